@@ -1,0 +1,33 @@
+"""llmcourse: exact sizes of large language models, from their ``config.json``.
+
+    >>> import llmcourse as lc
+    >>> cfg = lc.load_model("Meta-Llama-3-8B")
+    >>> lc.param_count(cfg).total
+    8030261248
+
+The core (configs, counts, bytes, FLOPs) imports only the standard library.
+``llmcourse.tables``, ``llmcourse.plots`` and ``llmcourse.widgets`` bring in
+pandas, matplotlib and ipywidgets when they are first used.
+"""
+
+from .config import SUPPORTED_MODEL_TYPES, ConfigError, ModelConfig, from_hf_config
+from .counts import (FlopCount, ParamCount, flops_per_token, kv_cache_bytes,
+                     kv_cache_bytes_per_token, param_count, weight_bytes, weight_shapes)
+from .units import human_bytes, human_count
+from .zoo import list_models, load_model
+
+__version__ = "0.1.0"
+
+__all__ = ["ConfigError", "ModelConfig", "from_hf_config", "SUPPORTED_MODEL_TYPES",
+           "ParamCount", "FlopCount", "param_count", "weight_shapes", "weight_bytes",
+           "kv_cache_bytes", "kv_cache_bytes_per_token", "flops_per_token",
+           "list_models", "load_model", "human_count", "human_bytes"]
+
+_LAZY = {"tables", "plots", "widgets", "exercises"}
+
+
+def __getattr__(name):  # import the heavier layers on first use
+    if name in _LAZY:
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'llmcourse' has no attribute {name!r}")

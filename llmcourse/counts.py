@@ -1,0 +1,281 @@
+"""Exact counts from a config: parameters, weight shapes, bytes, KV cache and FLOPs.
+
+All functions take a :class:`~llmcourse.config.ModelConfig` (or anything
+:func:`~llmcourse.config.from_hf_config` reads) and return exact integers.
+pandas is imported only by the functions that return a table.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .architectures import COMPONENTS, global_tensors, layer_groups
+from .config import ConfigError, ModelConfig, from_hf_config
+
+__all__ = ["ParamCount", "param_count", "weight_shapes", "weight_bytes", "kv_cache_bytes",
+           "kv_cache_bytes_per_token", "FlopCount", "flops_per_token", "BITS_PER_PARAM",
+           "dtype_bits"]
+
+# Storage cost of one parameter. mxfp4: 4-bit values plus one 8-bit scale per
+# block of 32 values = 4 + 8/32 = 4.25 bits.
+BITS_PER_PARAM = {
+    "fp32": Fraction(32), "float32": Fraction(32),
+    "bf16": Fraction(16), "bfloat16": Fraction(16), "fp16": Fraction(16), "float16": Fraction(16),
+    "fp8": Fraction(8), "int8": Fraction(8),
+    "int4": Fraction(4),
+    "mxfp4": Fraction(17, 4),
+}
+
+
+def dtype_bits(dtype):
+    """Bits per parameter for a dtype name (``"bf16"``, ``"fp8"``, ``"mxfp4"`` ...)."""
+    key = str(dtype).lower()
+    if key not in BITS_PER_PARAM:
+        raise ConfigError(f"dtype: unknown {dtype!r}; use one of "
+                          f"fp32, bf16, fp16, fp8, int8, int4, mxfp4")
+    return BITS_PER_PARAM[key]
+
+
+def _cfg(cfg):
+    return cfg if isinstance(cfg, ModelConfig) else from_hf_config(cfg)
+
+
+def _positive_int(name, value, allow_zero=False):
+    if not isinstance(value, int) or isinstance(value, bool) or value < (0 if allow_zero else 1):
+        rule = "a whole number, zero or more" if allow_zero else "a positive whole number"
+        raise ConfigError(f"{name}: must be {rule} (got {value!r})")
+
+
+# --- parameters ------------------------------------------------------------------
+
+class ParamCount:
+    """Parameter counts of one model.
+
+    ``total``: unique parameters (a tied lm_head counts once, with the embedding).
+    ``active``: used per token: total minus the routed experts a token does not
+    visit. Router, shared experts, dense layers, embedding and lm_head count as
+    active, the convention Qwen, Mixtral and DeepSeek publish.
+    ``components``: a plain dict per component that sums to ``total``;
+    ``breakdown``: the same as a pandas Series.
+    """
+
+    __slots__ = ("total", "active", "embedding", "components", "routed_experts",
+                 "matmul_active", "model")
+
+    def __init__(self, model, components, active, matmul_active):
+        self.model = model
+        self.components = components
+        self.total = sum(components.values())
+        self.active = active
+        self.embedding = components["embedding"]
+        self.routed_experts = components["experts"]
+        self.matmul_active = matmul_active
+
+    @property
+    def non_embedding(self):
+        """Total minus the token embedding (nanoGPT's ``non_embedding=True``): the
+        embedding is a table lookup, not compute, so scaling laws usually leave it out."""
+        return self.total - self.embedding
+
+    @property
+    def breakdown(self):
+        import pandas as pd
+        return pd.Series(self.components, name="parameters", dtype="int64")
+
+    def __int__(self):
+        return self.total
+
+    def __repr__(self):
+        extra = f", active={self.active:,}" if self.active != self.total else ""
+        return f"ParamCount({self.model}: total={self.total:,}{extra})"
+
+    def _repr_html_(self):
+        from .units import human_count
+        rows = "".join(f"<tr><td>{k}</td><td style='text-align:right'>{v:,}</td>"
+                       f"<td style='text-align:right'>{human_count(v)}</td></tr>"
+                       for k, v in self.components.items() if v)
+        return (f"<table><caption>{self.model}</caption>{rows}"
+                f"<tr><th>total</th><th style='text-align:right'>{self.total:,}</th>"
+                f"<th style='text-align:right'>{human_count(self.total)}</th></tr>"
+                f"<tr><th>active per token</th><th style='text-align:right'>{self.active:,}</th>"
+                f"<th style='text-align:right'>{human_count(self.active)}</th></tr></table>")
+
+
+def param_count(cfg):
+    """Exact parameter counts of a model: total, active per token, and a breakdown."""
+    cfg = _cfg(cfg)
+    comp = dict.fromkeys(COMPONENTS, 0)
+    unused = 0          # routed-expert parameters a token does not use
+    matmul_active = 0   # weights multiplied per token (for FLOPs), tied lm_head included
+    E, k = cfg.num_experts, cfg.num_experts_per_tok
+    for idx, tensors in layer_groups(cfg):
+        n_layers = len(idx)
+        for t in tensors:
+            if t.buffer:
+                continue
+            n = t.numel * t.per_expert * n_layers
+            comp[t.component] += n
+            if t.routed:
+                per_expert = n // E
+                unused += per_expert * (E - k)
+                if t.matmul:
+                    matmul_active += per_expert * k
+            elif t.matmul:
+                matmul_active += n
+    for t in global_tensors(cfg):
+        if t.matmul:
+            matmul_active += t.numel
+        if not t.tied:
+            comp[t.component] += t.numel
+    pc = ParamCount(cfg.name, comp, 0, matmul_active)
+    pc.active = pc.total - unused
+    return pc
+
+
+def weight_shapes(cfg, dtype="bf16"):
+    """Every stored tensor, one row each, named as in the model's checkpoint.
+
+    Columns: ``name``, ``shape`` (as stored: out, in for a Linear), ``numel``,
+    ``bytes`` (at ``dtype``), ``component``, ``layer`` (-1 outside the layers),
+    ``expert`` (-1 when not a routed expert's), and ``note``: ``tied to
+    model.embed_tokens.weight`` for a tied lm_head (listed, as a state dict lists
+    it, but not counted again) or ``buffer`` for a stored non-parameter.
+    """
+    import pandas as pd
+    cfg = _cfg(cfg)
+    bits = dtype_bits(dtype)
+    rows = []
+    glob = global_tensors(cfg)
+
+    def add(name, t, layer, expert):
+        note = ("tied to model.embed_tokens.weight" if t.tied
+                else "buffer" if t.buffer else "")
+        rows.append((name, t.shape, t.numel, int(t.numel * bits / 8), t.component, layer,
+                     expert, note))
+
+    add(glob[0].name, glob[0], -1, -1)
+    by_layer = {i: tensors for idx, tensors in layer_groups(cfg) for i in idx}
+    for i in range(cfg.num_hidden_layers):
+        prefix = f"model.layers.{i}."
+        for t in by_layer[i]:
+            if t.per_expert > 1:
+                for e in range(t.per_expert):
+                    add(prefix + t.name.format(e=e), t, i, e)
+            else:
+                add(prefix + t.name, t, i, -1)
+    for t in glob[1:]:
+        add(t.name, t, -1, -1)
+    return pd.DataFrame(rows, columns=["name", "shape", "numel", "bytes", "component", "layer",
+                                       "expert", "note"])
+
+
+def weight_bytes(cfg, dtype="bf16", experts_dtype=None):
+    """Bytes to store the weights at ``dtype`` (rounded up to whole bytes).
+
+    ``experts_dtype`` stores the routed experts differently, as gpt-oss ships
+    them (experts in mxfp4, the rest in bf16).
+    """
+    cfg = _cfg(cfg)
+    pc = param_count(cfg)
+    bits = dtype_bits(dtype) * (pc.total - pc.routed_experts)
+    bits += dtype_bits(experts_dtype or dtype) * pc.routed_experts
+    return int(-(-bits // 8))
+
+
+# --- KV cache ------------------------------------------------------------------------
+
+def kv_cache_bytes_per_token(cfg, dtype="bf16"):
+    """Bytes one token adds to the cache in one full-attention layer.
+
+    Standard attention (MHA, GQA, MQA) caches a K and a V vector per KV head:
+    2 x num_key_value_heads x head_dim values. DeepSeek's MLA caches one
+    compressed latent (kv_lora_rank) plus the shared RoPE key (qk_rope_head_dim),
+    once, not for K and V separately.
+    """
+    cfg = _cfg(cfg)
+    if cfg.uses_mla:
+        values = cfg.kv_lora_rank + cfg.qk_rope_head_dim
+    else:
+        values = 2 * cfg.num_key_value_heads * cfg.head_dim
+    return int(values * dtype_bits(dtype) / 8)
+
+
+def kv_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
+    """Bytes of KV cache for ``batch`` sequences of ``seq_len`` tokens.
+
+    Sliding-window layers (Mistral, Gemma-2's alternate layers, gpt-oss's
+    ``layer_types``) keep at most ``sliding_window`` tokens.
+    """
+    cfg = _cfg(cfg)
+    _positive_int("seq_len", seq_len, allow_zero=True)
+    _positive_int("batch", batch)
+    per_tok = kv_cache_bytes_per_token(cfg, dtype)
+    window = cfg.sliding_window
+    tokens = 0
+    for lt in cfg.layer_types:
+        tokens += min(seq_len, window) if lt == "sliding_attention" else seq_len
+    return per_tok * tokens * batch
+
+
+# --- FLOPs -----------------------------------------------------------------------------
+
+class FlopCount:
+    """Forward FLOPs per token: ``matmul`` (2 x active weight-matrix parameters,
+    lm_head included) plus ``attention`` (scores Q.K and the weighted sum of V)."""
+
+    __slots__ = ("matmul", "attention", "mode", "seq_len", "model")
+
+    def __init__(self, model, matmul, attention, mode, seq_len):
+        self.model, self.matmul, self.attention = model, matmul, attention
+        self.mode, self.seq_len = mode, seq_len
+
+    @property
+    def total(self):
+        return self.matmul + self.attention
+
+    def __int__(self):
+        return self.total
+
+    def __repr__(self):
+        return (f"FlopCount({self.model}, {self.mode} at seq_len={self.seq_len}: "
+                f"total={self.total:,} = matmul {self.matmul:,} + attention {self.attention:,})")
+
+
+def flops_per_token(cfg, seq_len, mode="prefill"):
+    """Forward FLOPs per token at context length ``seq_len``.
+
+    ``mode="prefill"``: the average over a prompt of ``seq_len`` tokens with a
+    causal mask (token i attends to i tokens). ``mode="decode"``: one new token
+    attending to ``seq_len`` cached tokens. A sliding-window layer attends to at
+    most ``sliding_window`` tokens. Attention costs 2 FLOPs per multiply-add for
+    Q.K (qk head_dim) and for the V sum (v head_dim), per query head.
+
+    The average is exact; ``.attention`` is rounded down to a whole FLOP.
+    """
+    cfg = _cfg(cfg)
+    _positive_int("seq_len", seq_len)
+    if mode not in ("prefill", "decode"):
+        raise ConfigError(f"mode: must be 'prefill' or 'decode' (got {mode!r})")
+    pc = param_count(cfg)
+    matmul = 2 * pc.matmul_active
+    if cfg.uses_mla:
+        qk_dim, v_dim = cfg.qk_nope_head_dim + cfg.qk_rope_head_dim, cfg.v_head_dim
+    else:
+        qk_dim = v_dim = cfg.head_dim
+    per_key = 2 * cfg.num_attention_heads * (qk_dim + v_dim)
+    window = cfg.sliding_window
+    keys = Fraction(0)  # keys attended per token, summed over layers
+    for lt in cfg.layer_types:
+        w = window if lt == "sliding_attention" else None
+        keys += _mean_keys(seq_len, w, mode)
+    return FlopCount(cfg.name, matmul, int(per_key * keys), mode, seq_len)
+
+
+def _mean_keys(n, window, mode):
+    """Keys one token attends to: at position n (decode), or averaged over 1..n (prefill)."""
+    if mode == "decode":
+        return Fraction(min(n, window) if window else n)
+    if not window or window >= n:
+        return Fraction(n + 1, 2)                      # mean of 1..n
+    # positions 1..w attend to i keys, positions w+1..n attend to w keys
+    return Fraction(window * (window + 1) // 2 + (n - window) * window, n)
