@@ -1,0 +1,49 @@
+# The course's everyday commands. Everything runs in .venv, made on first use.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+LAB    ?= notebooks/06_whatif_lab.ipynb
+
+.PHONY: course test lecture bench bench-quick setup setup-test browser clean
+
+$(VENV)/.course: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q --no-deps -e .
+	touch $@
+
+$(VENV)/.test: $(VENV)/.course requirements-test.txt
+	$(PY) -m pip install -q -r requirements-test.txt
+	touch $@
+
+setup: $(VENV)/.course
+setup-test: $(VENV)/.test browser
+
+## Open the course in JupyterLab.
+course: setup
+	$(VENV)/bin/jupyter lab notebooks/
+
+## The whole test suite: engine, exactness against transformers, notebooks (nbval), browser.
+test: setup-test
+	$(PY) -m pytest
+
+## The what-if lab (or LAB=notebooks/<lesson>.ipynb) as a code-free app for a projector.
+lecture: setup
+	$(VENV)/bin/voila $(LAB) --theme=light
+
+## Timings: import, counts, transformers meta build, widget redraw, whole course.
+bench: setup-test
+	$(PY) benchmarks/run.py
+
+bench-quick: setup-test
+	$(PY) benchmarks/run.py --quick
+
+## Debian's Chromium for the browser tests (installed when run as root; skipped with a note otherwise).
+browser:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  (apt-get update -q && apt-get install -y -q chromium) >/dev/null; \
+	else echo "note: /usr/bin/chromium is missing; browser tests will be skipped (sudo apt-get install chromium)"; fi
+
+clean:
+	rm -rf $(VENV) artifacts .pytest_cache .hypothesis

@@ -1,0 +1,3 @@
+"""exercises for lesson topic: anatomy."""
+
+__all__ = []

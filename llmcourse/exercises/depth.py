@@ -1,0 +1,3 @@
+"""exercises for lesson topic: depth."""
+
+__all__ = []

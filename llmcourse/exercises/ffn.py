@@ -1,0 +1,3 @@
+"""exercises for lesson topic: ffn."""
+
+__all__ = []

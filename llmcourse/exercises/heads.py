@@ -1,0 +1,3 @@
+"""exercises for lesson topic: heads."""
+
+__all__ = []

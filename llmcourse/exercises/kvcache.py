@@ -1,0 +1,3 @@
+"""exercises for lesson topic: kvcache."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""exercises for lesson topic: moe."""
+
+__all__ = []

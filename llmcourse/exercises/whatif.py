@@ -1,0 +1,3 @@
+"""exercises for lesson topic: whatif."""
+
+__all__ = []

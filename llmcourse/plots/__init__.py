@@ -1,0 +1,14 @@
+"""Figures for the course. Each lesson topic has a module; all are re-exported here.
+
+Every function returns a :class:`matplotlib.figure.Figure` (shown when it is a
+cell's last expression) and does not touch pyplot's global state.
+"""
+
+from .style import COLORS, COMPONENT_COLORS, STYLE, new_figure, png_bytes, styled  # noqa: F401
+from .anatomy import *  # noqa: F401,F403
+from .heads import *  # noqa: F401,F403
+from .kvcache import *  # noqa: F401,F403
+from .ffn import *  # noqa: F401,F403
+from .depth import *  # noqa: F401,F403
+from .moe import *  # noqa: F401,F403
+from .whatif import *  # noqa: F401,F403

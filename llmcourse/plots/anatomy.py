@@ -1,0 +1,3 @@
+"""plots for lesson topic: anatomy."""
+
+__all__ = []

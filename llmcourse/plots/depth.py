@@ -1,0 +1,3 @@
+"""plots for lesson topic: depth."""
+
+__all__ = []

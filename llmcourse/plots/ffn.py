@@ -1,0 +1,3 @@
+"""plots for lesson topic: ffn."""
+
+__all__ = []

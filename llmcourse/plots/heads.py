@@ -1,0 +1,3 @@
+"""plots for lesson topic: heads."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""plots for lesson topic: moe."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""plots for lesson topic: whatif."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""widgets for lesson topic: anatomy."""
+
+__all__ = []

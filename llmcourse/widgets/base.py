@@ -1,0 +1,203 @@
+"""The one pattern every explorer follows: controls -> pure engine call -> table + figure.
+
+An :class:`Explorer` owns its controls, a summary table (HTML), an error line and
+one matplotlib figure shown as a PNG image. When a control changes it calls its
+``compute`` function (pure: values in, rows out, via the engine), then its
+``draw`` function (updates the same Figure in place), then re-renders. A
+``ValueError`` from the engine shows as a one-line message in the error line; the
+controls keep working and the next valid change clears it.
+
+For the browser tests and the benchmark, every part carries a CSS class:
+``lc-explorer`` (+ ``lc-explorer-<name>``), ``lc-control-<key>`` on each control,
+``lc-summary`` on the table (each value cell is ``<td data-key=... data-value=...>``
+with the exact number), ``lc-error`` on the message line, ``lc-figure`` on the image.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import time
+from typing import Any, Callable, NamedTuple
+
+__all__ = ["Explorer", "Row", "register", "EXPLORERS", "selection", "dropdown",
+           "model_dropdown", "int_text", "divisors"]
+
+EXPLORERS: dict[str, Callable[[], "Explorer"]] = {}
+
+
+def register(name):
+    """Record an explorer factory (callable with no arguments) under ``name``."""
+    def deco(factory):
+        EXPLORERS[name] = factory
+        return factory
+    return deco
+
+
+class Row(NamedTuple):
+    """One line of an explorer's summary table."""
+    label: str           # what a reader sees: "KV cache (bf16)"
+    key: str             # stable id for tests: "kv_cache_bytes"
+    value: Any           # the exact engine value (an int, usually)
+    text: str            # how it is shown: "1.00 GiB (1,073,741,824 B)"
+
+
+class Explorer:
+    """A live view over a pure function. See the module docstring."""
+
+    def __init__(self, name: str, controls: dict, compute: Callable[[dict], list],
+                 draw: Callable | None = None, title: str = "", figsize=(10, 4.6),
+                 note: str = ""):
+        import ipywidgets as W
+        self.name = name
+        self.controls = controls
+        self.compute = compute
+        self._draw = draw
+        self.rows: list[Row] = []
+        self.error: str = ""
+        self.last_seconds = 0.0
+        self.title = W.HTML(f"<h3 style='margin:4px 0'>{html.escape(title)}</h3>" if title else "")
+        self.note = W.HTML(f"<div style='color:#555'>{note}</div>" if note else "")
+        self.error_line = W.HTML("")
+        self.error_line.add_class("lc-error")
+        self.summary = W.HTML("")
+        self.summary.add_class("lc-summary")
+        self.image = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto"))
+        self.image.add_class("lc-figure")
+        self.fig = None
+        self._held = False
+        if draw is not None:
+            from ..plots.style import new_figure
+            self.fig, _ = new_figure(0, 0, size=figsize, fast=True)
+        for key, c in controls.items():
+            c.add_class(f"lc-control-{key}")
+            c.observe(self._on_change, names="value")
+        box = W.HBox(list(controls.values()), layout=W.Layout(flex_flow="row wrap"))
+        parts = [self.title, box, self.note, self.error_line, self.summary]
+        if draw is not None:
+            parts.append(self.image)
+        self.widget = W.VBox(parts)
+        self.widget.add_class("lc-explorer")
+        self.widget.add_class(f"lc-explorer-{name}")
+        self.update()
+
+    # values of the controls, by key
+    @property
+    def values(self) -> dict:
+        return {k: c.value for k, c in self.controls.items()}
+
+    def set(self, **values):
+        """Change controls as a reader would (each change redraws)."""
+        for k, v in values.items():
+            self.controls[k].value = v
+        return self
+
+    def _on_change(self, _change=None):
+        if not self._held:
+            self.update()
+
+    @contextlib.contextmanager
+    def hold(self):
+        """Change several controls at once with one redraw at the end (e.g. when a
+        new model resets the sliders)."""
+        self._held = True
+        try:
+            yield self
+        finally:
+            self._held = False
+        self.update()
+
+    def update(self):
+        """Recompute and redraw; on a bad setting show the message instead."""
+        t0 = time.perf_counter()
+        try:
+            rows = self.compute(self.values)
+            if self._draw is not None:
+                from ..plots.style import STYLE, png_bytes
+                import matplotlib as mpl
+                with mpl.rc_context(STYLE):
+                    self._draw(self.fig, self.values, rows)
+                self.image.value = png_bytes(self.fig)
+        except ValueError as e:  # the engine's one-line message
+            self._show_error(str(e))
+        except Exception as e:  # a bug: still no traceback in the reader's face
+            self._show_error(f"unexpected {type(e).__name__}: {e}")
+        else:
+            self.rows, self.error = rows, ""
+            self.error_line.value = ""
+            self.summary.value = self._table(rows)
+            self.summary.remove_class("lc-stale")
+        self.last_seconds = time.perf_counter() - t0
+
+    def _show_error(self, msg):
+        self.error = msg
+        self.error_line.value = (
+            "<div style='color:#b00020;font-weight:bold;padding:4px 0'>&#9888; "
+            f"{html.escape(msg)}</div>")
+        self.summary.add_class("lc-stale")  # the table still shows the last valid setting
+        self.summary.value = self._table(self.rows, stale=True)
+
+    @staticmethod
+    def _table(rows, stale=False):
+        style = "opacity:0.4;" if stale else ""
+        body = "".join(
+            f"<tr><th style='text-align:left;padding-right:1.5em'>{html.escape(r.label)}</th>"
+            f"<td data-key='{r.key}' data-value='{r.value}' style='text-align:right'>"
+            f"{html.escape(r.text)}</td></tr>" for r in rows)
+        cap = ("<caption style='text-align:left;color:#b00020'>last valid setting</caption>"
+               if stale else "")
+        return f"<table style='{style}font-size:15px'>{cap}{body}</table>"
+
+    def value(self, key):
+        """The exact value of a summary row (for tests and exercises)."""
+        for r in self.rows:
+            if r.key == key:
+                return r.value
+        raise KeyError(key)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def __repr__(self):
+        return f"<Explorer {self.name}: {', '.join(self.controls)}>"
+
+
+# --- controls ---------------------------------------------------------------------
+
+_STYLE = {"description_width": "initial"}
+
+
+def selection(description, options, value, width="330px"):
+    """A slider over a list of allowed values (e.g. divisors), keyboard friendly."""
+    import ipywidgets as W
+    options = list(options)
+    if value not in options:
+        options = sorted(set(options) | {value})
+    return W.SelectionSlider(options=options, value=value, description=description,
+                             continuous_update=False, style=_STYLE,
+                             layout=W.Layout(width=width))
+
+
+def dropdown(description, options, value, width="300px"):
+    import ipywidgets as W
+    return W.Dropdown(options=list(options), value=value, description=description,
+                      style=_STYLE, layout=W.Layout(width=width))
+
+
+def model_dropdown(value, models=None, description="model"):
+    """A dropdown of zoo models."""
+    from ..zoo import list_models, load_model
+    models = list(models or list_models())
+    return dropdown(description, models, load_model(value).name)
+
+
+def int_text(description, value, width="220px"):
+    """A free integer box: the place where a reader can type an impossible value."""
+    import ipywidgets as W
+    return W.IntText(value=value, description=description, style=_STYLE,
+                     layout=W.Layout(width=width), continuous_update=False)
+
+
+def divisors(n):
+    """The divisors of ``n``: the valid KV-head counts for ``n`` query heads."""
+    return [d for d in range(1, n + 1) if n % d == 0]

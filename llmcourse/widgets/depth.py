@@ -1,0 +1,3 @@
+"""widgets for lesson topic: depth."""
+
+__all__ = []

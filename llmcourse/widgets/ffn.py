@@ -1,0 +1,3 @@
+"""widgets for lesson topic: ffn."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""widgets for lesson topic: heads."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""widgets for lesson topic: moe."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""widgets for lesson topic: whatif."""
+
+__all__ = []
