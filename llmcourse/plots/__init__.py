@@ -12,3 +12,20 @@ from .ffn import *  # noqa: F401,F403
 from .depth import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .whatif import *  # noqa: F401,F403
+
+
+def _register_png_formatter():
+    """Show a bare Figure as a PNG in Jupyter (rendered with the course style,
+    stable bytes), without importing pyplot."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    ip = get_ipython()
+    if ip is None:
+        return
+    from matplotlib.figure import Figure
+    ip.display_formatter.formatters["image/png"].for_type(Figure, png_bytes)
+
+
+_register_png_formatter()
