@@ -16,7 +16,7 @@ import json
 import os
 from types import MappingProxyType
 
-__all__ = ["ConfigError", "ModelConfig", "from_hf_config", "SUPPORTED_MODEL_TYPES"]
+__all__ = ["ConfigError", "ModelConfig", "from_hf_config", "as_moe", "SUPPORTED_MODEL_TYPES"]
 
 
 class ConfigError(ValueError):
@@ -314,7 +314,8 @@ class ModelConfig:
             pattern = raw["layer_types"]
             n = changes["num_hidden_layers"]
             raw["layer_types"] = [pattern[i % len(pattern)] for i in range(n)]
-        return ModelConfig(raw, name=self.name if not changes else f"{self.name} (edited)")
+        name = self.name if not changes or self.name.endswith(" (edited)") else f"{self.name} (edited)"
+        return ModelConfig(raw, name=name)
 
     def to_hf_config(self):
         """The config as a ``config.json`` dict (a fresh copy)."""
@@ -365,3 +366,36 @@ def from_hf_config(source, name=None):
         return ModelConfig(raw, name=name)
     except ConfigError as e:
         raise ConfigError(f"{os.path.basename(path)}: {e}") from None
+
+
+# a dense model_type and the MoE model_type with the same attention and norms
+_MOE_OF = {"llama": ("mixtral", "num_local_experts"), "mistral": ("mixtral", "num_local_experts"),
+           "qwen3": ("qwen3_moe", "num_experts")}
+
+
+def as_moe(cfg, num_experts, num_experts_per_tok, moe_intermediate_size=None):
+    """The what-if "this dense model, but with routed experts".
+
+    Llama and Mistral become Mixtral (identical attention, the MLP replaced by
+    ``num_experts`` SwiGLU experts of ``intermediate_size``); Qwen3 becomes
+    Qwen3-MoE (experts of ``moe_intermediate_size``, default ``intermediate_size``).
+    A model that is already MoE just gets the new expert counts.
+    """
+    cfg = from_hf_config(cfg)
+    if cfg.is_moe:
+        changes = {cfg.moe_field: num_experts, "num_experts_per_tok": num_experts_per_tok}
+        if moe_intermediate_size is not None:
+            changes["moe_intermediate_size"] = moe_intermediate_size
+        return cfg.replace(**changes)
+    if cfg.model_type not in _MOE_OF:
+        raise ConfigError(f"model_type: {cfg.model_type!r} has no mixture-of-experts variant here "
+                          f"(supported: {', '.join(sorted(_MOE_OF))}, or a model that is already MoE)")
+    mt, field = _MOE_OF[cfg.model_type]
+    changes = {"model_type": mt, field: num_experts, "num_experts_per_tok": num_experts_per_tok}
+    if mt == "qwen3_moe":
+        changes["moe_intermediate_size"] = moe_intermediate_size or cfg.intermediate_size
+    elif moe_intermediate_size is not None:
+        changes["intermediate_size"] = moe_intermediate_size
+    if cfg.head_dim != cfg.hidden_size // cfg.num_attention_heads or "head_dim" in cfg.to_hf_config():
+        changes["head_dim"] = cfg.head_dim
+    return cfg.replace(**changes)
