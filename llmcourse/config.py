@@ -112,6 +112,9 @@ def _validate(raw):
     for f in _REQUIRED + _REQUIRED_BY_TYPE.get(mt, ()):
         if raw.get(f) is None and r.get(f) is None:
             _fail(f, f"required for model_type {mt!r} but missing", show_value=False)
+    moe_field = spec.get("moe")
+    if moe_field and r.get(moe_field) == 0:
+        _fail(moe_field, "a mixture-of-experts model needs at least one expert", 0)
     for f in _POSITIVE:
         v = r.get(f)
         if v is None:
@@ -135,6 +138,9 @@ def _validate(raw):
 
     heads = r["num_attention_heads"]
     hidden = r["hidden_size"]
+    pad = r.get("pad_token_id")
+    if _is_int(pad) and pad >= r["vocab_size"]:  # the embedding could not hold it
+        _fail("pad_token_id", f"must be below vocab_size={r['vocab_size']}", pad)
     kv = r["num_key_value_heads"] if r["num_key_value_heads"] is not None else heads
     if kv > heads:
         _fail("num_key_value_heads", f"cannot exceed num_attention_heads={heads}", kv)
@@ -152,14 +158,11 @@ def _validate(raw):
         head_dim = hidden // heads
     layers = r["num_hidden_layers"]
 
-    moe_field = spec.get("moe")
     experts = r[moe_field] if moe_field else 0
     top_k = r.get("num_experts_per_tok") if moe_field else 0
     if mt == "gpt_oss" and raw.get("num_experts_per_tok") is None and _is_int(raw.get("experts_per_token")):
         top_k = raw["experts_per_token"]
     if moe_field:
-        if experts is None or experts == 0:
-            _fail(moe_field, "a mixture-of-experts model needs at least one expert", experts)
         if top_k > experts:
             _fail("num_experts_per_tok", f"cannot exceed the {experts} experts ({moe_field})",
                   top_k)

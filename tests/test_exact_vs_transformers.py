@@ -1,0 +1,77 @@
+"""Every zoo count equals transformers' own model, built on the meta device."""
+
+import pytest
+
+import llmcourse as lc
+import transformers_ref  # torch + transformers: requirements-test.txt (never skipped)
+
+pytestmark = pytest.mark.slow
+
+
+def test_total_equals_meta_model(zoo_name):
+    total, _, _ = transformers_ref.zoo_meta(zoo_name)
+    assert lc.param_count(lc.load_model(zoo_name)).total == total
+
+
+def test_active_is_total_minus_unused_routed_experts(zoo_name):
+    cfg = lc.load_model(zoo_name)
+    total, _, routed = transformers_ref.zoo_meta(zoo_name)
+    pc = lc.param_count(cfg)
+    if not cfg.is_moe:
+        assert routed == 0 and pc.active == pc.total == total
+        return
+    E, k = cfg.num_experts, cfg.num_experts_per_tok
+    assert routed % E == 0
+    assert pc.active == total - routed // E * (E - k)
+    assert pc.routed_experts == routed
+
+
+def test_breakdown_sums_to_total(zoo_name):
+    pc = lc.param_count(lc.load_model(zoo_name))
+    assert sum(pc.components.values()) == pc.total
+    assert int(pc.breakdown.sum()) == pc.total
+    assert pc.non_embedding == pc.total - pc.embedding
+
+
+def _is_dense(name):
+    return not lc.load_model(name).is_moe
+
+
+@pytest.mark.parametrize("name", [n for n in lc.list_models() if _is_dense(n)])
+def test_weight_shapes_tensor_by_tensor(name):
+    """Dense models: the same tensor names and shapes as transformers' state dict
+    (which, like the checkpoint listing, includes a tied lm_head.weight)."""
+    _, meta_shapes, _ = transformers_ref.zoo_meta(name)
+    ws = lc.weight_shapes(lc.load_model(name))
+    ours = dict(zip(ws["name"], ws["shape"]))
+    assert len(ours) == len(ws), "duplicate tensor names"
+    assert ours == meta_shapes
+
+
+@pytest.mark.parametrize("name", [n for n in lc.list_models() if not _is_dense(n)])
+def test_moe_weight_shapes_hold_every_parameter(name):
+    """MoE models are listed with checkpoint names (experts one by one), which differ from
+    transformers' fused expert tensors; the non-expert tensors must match by name and
+    shape, and the element counts must add up to the meta model's parameters."""
+    total, meta_shapes, routed = transformers_ref.zoo_meta(name)
+    ws = lc.weight_shapes(lc.load_model(name))
+    counted = ws[ws["note"] == ""]
+    assert int(counted["numel"].sum()) == total
+    experts = ws["component"] == "experts"
+    assert int(ws.loc[experts, "numel"].sum()) == routed
+    for n, shape in zip(ws.loc[~experts, "name"], ws.loc[~experts, "shape"]):
+        if n.startswith("model.layers.") and ".block_sparse_moe.gate." in n:
+            n = n.replace("block_sparse_moe", "mlp")  # Mixtral's checkpoint name for the router
+        assert meta_shapes[n] == shape, n
+
+
+def test_deepseek_v3_active_matches_issue():
+    assert lc.param_count(lc.load_model("DeepSeek-V3")).active == 37552282624
+
+
+@pytest.mark.parametrize("name", ["Meta-Llama-3-8B", "Qwen3-30B-A3B", "DeepSeek-V2", "gpt-oss-20b"])
+def test_to_hf_config_builds_in_transformers(name):
+    """What-if configs leave the course as config.json that transformers can build."""
+    cfg = lc.load_model(name).replace(num_hidden_layers=3)
+    m = transformers_ref.meta_model(cfg.to_hf_config())
+    assert sum(p.numel() for p in m.parameters()) == lc.param_count(cfg).total
