@@ -75,3 +75,11 @@ def test_to_hf_config_builds_in_transformers(name):
     cfg = lc.load_model(name).replace(num_hidden_layers=3)
     m = transformers_ref.meta_model(cfg.to_hf_config())
     assert sum(p.numel() for p in m.parameters()) == lc.param_count(cfg).total
+
+
+@pytest.mark.parametrize("name", ["Meta-Llama-3-8B", "Qwen3-8B"])
+def test_as_moe_builds_in_transformers(name):
+    """The dense-to-MoE what-if is a real architecture: transformers counts the same."""
+    cfg = lc.as_moe(lc.load_model(name).replace(num_hidden_layers=2, num_key_value_heads=4), 16, 2)
+    m = transformers_ref.meta_model(cfg.to_hf_config())
+    assert sum(p.numel() for p in m.parameters()) == lc.param_count(cfg).total
