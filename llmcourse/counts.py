@@ -7,6 +7,7 @@ pandas is imported only by the functions that return a table.
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 
 from .architectures import COMPONENTS, global_tensors, layer_groups
@@ -37,7 +38,13 @@ def dtype_bits(dtype):
 
 
 def _cfg(cfg):
-    return cfg if isinstance(cfg, ModelConfig) else from_hf_config(cfg)
+    """A ModelConfig from a config, a zoo name, a dict, or a config.json path."""
+    if isinstance(cfg, ModelConfig):
+        return cfg
+    if isinstance(cfg, str) and not cfg.endswith(".json") and not os.path.exists(cfg):
+        from .zoo import load_model
+        return load_model(cfg)
+    return from_hf_config(cfg)
 
 
 def _positive_int(name, value, allow_zero=False):

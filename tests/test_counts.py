@@ -114,3 +114,9 @@ def test_import_is_light():
                                 lambda c: lc.flops_per_token(c, 4096).total])
 def test_counts_accept_a_plain_dict(fn):
     assert fn(L8.to_hf_config()) == fn(L8)
+
+
+def test_counts_accept_a_zoo_name():
+    assert lc.param_count("qwen3-8b").total == lc.param_count(lc.load_model("Qwen3-8B")).total
+    assert len(lc.weight_shapes("gpt-oss-20b")) == 411
+    assert "no zoo model" in str(pytest.raises(ValueError, lc.param_count, "Llama-9").value)
