@@ -1,3 +1,132 @@
-"""plots for lesson topic: moe."""
+"""Figures for the MoE-versus-dense lesson."""
 
-__all__ = []
+from __future__ import annotations
+
+from ..approx import SEQ_LEN, moe_models
+from ..config import from_hf_config
+from ..counts import flops_per_token, param_count, weight_bytes
+from ..units import GiB
+from ..zoo import list_models, load_model
+from .depth import clear_keeping_margins
+from .style import COLORS, COMPONENT_COLORS, new_figure, plain_log_axis, styled
+
+__all__ = ["memory_vs_compute", "draw_memory_vs_compute", "total_vs_active_bars",
+           "zoo_memory_compute"]
+
+B = 10**9
+_ZOO = {}
+# label placement (points of offset, alignment) where zoo models sit close together
+_LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
+             "Qwen2-7B": (7, -11, "left"), "gemma-2-2b": (-7, 3, "right"),
+             "phi-2": (7, -11, "left"), "Llama-3.2-3B": (-7, 6, "right"),
+             "DeepSeek-V2": (7, 4, "left"), "Qwen3-235B-A22B": (7, -12, "left"),
+             "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (7, -4, "left")}
+
+
+def _cfg(m):
+    return load_model(m) if isinstance(m, str) else from_hf_config(m)
+
+
+def zoo_memory_compute(models=None, seq_len=SEQ_LEN):
+    """``[(name, is_moe, bf16 GiB, GFLOPs per token), ...]`` for zoo models (cached)."""
+    key = (tuple(models) if models is not None else None, seq_len)
+    if key not in _ZOO:
+        pts = []
+        for m in (models if models is not None else list_models()):
+            c = _cfg(m)
+            pts.append((c.name, c.is_moe, weight_bytes(c, "bf16") / GiB,
+                        flops_per_token(c, seq_len).total / B))
+        _ZOO[key] = pts
+    return _ZOO[key]
+
+
+def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, title=None):
+    """Weights (bf16 GiB) against forward FLOPs per token for zoo models; MoE models
+    sit below the dense ones. ``highlight=(label, cfg)`` marks one more setting.
+    A second call on the same figure only moves the highlight (fast for an explorer)."""
+    art = getattr(fig, "_lc_memory_vs_compute", None)
+    if art is None or art["ax"] not in fig.axes or art["key"] != (models, seq_len):
+        clear_keeping_margins(fig)
+        ax = fig.subplots()
+        pts = zoo_memory_compute(models, seq_len)
+        for moe, color, marker, lab in ((False, COLORS[0], "o", "dense zoo model"),
+                                        (True, COLORS[1], "^", "MoE zoo model")):
+            sel = [p for p in pts if p[1] == moe]
+            ax.scatter([p[2] for p in sel], [p[3] for p in sel], s=60, color=color,
+                       marker=marker, label=lab, zorder=3)
+            for name, _, x, y in sel:
+                dx, dy, ha = _LABEL_AT.get(name, (-7, 2, "right") if not moe else (7, -4, "left"))
+                ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points",
+                            fontsize=9, color=color, ha=ha)
+        lo, hi = 0.5, 4000
+        # dense models do about 2 FLOPs per parameter per token, and bf16 is 2 bytes per parameter
+        ax.plot([lo, hi], [lo * GiB / B, hi * GiB / B], color="#999", ls="--", lw=1.2,
+                label="2 FLOPs per stored parameter (a dense model)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(0.5, 400)
+        plain_log_axis(ax.xaxis)
+        plain_log_axis(ax.yaxis)
+        ax.set_xlabel("weights in bf16 (GiB, log scale): memory follows total parameters")
+        ax.set_ylabel(f"GFLOPs/token, {seq_len:,}-token prompt (log)")
+        star, = ax.plot([], [], "*", ms=20, color=COLORS[3], zorder=4,
+                        label="this setting" if highlight else "_nolegend_")
+        ax.legend(loc="lower right")
+        art = {"ax": ax, "star": star, "key": (models, seq_len), "text": None}
+        fig._lc_memory_vs_compute = art
+    ax = art["ax"]
+    if art["text"] is not None:
+        art["text"].remove()
+        art["text"] = None
+    if highlight is not None:
+        label, cfg = highlight
+        x = weight_bytes(cfg, "bf16") / GiB
+        y = flops_per_token(cfg, seq_len).total / B
+        art["star"].set_data([x], [y])
+        right = x > 150  # keep the label inside the axes
+        art["text"] = ax.annotate(label, (x, y), xytext=(-12, -20) if right else (12, 8),
+                                  textcoords="offset points", ha="right" if right else "left",
+                                  fontsize=11, color=COLORS[3], fontweight="bold",
+                                  bbox=dict(fc="white", ec="none", alpha=0.8, pad=1))
+    else:
+        art["star"].set_data([], [])
+    ax.set_title(title or "MoE: memory follows total parameters, compute follows active ones")
+    return ax
+
+
+@styled
+def memory_vs_compute(models=None, highlight=None, seq_len=SEQ_LEN, title=None):
+    """The zoo on a memory-versus-compute plane (a static figure)."""
+    fig, _ = new_figure(size=(11, 6))
+    draw_memory_vs_compute(fig, models, highlight, seq_len, title)
+    return fig
+
+
+@styled
+def total_vs_active_bars(models=None, title=None):
+    """Total and active parameters per model (log scale), dense models for reference."""
+    cfgs = [_cfg(m) for m in (models if models is not None else moe_models())]
+    cfgs.sort(key=lambda c: param_count(c).total)
+    fig, ax = new_figure(size=(11, 0.75 * len(cfgs) + 1.8))
+    ys = list(range(len(cfgs)))
+    tot = [param_count(c).total / B for c in cfgs]
+    act = [param_count(c).active / B for c in cfgs]
+    h = 0.38
+    ax.barh([y + h / 2 for y in ys], tot, height=h, color=COMPONENT_COLORS["experts"],
+            label="total (all experts): sets the memory")
+    ax.barh([y - h / 2 for y in ys], act, height=h, color=COMPONENT_COLORS["attention"],
+            label="active per token: sets the compute")
+    for y, t, a in zip(ys, tot, act):
+        ax.text(t * 1.05, y + h / 2, f"{t:,.1f}B", va="center", fontsize=10)
+        ax.text(a * 1.05, y - h / 2, f"{a:,.2f}B ({100 * a / t:.0f}%)", va="center", fontsize=10)
+    ax.set_yticks(ys, [c.name + ("" if c.is_moe else " (dense)") for c in cfgs])
+    ax.set_xscale("log")
+    ax.set_xlim(1, 4000)
+    plain_log_axis(ax.xaxis)
+    ax.set_xlabel("parameters (billions, log scale)")
+    ax.set_ylabel("model")
+    ax.set_title(title or "MoE models store every expert but run only the top-k per token")
+    ax.legend(loc="lower right")
+    ax.grid(axis="y", visible=False)
+    return fig

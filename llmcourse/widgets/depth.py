@@ -1,3 +1,107 @@
-"""widgets for lesson topic: depth."""
+"""Explorer for the depth-and-width lesson."""
 
-__all__ = []
+from __future__ import annotations
+
+import math
+
+from ..approx import (SEQ_LEN, approx_params_12Ld2, dense_models, layer_params,
+                      outside_layers_params)
+from ..counts import flops_per_token, param_count, weight_bytes
+from ..units import human_bytes, human_count
+from ..zoo import load_model
+from .base import Explorer, Row, int_text, model_dropdown, register, selection
+
+__all__ = ["depth_width_explorer", "depth_width_rows", "depth_width_config", "hidden_options",
+           "LAYER_OPTIONS"]
+
+LAYER_OPTIONS = list(range(1, 161))
+
+
+def hidden_options(cfg, top=16384):
+    """hidden_size values that keep the model's heads valid: multiples of 128, and of
+    num_attention_heads too when head_dim is derived as hidden_size / heads."""
+    explicit = "head_dim" in cfg.to_hf_config() and cfg.to_hf_config()["head_dim"] is not None
+    step = 128 if explicit or cfg.uses_mla else math.lcm(128, cfg.num_attention_heads)
+    opts = list(range(step, top + 1, step))
+    return sorted(set(opts) | {cfg.hidden_size})
+
+
+def depth_width_config(base, num_hidden_layers, hidden_size, num_attention_heads=None):
+    """``base`` at another depth and width. intermediate_size keeps the model's
+    ratio to hidden_size (rounded to a multiple of 64; unchanged at the model's own
+    width). Raises the engine's ValueError for an impossible setting."""
+    changes = {"num_hidden_layers": num_hidden_layers}
+    if hidden_size != base.hidden_size:
+        changes["hidden_size"] = hidden_size
+        changes["intermediate_size"] = max(
+            64, 64 * round(base.intermediate_size * hidden_size / base.hidden_size / 64))
+    if num_attention_heads is not None and num_attention_heads != base.num_attention_heads:
+        changes["num_attention_heads"] = num_attention_heads
+    return base.replace(**changes)
+
+
+def depth_width_rows(cfg, seq_len=SEQ_LEN):
+    """The summary rows for one configuration (pure: the explorer and tests call this)."""
+    pc = param_count(cfg)
+    inside, est = layer_params(cfg), approx_params_12Ld2(cfg)
+    outside = outside_layers_params(cfg)
+    err = 100 * (est - inside) / inside
+    fl = flops_per_token(cfg, seq_len)
+    wb = weight_bytes(cfg, "bf16")
+    shape = (f"{cfg.num_hidden_layers} layers, d {cfg.hidden_size:,}, "
+             f"{cfg.num_attention_heads}×{cfg.head_dim} q heads, {cfg.num_key_value_heads} KV, "
+             f"intermediate {cfg.intermediate_size:,}")
+    return [
+        Row("shape", "shape", shape, shape),
+        Row("exact total parameters", "total", pc.total,
+            f"{pc.total:,} ({human_count(pc.total)})"),
+        Row("exact, in the layers", "layer_params", inside, f"{inside:,} ({human_count(inside)})"),
+        Row("12·L·d² estimate (layers)", "approx_12Ld2", est, f"{est:,} ({human_count(est)})"),
+        Row("estimate error vs exact layers", "approx_error_pct", round(err, 2), f"{err:+.2f}%"),
+        Row("embedding + lm_head + final norm", "outside_layers", outside,
+            f"{outside:,} ({100 * outside / pc.total:.1f}% of total)"),
+        Row(f"FLOPs per token ({seq_len:,}-token prompt)", "flops_per_token", fl.total,
+            f"{fl.total:,} ({human_count(fl.total)})"),
+        Row("weights (bf16)", "weight_bytes", wb, human_bytes(wb)),
+    ]
+
+
+@register("depth_width")
+def depth_width_explorer(model="Meta-Llama-3-8B"):
+    """Change the depth, width and head count of a real dense model; compare the exact
+    count with 12·L·d²."""
+    base = {"cfg": load_model(model)}
+    cfg0 = base["cfg"]
+    controls = {
+        "model": model_dropdown(model, dense_models()),
+        "num_hidden_layers": selection("layers", LAYER_OPTIONS, cfg0.num_hidden_layers),
+        "hidden_size": selection("hidden_size", hidden_options(cfg0), cfg0.hidden_size),
+        "num_attention_heads": int_text("query heads", cfg0.num_attention_heads),
+    }
+
+    def config(v):
+        return depth_width_config(base["cfg"], v["num_hidden_layers"], v["hidden_size"],
+                                  v["num_attention_heads"])
+
+    def compute(v):
+        return depth_width_rows(config(v))
+
+    def draw(fig, v, rows):
+        from ..plots.depth import draw_params_vs_layers
+        cfg = config(v)
+        draw_params_vs_layers(fig, cfg, title=f"{base['cfg'].name} at d = {cfg.hidden_size:,}: "
+                              "parameters grow linearly with depth")
+
+    ex = Explorer("depth_width", controls, compute, draw, title="Depth and width explorer",
+                  note="intermediate_size keeps the model's ratio to hidden_size; "
+                       "hidden_size steps keep head_dim whole. Type any head count in the box.")
+
+    def on_model(change):  # a new model: reset the sliders to its own shape
+        base["cfg"] = cfg = load_model(change["new"])
+        with ex.hold():
+            controls["hidden_size"].options = hidden_options(cfg)
+            controls["hidden_size"].value = cfg.hidden_size
+            controls["num_hidden_layers"].value = cfg.num_hidden_layers
+            controls["num_attention_heads"].value = cfg.num_attention_heads
+    controls["model"].observe(on_model, names="value")
+    return ex

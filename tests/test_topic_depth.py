@@ -1,0 +1,118 @@
+"""Lesson 4 (depth and width): explorer, figures, exercises, the 12·L·d² helpers."""
+
+import pytest
+
+import llmcourse as lc
+import llmcourse.approx as approx
+from llmcourse import plots
+from llmcourse.exercises import EXERCISES, check
+from llmcourse.widgets import EXPLORERS
+from llmcourse.widgets.depth import depth_width_config, hidden_options
+
+
+def _figure_ok(fig):
+    from matplotlib.figure import Figure
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert ax.get_title()
+    assert ax.get_xlabel() and ax.get_ylabel()
+    plots.png_bytes(fig)  # renders
+
+
+@pytest.fixture
+def ex():
+    return EXPLORERS["depth_width"]()
+
+
+def test_explorer_starts_at_the_real_model(ex):
+    cfg = lc.load_model("Meta-Llama-3-8B")
+    assert ex.error == ""
+    assert ex.value("total") == lc.param_count(cfg).total
+    assert ex.value("layer_params") == approx.layer_params(cfg)
+    assert ex.value("approx_12Ld2") == 12 * cfg.num_hidden_layers * cfg.hidden_size ** 2
+    assert ex.value("flops_per_token") == lc.flops_per_token(cfg, approx.SEQ_LEN).total
+
+
+def test_layers_change_the_rows(ex):
+    before = ex.value("total")
+    ex.set(num_hidden_layers=48)
+    cfg = lc.load_model("Meta-Llama-3-8B").replace(num_hidden_layers=48)
+    assert ex.value("total") == lc.param_count(cfg).total != before
+    assert ex.value("approx_12Ld2") == approx.approx_params_12Ld2(cfg)
+    assert ex.value("weight_bytes") == lc.weight_bytes(cfg, "bf16")
+
+
+def test_hidden_change_keeps_heads_valid(ex):
+    base = lc.load_model("Meta-Llama-3-8B")
+    for h in (2048, 8192):
+        assert h in ex.controls["hidden_size"].options
+        ex.set(hidden_size=h)
+        assert ex.error == ""
+        cfg = depth_width_config(base, base.num_hidden_layers, h, base.num_attention_heads)
+        assert cfg.hidden_size == h
+        assert ex.value("total") == lc.param_count(cfg).total
+    # every offered width is valid with the model's heads
+    for m in approx.dense_models():
+        cfg = lc.load_model(m)
+        for h in hidden_options(cfg)[::7]:
+            depth_width_config(cfg, cfg.num_hidden_layers, h)
+
+
+def test_invalid_heads_show_the_engine_message_then_clear(ex):
+    total = ex.value("total")
+    ex.set(num_attention_heads=33)
+    assert "num_key_value_heads" in ex.error
+    assert "must divide" in ex.error_line.value
+    assert ex.value("total") == total  # last valid setting kept
+    ex.set(num_attention_heads=16)
+    assert ex.error == "" and ex.error_line.value == ""
+    cfg = lc.load_model("Meta-Llama-3-8B").replace(num_attention_heads=16)
+    assert ex.value("total") == lc.param_count(cfg).total
+
+
+def test_model_change_resets_controls(ex):
+    ex.set(num_hidden_layers=100)
+    ex.set(model="Qwen3-0.6B")
+    cfg = lc.load_model("Qwen3-0.6B")
+    assert ex.values["num_hidden_layers"] == cfg.num_hidden_layers
+    assert ex.values["hidden_size"] == cfg.hidden_size
+    assert ex.value("total") == lc.param_count(cfg).total
+
+
+def test_approx_helpers():
+    phi = lc.load_model("phi-2")  # MHA, 4x GELU MLP: the model the rule describes
+    assert abs(approx.approx_params_12Ld2(phi) / approx.layer_params(phi) - 1) < 0.001
+    for m in approx.dense_models():
+        cfg = lc.load_model(m)
+        pc = lc.param_count(cfg)
+        assert approx.layer_params(cfg) + approx.outside_layers_params(cfg) == pc.total
+    df = approx.twelve_ld2_table(formatted=False)
+    assert df.loc["Meta-Llama-3-8B", "12·L·d²"] == 12 * 32 * 4096 ** 2
+    t = approx.depth_change_table("Meta-Llama-3-8B", 64, formatted=False)
+    assert t.loc["params in the layers", "ratio"] == 2.0
+
+
+@pytest.mark.parametrize("make", [
+    lambda: plots.params_vs_layers("Meta-Llama-3-8B"),
+    lambda: plots.approx_error_bars(),
+    lambda: plots.embedding_share_bars(),
+    lambda: plots.depth_width_bars(),
+])
+def test_figures(make):
+    _figure_ok(make())
+
+
+@pytest.mark.parametrize("id", ["depth-1", "depth-2", "depth-3"])
+def test_exercises(id):
+    right = EXERCISES[id].answer()
+    assert check(id, right)
+    assert not check(id, right * 1.05)
+    assert not check(id, None)
+    assert "No answer yet" in check(id, None)
+
+
+def test_exercise_answers_match_the_engine():
+    llama64 = lc.load_model("Meta-Llama-3-8B").replace(num_hidden_layers=64)
+    assert check("depth-1", lc.param_count(llama64).total)
+    q8 = lc.load_model("Qwen3-8B")
+    assert check("depth-2", approx.layer_params(q8) // q8.num_hidden_layers)

@@ -1,0 +1,118 @@
+"""Lesson 5 (MoE versus dense): explorer, figures, exercises, tables."""
+
+import pytest
+
+import llmcourse as lc
+import llmcourse.approx as approx
+from llmcourse import plots
+from llmcourse.exercises import EXERCISES, check
+from llmcourse.widgets import EXPLORERS
+from llmcourse.widgets.moe import moe_config
+
+
+def _figure_ok(fig):
+    from matplotlib.figure import Figure
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert ax.get_title()
+    assert ax.get_xlabel() and ax.get_ylabel()
+    assert ax.get_legend() is not None
+    plots.png_bytes(fig)
+
+
+@pytest.fixture
+def ex():
+    return EXPLORERS["moe"]()
+
+
+def test_explorer_starts_at_the_real_model(ex):
+    cfg = lc.load_model("Qwen3-30B-A3B")
+    pc = lc.param_count(cfg)
+    assert ex.error == ""
+    assert ex.value("total") == pc.total
+    assert ex.value("active") == pc.active
+    assert ex.value("bf16_bytes") == lc.weight_bytes(cfg, "bf16")
+    assert ex.value("fp8_bytes") == lc.weight_bytes(cfg, "fp8")
+
+
+def test_experts_and_top_k_change_the_rows(ex):
+    ex.set(num_experts=64)
+    cfg = lc.load_model("Qwen3-30B-A3B").replace(num_experts=64)
+    assert ex.value("total") == lc.param_count(cfg).total
+    ex.set(num_experts_per_tok=2)
+    cfg = cfg.replace(num_experts_per_tok=2)
+    assert ex.value("active") == lc.param_count(cfg).active
+    assert ex.value("flops_per_token") == lc.flops_per_token(cfg, approx.SEQ_LEN).total
+    ex.set(expert_size=1536)
+    cfg = cfg.replace(moe_intermediate_size=1536)
+    assert ex.value("total") == lc.param_count(cfg).total
+
+
+def test_shared_experts_on_deepseek(ex):
+    ex.set(model="DeepSeek-V3")
+    assert not ex.controls["n_shared_experts"].disabled
+    ds = lc.load_model("DeepSeek-V3")
+    assert ex.value("active") == lc.param_count(ds).active
+    ex.set(n_shared_experts=2)
+    cfg = ds.replace(n_shared_experts=2)
+    assert ex.value("total") == lc.param_count(cfg).total
+    ex.set(model="Mixtral-8x7B-v0.1")
+    assert ex.controls["n_shared_experts"].disabled
+    mx = lc.load_model("Mixtral-8x7B-v0.1")
+    assert ex.value("total") == lc.param_count(mx).total
+
+
+def test_top_k_above_experts_shows_the_message_then_clears(ex):
+    active = ex.value("active")
+    ex.set(num_experts_per_tok=200)
+    assert "num_experts_per_tok" in ex.error and "cannot exceed" in ex.error
+    assert "cannot exceed" in ex.error_line.value
+    assert ex.value("active") == active
+    ex.set(num_experts_per_tok=4)
+    assert ex.error == "" and ex.error_line.value == ""
+    cfg = moe_config(lc.load_model("Qwen3-30B-A3B"), 128, 4, 0, 768)
+    assert ex.value("active") == lc.param_count(cfg).active
+
+
+@pytest.mark.parametrize("model", approx.moe_models())
+def test_every_moe_model_round_trips(ex, model):
+    ex.set(model=model)
+    cfg = lc.load_model(model)
+    assert ex.error == ""
+    assert ex.value("total") == lc.param_count(cfg).total
+    assert ex.value("active") == lc.param_count(cfg).active
+
+
+def test_tables():
+    conv = approx.active_conventions_table(formatted=False)
+    pc = lc.param_count(lc.load_model("gpt-oss-20b"))
+    assert conv.loc["gpt-oss-20b", "active - embedding"] == pc.active - pc.embedding
+    assert conv.loc["DeepSeek-V3", "engine active (embedding + lm_head in)"] == 37_552_282_624
+    kv = approx.mla_kv_table(formatted=False)
+    assert kv.iloc[0]["bytes/token/layer"] == lc.kv_cache_bytes_per_token(lc.load_model("DeepSeek-V3"))
+    mla = approx.mla_check_table(formatted=False)
+    assert mla.loc[("checkpoint", "kv_a_proj_with_mqa.weight"), "params"] == 576 * 7168
+
+
+@pytest.mark.parametrize("make", [
+    lambda: plots.memory_vs_compute(),
+    lambda: plots.memory_vs_compute(highlight=("as MoE", lc.as_moe(lc.load_model("Meta-Llama-3-8B"), 64, 2))),
+    lambda: plots.total_vs_active_bars(),
+])
+def test_figures(make):
+    _figure_ok(make())
+
+
+@pytest.mark.parametrize("id", ["moe-1", "moe-2", "moe-3", "moe-4"])
+def test_exercises(id):
+    right = EXERCISES[id].answer()
+    assert check(id, right)
+    assert not check(id, right + 1)
+    assert not check(id, None)
+
+
+def test_exercise_answers_match_the_engine():
+    assert check("moe-1", 3_353_032_704)  # the lesson's figure
+    gpt = lc.load_model("gpt-oss-20b")
+    assert check("moe-2", lc.weight_bytes(gpt, "bf16", experts_dtype="mxfp4"))
+    assert check("moe-3", lc.param_count(lc.as_moe(lc.load_model("Meta-Llama-3-8B"), 64, 2)).total)
