@@ -1,3 +1,131 @@
-"""plots for lesson topic: whatif."""
+"""Figures for the what-if lab: an original config and an edited one, side by side."""
 
-__all__ = []
+from __future__ import annotations
+
+from ..compare import size_summary
+from ..units import GiB
+from .style import new_figure, styled
+
+__all__ = ["whatif_bars", "draw_whatif_bars", "whatif_title"]
+
+ORIGINAL_COLOR, EDITED_COLOR = "#9aa5b1", "#ff7f0e"
+
+# (panel title, y label, scale, [(bar label, summary key), ...])
+_PANELS = (
+    ("parameters", "parameters (billions)", 1e9,
+     [("total", "total_params"), ("active\nper token", "active_params")]),
+    ("memory", "memory (GiB)", GiB,
+     [("weights\nbf16", "weights_bf16"), ("weights\nfp8", "weights_fp8"),
+      ("weights\nint4", "weights_int4"), ("KV cache\nbf16", "kv_cache_bytes")]),
+    ("compute", "GFLOPs per token", 1e9,
+     [("prefill", "flops_prefill"), ("decode", "flops_decode")]),
+)
+
+
+def _ratio(a, b):
+    r = b / a if a else float("inf")
+    return f"{r:.3g}×"
+
+
+def whatif_title(name, original, edited):
+    """A title that states the result: the edited model's parameters, active
+    parameters and KV cache as multiples of the original's."""
+    if original == edited:
+        return f"{name}: unchanged (edit a field to compare)"
+    return (f"{name} edited: {_ratio(original['total_params'], edited['total_params'])} the "
+            f"parameters, {_ratio(original['active_params'], edited['active_params'])} the active, "
+            f"{_ratio(original['kv_cache_bytes'], edited['kv_cache_bytes'])} the KV cache")
+
+
+def _ctx(n):
+    return f"{n // 1024}K" if n >= 1024 and n % 1024 == 0 else f"{n:,}"
+
+
+def _fmt(v):
+    if v >= 100:
+        return f"{v:.0f}"  # no thousands comma: two bar labels must fit side by side
+    if v >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def draw_whatif_bars(fig, original, edited, seq_len, batch, title=None,
+                     labels=("original", "edited")):
+    """Grouped bars, original vs edited, on ``fig``: parameters (billions), memory
+    (GiB: weights by dtype and the KV cache at ``seq_len`` x ``batch``) and FLOPs
+    per token. ``original`` and ``edited`` are :func:`~llmcourse.compare.size_summary`
+    dicts. The first call builds the axes; later calls on the same figure update
+    the bars, labels and titles in place (fast enough for a live widget)."""
+    art = getattr(fig, "_lc_whatif", None)
+    if art is None:
+        art = _build(fig)
+    for panel, (_, _, scale, bars) in zip(art["panels"], _PANELS):
+        a = [original[k] / scale for _, k in bars]
+        b = [edited[k] / scale for _, k in bars]
+        top = max(a + b) or 1.0
+        panel["ax"].set_ylim(0, top * 1.18)
+        for rects, texts, vals in ((panel["a"], panel["ta"], a), (panel["b"], panel["tb"], b)):
+            for r, t, v in zip(rects, texts, vals):
+                r.set_height(v)
+                t.set_position((r.get_x() + r.get_width() / 2, v + top * 0.015))
+                t.set_text(_fmt(v))
+    ctx = _ctx(seq_len)
+    art["panels"][1]["ax"].set_title(f"memory (KV cache: {ctx} tokens × batch {batch})",
+                                     fontsize=12, y=1.0, pad=8)
+    art["panels"][2]["ax"].set_title(f"compute at {ctx} tokens", fontsize=12, y=1.0, pad=8)
+    if art["labels"] != tuple(labels):  # a new model: a new legend
+        art["legend"].remove()
+        art["legend"] = fig.legend(handles=art["handles"], labels=list(labels),
+                                   loc="upper center", bbox_to_anchor=(0.5, 0.915), ncol=2,
+                                   frameon=False, fontsize=11)
+        art["labels"] = tuple(labels)
+    art["title"].set_text(title or whatif_title("model", original, edited))
+    return [p["ax"] for p in art["panels"]]
+
+
+def _build(fig):
+    """Axes, bars and value labels (heights are set by draw_whatif_bars)."""
+    from matplotlib.ticker import MaxNLocator
+    fig.clear()
+    axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [2, 4, 2]})
+    fig.subplots_adjust(left=0.06, right=0.99, top=0.76, bottom=0.14, wspace=0.32)
+    w = 0.38
+    panels = []
+    for ax, (name, ylabel, _, bars) in zip(axes, _PANELS):
+        xs = list(range(len(bars)))
+        zero = [0.0] * len(bars)
+        ra = ax.bar([x - w / 2 for x in xs], zero, w, color=ORIGINAL_COLOR)
+        rb = ax.bar([x + w / 2 for x in xs], zero, w, color=EDITED_COLOR)
+        ta = [ax.text(0, 0, "", ha="center", va="bottom", fontsize=10) for _ in xs]
+        tb = [ax.text(0, 0, "", ha="center", va="bottom", fontsize=10) for _ in xs]
+        ax.set_xticks(xs, [lab for lab, _ in bars])
+        ax.set_xlim(-0.6, len(bars) - 0.4)
+        ax.set_ylabel(ylabel)
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=5))  # few tick labels: a fast redraw
+        # fixed label places: matplotlib then skips measuring every tick label per redraw
+        ax.yaxis.set_label_coords(-0.19 if len(bars) < 3 else -0.1, 0.5)
+        ax.xaxis.set_label_coords(0.5, -0.1)
+        ax.tick_params(axis="x", length=0)
+        ax.grid(axis="x", visible=False)
+        ax.set_title(name, fontsize=12, y=1.0, pad=8)  # a fixed y: no costly auto-placement
+        panels.append(dict(ax=ax, a=ra, b=rb, ta=ta, tb=tb))
+    handles = [panels[0]["a"], panels[0]["b"]]
+    legend = fig.legend(handles=handles, labels=["original", "edited"])
+    title = fig.suptitle("", fontsize=14, y=0.985)
+    art = dict(panels=panels, handles=handles, legend=legend, title=title, labels=None)
+    fig._lc_whatif = art
+    return art
+
+
+@styled
+def whatif_bars(original, edited, seq_len=8192, batch=1, title=None, size=(12, 4.8)):
+    """Original vs edited config as grouped bars: parameters, memory, FLOPs per token.
+
+    ``original`` and ``edited`` are configs (``ModelConfig``, a zoo name is not
+    accepted here: pass ``lc.load_model(name)``)."""
+    a, b = size_summary(original, seq_len, batch), size_summary(edited, seq_len, batch)
+    fig, _ = new_figure(0, 0, size=size, fast=True)
+    draw_whatif_bars(fig, a, b, seq_len, batch,
+                     title=title or whatif_title(original.name, a, b),
+                     labels=(f"original: {original.name}", "edited"))
+    return fig

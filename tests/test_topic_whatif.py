@@ -1,0 +1,371 @@
+"""The what-if lab (lesson 6): its rows are the engine's numbers for the edited config,
+bad settings and bad files show one-line messages, saved configs read back (and build
+in transformers), the figure is labelled, the exercises check answers."""
+
+import json
+import os
+
+import pytest
+
+import llmcourse as lc
+from llmcourse.compare import SUMMARY_KEYS, compare_configs, config_diff, size_summary
+from llmcourse.widgets.base import EXPLORERS, Row
+from llmcourse.widgets.whatif import CompareRow, edited_config, whatif_lab
+
+SEQ, BATCH = 8192, 1
+
+
+def engine_summary(cfg, seq_len=SEQ, batch=BATCH):
+    """The expected rows, straight from the public engine calls."""
+    pc = lc.param_count(cfg)
+    return {
+        "total_params": pc.total, "active_params": pc.active, "embedding_params": pc.embedding,
+        "weights_bf16": lc.weight_bytes(cfg, "bf16"), "weights_fp8": lc.weight_bytes(cfg, "fp8"),
+        "weights_int4": lc.weight_bytes(cfg, "int4"),
+        "kv_cache_bytes": lc.kv_cache_bytes(cfg, seq_len, batch, "bf16"),
+        "flops_prefill": lc.flops_per_token(cfg, seq_len, "prefill").total,
+        "flops_decode": lc.flops_per_token(cfg, seq_len, "decode").total,
+    }
+
+
+def rows_of(lab):
+    return {r.key: r.value for r in lab.rows}
+
+
+def originals_of(lab):
+    return {r.key: r.original for r in lab.rows}
+
+
+@pytest.fixture
+def lab():
+    return whatif_lab()
+
+
+# --- the pure parts -------------------------------------------------------------------
+
+def test_size_summary_is_the_engine(zoo_name):
+    cfg = lc.load_model(zoo_name)
+    assert size_summary(cfg, SEQ, BATCH) == engine_summary(cfg)
+
+
+def test_compare_configs_table():
+    a = lc.load_model("Qwen3-8B")
+    b = a.replace(num_key_value_heads=2)
+    df = compare_configs(a, b, seq_len=131072, batch=8, formatted=False)
+    assert list(df["original"]) == [engine_summary(a, 131072, 8)[k] for k in SUMMARY_KEYS]
+    assert list(df["edited"]) == [engine_summary(b, 131072, 8)[k] for k in SUMMARY_KEYS]
+    assert df.loc["KV cache in bf16", "change %"] == -75.0
+    text = compare_configs(a, b, seq_len=131072, batch=8)
+    assert text.loc["total parameters", "original"] == f"{lc.param_count(a).total:,} (8.19B)"
+    assert text.loc["weights in bf16", "edited"] == f"{lc.weight_bytes(b):,} B (14.83 GiB)"
+
+
+def test_config_diff_lists_changed_fields():
+    a = lc.load_model("Meta-Llama-3-8B")
+    b = lc.as_moe(a.replace(num_key_value_heads=4), 64, 2)
+    assert config_diff(a, b) == [("model_type", "llama", "mixtral"),
+                                 ("num_experts_per_tok", None, 2),
+                                 ("num_key_value_heads", 8, 4),
+                                 ("num_local_experts", None, 64)]
+    assert config_diff(a, a) == []
+
+
+def test_unchanged_fields_are_not_written():
+    """An unset head_dim keeps following hidden_size / num_attention_heads."""
+    base = lc.load_model("Meta-Llama-3-8B")
+    values = {"hidden_size": 2048, "head_dim": base.head_dim}
+    cfg = edited_config(base, values)
+    assert cfg == base.replace(hidden_size=2048)
+    assert cfg.head_dim == 64 and "head_dim" not in cfg.to_hf_config()
+
+
+# --- the lab ------------------------------------------------------------------------------
+
+def test_registered_and_starts_unchanged(lab):
+    assert isinstance(EXPLORERS["whatif"](), type(lab))
+    assert lab.error == "" and lab.base == lc.load_model("Meta-Llama-3-8B")
+    assert [r.key for r in lab.rows] == list(SUMMARY_KEYS)
+    assert all(isinstance(r, Row) and isinstance(r, CompareRow) for r in lab.rows)
+    expected = engine_summary(lab.base)
+    assert rows_of(lab) == expected == originals_of(lab)
+    assert "lc-explorer-whatif" in lab.widget._dom_classes
+    assert len(lab.image.value) > 1000
+
+
+def test_llama_with_4_kv_heads_and_64_experts(lab):
+    lab.set(num_key_value_heads=4, num_experts=64, num_experts_per_tok=2)
+    assert lab.error == ""
+    want = lc.as_moe(lc.load_model("Meta-Llama-3-8B").replace(num_key_value_heads=4), 64, 2)
+    assert lab.edited == want
+    assert rows_of(lab) == engine_summary(want)
+    assert originals_of(lab) == engine_summary(lc.load_model("Meta-Llama-3-8B"))
+    html = lab.summary.value
+    for key, value in rows_of(lab).items():
+        assert f"data-key='{key}' data-value='{value}'" in html
+    assert "block_sparse_moe.experts.{e}.w1" in lab.shapes.value
+    assert "512 × 4,096" in lab.shapes.value  # k_proj with 4 KV heads of 128
+    assert "num_local_experts" in lab.changes.value
+
+
+def test_context_and_batch_move_kv_and_flops(lab):
+    lab.set(model="Qwen3-8B")
+    lab.set(seq_len=131072, batch=8, num_key_value_heads=2)
+    want = lc.load_model("Qwen3-8B").replace(num_key_value_heads=2)
+    assert rows_of(lab) == engine_summary(want, 131072, 8)
+    assert originals_of(lab) == engine_summary(lc.load_model("Qwen3-8B"), 131072, 8)
+
+
+def test_every_field_edit_matches_replace():
+    lab = whatif_lab("Qwen3-30B-A3B")
+    base = lab.base
+    edits = dict(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
+                 num_key_value_heads=2, head_dim=64, vocab_size=32000, num_experts=64,
+                 num_experts_per_tok=4, moe_intermediate_size=512, tie_word_embeddings=True)
+    lab.set(**edits)
+    assert lab.error == ""
+    want = base.replace(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
+                        num_key_value_heads=2, head_dim=64, vocab_size=32000, num_experts=64,
+                        num_experts_per_tok=4, moe_intermediate_size=512,
+                        tie_word_embeddings=True)
+    assert lab.edited == want
+    assert rows_of(lab) == engine_summary(want)
+
+
+def test_deepseek_fields(lab):
+    lab.set(model="DeepSeek-V3")
+    c = lab.controls
+    assert c["num_experts"].description == "n_routed_experts"
+    assert c["num_key_value_heads"].layout.display == "none"  # MLA: no KV heads to edit
+    for f in ("kv_lora_rank", "n_shared_experts", "first_k_dense_replace",
+              "moe_intermediate_size"):
+        assert c[f].layout.display != "none" and c[f].value == lab.base.get(f)
+    lab.set(kv_lora_rank=256, n_shared_experts=2, first_k_dense_replace=0)
+    want = lc.load_model("DeepSeek-V3").replace(kv_lora_rank=256, n_shared_experts=2,
+                                                first_k_dense_replace=0)
+    assert rows_of(lab) == engine_summary(want)
+    lab.set(first_k_dense_replace=62)
+    with pytest.raises(ValueError) as e:
+        lc.load_model("DeepSeek-V3").replace(first_k_dense_replace=62)
+    assert lab.error == str(e.value)
+
+
+def test_model_change_resets_fields_with_one_redraw(lab):
+    lab.set(num_key_value_heads=4, hidden_size=2048)
+    calls = []
+    compute = lab.compute
+    lab.compute = lambda v: calls.append(1) or compute(v)
+    lab.set(model="Qwen3-30B-A3B")
+    assert len(calls) == 1
+    cfg = lc.load_model("Qwen3-30B-A3B")
+    c = lab.controls
+    assert (c["hidden_size"].value, c["num_key_value_heads"].value, c["num_experts"].value,
+            c["num_experts_per_tok"].value, c["moe_intermediate_size"].value) == \
+        (cfg.hidden_size, cfg.num_key_value_heads, 128, 8, 768)
+    assert c["num_experts"].description == "num_experts"
+    assert c["intermediate_size"].layout.display == "none"  # every layer is MoE: unused
+    assert lab.error == "" and rows_of(lab) == engine_summary(cfg)
+
+
+def test_dense_model_without_moe_variant_hides_experts(lab):
+    lab.set(model="phi-2")
+    assert lab.controls["num_experts"].layout.display == "none"
+    lab.set(model="Meta-Llama-3-8B")
+    assert lab.controls["num_experts"].layout.display == ""
+    assert lab.controls["num_experts"].description == "num_local_experts (0 = dense)"
+
+
+def test_invalid_value_shows_message_then_clears(lab):
+    before = rows_of(lab)
+    lab.set(num_key_value_heads=5)
+    with pytest.raises(ValueError) as e:
+        lc.load_model("Meta-Llama-3-8B").replace(num_key_value_heads=5)
+    assert lab.error == str(e.value)
+    assert "\n" not in lab.error and "Traceback" not in lab.error_line.value
+    assert "must divide" in lab.error_line.value
+    assert rows_of(lab) == before  # the last valid setting stays
+    assert "lc-stale" in lab.summary._dom_classes
+    lab.set(num_key_value_heads=1)
+    assert lab.error == "" and lab.error_line.value == ""
+    assert lab.value("kv_cache_bytes") == lc.kv_cache_bytes(
+        lc.load_model("Meta-Llama-3-8B").replace(num_key_value_heads=1), SEQ, BATCH)
+
+
+@pytest.mark.parametrize("field,value,fragment", [
+    ("num_experts", -3, "num_local_experts: must be positive"),
+    ("hidden_size", 0, "hidden_size: must be positive"),
+    ("hidden_size", 4001, "hidden_size: must be divisible"),
+])
+def test_more_impossible_values(lab, field, value, fragment):
+    if field == "num_experts":
+        lab.set(num_experts_per_tok=2)
+    lab.set(**{field: value})
+    assert fragment in lab.error and "\n" not in lab.error
+    lab.set(model="Qwen3-8B")  # still alive: a new model, a clean slate
+    assert lab.error == "" and rows_of(lab) == engine_summary(lc.load_model("Qwen3-8B"))
+
+
+def test_top_k_above_experts(lab):
+    lab.set(num_experts=4, num_experts_per_tok=8)
+    assert lab.error.startswith("num_experts_per_tok: cannot exceed the 4 experts")
+
+
+# --- loading ------------------------------------------------------------------------------
+
+def _engine_message(path):
+    with pytest.raises(ValueError) as e:
+        lc.from_hf_config(str(path))
+    return str(e.value)
+
+
+@pytest.mark.parametrize("text", [
+    '{"model_type": "llama", "hidden_size": 4096,',                       # malformed JSON
+    '[1, 2, 3]',                                                          # not an object
+    '{"model_type": "bert", "hidden_size": 768}',                          # unknown type
+    json.dumps(dict(lc.load_model("Meta-Llama-3-8B").to_hf_config(),
+                    num_key_value_heads=5)),                              # impossible
+])
+def test_bad_config_file_shows_message_and_lab_keeps_working(lab, tmp_path, text):
+    path = tmp_path / "config.json"
+    path.write_text(text)
+    assert lab.load_path(str(path)) is None
+    assert lab.error == _engine_message(path)
+    assert "\n" not in lab.error
+    assert lab.base == lc.load_model("Meta-Llama-3-8B")
+    lab.set(num_key_value_heads=4)
+    assert lab.error == "" and lab.value("kv_cache_bytes") == lc.kv_cache_bytes(
+        lc.load_model("Meta-Llama-3-8B").replace(num_key_value_heads=4), SEQ, BATCH)
+
+
+def test_missing_file_and_empty_path(lab, tmp_path):
+    lab.load_path(str(tmp_path / "nope.json"))
+    assert lab.error == _engine_message(tmp_path / "nope.json")
+    lab.load_path("   ")
+    assert lab.error.startswith("load: type the path")
+
+
+def test_load_valid_file_adds_it_to_the_models(lab, tmp_path):
+    cfg = lc.load_model("Qwen3-4B").replace(num_hidden_layers=20)
+    folder = tmp_path / "tiny-qwen"
+    folder.mkdir()
+    cfg.save(folder)
+    label = lab.load_path(str(folder))
+    assert label == "tiny-qwen (loaded)"
+    assert lab.controls["model"].value == label and label in lab.controls["model"].options
+    assert lab.base == cfg and lab.controls["num_hidden_layers"].value == 20
+    assert rows_of(lab) == engine_summary(cfg)
+    lab.set(model="Meta-Llama-3-8B")
+    lab.set(model=label)  # it stays selectable
+    assert lab.base == cfg
+
+
+def test_upload_bytes(lab):
+    assert lab.load_upload("config.json", b'{"model_type": "llama"') is None
+    assert lab.error.startswith("config file config.json: not valid JSON")
+    assert "lc-upload-" not in lab.error  # no temporary path in the message
+    good = json.dumps(lc.load_model("gemma-2-2b").to_hf_config()).encode()
+    assert lab.load_upload("gemma.json", good) == "gemma (loaded)"
+    assert lab.error == "" and lab.base == lc.load_model("gemma-2-2b")
+
+
+def test_upload_widget(lab):
+    """What the browser's FileUpload sends reaches the loader; the widget is cleared."""
+    import datetime
+    content = json.dumps(lc.load_model("Qwen3-0.6B").to_hf_config()).encode()
+    lab.upload.value = ({"name": "config.json", "type": "application/json",
+                         "size": len(content), "content": memoryview(content),
+                         "last_modified": datetime.datetime(2025, 1, 1)},)
+    assert lab.controls["model"].value == "uploaded config (loaded)"
+    assert lab.base == lc.load_model("Qwen3-0.6B") and lab.upload.value == ()
+
+
+# --- saving -------------------------------------------------------------------------------
+
+def test_save_round_trip(lab, tmp_path):
+    lab.set(num_key_value_heads=4, num_experts=8, num_experts_per_tok=2, vocab_size=64000)
+    path = lab.save(str(tmp_path / "edited"))
+    assert path == str(tmp_path / "edited" / "config.json") and os.path.exists(path)
+    back = lc.from_hf_config(path)
+    assert back == lab.edited_config() == lab.edited
+    assert lc.param_count(back).total == lab.value("total_params")
+    status = lab.save_status.value
+    assert "saved" in status and "edited" in status and "num_local_experts" in status
+    # a file name works too
+    assert lab.save(str(tmp_path / "x.json")).endswith("x.json")
+
+
+def test_save_refuses_an_invalid_setting(lab, tmp_path):
+    lab.set(num_key_value_heads=5)
+    assert lab.save(str(tmp_path / "bad")) is None
+    assert "not saved: num_key_value_heads" in lab.save_status.value
+    assert not (tmp_path / "bad").exists()
+    assert lab.save("") is None and "not saved: save:" in lab.save_status.value
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model,edits,experts", [
+    ("Meta-Llama-3-8B", dict(num_hidden_layers=2, num_key_value_heads=4), (4, 2)),
+    ("Qwen3-0.6B", dict(num_hidden_layers=2, vocab_size=1000, tie_word_embeddings=False),
+     (8, 2)),
+])
+def test_saved_config_builds_in_transformers(tmp_path, model, edits, experts):
+    import transformers_ref
+    lab = whatif_lab(model)
+    lab.set(**edits, num_experts=experts[0], num_experts_per_tok=experts[1])
+    assert lab.error == ""
+    path = lab.save(str(tmp_path / "m"))
+    with open(path) as fh:
+        d = json.load(fh)
+    m = transformers_ref.meta_model(d)
+    assert sum(p.numel() for p in m.parameters()) == lc.param_count(lc.from_hf_config(d)).total \
+        == lab.value("total_params")
+
+
+# --- figure and exercises ----------------------------------------------------------------
+
+def test_plot_is_labelled():
+    from matplotlib.figure import Figure
+    a = lc.load_model("Meta-Llama-3-8B")
+    b = a.replace(num_key_value_heads=2)
+    fig = lc.plots.whatif_bars(a, b, seq_len=32768, batch=4)
+    assert isinstance(fig, Figure)
+    assert "Meta-Llama-3-8B" in fig._suptitle.get_text()
+    assert "0.25× the KV cache" in fig._suptitle.get_text()
+    assert len(fig.axes) == 3
+    for ax in fig.axes:
+        assert ax.get_ylabel() and ax.get_title()
+        assert all(t.get_text() for t in ax.get_xticklabels())
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == \
+        ["original: Meta-Llama-3-8B", "edited"]
+    assert "GiB" in fig.axes[1].get_ylabel()
+    assert lc.plots.png_bytes(fig)[:4] == b"\x89PNG"
+
+
+def test_lab_figure_updates_in_place(lab):
+    axes = list(lab.fig.axes)
+    lab.set(num_key_value_heads=2)
+    assert list(lab.fig.axes) == axes
+    kv = [p for p in lab.fig.axes[1].patches]
+    heights = sorted(round(r.get_height(), 6) for r in kv)
+    assert round(lab.value("kv_cache_bytes") / 2**30, 6) in heights
+
+
+@pytest.mark.parametrize("ex_id", ["whatif-1", "whatif-2", "whatif-3"])
+def test_exercises(ex_id):
+    ex = lc.exercises.EXERCISES[ex_id]
+    right = ex.answer()
+    assert lc.exercises.check(ex_id, right)
+    assert not lc.exercises.check(ex_id, right * 2)
+    assert "No answer yet" in lc.exercises.check(ex_id, None)
+
+
+def test_exercise_answers_are_what_the_lab_shows():
+    lab = whatif_lab("Qwen3-8B")
+    lab.set(num_hidden_layers=18)
+    assert lc.exercises.check("whatif-1", originals_of(lab)["total_params"]
+                              - lab.value("total_params"))
+    lab.set(model="Qwen3-30B-A3B")
+    lab.set(num_experts_per_tok=4)
+    assert lc.exercises.check("whatif-2", lab.value("active_params"))
+    lab.set(model="Meta-Llama-3-8B")
+    lab.set(num_experts=8, num_experts_per_tok=2)
+    assert lc.exercises.check("whatif-3", lab.value("weights_bf16") / 2**30)
