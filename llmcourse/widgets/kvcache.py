@@ -2,81 +2,148 @@
 
 from __future__ import annotations
 
-from ..counts import kv_cache_bytes, kv_cache_bytes_per_token, weight_bytes
+from ..counts import kv_cache_bytes, kv_cache_bytes_per_token
+from ..sizing import gqa_memory_saving, mha_baseline
 from ..units import human_bytes
 from ..zoo import load_model
-from .base import Explorer, Row, divisors, dropdown, model_dropdown, register, selection
+from .base import (Explorer, Row, divisors, dropdown, int_text, model_dropdown, register,
+                   selection)
 
-__all__ = ["kv_cache_explorer", "kv_cache_rows"]
+__all__ = ["kv_cache_explorer", "kv_cache_rows", "kv_variants", "LAYER_PATTERNS",
+           "with_layer_pattern"]
 
 SEQ_LENS = [2**k for k in range(9, 18)]
 BATCHES = [1, 2, 4, 8, 16, 32, 64]
+LAYER_PATTERNS = ["as shipped", "all full attention", "alternate sliding/full",
+                  "all sliding window"]
+
+
+def with_layer_pattern(cfg, pattern, sliding_window):
+    """``cfg`` with its attention layers set by ``pattern`` (one of
+    :data:`LAYER_PATTERNS`) and its window set to ``sliding_window`` (validated by
+    the engine: a window must be a positive whole number)."""
+    n = cfg.num_hidden_layers
+    if pattern not in LAYER_PATTERNS:
+        raise ValueError(f"layers: must be one of {', '.join(LAYER_PATTERNS)} (got {pattern!r})")
+    types = {"as shipped": list(cfg.layer_types),
+             "all full attention": ["full_attention"] * n,
+             "alternate sliding/full": ["sliding_attention" if i % 2 == 0 else "full_attention"
+                                        for i in range(n)],
+             "all sliding window": ["sliding_attention"] * n}[pattern]
+    return cfg.replace(layer_types=types, sliding_window=sliding_window)
+
+
+def _kind(cfg):
+    heads, kv = cfg.num_attention_heads, cfg.num_key_value_heads
+    return ("MLA (latent)" if cfg.uses_mla else "MHA" if kv == heads else
+            "MQA" if kv == 1 else "GQA")
 
 
 def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
     """The summary rows for one setting (pure: the explorer and tests both call this)."""
     heads, kv = cfg.num_attention_heads, cfg.num_key_value_heads
     cache = kv_cache_bytes(cfg, seq_len, batch, dtype)
-    weights = weight_bytes(cfg, dtype)
     per_tok = kv_cache_bytes_per_token(cfg, dtype) * cfg.num_hidden_layers
-    kind = ("MLA (latent)" if cfg.uses_mla else "MHA" if kv == heads else
-            "MQA" if kv == 1 else "GQA")
+    s = gqa_memory_saving(cfg, seq_len, batch, dtype)
+    weights = s["weights"]
+    kind = _kind(cfg)
+    n_sliding = cfg.layer_types.count("sliding_attention")
+    layers = (f"{n_sliding} of {cfg.num_hidden_layers} hold at most {cfg.sliding_window:,} tokens"
+              if n_sliding else f"all {cfg.num_hidden_layers} full attention")
+    what = (f"MLA: caches kv_lora_rank {cfg.kv_lora_rank} + rope {cfg.qk_rope_head_dim} "
+            "per layer, once" if cfg.uses_mla else
+            f"{kind}: {heads} query heads, {kv} KV heads ({heads // kv}:1)")
+    base = ("MHA, same heads (128-wide heads, DeepSeek-V2 paper)" if cfg.uses_mla
+            else "MHA, same heads")
     return [
-        Row("attention", "kind", kind, f"{kind}: {heads} query heads, {kv} KV heads"
-            + ("" if cfg.uses_mla else f" ({heads // kv}:1)")),
-        Row("cache per token, all layers", "bytes_per_token", per_tok, f"{per_tok:,} B"),
+        Row("attention", "kind", kind, what),
+        Row("sliding-window layers", "sliding_layers", n_sliding, layers),
+        Row("cache per token, all layers (full attention)", "bytes_per_token", per_tok,
+            f"{per_tok:,} B"),
         Row(f"KV cache at {seq_len:,} tokens x batch {batch}", "kv_cache_bytes", cache,
             f"{human_bytes(cache)} ({cache:,} B)"),
+        Row(f"KV cache of {base}", "mha_cache_bytes", s["mha_cache"],
+            f"{human_bytes(s['mha_cache'])} ({s['mha_cache']:,} B)"),
+        Row("KV cache saved vs MHA", "cache_saving", round(100 * float(s["cache_saving"]), 2),
+            f"{100 * float(s['cache_saving']):.2f}%"),
         Row(f"weights ({dtype})", "weight_bytes", weights, human_bytes(weights)),
+        Row("weights + cache saved vs MHA" + (" (same weights)" if cfg.uses_mla else ""),
+            "total_saving", round(100 * float(s["total_saving"]), 2),
+            f"{100 * float(s['total_saving']):.2f}%"),
         Row("cache / weights", "cache_over_weights", round(cache / weights, 4),
             f"{cache / weights:.2f}x"),
     ]
 
 
+def kv_variants(cfg):
+    """``[(label, cfg), ...]`` to compare on the figure: this setting, its MHA
+    baseline, MQA (not for MLA) and, if it has sliding-window layers, the same
+    model with every layer full attention."""
+    h, kv = cfg.num_attention_heads, cfg.num_key_value_heads
+    if cfg.uses_mla:
+        return [(f"MLA latent ({cfg.kv_lora_rank}+{cfg.qk_rope_head_dim} per layer)", cfg),
+                (f"MHA baseline ({h} heads x {cfg.v_head_dim})", mha_baseline(cfg))]
+    out = [(f"this setting ({_kind(cfg)}, {kv} KV heads)", cfg)]
+    if kv != h:
+        out.append((f"MHA ({h} KV heads)", mha_baseline(cfg)))
+    if kv != 1:
+        out.append(("MQA (1 KV head)", cfg.replace(num_key_value_heads=1)))
+    if "sliding_attention" in cfg.layer_types:
+        out.append((f"{kv} KV heads, no sliding window",
+                    cfg.replace(layer_types=["full_attention"] * cfg.num_hidden_layers)))
+    return out
+
+
+def _window(cfg):
+    return cfg.sliding_window if "sliding_attention" in cfg.layer_types else 4096
+
+
 @register("kv_cache")
 def kv_cache_explorer(model="Meta-Llama-3-8B", seq_len=8192, batch=1, dtype="bf16"):
-    """Change the KV-head count, context and batch of a real model; watch the cache."""
+    """Change the KV-head count, attention layers, context and batch of a real model;
+    watch the cache against its MHA baseline."""
     base = {"cfg": load_model(model)}
-    heads = base["cfg"].num_attention_heads
+    cfg0 = base["cfg"]
+    heads = cfg0.num_attention_heads
     controls = {
         "model": model_dropdown(model),
         "num_key_value_heads": selection("KV heads", divisors(heads),
-                                         base["cfg"].num_key_value_heads),
+                                         cfg0.num_key_value_heads),
         "seq_len": selection("context", SEQ_LENS, seq_len),
         "batch": selection("batch", BATCHES, batch),
         "dtype": dropdown("cache dtype", ["bf16", "fp8", "fp32"], dtype, width="200px"),
+        "layers": dropdown("layers", LAYER_PATTERNS, "as shipped", width="330px"),
+        "sliding_window": int_text("sliding window (tokens)", _window(cfg0), width="260px"),
     }
+    controls["num_key_value_heads"].disabled = cfg0.uses_mla
 
     def config(v):
         cfg = base["cfg"]
-        if cfg.uses_mla:  # MLA caches a latent: KV heads do not set the cache size
-            return cfg
-        return cfg.replace(num_key_value_heads=v["num_key_value_heads"])
+        if not cfg.uses_mla:  # MLA caches a latent: KV heads do not set the cache size
+            cfg = cfg.replace(num_key_value_heads=v["num_key_value_heads"])
+        return with_layer_pattern(cfg, v["layers"], v["sliding_window"])
 
     def compute(v):
         return kv_cache_rows(config(v), v["seq_len"], v["batch"], v["dtype"])
 
     def draw(fig, v, rows):
         from ..plots.kvcache import draw_kv_cache_vs_context
-        cfg = config(v)
-        h = cfg.num_attention_heads
-        variants = [(f"this setting ({cfg.num_key_value_heads} KV heads)", cfg)]
-        if not cfg.uses_mla:
-            for label, kv in ((f"MHA ({h} KV heads)", h), ("MQA (1 KV head)", 1)):
-                if kv != cfg.num_key_value_heads:
-                    variants.append((label, cfg.replace(num_key_value_heads=kv)))
-        draw_kv_cache_vs_context(fig, variants, v["batch"], v["dtype"],
-                                 mark_seq_len=v["seq_len"], weights_bytes=rows[3].value,
-                                 title=f"{base['cfg'].name}: KV cache vs context, batch {v['batch']}")
+        weights = next(r.value for r in rows if r.key == "weight_bytes")
+        draw_kv_cache_vs_context(fig, kv_variants(config(v)), v["batch"], v["dtype"],
+                                 mark_seq_len=v["seq_len"], weights_bytes=weights,
+                                 title=f"{base['cfg'].name}: KV cache vs context, "
+                                       f"batch {v['batch']}")
 
     ex = Explorer("kv_cache", controls, compute, draw, title="KV-cache explorer")
 
-    def on_model(change):  # a new model: reset the KV-head slider to its divisors
-        base["cfg"] = load_model(change["new"])
-        h = base["cfg"].num_attention_heads
+    def on_model(change):  # a new model: reset the dependent controls, one redraw
+        base["cfg"] = cfg = load_model(change["new"])
         with ex.hold():
             c = controls["num_key_value_heads"]
-            c.options = divisors(h)
-            c.value = base["cfg"].num_key_value_heads
+            c.options = divisors(cfg.num_attention_heads)
+            c.value = cfg.num_key_value_heads
+            c.disabled = cfg.uses_mla
+            controls["layers"].value = "as shipped"
+            controls["sliding_window"].value = _window(cfg)
     controls["model"].observe(on_model, names="value")
     return ex
