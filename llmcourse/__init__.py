@@ -23,7 +23,7 @@ __all__ = ["ConfigError", "ModelConfig", "from_hf_config", "as_moe", "SUPPORTED_
            "kv_cache_bytes", "kv_cache_bytes_per_token", "flops_per_token",
            "list_models", "load_model", "human_count", "human_bytes"]
 
-_LAZY = {"tables", "plots", "widgets", "exercises"}
+_LAZY = {"tables", "plots", "widgets", "exercises", "approx", "compare", "sizing"}
 
 
 def __getattr__(name):  # import the heavier layers on first use

@@ -30,8 +30,9 @@ COLUMNS = {
     "num_key_value_heads": ("kv_heads", lambda c: c.num_key_value_heads),
     "head_dim": ("head_dim", lambda c: c.head_dim),
     "heads_x_head_dim": ("heads×head_dim", lambda c: c.num_attention_heads * c.head_dim),
-    "gqa_ratio": ("q:kv", lambda c: f"{c.num_attention_heads}:{c.num_key_value_heads} = "
-                                    f"{c.num_attention_heads // c.num_key_value_heads}:1"),
+    "gqa_ratio": ("q:kv", lambda c: "MLA (latent cache)" if c.uses_mla else
+                  f"{c.num_attention_heads}:{c.num_key_value_heads} = "
+                  f"{c.num_attention_heads // c.num_key_value_heads}:1"),
     "intermediate_size": ("intermediate_size", lambda c: c.intermediate_size),
     "ffn_ratio": ("intermediate/hidden", lambda c: round(c.intermediate_size / c.hidden_size, 3)),
     "moe_intermediate_size": ("moe_intermediate", lambda c: c.get("moe_intermediate_size", 0)),
