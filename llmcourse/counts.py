@@ -154,11 +154,16 @@ def weight_shapes(cfg, dtype="bf16"):
     rows = []
     glob = global_tensors(cfg)
 
+    memo = {}  # per distinct tensor: 45k rows of DeepSeek-V3 share a few dozen tensors
+
     def add(name, t, layer, expert):
-        note = ("tied to model.embed_tokens.weight" if t.tied
-                else "buffer" if t.buffer else "")
-        rows.append((name, t.shape, t.numel, int(t.numel * bits / 8), t.component, layer,
-                     expert, note))
+        info = memo.get(t)
+        if info is None:
+            note = ("tied to model.embed_tokens.weight" if t.tied
+                    else "buffer" if t.buffer else "")
+            info = memo[t] = (t.shape, t.numel, int(t.numel * bits / 8), t.component, note)
+        shape, numel, nbytes, component, note = info
+        rows.append((name, shape, numel, nbytes, component, layer, expert, note))
 
     add(glob[0].name, glob[0], -1, -1)
     by_layer = {i: tensors for idx, tensors in layer_groups(cfg) for i in idx}
@@ -217,10 +222,10 @@ def kv_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
     _positive_int("seq_len", seq_len, allow_zero=True)
     _positive_int("batch", batch)
     per_tok = kv_cache_bytes_per_token(cfg, dtype)
-    window = cfg.sliding_window
-    tokens = 0
-    for lt in cfg.layer_types:
-        tokens += min(seq_len, window) if lt == "sliding_attention" else seq_len
+    n_sliding = cfg.layer_types.count("sliding_attention")
+    tokens = (len(cfg.layer_types) - n_sliding) * seq_len
+    if n_sliding:
+        tokens += n_sliding * min(seq_len, cfg.sliding_window)
     return per_tok * tokens * batch
 
 
@@ -270,11 +275,11 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     else:
         qk_dim = v_dim = cfg.head_dim
     per_key = 2 * cfg.num_attention_heads * (qk_dim + v_dim)
-    window = cfg.sliding_window
-    keys = Fraction(0)  # keys attended per token, summed over layers
-    for lt in cfg.layer_types:
-        w = window if lt == "sliding_attention" else None
-        keys += _mean_keys(seq_len, w, mode)
+    # keys attended per token, summed over layers (all layers of one kind attend alike)
+    n_sliding = cfg.layer_types.count("sliding_attention")
+    keys = (len(cfg.layer_types) - n_sliding) * _mean_keys(seq_len, None, mode)
+    if n_sliding:
+        keys += n_sliding * _mean_keys(seq_len, cfg.sliding_window, mode)
     return FlopCount(cfg.name, matmul, int(per_key * keys), mode, seq_len)
 
 

@@ -1,0 +1,115 @@
+#!/usr/bin/env python
+"""Turn ``benchmarks/run.py --json PATH`` results into the Markdown tables of
+docs/benchmarks.md:
+
+    python benchmarks/run.py --json results.json
+    python benchmarks/report.py results.json > tables.md
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import (TARGET_COUNT_US, TARGET_COURSE_S, TARGET_IMPORT_MS,  # noqa: E402
+                 TARGET_META_RATIO, TARGET_REDRAW_MS)
+
+
+def ok(flag):
+    return "PASS" if flag else "**MISS**"
+
+
+def md_table(headers, rows):
+    out = ["| " + " | ".join(headers) + " |",
+           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(headers))) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def main(path):
+    r = json.load(open(path, encoding="utf-8"))
+    m = r["machine"]
+    print(f"Run: `python benchmarks/run.py` ({r['mode']} mode), {m['date']}, "
+          f"{r['seconds']:.0f} s in all.\n")
+    print(md_table(["machine", ""], [
+        ["CPU", m["cpu"]], ["cores", m["cores"]], ["RAM", f"{m.get('ram_gib', '?')} GiB"],
+        ["Python", m["python"]], ["platform", m["platform"]],
+        ["load average (1, 5, 15 min) at start / end",
+         f"{m['load_avg_start']} / {m.get('load_avg_end')}"],
+        ["packages", ", ".join(f"{k} {v}" for k, v in m["packages"].items())]]))
+    imp = r.get("import")
+    if imp:
+        print("\n### 1. Import\n")
+        print(md_table(["measure", f"median of {imp['runs']} fresh processes", "target", ""], [
+            ["`import llmcourse` (core)", f"{imp['core_import_s'] * 1e3:.1f} ms",
+             f"< {TARGET_IMPORT_MS} ms", ok(imp["core_ok"])],
+            ["pandas / matplotlib / ipywidgets / numpy imported by the core",
+             ", ".join(imp["heavy_after_core"]) or "none", "none", ok(imp["lazy_ok"])],
+            ["`import llmcourse.widgets` (after the core)", f"{imp['widgets_import_s'] * 1e3:.1f} ms",
+             "-", ""],
+            [f"then the first explorer, cold (`{imp.get('first_explorer')}`: imports ipywidgets, "
+             "matplotlib; first figure)", f"{imp.get('first_explorer_s', float('nan')) * 1e3:.0f} ms",
+             "-", ""],
+            ["whole process: interpreter + all of the above",
+             f"{imp['process_s'] * 1e3:.1f} ms", "-", ""],
+            ["bare interpreter `python -c pass`", f"{imp['bare_python_s'] * 1e3:.1f} ms", "-", ""]]))
+    cnt = r.get("counts")
+    if cnt:
+        print(f"\n### 2. Counts (median µs per call; seq_len 8192, bf16; target < {TARGET_COUNT_US} µs)\n")
+        rows = [[n, f"{v['param_count'] * 1e6:.1f}", f"{v['kv_cache_bytes'] * 1e6:.1f}",
+                 f"{v['flops_per_token'] * 1e6:.1f}", f"{v['flops_per_token_decode'] * 1e6:.1f}",
+                 f"{v['replace_then_param_count'] * 1e6:.1f}", ok(v["ok"])]
+                for n, v in cnt["models"].items()]
+        print(md_table(["model", "param_count", "kv_cache_bytes", "flops_per_token (prefill)",
+                        "flops_per_token (decode)", "replace + param_count (info)", ""], rows))
+        ws = cnt["weight_shapes_deepseek_v3"]
+        print(f"\n`weight_shapes(DeepSeek-V3)`: {ws['rows']:,} tensors in "
+              f"{ws['seconds'] * 1e3:.0f} ms (median of {ws['repeat']}; no target).")
+    tf = r.get("transformers")
+    if tf and "models" in tf:
+        print(f"\n### 3. transformers on the meta device (target: >= {TARGET_META_RATIO}x; "
+              "counts equal)\n")
+        rows = [[n, f"{v['param_count']:,}", "yes" if v["equal"] else "**NO**",
+                 f"{v['warm_s'] * 1e3:.1f} ms", f"{v['fresh_s']:.2f} s" if "fresh_s" in v else "-",
+                 f"{v['param_count_s'] * 1e6:.1f} µs", f"{v['ratio_warm']:,.0f}x",
+                 f"{v['ratio_fresh']:,.0f}x" if "ratio_fresh" in v else "-", ok(v["ok"])]
+                for n, v in tf["models"].items()]
+        print(md_table(["model", "parameters", "equal", "meta build, warm", "fresh process",
+                        "param_count", "ratio warm", "ratio fresh", ""], rows))
+    wid = r.get("widgets")
+    if wid and wid.get("explorers"):
+        print(f"\n### 4. Widget redraw (median per change, figure included; target < "
+              f"{TARGET_REDRAW_MS} ms)\n")
+        rows = []
+        for n, v in wid["explorers"].items():
+            if "median_s" not in v:
+                rows.append([n, "-", "-", "-", "-", "-", v.get("error", "?"), "**ERROR**"])
+                continue
+            p = v.get("parts_median_s", {})
+            rows.append([n, v["changes"], f"{v['median_s'] * 1e3:.1f}",
+                         f"{v['cpu_median_s'] * 1e3:.1f}", f"{v['p90_s'] * 1e3:.1f}",
+                         " / ".join(f"{p[k] * 1e3:.1f}" if k in p else "-"
+                                    for k in ("compute", "draw", "render", "publish")),
+                         f"{v['slowest_control'][0]} {v['slowest_control'][1] * 1e3:.1f}",
+                         ok(v["ok"])])
+        print(md_table(["explorer", "changes", "median ms (wall)", "median ms (CPU)", "p90 ms",
+                        "compute / draw / render / publish ms", "slowest control (ms)", ""],
+                       rows))
+    course = r.get("course")
+    if course and course.get("notebooks"):
+        print(f"\n### 5. The whole course (target < {TARGET_COURSE_S} s)\n")
+        rows = [[n, v.get("cells", "-"), f"{v['kernel_start_s']:.2f}" if "kernel_start_s" in v else "-",
+                 f"{v['cells_s']:.2f}" if "cells_s" in v else "-",
+                 f"{v['shutdown_s']:.2f}" if "shutdown_s" in v else "-", f"{v['total_s']:.2f}",
+                 "ok" if "error" not in v else "**FAILED**"] for n, v in course["notebooks"].items()]
+        rows.append(["**total**", "", f"{course['kernel_start_s']:.2f}", f"{course['cells_s']:.2f}",
+                     f"{course['shutdown_s']:.2f}", f"**{course['total_s']:.2f}**",
+                     ok(course["ok"]) if course["ok"] is not None else "subset"])
+        print(md_table(["notebook", "code cells", "kernel start s", "cells s", "shutdown s",
+                        "total s", ""], rows))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
