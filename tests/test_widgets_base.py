@@ -1,0 +1,74 @@
+"""The Explorer pattern shared by every lesson, and the fast PNG path it uses."""
+
+import io
+
+import pytest
+
+import llmcourse as lc
+from llmcourse.plots.style import png_bytes
+
+W = lc.widgets
+
+
+def _pixels(png):
+    import matplotlib.image as mpimg
+    return mpimg.imread(io.BytesIO(png), format="png")
+
+
+@pytest.mark.parametrize("name", sorted(W.EXPLORERS))
+def test_every_explorer_builds_and_its_png_is_what_savefig_draws(name):
+    """The redraw path (a lasting canvas with cached glyphs, own PNG encoder) must show
+    exactly the pixels matplotlib's own savefig makes of the same figure."""
+    import numpy as np
+    ex = W.EXPLORERS[name]()
+    assert ex.error == "" and ex.rows
+    assert "lc-explorer" in ex.widget._dom_classes
+    if ex.fig is None:
+        return
+    fast = _pixels(ex.image.value)
+    buf = io.BytesIO()
+    ex.fig.savefig(buf, format="png")
+    slow = _pixels(buf.getvalue())
+    assert fast.shape[:2] == slow.shape[:2]
+    assert np.array_equal(fast[..., :3], slow[..., :3])
+
+
+def test_png_bytes_are_stable():
+    fig = lc.plots.kv_cache_vs_context([("8B", lc.load_model("Meta-Llama-3-8B"))])
+    assert png_bytes(fig) == png_bytes(fig)
+
+
+def _toy(calls):
+    """An explorer over the engine: KV cache of Llama-3-8B with a free KV-head box."""
+    cfg = lc.load_model("Meta-Llama-3-8B")
+
+    def compute(v):
+        calls.append(dict(v))
+        c = cfg.replace(num_key_value_heads=v["kv"])
+        return [W.Row("KV cache", "kv", lc.kv_cache_bytes(c, v["n"]), "")]
+    return W.Explorer("toy", {"kv": W.int_text("kv", 8), "n": W.selection("n", [1, 2, 4], 1)},
+                      compute)
+
+
+def test_bad_setting_shows_one_line_and_the_explorer_recovers():
+    calls = []
+    ex = _toy(calls)
+    good = ex.value("kv")
+    ex.set(kv=5)
+    assert ex.error.startswith("num_key_value_heads") and "\n" not in ex.error
+    assert "&#9888;" in ex.error_line.value and "lc-stale" in ex.summary._dom_classes
+    assert ex.value("kv") == good                 # the table keeps the last valid setting
+    ex.set(kv=4)
+    assert ex.error == "" and ex.error_line.value == ""
+    assert ex.value("kv") == lc.kv_cache_bytes(lc.load_model("Meta-Llama-3-8B")
+                                               .replace(num_key_value_heads=4), 1)
+    assert 'data-key=\'kv\'' in ex.summary.value
+
+
+def test_hold_gives_one_redraw():
+    calls = []
+    ex = _toy(calls)
+    calls.clear()
+    with ex.hold():
+        ex.set(kv=2, n=4)
+    assert calls == [{"kv": 2, "n": 4}]
