@@ -1,0 +1,197 @@
+"""Every lesson in a real browser: in JupyterLab as a reader meets it, and in Voila
+as a lecturer shows it on a projector.
+
+JupyterLab: open the notebook (a copy with outputs cleared), Run All Cells, no
+error output, every explorer is a live widget; then for each explorer change a
+control as a person would and see the engine's exact value for the new setting,
+type an impossible setting and see the engine's one-line message, and put the
+control back and see the widget work again. Voila: the page loads without code,
+the explorers render, a change updates the table and the figure.
+
+Screenshots (1280x800 in JupyterLab, 1280x720 in Voila) go to
+artifacts/screenshots/. Adding a notebook = adding one entry to SPECS.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+
+import browser_helpers as bh
+from browser_helpers import ExplorerCheck, Invalid, NotebookSpec
+import llmcourse as lc
+
+pytestmark = pytest.mark.browser
+
+
+@lru_cache(maxsize=None)
+def model(name):
+    return lc.load_model(name)
+
+
+LLAMA3_8B = "Meta-Llama-3-8B"
+
+# One entry per notebook: its explorers (as the notebook builds them) and what a
+# person does with each. ``expect`` is the engine's own value for the new setting;
+# ``Invalid.engine`` is the engine call that rejects the typed setting (the page
+# must show exactly its message).
+SPECS = [
+    NotebookSpec("00_start_here_anatomy.ipynb", [
+        # lc.widgets.layer_anatomy_explorer(): Llama-3.2-3B, layer 0, bf16
+        ExplorerCheck("layer_anatomy", control="model", value="Qwen3-0.6B", key="total",
+                      expect=lambda: lc.param_count(model("Qwen3-0.6B")).total,
+                      invalid=Invalid("num_key_value_heads", 5, lambda: model("Qwen3-0.6B")
+                                      .replace(num_key_value_heads=5))),
+    ]),
+    NotebookSpec("01_heads_and_head_dim.ipynb", [
+        # lc.widgets.heads_explorer("Meta-Llama-3-8B"): 32 heads, head_dim = hidden/heads, 8 KV
+        ExplorerCheck("heads", control="num_attention_heads", value=64, key="total",
+                      expect=lambda: lc.param_count(
+                          model(LLAMA3_8B).replace(num_attention_heads=64)).total,
+                      # 4 heads cannot have the 8 KV heads the KV slider keeps
+                      invalid=Invalid("num_attention_heads", 4, lambda: model(LLAMA3_8B)
+                                      .replace(num_attention_heads=4))),
+    ]),
+    NotebookSpec("02_gqa_and_kv_cache.ipynb", [
+        # lc.widgets.kv_cache_explorer("Meta-Llama-3-8B", seq_len=8192, batch=1)
+        ExplorerCheck("kv_cache", control="num_key_value_heads", value=16, key="kv_cache_bytes",
+                      expect=lambda: lc.kv_cache_bytes(
+                          model(LLAMA3_8B).replace(num_key_value_heads=16), 8192),
+                      invalid=Invalid("sliding_window", 0, lambda: model(LLAMA3_8B)
+                                      .replace(sliding_window=0))),
+    ]),
+    NotebookSpec("03_ffn_sizing.ipynb", [
+        # lc.widgets.ffn_explorer("Meta-Llama-3-8B", seq_len=4096): intermediate_size 14,336
+        ExplorerCheck("ffn", control="intermediate_size", value=28672, key="total_params",
+                      expect=lambda: lc.param_count(
+                          model(LLAMA3_8B).replace(intermediate_size=28672)).total,
+                      invalid=Invalid("intermediate_size", 0, lambda: model(LLAMA3_8B)
+                                      .replace(intermediate_size=0))),
+    ]),
+    NotebookSpec("04_depth_and_width.ipynb", [
+        # lc.widgets.depth_width_explorer("Meta-Llama-3-8B"): 32 layers, d 4096, 32 heads
+        ExplorerCheck("depth_width", control="num_hidden_layers", value=33, key="total",
+                      expect=lambda: lc.param_count(
+                          model(LLAMA3_8B).replace(num_hidden_layers=33)).total,
+                      invalid=Invalid("num_attention_heads", 33, lambda: model(LLAMA3_8B)
+                                      .replace(num_hidden_layers=33, num_attention_heads=33))),
+    ]),
+    NotebookSpec("05_moe_vs_dense.ipynb", [
+        # lc.widgets.moe_explorer("Qwen3-30B-A3B"): 128 routed experts, top-8
+        ExplorerCheck("moe", control="num_experts", value=160, key="total",
+                      expect=lambda: lc.param_count(
+                          model("Qwen3-30B-A3B").replace(num_experts=160)).total,
+                      invalid=Invalid("num_experts_per_tok", 200, lambda: model("Qwen3-30B-A3B")
+                                      .replace(num_experts=160, num_experts_per_tok=200))),
+    ]),
+    NotebookSpec("06_whatif_lab.ipynb", [
+        # lab = lc.widgets.whatif_lab("Meta-Llama-3-8B"): context 8,192, batch 1
+        ExplorerCheck("whatif", control="seq_len", value=16384, key="kv_cache_bytes",
+                      expect=lambda: lc.kv_cache_bytes(model(LLAMA3_8B), 16384),
+                      invalid=Invalid("num_key_value_heads", 5, lambda: model(LLAMA3_8B)
+                                      .replace(num_key_value_heads=5))),
+    ]),
+]
+
+
+def test_every_notebook_has_a_spec():
+    """A new notebook needs an entry in SPECS (so its explorers get driven too)."""
+    on_disk = sorted(p.name for p in bh.NOTEBOOKS.glob("[0-9]*.ipynb"))
+    assert sorted(s.notebook for s in SPECS) == on_disk
+
+
+def exercise(page, check: ExplorerCheck, view: bh.ExplorerView, shot: str, invalid=True):
+    """Change a control as a person would and compare with the engine; then (if
+    ``invalid``) an impossible setting, and back. Screenshots along the way."""
+    from playwright.sync_api import expect
+    assert view.error.inner_text().strip() == "", f"{check.explorer} starts with a message"
+    has_figure = view.figure.count() > 0
+    if has_figure:
+        expect(view.figure.first).to_have_js_property("complete", True)
+        assert view.figure_loaded(), f"{check.explorer}: the figure did not load"
+    for control, value in check.steps:
+        view.set(control, value)
+
+    # 1. a change: the engine's exact value for the new setting, a new figure
+    before, before_text, src = view.value(check.key), view.text(check.key), view.figure_src()
+    expected = check.expect()
+    assert str(expected) != before, f"spec: {check.control}={check.value!r} must change {check.key}"
+    view.set(check.control, check.value)
+    view.expect_value(check.key, expected)
+    view.expect_no_error()
+    assert view.current(check.control) == str(check.value)
+    assert view.text(check.key) != before_text, "the number a reader sees did not change"
+    if has_figure:
+        expect(view.figure.first).not_to_have_attribute("src", src or "", timeout=bh.UPDATE_MS)
+        page.wait_for_function("e => e.complete && e.naturalWidth > 0",
+                               arg=view.figure.first.element_handle(), timeout=bh.UPDATE_MS)
+    bh.screenshot(page, shot, view.root)
+    if has_figure:
+        bh.screenshot(page, f"{shot}-figure", view.figure.first, block="end")
+
+    # 2. an impossible setting: the engine's one-line message, the last valid table
+    if not (invalid and check.invalid):
+        return
+    bad = check.invalid
+    message = bh.engine_message(bad.engine)
+    assert "\n" not in message and "Traceback" not in message
+    good, valid = view.current(bad.control), view.value(check.key)
+    view.set(bad.control, bad.value)
+    view.expect_error(message)
+    if view.kind(bad.control) != "slider":  # (a slider passes valid settings on its way)
+        assert view.value(check.key) == valid, "the table should keep the last valid setting"
+    assert view.cell(check.key).count() == 1, "the table should stay on the page"
+    assert bh.problems(page) == [], "a traceback reached the page"
+    bh.screenshot(page, f"{shot}-message", view.error, block="center")
+
+    # 3. still usable: put the control back; the message goes, the numbers return
+    view.set(bad.control, good)
+    view.expect_no_error()
+    view.expect_value(check.key, valid)
+
+
+def _explorers_on_page(page):
+    return sorted(page.evaluate("""() => [...document.querySelectorAll('.lc-explorer')].map(
+        e => [...e.classList].find(c => c.startsWith('lc-explorer-')).slice('lc-explorer-'.length))"""))
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=str)
+def test_notebook_in_jupyterlab(spec, lab, lab_root, lab_page):
+    path = lab_root / "notebooks" / spec.notebook
+    assert path.exists(), f"{spec.notebook} is in SPECS but not in notebooks/"
+    page = lab_page
+    book = bh.LabNotebook(page, lab, f"notebooks/{spec.notebook}", f"nb-{spec.stem}")
+    book.run_all(bh.code_cell_count(path))
+    views = [bh.ExplorerView(page, c.explorer, c.nth).wait_rendered() for c in spec.explorers]
+    assert _explorers_on_page(page) == sorted(c.explorer for c in spec.explorers), (
+        "every explorer in the notebook needs an entry in SPECS")
+    assert bh.problems(page, ".jp-Notebook") == []
+    for check, view in zip(spec.explorers, views):
+        exercise(page, check, view, f"lab-{spec.stem}-{check.explorer}")
+    assert bh.problems(page, ".jp-Notebook") == []
+    assert bh.popups(page) == [], "something covers the notebook"
+    assert page.errors == [], "JavaScript errors on the page"
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=str)
+def test_notebook_as_lecture(spec, request, voila_root, projector_page):
+    """`make lecture` (LAB=...) shows the notebook in Voila: no code, live explorers."""
+    assert (voila_root / spec.notebook).exists()
+    if spec.notebook == bh.lecture_default():  # exactly `voila notebooks/<LAB>`
+        url = request.getfixturevalue("voila_lab").url + "/"
+    else:
+        url = f"{request.getfixturevalue('voila_tree').url}/voila/render/{spec.notebook}"
+    page = projector_page
+    page.goto(url, wait_until="commit", timeout=bh.PAGE_LOAD_MS)
+    views = [bh.ExplorerView(page, c.explorer, c.nth).wait_rendered(timeout=bh.RUN_ALL_MS)
+             for c in spec.explorers]
+    assert page.locator(".jp-CodeCell .jp-InputArea:visible, .cm-editor:visible").count() == 0, (
+        "code is shown")
+    assert bh.problems(page) == []
+    bh.screenshot(page, f"lecture-{spec.stem}-top")
+    for check, view in zip(spec.explorers, views):
+        exercise(page, check, view, f"lecture-{spec.stem}-{check.explorer}", invalid=False)
+    assert bh.problems(page) == []
+    assert bh.popups(page) == []
+    assert page.errors == [], "JavaScript errors on the page"
