@@ -72,3 +72,17 @@ def test_hold_gives_one_redraw():
     with ex.hold():
         ex.set(kv=2, n=4)
     assert calls == [{"kv": 2, "n": 4}]
+
+
+@pytest.mark.parametrize("name", sorted(W.EXPLORERS))
+def test_a_new_model_redraws_once_and_fits(name):
+    """Picking another model resets the dependent controls and redraws once, validly."""
+    ex = W.EXPLORERS[name]()
+    assert "model" in ex.controls  # every explorer starts from a real model
+    other = next(m for m in ex.controls["model"].options if m != ex.controls["model"].value)
+    count = []
+    real = ex.update
+    ex.update = lambda: (count.append(1), real())
+    ex.set(model=other)
+    assert len(count) == 1
+    assert ex.error == ""

@@ -20,7 +20,7 @@ _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
              "Qwen2-7B": (7, -11, "left"), "gemma-2-2b": (-7, 3, "right"),
              "phi-2": (7, -11, "left"), "Llama-3.2-3B": (-7, 6, "right"),
              "DeepSeek-V2": (7, 4, "left"), "Qwen3-235B-A22B": (7, -12, "left"),
-             "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (7, -4, "left")}
+             "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (0, -17, "center")}
 
 
 def _cfg(m):
@@ -70,7 +70,8 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
         plain_log_axis(ax.yaxis)
         ax.set_xlabel("weights in bf16 (GiB, log scale): memory follows total parameters")
         ax.set_ylabel(f"GFLOPs/token, {seq_len:,}-token prompt (log)")
-        star, = ax.plot([], [], "*", ms=20, color=COLORS[3], zorder=4,
+        # hollow, so the zoo point under it (the model it started from) stays visible
+        star, = ax.plot([], [], "*", ms=22, mfc="none", mec=COLORS[3], mew=2, zorder=4,
                         label="this setting" if highlight else "_nolegend_")
         ax.legend(loc="lower right")
         art = {"ax": ax, "star": star, "key": (models, seq_len), "text": None}
@@ -85,7 +86,7 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
         y = flops_per_token(cfg, seq_len).total / B
         art["star"].set_data([x], [y])
         right = x > 150  # keep the label inside the axes
-        art["text"] = ax.annotate(label, (x, y), xytext=(-12, -20) if right else (12, 8),
+        art["text"] = ax.annotate(label, (x, y), xytext=(-12, 14) if right else (12, 14),
                                   textcoords="offset points", ha="right" if right else "left",
                                   fontsize=11, color=COLORS[3], fontweight="bold",
                                   bbox=dict(fc="white", ec="none", alpha=0.8, pad=1))

@@ -300,6 +300,5 @@ def layer_anatomy_explorer(model="Llama-3.2-3B", layer=0, dtype="bf16"):
             c.options = list(range(base["cfg"].num_hidden_layers))
             c.value = 0
             controls["num_key_value_heads"].value = base["cfg"].num_key_value_heads
-    controls["model"].unobserve(ex._on_change, names="value")  # on_model redraws once
-    controls["model"].observe(on_model, names="value")
+    ex.on_change("model", on_model)
     return ex

@@ -66,7 +66,8 @@ class Explorer:
         self.image = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto"))
         self.image.add_class("lc-figure")
         self.fig = None
-        self._held = False
+        self._held = 0            # depth of nested hold() blocks
+        self._handlers = {}       # control key -> handler run before the redraw
         if draw is not None:
             from ..plots.style import new_figure
             self.fig, _ = new_figure(0, 0, size=figsize, fast=True)
@@ -93,20 +94,34 @@ class Explorer:
             self.controls[k].value = v
         return self
 
-    def _on_change(self, _change=None):
-        if not self._held:
+    def on_change(self, key, handler):
+        """Let ``handler(change)`` react first when control ``key`` changes (e.g. a new
+        model resets the sliders to its own values). It runs inside :meth:`hold`, so
+        whatever it changes, the explorer redraws once, after it."""
+        self._handlers[key] = handler
+
+    def _on_change(self, change=None):
+        if self._held:
+            return
+        owner = change["owner"] if change else None
+        key = next((k for k, c in self.controls.items() if c is owner), None)
+        if key in self._handlers:
+            with self.hold():
+                self._handlers[key](change)
+        else:
             self.update()
 
     @contextlib.contextmanager
     def hold(self):
         """Change several controls at once with one redraw at the end (e.g. when a
-        new model resets the sliders)."""
-        self._held = True
+        new model resets the sliders). Nested holds redraw once, at the outermost."""
+        self._held += 1
         try:
             yield self
         finally:
-            self._held = False
-        self.update()
+            self._held -= 1
+        if not self._held:
+            self.update()
 
     def update(self):
         """Recompute and redraw; on a bad setting show the message instead.
@@ -131,31 +146,33 @@ class Explorer:
                 t3 = time.perf_counter()
                 timings["draw"], timings["render"] = t2 - t1, t3 - t2
         except ValueError as e:  # the engine's one-line message
-            self._show_error(str(e))
+            self.show_error(str(e))
         except Exception as e:  # a bug: still no traceback in the reader's face
-            self._show_error(f"unexpected {type(e).__name__}: {e}")
+            self.show_error(f"unexpected {type(e).__name__}: {e}")
         else:
             t4 = time.perf_counter()
             if png is not None:
                 self.image.value = png
             self.rows, self.error = rows, ""
             self.error_line.value = ""
-            self.summary.value = self._table(rows)
+            self.summary.value = self.table_html(rows)
             self.summary.remove_class("lc-stale")
             timings["publish"] = time.perf_counter() - t4
         self.last_seconds = time.perf_counter() - t0
         self.last_timings = timings
 
-    def _show_error(self, msg):
+    def show_error(self, msg):
+        """Show a one-line message in the error line; the table dims to the last valid
+        setting and every control keeps working."""
         self.error = msg
         self.error_line.value = (
             "<div style='color:#b00020;font-weight:bold;padding:4px 0'>&#9888; "
             f"{html.escape(msg)}</div>")
         self.summary.add_class("lc-stale")  # the table still shows the last valid setting
-        self.summary.value = self._table(self.rows, stale=True)
+        self.summary.value = self.table_html(self.rows, stale=True)
 
-    @staticmethod
-    def _table(rows, stale=False):
+    def table_html(self, rows, stale=False):
+        """The summary table (override for another layout; keep ``data-key``/``data-value``)."""
         style = "opacity:0.4;" if stale else ""
         body = "".join(
             f"<tr><th style='text-align:left;padding-right:1.5em'>{html.escape(r.label)}</th>"

@@ -103,5 +103,5 @@ def depth_width_explorer(model="Meta-Llama-3-8B"):
             controls["hidden_size"].value = cfg.hidden_size
             controls["num_hidden_layers"].value = cfg.num_hidden_layers
             controls["num_attention_heads"].value = cfg.num_attention_heads
-    controls["model"].observe(on_model, names="value")
+    ex.on_change("model", on_model)
     return ex

@@ -112,5 +112,5 @@ def ffn_explorer(model="Meta-Llama-3-8B", seq_len=4096):
         with ex.hold():
             controls["intermediate_size"].value = base["cfg"].intermediate_size
             controls["mlp_kind"].value = MLP_KINDS[0]
-    controls["model"].observe(on_model, names="value")
+    ex.on_change("model", on_model)
     return ex

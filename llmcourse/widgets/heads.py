@@ -260,8 +260,6 @@ def heads_explorer(model="Meta-Llama-3-8B"):
     ex = Explorer("heads", controls, compute, draw, title="Heads explorer", figsize=(10, 5))
 
     def on_heads(change):  # offer the divisors of the new head count; keep the KV value
-        if ex._held:
-            return
         c = controls["num_key_value_heads"]
         keep = c.value
         with ex.hold():  # one redraw, after the KV slider has its new options
@@ -277,7 +275,6 @@ def heads_explorer(model="Meta-Llama-3-8B"):
             controls["head_dim"].value = _model_head_dim(cfg)
             controls["num_key_value_heads"].options = divisors(cfg.num_attention_heads)
             controls["num_key_value_heads"].value = cfg.num_key_value_heads
-    for key, handler in (("num_attention_heads", on_heads), ("model", on_model)):
-        controls[key].unobserve(ex._on_change, names="value")  # the handler redraws once
-        controls[key].observe(handler, names="value")
+    ex.on_change("num_attention_heads", on_heads)
+    ex.on_change("model", on_model)
     return ex

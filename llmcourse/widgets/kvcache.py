@@ -145,5 +145,5 @@ def kv_cache_explorer(model="Meta-Llama-3-8B", seq_len=8192, batch=1, dtype="bf1
             c.disabled = cfg.uses_mla
             controls["layers"].value = "as shipped"
             controls["sliding_window"].value = _window(cfg)
-    controls["model"].observe(on_model, names="value")
+    ex.on_change("model", on_model)
     return ex

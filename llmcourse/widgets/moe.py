@@ -107,5 +107,5 @@ def moe_explorer(model="Qwen3-30B-A3B"):
             size = cfg.get(expert_size_field(cfg))
             controls["expert_size"].options = sorted(set(SIZE_OPTIONS) | {size})
             controls["expert_size"].value = size
-    controls["model"].observe(on_model, names="value")
+    ex.on_change("model", on_model)
     return ex

@@ -296,8 +296,6 @@ class WhatIfLab(Explorer):
             else:
                 controls[f] = int_text(f, 0, width="270px")
         self._reset_fields(controls)  # values and visibility for the first model
-        # a new model resets the fields (one redraw); see _on_change
-        controls["model"].observe(self._on_model, names="value")
 
         # loading and saving (not inputs of compute: kept out of ``controls``)
         self.path_box = W.Text(placeholder="path/to/config.json (or a folder holding one)",
@@ -332,6 +330,7 @@ class WhatIfLab(Explorer):
                  "A field left as it is keeps its rule (e.g. an unset head_dim follows "
                  "hidden_size / num_attention_heads). For a dense model, a number of experts "
                  "above 0 turns its MLP into routed experts (lc.as_moe).")
+        self.on_change("model", self._on_model)  # a new model resets the fields: one redraw
         self.load_button.on_click(lambda _b: self.load_path(self.path_box.value))
         self.upload.observe(self._on_upload, names="value")
         self.save_button.on_click(lambda _b: self.save(self.save_box.value))
@@ -371,14 +370,7 @@ class WhatIfLab(Explorer):
             return
         name = change["new"]
         self.base = self.loaded[name] if name in self.loaded else load_model(name)
-        with self.hold():
-            self._reset_fields()
-
-    def _on_change(self, change=None):
-        # a new model is handled by _on_model, which resets the fields with one redraw
-        if change is not None and change.get("owner") is self.controls["model"]:
-            return
-        super()._on_change(change)
+        self._reset_fields()
 
     # --- compute and draw -----------------------------------------------------
     def edited_config(self, values=None):
@@ -413,7 +405,7 @@ class WhatIfLab(Explorer):
                                   f"{html.escape(diff_text(self.base, self.edited))}</div>")
         self.last_seconds = time.perf_counter() - t0
 
-    def _table(self, rows, stale=False):
+    def table_html(self, rows, stale=False):
         style = "opacity:0.4;" if stale else ""
         cap = ("<caption style='text-align:left;color:#b00020'>last valid setting</caption>"
                if stale else "")
@@ -440,9 +432,6 @@ class WhatIfLab(Explorer):
         return f"<table style='{style}font-size:15px'>{cap}{head}{''.join(body)}</table>"
 
     # --- loading ----------------------------------------------------------------
-    def _show_message(self, msg):
-        self._show_error(msg)
-
     def load_config(self, cfg, label=None):
         """Add a config to the model list and select it."""
         label = label or f"{cfg.name} (loaded)"
@@ -469,7 +458,7 @@ class WhatIfLab(Explorer):
                                   "(or of a folder holding one)")
             cfg = from_hf_config(os.path.expanduser(path))
         except ValueError as e:
-            self._show_message(str(e))
+            self.show_error(str(e))
             return None
         return self.load_config(cfg)
 
@@ -481,7 +470,7 @@ class WhatIfLab(Explorer):
         try:
             self.load_upload(f["name"], bytes(f["content"]))
         except Exception as e:  # never a traceback in the reader's face
-            self._show_message(f"upload {f.get('name', '')}: {type(e).__name__}: {e}")
+            self.show_error(f"upload {f.get('name', '')}: {type(e).__name__}: {e}")
         self.upload.value = ()  # so the same file can be uploaded again
 
     def load_upload(self, filename, content):
@@ -496,7 +485,7 @@ class WhatIfLab(Explorer):
             try:
                 cfg = from_hf_config(path, name="uploaded config" if stem == "config" else stem)
             except ValueError as e:
-                self._show_message(str(e).replace(os.path.join(tmp, ""), ""))
+                self.show_error(str(e).replace(os.path.join(tmp, ""), ""))
                 return None
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
