@@ -103,11 +103,7 @@ def _validate(raw):
         _fail("model_type", f"unsupported; supported: {', '.join(SUPPORTED_MODEL_TYPES)}", mt)
     spec = _FAMILIES[mt]
     r = dict(spec["defaults"])
-    r.update({k: v for k, v in raw.items()})
-    # null in a config.json means "use the default" for these
-    for k in ("num_key_value_heads", "head_dim"):
-        if r.get(k) is None:
-            r[k] = None
+    r.update(raw)  # a null num_key_value_heads / head_dim means: derive it (below)
 
     for f in _REQUIRED + _REQUIRED_BY_TYPE.get(mt, ()):
         if raw.get(f) is None and r.get(f) is None:
