@@ -18,10 +18,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .architectures import global_tensors, layer_groups
-from .config import from_hf_config
 from .counts import flops_per_token, kv_cache_bytes_per_token, param_count, weight_bytes
 from .units import GiB
-from .zoo import list_models, load_model
+from .zoo import as_config, list_models, load_model
 
 __all__ = ["approx_params_12Ld2", "layer_params", "outside_layers_params", "moe_layer_count",
            "dense_models", "moe_models", "twelve_ld2_table", "embedding_table",
@@ -31,15 +30,11 @@ __all__ = ["approx_params_12Ld2", "layer_params", "outside_layers_params", "moe_
 SEQ_LEN = 4096  # the prompt length the lessons quote FLOPs per token at
 
 
-def _cfg(m):
-    return load_model(m) if isinstance(m, str) else from_hf_config(m)
-
-
 def _labelled(m):
     """A zoo name, a config, or a ``(label, config)`` pair -> (label, config)."""
     if isinstance(m, tuple):
-        return m[0], _cfg(m[1])
-    cfg = _cfg(m)
+        return m[0], as_config(m[1])
+    cfg = as_config(m)
     return cfg.name, cfg
 
 
@@ -52,26 +47,26 @@ def approx_params_12Ld2(cfg):
     query head, heads x head_dim = d) and a 2-matrix MLP 4x wider than d
     (2 x 4d x d = 8 d**2). Embedding, lm_head, norms and biases are left out.
     """
-    cfg = _cfg(cfg)
+    cfg = as_config(cfg)
     return 12 * cfg.num_hidden_layers * cfg.hidden_size ** 2
 
 
 def outside_layers_params(cfg):
     """Exact parameters outside the decoder layers: embedding, final norm and an
     untied lm_head (a tied lm_head shares the embedding and counts once)."""
-    cfg = _cfg(cfg)
+    cfg = as_config(cfg)
     return sum(t.numel for t in global_tensors(cfg) if not t.tied)
 
 
 def layer_params(cfg):
     """Exact parameters inside the decoder layers (what 12 * L * d**2 estimates)."""
-    cfg = _cfg(cfg)
+    cfg = as_config(cfg)
     return param_count(cfg).total - outside_layers_params(cfg)
 
 
 def moe_layer_count(cfg):
     """How many layers hold routed experts (the rest have a dense MLP)."""
-    cfg = _cfg(cfg)
+    cfg = as_config(cfg)
     return sum(len(idx) for idx, ts in layer_groups(cfg) if any(t.routed for t in ts))
 
 
@@ -111,7 +106,7 @@ def twelve_ld2_table(models=None, formatted=True):
     """
     rows = []
     for m in (models if models is not None else dense_models()):
-        cfg = _cfg(m)
+        cfg = as_config(m)
         pc = param_count(cfg)
         L, d = cfg.num_hidden_layers, cfg.hidden_size
         exact, est = layer_params(cfg), approx_params_12Ld2(cfg)
@@ -133,7 +128,7 @@ def embedding_table(models=None, formatted=True):
     """How much of each model is its token embedding (and an untied lm_head)."""
     rows = []
     for m in (models if models is not None else dense_models()):
-        cfg = _cfg(m)
+        cfg = as_config(m)
         pc = param_count(cfg)
         head = pc.components["lm_head"]
         rows.append({"model": cfg.name, "vocab": cfg.vocab_size, "hidden d": cfg.hidden_size,
@@ -147,7 +142,7 @@ def embedding_table(models=None, formatted=True):
 def depth_change_table(model, num_hidden_layers, seq_len=SEQ_LEN, formatted=True):
     """A model at its own depth and at ``num_hidden_layers``: params, FLOPs, KV cache."""
     import pandas as pd
-    base = _cfg(model)
+    base = as_config(model)
     new = base.replace(num_hidden_layers=num_hidden_layers)
     out = {}
     for label, cfg in ((f"{base.num_hidden_layers} layers", base),
@@ -181,7 +176,7 @@ def depth_width_table(models, seq_len=SEQ_LEN, formatted=True):
     """Where the parameters go in models of similar size but different shape."""
     rows = []
     for m in models:
-        cfg = _cfg(m)
+        cfg = as_config(m)
         pc = param_count(cfg)
         L = cfg.num_hidden_layers
         inside = layer_params(cfg)
@@ -246,7 +241,7 @@ def active_conventions_table(models=None, formatted=True):
     without the embedding and the lm_head (unembedding)."""
     rows = []
     for m in (models if models is not None else list(PUBLISHED)):
-        cfg = _cfg(m)
+        cfg = as_config(m)
         pc = param_count(cfg)
         pub_total, pub_active, _src = PUBLISHED.get(cfg.name, ("", "", ""))
         head = pc.components["lm_head"]
@@ -270,7 +265,7 @@ def mla_check_table(model="DeepSeek-V3", formatted=True):
     """Attention parameters per layer: seed 001's list (full Q/K/V plus low-rank)
     against the checkpoint's MLA tensors (low-rank only, RMSNorm weights)."""
     import pandas as pd
-    cfg = _cfg(model)
+    cfg = as_config(model)
     from .counts import weight_shapes
     ws = weight_shapes(cfg)
     first = ws[(ws.layer == 0) & ws.name.str.contains(".self_attn.")]

@@ -7,11 +7,11 @@ pandas is imported only by the functions that return a table.
 
 from __future__ import annotations
 
-import os
 from fractions import Fraction
 
 from .architectures import COMPONENTS, global_tensors, layer_groups
-from .config import ConfigError, ModelConfig, from_hf_config
+from .config import ConfigError
+from .zoo import as_config
 
 __all__ = ["ParamCount", "param_count", "weight_shapes", "weight_bytes", "kv_cache_bytes",
            "kv_cache_bytes_per_token", "FlopCount", "flops_per_token", "BITS_PER_PARAM",
@@ -37,14 +37,7 @@ def dtype_bits(dtype):
     return BITS_PER_PARAM[key]
 
 
-def _cfg(cfg):
-    """A ModelConfig from a config, a zoo name, a dict, or a config.json path."""
-    if isinstance(cfg, ModelConfig):
-        return cfg
-    if isinstance(cfg, str) and not cfg.endswith(".json") and not os.path.exists(cfg):
-        from .zoo import load_model
-        return load_model(cfg)
-    return from_hf_config(cfg)
+_cfg = as_config
 
 
 def _positive_int(name, value, allow_zero=False):

@@ -12,6 +12,7 @@ from fractions import Fraction
 from .architectures import global_tensors, layer_groups
 from .config import ConfigError, from_hf_config
 from .counts import flops_per_token, kv_cache_bytes, param_count, weight_bytes
+from .zoo import as_config
 
 __all__ = ["llama_intermediate_size", "llama_intermediate_steps", "mha_baseline",
            "gqa_memory_saving", "tokens_for_total_saving", "ffn_attention_split",
@@ -70,7 +71,7 @@ def mha_baseline(cfg, full_attention=False):
     layer, built as a Llama-layout config of the same hidden size and depth. Use
     it for the cache only: its weights are not DeepSeek's.
     """
-    cfg = from_hf_config(cfg)
+    cfg = as_config(cfg)
     if cfg.uses_mla:
         return from_hf_config({
             "model_type": "llama", "hidden_size": cfg.hidden_size,
@@ -96,7 +97,7 @@ def gqa_memory_saving(cfg, seq_len, batch=1, dtype="bf16"):
     the baseline's weights are larger. For MLA the weights are held equal (the
     baseline is a cache baseline only).
     """
-    cfg = from_hf_config(cfg)
+    cfg = as_config(cfg)
     base = mha_baseline(cfg)
     w = weight_bytes(cfg, dtype)
     wb = w if cfg.uses_mla else weight_bytes(base, dtype)
@@ -175,7 +176,7 @@ def ffn_attention_split(cfg, seq_len=4096, mode="prefill"):
     parts sum to ``flops_per_token(cfg, seq_len, mode).total`` exactly.
     Shares are floats (fractions of the total).
     """
-    cfg = from_hf_config(cfg)
+    cfg = as_config(cfg)
     comp = param_count(cfg).components
     total = sum(comp.values())
     ffn_p = sum(comp[c] for c in FFN_COMPONENTS)
@@ -204,10 +205,9 @@ def ffn_attention_split(cfg, seq_len=4096, mode="prefill"):
 def ffn_share_rows(models, seq_len=4096, mode="prefill"):
     """One dict per model for a table: FFN and attention parameters (exact) and
     their shares of parameters and of FLOPs per token, in percent (2 decimals)."""
-    from .zoo import load_model
     rows = []
     for m in models:
-        s = ffn_attention_split(load_model(m) if isinstance(m, str) else m, seq_len, mode)
+        s = ffn_attention_split(as_config(m), seq_len, mode)
         rows.append({
             "model": s["model"], "intermediate/hidden": round(s["ffn_ratio"], 3),
             "FFN params": s["ffn_params"], "attention params": s["attention_params"],

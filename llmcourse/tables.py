@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .config import ModelConfig
 from .counts import kv_cache_bytes_per_token, param_count, weight_bytes
 from .units import GiB
-from .zoo import list_models, load_model
+from .zoo import as_config, list_models
 
 __all__ = ["COLUMNS", "model_table", "fmt", "census"]
 
@@ -51,16 +50,12 @@ COLUMNS = {
 }
 
 
-def _resolve(m):
-    return m if isinstance(m, ModelConfig) else load_model(m)
-
-
 def model_table(models=None, columns=("hidden_size", "num_hidden_layers", "num_attention_heads",
                                       "num_key_value_heads", "head_dim", "intermediate_size",
                                       "total"), formatted=True):
     """One row per model (zoo names or configs), one column per name in ``columns``."""
     import pandas as pd
-    cfgs = [_resolve(m) for m in (models if models is not None else list_models())]
+    cfgs = [as_config(m) for m in (models if models is not None else list_models())]
     unknown = [c for c in columns if c not in COLUMNS]
     if unknown:
         raise ValueError(f"columns: unknown {unknown}; choose from {', '.join(COLUMNS)}")
@@ -84,7 +79,7 @@ def fmt(df):
 def census(cfg, formatted=True):
     """Parameters per component with their share of the total (sums to the total)."""
     import pandas as pd
-    pc = param_count(_resolve(cfg))
+    pc = param_count(as_config(cfg))
     rows = [(k, v, Fraction(100 * v, pc.total)) for k, v in pc.components.items() if v]
     df = pd.DataFrame([(k, v, float(round(p, 2))) for k, v, p in rows],
                       columns=["component", "parameters", "% of total"]).set_index("component")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from .config import ConfigError, from_hf_config
+from .config import ConfigError, ModelConfig, from_hf_config
 
-__all__ = ["list_models", "load_model", "CONFIG_DIR"]
+__all__ = ["list_models", "load_model", "as_config", "CONFIG_DIR"]
 
 CONFIG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
 _cache = {}
@@ -31,3 +31,13 @@ def load_model(name):
         real = names[key]
         _cache[key] = from_hf_config(os.path.join(CONFIG_DIR, real + ".json"), name=real)
     return _cache[key]
+
+
+def as_config(model):
+    """A :class:`~llmcourse.config.ModelConfig` from a config, a zoo name, a
+    ``config.json`` dict, or a path to a config file or folder."""
+    if isinstance(model, ModelConfig):
+        return model
+    if isinstance(model, str) and not model.endswith(".json") and not os.path.exists(model):
+        return load_model(model)
+    return from_hf_config(model)

@@ -175,3 +175,13 @@ def test_bad_arguments_to_counts():
     assert one_line_error(lc.kv_cache_bytes, cfg, 10, batch=0).startswith("batch")
     assert one_line_error(lc.weight_bytes, cfg, "fp7").startswith("dtype")
     assert one_line_error(lc.flops_per_token, cfg, 10, mode="train").startswith("mode")
+
+
+def test_as_config_takes_every_form(tmp_path):
+    from llmcourse.zoo import as_config
+    cfg = lc.load_model("Qwen3-8B")
+    path = cfg.save(tmp_path)
+    assert as_config(cfg) is cfg
+    assert as_config("qwen3-8b") is cfg
+    assert as_config(cfg.to_hf_config()) == cfg == as_config(path) == as_config(str(tmp_path))
+    assert "no zoo model" in one_line_error(as_config, "Qwen9-8B")

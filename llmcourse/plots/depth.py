@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 from ..approx import (approx_params_12Ld2, dense_models, layer_params, outside_layers_params)
-from ..config import from_hf_config
 from ..counts import param_count
-from ..zoo import load_model
+from ..zoo import as_config
 from .style import COLORS, COMPONENT_COLORS, new_figure, styled
 
 __all__ = ["params_vs_layers", "draw_params_vs_layers", "approx_error_bars",
            "embedding_share_bars", "depth_width_bars", "layer_grid"]
 
 B = 10**9
-
-
-def _cfg(m):
-    return load_model(m) if isinstance(m, str) else from_hf_config(m)
 
 
 def clear_keeping_margins(fig):
@@ -37,7 +32,7 @@ def draw_params_vs_layers(fig, cfg, mark_layers=None, max_layers=None, title=Non
     12·L·d² and the (depth-independent) embedding + lm_head. Each point is an engine
     count of ``cfg`` at that depth. Draws on ``fig``; a second call on the same figure
     moves the existing artists (fast enough for a live explorer)."""
-    cfg = _cfg(cfg)
+    cfg = as_config(cfg)
     L = mark_layers or cfg.num_hidden_layers
     top = max_layers or max(128, 8 * -(-int(1.25 * L) // 8))
     xs = layer_grid(top)
@@ -86,14 +81,14 @@ def draw_params_vs_layers(fig, cfg, mark_layers=None, max_layers=None, title=Non
 def params_vs_layers(model, mark_layers=None, max_layers=None, title=None):
     """Parameters against depth for one model's width (a static figure)."""
     fig, _ = new_figure()
-    draw_params_vs_layers(fig, _cfg(model), mark_layers, max_layers, title)
+    draw_params_vs_layers(fig, as_config(model), mark_layers, max_layers, title)
     return fig
 
 
 @styled
 def approx_error_bars(models=None):
     """How far 12·L·d² lands from the exact parameters in the layers, per model."""
-    cfgs = [_cfg(m) for m in (models if models is not None else dense_models())]
+    cfgs = [as_config(m) for m in (models if models is not None else dense_models())]
     errs = [(c.name, 100 * (approx_params_12Ld2(c) - layer_params(c)) / layer_params(c))
             for c in cfgs]
     errs.sort(key=lambda t: t[1])
@@ -122,7 +117,7 @@ def approx_error_bars(models=None):
 @styled
 def embedding_share_bars(models=None):
     """Share of the token embedding (and an untied lm_head) in each model's total."""
-    cfgs = sorted((_cfg(m) for m in (models if models is not None else dense_models())),
+    cfgs = sorted((as_config(m) for m in (models if models is not None else dense_models())),
                   key=lambda c: param_count(c).total)
     fig, ax = new_figure(size=(11, 5.2))
     names, emb, head = [], [], []
@@ -152,7 +147,7 @@ def embedding_share_bars(models=None):
 def depth_width_bars(models=("Qwen3-14B", "Qwen3-32B", "Meta-Llama-3-8B", "Qwen3-8B"),
                      title="Depth versus width: where each model's parameters go"):
     """Stacked bars per component (billions) for models of different depth and width."""
-    cfgs = [_cfg(m) for m in models]
+    cfgs = [as_config(m) for m in models]
     fig, ax = new_figure(size=(11, 0.9 * len(cfgs) + 1.8))
     parts = ("attention", "mlp", "norms", "embedding", "lm_head")
     labels = {"attention": "attention", "mlp": "MLP", "norms": "norms",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..sizing import ffn_attention_split
-from ..zoo import load_model
+from ..zoo import as_config
 from matplotlib.ticker import MaxNLocator
 
 from .style import COLORS, COMPONENT_COLORS, new_figure, styled
@@ -15,7 +15,7 @@ FFN_RATIOS = [1 + i / 4 for i in range(29)]  # 1.0 .. 8.0
 
 
 def _cfgs(models):
-    return [load_model(m) if isinstance(m, str) else m for m in models]
+    return [as_config(m) for m in models]
 
 
 def _is_gated(cfg):

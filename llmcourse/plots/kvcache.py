@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..counts import kv_cache_bytes
 from ..sizing import gqa_memory_saving, mha_baseline, tokens_for_total_saving
 from ..units import GiB
-from ..zoo import load_model
+from ..zoo import as_config
 from matplotlib.ticker import NullFormatter
 
 from .style import COLORS, new_figure, plain_log_axis, styled
@@ -99,7 +99,7 @@ def kv_cache_vs_context(variants, batch=1, dtype="bf16", title=None, weights_byt
 def kv_cache_per_token(models, seq_len=32768, dtype="bf16"):
     """Cache bytes per token of context (all layers) at ``seq_len``: each model as
     shipped against plain MHA with every layer full attention (same heads)."""
-    cfgs = [load_model(m) if isinstance(m, str) else m for m in models]
+    cfgs = [as_config(m) for m in models]
     rows = []
     for c in cfgs:
         real = kv_cache_bytes(c, seq_len, 1, dtype) / seq_len / KiB
@@ -135,7 +135,7 @@ def gqa_total_memory_saving(models=("Meta-Llama-3-8B", "Qwen2-7B"), dtype="bf16"
     """GQA's saving against MHA of the same heads, of the cache alone (flat) and of
     weights + cache (rising with the tokens held), with a claimed band shaded."""
     from fractions import Fraction
-    cfgs = [load_model(m) if isinstance(m, str) else m for m in models]
+    cfgs = [as_config(m) for m in models]
     xs = [int(2 ** (k / 4)) for k in range(36, 85)]  # 512 .. 2**21 tokens
     fig, ax = new_figure(size=(11, 5.2))
     lo, hi = claim

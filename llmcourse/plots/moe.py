@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from ..approx import SEQ_LEN, moe_models
-from ..config import from_hf_config
 from ..counts import flops_per_token, param_count, weight_bytes
 from ..units import GiB
-from ..zoo import list_models, load_model
+from ..zoo import as_config, list_models
 from .depth import clear_keeping_margins
 from .style import COLORS, COMPONENT_COLORS, new_figure, plain_log_axis, styled
 
@@ -23,17 +22,13 @@ _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
              "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (0, -17, "center")}
 
 
-def _cfg(m):
-    return load_model(m) if isinstance(m, str) else from_hf_config(m)
-
-
 def zoo_memory_compute(models=None, seq_len=SEQ_LEN):
     """``[(name, is_moe, bf16 GiB, GFLOPs per token), ...]`` for zoo models (cached)."""
     key = (tuple(models) if models is not None else None, seq_len)
     if key not in _ZOO:
         pts = []
         for m in (models if models is not None else list_models()):
-            c = _cfg(m)
+            c = as_config(m)
             pts.append((c.name, c.is_moe, weight_bytes(c, "bf16") / GiB,
                         flops_per_token(c, seq_len).total / B))
         _ZOO[key] = pts
@@ -107,7 +102,7 @@ def memory_vs_compute(models=None, highlight=None, seq_len=SEQ_LEN, title=None):
 @styled
 def total_vs_active_bars(models=None, title=None):
     """Total and active parameters per model (log scale), dense models for reference."""
-    cfgs = [_cfg(m) for m in (models if models is not None else moe_models())]
+    cfgs = [as_config(m) for m in (models if models is not None else moe_models())]
     cfgs.sort(key=lambda c: param_count(c).total)
     fig, ax = new_figure(size=(11, 0.75 * len(cfgs) + 1.8))
     ys = list(range(len(cfgs)))

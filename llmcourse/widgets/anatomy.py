@@ -9,7 +9,7 @@ import html
 from ..config import ConfigError
 from ..counts import dtype_bits, param_count, weight_bytes, weight_shapes
 from ..units import MB, MiB, human_bytes, human_count
-from ..zoo import load_model
+from ..zoo import as_config, load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
 __all__ = ["decoder_trace", "layer_view", "weight_listing", "top_tensors", "tied_count_table",
@@ -38,10 +38,6 @@ def _wide(df):
     return WideFrame(df)
 
 
-def _cfg(model):
-    return model if not isinstance(model, str) else load_model(model)
-
-
 def _attention_kind(cfg):
     h, kv = cfg.num_attention_heads, cfg.num_key_value_heads
     if cfg.uses_mla:
@@ -65,7 +61,7 @@ def decoder_trace(model, layer=0):
     SwiGLU family (llama, qwen2, qwen3, mistral); others raise a one-line ``ValueError``.
     """
     import pandas as pd
-    cfg = _cfg(model)
+    cfg = as_config(model)
     if cfg.family != "llama" or cfg.is_moe or cfg.model_type == "gemma2":
         raise ConfigError(f"model: decoder_trace covers dense llama-style models "
                           f"(llama, qwen2, qwen3, mistral), not {cfg.model_type!r}")
@@ -152,7 +148,7 @@ def layer_view(model):
     """An expandable view of every layer (HTML ``<details>`` per layer, as seed 002
     shows Llama-3.2-3B): click a layer to see its tensors, shapes and parameters."""
     from IPython.display import HTML
-    cfg = _cfg(model)
+    cfg = as_config(model)
     esc = html.escape
     td = "<td style='text-align:{a};padding:1px 10px'>{v}</td>"
 
@@ -197,7 +193,7 @@ def weight_listing(model, dtype="bf16"):
     """Every stored tensor (as :func:`llmcourse.weight_shapes`), with its size in MiB
     (2**20 bytes) at ``dtype``: the listing seed 003 prints for Qwen3-0.6B (formatted
     for reading; use ``lc.weight_shapes`` for numbers)."""
-    cfg = _cfg(model)
+    cfg = as_config(model)
     df = weight_shapes(cfg, dtype)
     df[f"MiB ({dtype})"] = (df["bytes"] / MiB).map("{:,.2f}".format)
     df["numel"] = df["numel"].map("{:,}".format)
@@ -208,7 +204,7 @@ def top_tensors(model, n=20, dtype="bf16"):
     """The ``n`` largest stored tensors, in MiB (2**20 B) and MB (10**6 B) at ``dtype``.
     A tied lm_head is listed (a state dict lists it) with its note: it is the same
     storage as the embedding."""
-    cfg = _cfg(model)
+    cfg = as_config(model)
     df = weight_shapes(cfg, dtype)
     df = df.sort_values("numel", ascending=False, kind="stable").head(n).reset_index(drop=True)
     df.index = df.index + 1

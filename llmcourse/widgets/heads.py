@@ -4,7 +4,7 @@ seed 000 shape table checked against the engine, and the heads explorer."""
 from __future__ import annotations
 
 from ..counts import kv_cache_bytes_per_token, param_count, weight_shapes
-from ..zoo import list_models, load_model
+from ..zoo import as_config, list_models, load_model
 from .anatomy import _shape, _wide
 from .base import Explorer, Row, divisors, dropdown, model_dropdown, register, selection
 
@@ -12,10 +12,6 @@ __all__ = ["head_dim_table", "mha_split_table", "seed000_table", "SEED_000", "he
            "heads_explorer", "HEAD_DIMS"]
 
 HEAD_DIMS = [32, 64, 80, 96, 128, 160, 192, 256]
-
-
-def _cfg(model):
-    return model if not isinstance(model, str) else load_model(model)
 
 
 def _kind(cfg):
@@ -31,7 +27,7 @@ def head_dim_table(models=None):
     For MLA models (DeepSeek) head_dim is the q·k width, qk_nope + qk_rope."""
     import pandas as pd
     from ..tables import fmt
-    cfgs = [_cfg(m) for m in (models or list_models())]
+    cfgs = [as_config(m) for m in (models or list_models())]
     rows = []
     for c in cfgs:
         prod = c.num_attention_heads * c.head_dim
@@ -52,7 +48,7 @@ def mha_split_table(model="Meta-Llama-3-8B", heads=(8, 16, 32, 64, 128)):
     import pandas as pd
     from ..plots.heads import attention_per_layer
     from ..tables import fmt
-    base = _cfg(model)
+    base = as_config(model)
     H = base.hidden_size
     rows = []
     for h in heads:
