@@ -193,10 +193,9 @@ def depth_width_table(models, seq_len=SEQ_LEN, formatted=True):
 
 
 def _attention_kind(cfg):
-    if cfg.uses_mla:
-        return "MLA"
-    h, kv = cfg.num_attention_heads, cfg.num_key_value_heads
-    return "MHA" if h == kv else f"GQA {h}:{kv}"
+    kind = cfg.attention_kind
+    return kind if kind in ("MLA", "MHA") else \
+        f"{kind} {cfg.num_attention_heads}:{cfg.num_key_value_heads}"
 
 
 def moe_table(models=None, seq_len=SEQ_LEN, formatted=True):

@@ -269,6 +269,15 @@ class ModelConfig:
         """Multi-head latent attention (DeepSeek-V2/V3)."""
         return self._r["family"] == "deepseek"
 
+    @property
+    def attention_kind(self):
+        """``"MHA"`` (a KV head per query head), ``"GQA"`` (groups of query heads share
+        one), ``"MQA"`` (one KV head in all) or ``"MLA"`` (DeepSeek's latent cache)."""
+        if self.uses_mla:
+            return "MLA"
+        heads, kv = self._r["num_attention_heads"], self._r["num_key_value_heads"]
+        return "MHA" if kv == heads else "MQA" if kv == 1 else "GQA"
+
     def __repr__(self):
         r = self._r
         moe = f", experts={r['num_experts']} top-{r['num_experts_per_tok']}" if self.is_moe else ""

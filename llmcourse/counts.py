@@ -60,16 +60,22 @@ class ParamCount:
     """
 
     __slots__ = ("total", "active", "embedding", "components", "routed_experts",
-                 "matmul_active", "model")
+                 "matmul_components", "model")
 
-    def __init__(self, model, components, active, matmul_active):
+    def __init__(self, model, components, active, matmul_components):
         self.model = model
         self.components = components
         self.total = sum(components.values())
         self.active = active
         self.embedding = components["embedding"]
         self.routed_experts = components["experts"]
-        self.matmul_active = matmul_active
+        self.matmul_components = matmul_components
+
+    @property
+    def matmul_active(self):
+        """Weights multiplied per token (FLOPs are twice this): routed experts only the
+        top-k, a tied lm_head counted, since its matmul happens all the same."""
+        return sum(self.matmul_components.values())
 
     @property
     def non_embedding(self):
@@ -105,8 +111,8 @@ def param_count(cfg):
     """Exact parameter counts of a model: total, active per token, and a breakdown."""
     cfg = _cfg(cfg)
     comp = dict.fromkeys(COMPONENTS, 0)
-    unused = 0          # routed-expert parameters a token does not use
-    matmul_active = 0   # weights multiplied per token (for FLOPs), tied lm_head included
+    unused = 0                           # routed-expert parameters a token does not use
+    matmul = dict.fromkeys(COMPONENTS, 0)  # weights multiplied per token, by component
     E, k = cfg.num_experts, cfg.num_experts_per_tok
     for idx, tensors in layer_groups(cfg):
         n_layers = len(idx)
@@ -119,15 +125,15 @@ def param_count(cfg):
                 per_expert = n // E
                 unused += per_expert * (E - k)
                 if t.matmul:
-                    matmul_active += per_expert * k
+                    matmul[t.component] += per_expert * k
             elif t.matmul:
-                matmul_active += n
+                matmul[t.component] += n
     for t in global_tensors(cfg):
         if t.matmul:
-            matmul_active += t.numel
+            matmul[t.component] += t.numel
         if not t.tied:
             comp[t.component] += t.numel
-    pc = ParamCount(cfg.name, comp, 0, matmul_active)
+    pc = ParamCount(cfg.name, comp, 0, matmul)
     pc.active = pc.total - unused
     return pc
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import global_tensors, layer_groups
 from .config import ConfigError, from_hf_config
 from .counts import flops_per_token, kv_cache_bytes, param_count, weight_bytes
 from .zoo import as_config
@@ -148,24 +147,6 @@ def tokens_for_total_saving(cfg, target, dtype="bf16", max_tokens=2**30):
 
 # --- FFN versus attention -------------------------------------------------------------
 
-def _matmul_weights_by_component(cfg):
-    """Weights multiplied per token, by component (routed experts: the top-k used)."""
-    out = {}
-    E, k = cfg.num_experts, cfg.num_experts_per_tok
-    for idx, tensors in layer_groups(cfg):
-        for t in tensors:
-            if not t.matmul or t.buffer:
-                continue
-            n = t.numel * t.per_expert * len(idx)
-            if t.routed:
-                n = n // E * k
-            out[t.component] = out.get(t.component, 0) + n
-    for t in global_tensors(cfg):
-        if t.matmul:
-            out[t.component] = out.get(t.component, 0) + t.numel
-    return out
-
-
 def ffn_attention_split(cfg, seq_len=4096, mode="prefill"):
     """Parameters and forward FLOPs per token split into attention, FFN and the rest.
 
@@ -182,7 +163,7 @@ def ffn_attention_split(cfg, seq_len=4096, mode="prefill"):
     ffn_p = sum(comp[c] for c in FFN_COMPONENTS)
     attn_p = comp["attention"]
     fl = flops_per_token(cfg, seq_len, mode)
-    mm = _matmul_weights_by_component(cfg)
+    mm = param_count(cfg).matmul_components
     ffn_f = 2 * sum(mm.get(c, 0) for c in FFN_COMPONENTS)
     proj_f = 2 * mm.get("attention", 0)
     attn_f = proj_f + fl.attention

@@ -120,3 +120,18 @@ def test_counts_accept_a_zoo_name():
     assert lc.param_count("qwen3-8b").total == lc.param_count(lc.load_model("Qwen3-8B")).total
     assert len(lc.weight_shapes("gpt-oss-20b")) == 411
     assert "no zoo model" in str(pytest.raises(ValueError, lc.param_count, "Llama-9").value)
+
+
+def test_matmul_weights_by_component():
+    pc = lc.param_count(L8)  # no biases: every attention and MLP parameter is a matmul weight
+    mm = pc.matmul_components
+    assert mm["attention"] == pc.components["attention"] and mm["mlp"] == pc.components["mlp"]
+    assert mm["embedding"] == 0 and mm["norms"] == 0 and sum(mm.values()) == pc.matmul_active
+    moe = lc.param_count(lc.load_model("Mixtral-8x7B-v0.1"))
+    assert moe.matmul_components["experts"] == moe.components["experts"] // 8 * 2
+
+
+def test_attention_kind():
+    assert [lc.load_model(n).attention_kind for n in ("phi-2", "Meta-Llama-3-8B", "DeepSeek-V3")] \
+        == ["MHA", "GQA", "MLA"]
+    assert L8.replace(num_key_value_heads=1).attention_kind == "MQA"

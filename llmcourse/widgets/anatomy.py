@@ -40,10 +40,8 @@ def _wide(df):
 
 def _attention_kind(cfg):
     h, kv = cfg.num_attention_heads, cfg.num_key_value_heads
-    if cfg.uses_mla:
-        return f"MLA, {h} heads"
-    kind = "MHA" if kv == h else "MQA" if kv == 1 else "GQA"
-    return f"{kind} {h}:{kv}" if kind != "MHA" else f"MHA, {h} heads"
+    kind = cfg.attention_kind
+    return f"{kind}, {h} heads" if kind in ("MLA", "MHA") else f"{kind} {h}:{kv}"
 
 
 def _shape(s):

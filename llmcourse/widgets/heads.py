@@ -14,13 +14,6 @@ __all__ = ["head_dim_table", "mha_split_table", "seed000_table", "SEED_000", "he
 HEAD_DIMS = [32, 64, 80, 96, 128, 160, 192, 256]
 
 
-def _kind(cfg):
-    h, kv = cfg.num_attention_heads, cfg.num_key_value_heads
-    if cfg.uses_mla:
-        return "MLA"
-    return "MHA" if kv == h else "MQA" if kv == 1 else "GQA"
-
-
 def head_dim_table(models=None):
     """One row per model: hidden_size, heads, head_dim, heads × head_dim, whether that
     equals hidden_size, and whether head_dim is in the 64–128 range of seed 004's rule.
@@ -31,7 +24,7 @@ def head_dim_table(models=None):
     rows = []
     for c in cfgs:
         prod = c.num_attention_heads * c.head_dim
-        rows.append((c.name, _kind(c), c.hidden_size, c.num_attention_heads,
+        rows.append((c.name, c.attention_kind, c.hidden_size, c.num_attention_heads,
                      c.num_key_value_heads, c.head_dim, prod,
                      "yes" if prod == c.hidden_size else "no",
                      "yes" if 64 <= c.head_dim <= 128 else "no"))
@@ -180,7 +173,7 @@ def heads_rows(cfg, dtype="bf16"):
     """Summary rows for one attention setting (pure; the explorer and tests call it)."""
     from ..plots.heads import attention_per_layer
     h, kv, hd, H = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim, cfg.hidden_size
-    kind = _kind(cfg)
+    kind = cfg.attention_kind
     ws = weight_shapes_layer0(cfg)
     rows = [Row("attention", "kind", kind, f"{kind}: {h} query heads, {kv} KV heads"
                 + ("" if kind == "MHA" else f" ({h // kv} query heads per KV head)")),

@@ -34,9 +34,7 @@ def with_layer_pattern(cfg, pattern, sliding_window):
 
 
 def _kind(cfg):
-    heads, kv = cfg.num_attention_heads, cfg.num_key_value_heads
-    return ("MLA (latent)" if cfg.uses_mla else "MHA" if kv == heads else
-            "MQA" if kv == 1 else "GQA")
+    return "MLA (latent)" if cfg.uses_mla else cfg.attention_kind
 
 
 def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
