@@ -5,21 +5,12 @@ from __future__ import annotations
 from ..approx import (approx_params_12Ld2, dense_models, layer_params, outside_layers_params)
 from ..counts import param_count
 from ..zoo import as_config
-from .style import COLORS, COMPONENT_COLORS, new_figure, styled
+from .style import COLORS, COMPONENT_COLORS, clear_figure, new_figure, styled
 
 __all__ = ["params_vs_layers", "draw_params_vs_layers", "approx_error_bars",
            "embedding_share_bars", "depth_width_bars", "layer_grid"]
 
 B = 10**9
-
-
-def clear_keeping_margins(fig):
-    """``fig.clear()`` resets the margins a fast (explorer) figure was given; keep them."""
-    sp = fig.subplotpars
-    keep = dict(left=sp.left, right=sp.right, top=sp.top, bottom=sp.bottom, wspace=sp.wspace)
-    fig.clear()
-    if fig.get_layout_engine() is None:
-        fig.subplots_adjust(**keep)
 
 
 def layer_grid(max_layers):
@@ -57,7 +48,7 @@ def draw_params_vs_layers(fig, cfg, mark_layers=None, max_layers=None, title=Non
             line.set_data(x, y)
             text.set_text(lab)
     else:
-        clear_keeping_margins(fig)
+        clear_figure(fig)
         ax = fig.subplots()
         lines = [ax.plot(xs, total, color=COLORS[0], lw=2.4)[0],
                  ax.plot(xs, inside, color=COLORS[2], lw=2.4)[0],

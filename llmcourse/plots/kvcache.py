@@ -8,7 +8,7 @@ from ..units import GiB
 from ..zoo import as_config
 from matplotlib.ticker import NullFormatter
 
-from .style import COLORS, new_figure, plain_log_axis, styled
+from .style import COLORS, clear_figure, new_figure, plain_log_axis, styled
 
 __all__ = ["kv_cache_vs_context", "draw_kv_cache_vs_context", "kv_cache_per_token",
            "gqa_total_memory_saving", "CONTEXTS"]
@@ -21,7 +21,7 @@ _TICK_LABELS = [f"{n // 1024}K" if n >= 1024 else str(n) for n in _TICKS]
 
 def _setup_kv_axes(fig, n_lines, dtype):
     """Build the axes and its artists once; later redraws only move them."""
-    fig.clear()
+    clear_figure(fig)
     ax = fig.subplots()
     lines = [ax.plot([], [], lw=2.4, color=COLORS[i % len(COLORS)])[0]
              for i in range(n_lines)]

@@ -6,8 +6,7 @@ from ..approx import SEQ_LEN, moe_models
 from ..counts import flops_per_token, param_count, weight_bytes
 from ..units import GiB
 from ..zoo import as_config, list_models
-from .depth import clear_keeping_margins
-from .style import COLORS, COMPONENT_COLORS, new_figure, plain_log_axis, styled
+from .style import COLORS, COMPONENT_COLORS, clear_figure, new_figure, plain_log_axis, styled
 
 __all__ = ["memory_vs_compute", "draw_memory_vs_compute", "total_vs_active_bars",
            "zoo_memory_compute"]
@@ -41,7 +40,7 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
     A second call on the same figure only moves the highlight (fast for an explorer)."""
     art = getattr(fig, "_lc_memory_vs_compute", None)
     if art is None or art["ax"] not in fig.axes or art["key"] != (models, seq_len):
-        clear_keeping_margins(fig)
+        clear_figure(fig)
         ax = fig.subplots()
         pts = zoo_memory_compute(models, seq_len)
         for moe, color, marker, lab in ((False, COLORS[0], "o", "dense zoo model"),
