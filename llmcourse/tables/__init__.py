@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .counts import kv_cache_bytes_per_token, param_count, weight_bytes
-from .units import GiB
-from .zoo import as_config, list_models
+from ..counts import kv_cache_bytes_per_token, param_count, weight_bytes
+from ..units import GiB
+from ..zoo import as_config, list_models
 
 __all__ = ["COLUMNS", "model_table", "fmt", "census"]
 
