@@ -83,3 +83,11 @@ def test_as_moe_builds_in_transformers(name):
     cfg = lc.as_moe(lc.load_model(name).replace(num_hidden_layers=2, num_key_value_heads=4), 16, 2)
     m = transformers_ref.meta_model(cfg.to_hf_config())
     assert sum(p.numel() for p in m.parameters()) == lc.param_count(cfg).total
+
+
+def test_every_zoo_config_has_its_provenance_recorded():
+    """configs/README.md names where each shipped config.json was read."""
+    import os
+    readme = open(os.path.join(lc.zoo.CONFIG_DIR, "README.md"), encoding="utf-8").read()
+    rows = {line.split("|")[1].strip() for line in readme.splitlines() if line.startswith("| ")}
+    assert {n + ".json" for n in lc.list_models()} <= rows
