@@ -1,8 +1,11 @@
-"""Self-check exercises: ``check(exercise_id, your_answer)`` says right or wrong, and why.
+"""Self-check exercises: ``check(exercise_id, your_answer)`` says right or not yet, and why.
 
-The expected value is computed by the engine when you check, so a notebook
-never prints it before you try. ``hint(id)`` nudges; ``solution(id)`` shows it.
+Four kinds (``predict``, ``derive``, ``design``, ``concept``; see :mod:`.base`). The
+expected value is computed by the engine when you check, so a notebook never
+prints it before you try. ``hint(id)`` nudges; ``list_exercises(notebook, kind)``
+lists them. Worked solutions sit, collapsed, at the end of each notebook.
 """
 
-from .base import EXERCISES, Exercise, check, exercise, hint, solution  # noqa: F401
+from .base import (EXERCISES, KINDS, Exercise, Verdict, check, concept, derive,  # noqa: F401
+                   design, exercise, hint, list_exercises, predict, solution)
 from . import anatomy, heads, kvcache, ffn, depth, moe, whatif  # noqa: F401  (register)

@@ -1,49 +1,116 @@
-"""The exercise registry and the ``check`` helper."""
+"""The exercise registry and ``check``: four kinds of exercise, one checker.
+
+Each exercise records its notebook and its *kind*:
+
+``predict``
+    The reader writes a number (or True/False) *before* moving a slider or running
+    a cell; the engine computes the expected value when the reader checks.
+``derive``
+    The reader writes a small function ``f(cfg) -> number``; the checker runs it on
+    several configs, some the notebook never showed, and compares with the engine.
+``design``
+    The reader builds a config (or picks values) that meets constraints; the
+    checker judges it with the engine, so every correct design passes.
+``concept``
+    A multiple-choice question; the feedback explains each wrong option.
+
+Feedback is proportionate ("17.0% high"), a string where a number is expected
+gets "give a number", and no message shows the expected value of a ``predict``
+or ``design`` exercise before the reader is right. Every exercise also records a
+``solution`` that passes and ``wrong`` answers that must fail, so one test over
+the registry proves each checker works.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+import numbers
+import os
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["Exercise", "EXERCISES", "exercise", "check", "hint", "solution"]
+__all__ = ["Exercise", "EXERCISES", "KINDS", "predict", "derive", "design", "concept",
+           "check", "hint", "list_exercises"]
+
+KINDS = ("predict", "derive", "design", "concept")
 
 
 @dataclass(frozen=True)
 class Exercise:
     id: str
+    notebook: str               # the notebook's file stem, e.g. "02_gqa_and_kv_cache"
+    kind: str                   # one of KINDS
     question: str
-    answer: Callable[[], Any]   # computes the expected value with the engine
-    why: str                    # the reasoning, shown once the reader is right (or asks)
-    hint: str = ""
-    rel_tol: float = 0.0        # 0: exact; 0.01: within 1 % (for "about how many GiB")
+    why: str                    # the reasoning, shown once the reader is right
+    hint: str = ""              # points to an idea, not to code
+    solution: Any = None        # an answer that passes (a value, a function, a config ...)
+    wrong: tuple = ()           # answers that must fail (for the registry test)
+    expected: Callable | None = None     # predict: () -> the exact value, from the engine
+    rel_tol: float = 0.0                  # predict/derive: 0 means exact
+    unit: str = ""                        # predict: shown in feedback ("bytes", "%")
+    mistakes: tuple = ()                  # predict: ((() -> value, feedback), ...)
+    reference: Callable | None = None    # derive: cfg -> the exact value, from the engine
+    cases: tuple = ()                     # derive: zoo names, configs or () -> config
+    validate: Callable | None = None     # design: answer -> (ok, message)
+    options: dict = field(default_factory=dict)   # concept: letter -> option text
+    correct: str = ""                              # concept: the right letter
+    feedback: dict = field(default_factory=dict)  # concept: letter -> why (not) this one
 
 
 EXERCISES: dict[str, Exercise] = {}
 
 
-def exercise(id, question, answer, why, hint="", rel_tol=0.0):
-    """Register an exercise (used by the topic modules)."""
-    if id in EXERCISES:
-        raise ValueError(f"exercise id {id!r} is registered twice")
-    EXERCISES[id] = Exercise(id, question, answer, why, hint, rel_tol)
-    return EXERCISES[id]
+def _register(ex):
+    if ex.id in EXERCISES:
+        raise ValueError(f"exercise id {ex.id!r} is registered twice")
+    if ex.kind not in KINDS:
+        raise ValueError(f"exercise {ex.id!r}: kind must be one of {', '.join(KINDS)}")
+    EXERCISES[ex.id] = ex
+    return ex
 
 
-def _get(id):
-    if id not in EXERCISES:
-        raise ValueError(f"exercise: no exercise {id!r}; known: {', '.join(sorted(EXERCISES))}")
-    return EXERCISES[id]
+def predict(id, notebook, question, expected, why, *, hint="", rel_tol=0.0, unit="",
+            mistakes=(), wrong=()):
+    """Register a predict-then-check exercise. ``expected()`` computes the value with
+    the engine; ``mistakes`` pairs a common wrong value (a callable) with feedback."""
+    return _register(Exercise(id, notebook, "predict", question, why, hint, None, tuple(wrong),
+                              expected=expected, rel_tol=rel_tol, unit=unit,
+                              mistakes=tuple(mistakes)))
 
 
-def _close(a, b, rel_tol):
-    if isinstance(b, bool) or isinstance(a, bool) or isinstance(b, str):
-        return a == b
-    if rel_tol == 0:
-        return a == b
-    return abs(a - b) <= rel_tol * abs(b)
+def derive(id, notebook, question, reference, cases, why, *, solution, hint="", wrong=(),
+           rel_tol=0.0):
+    """Register a derive exercise: the reader's ``f(cfg)`` must equal ``reference(cfg)``
+    on every case (zoo names, configs, or zero-argument callables returning one)."""
+    return _register(Exercise(id, notebook, "derive", question, why, hint, solution,
+                              tuple(wrong), reference=reference, cases=tuple(cases),
+                              rel_tol=rel_tol))
 
 
-class _Verdict(str):
+def design(id, notebook, question, validate, why, *, solution, hint="", wrong=()):
+    """Register a design exercise: ``validate(answer) -> (ok, message)`` judges any answer."""
+    return _register(Exercise(id, notebook, "design", question, why, hint, solution,
+                              tuple(wrong), validate=validate))
+
+
+def concept(id, notebook, question, options, correct, feedback, why, *, hint=""):
+    """Register a multiple-choice question; ``feedback[letter]`` explains each option."""
+    options = {str(k).lower(): v for k, v in options.items()}
+    correct = str(correct).lower()
+    if correct not in options:
+        raise ValueError(f"exercise {id!r}: correct={correct!r} is not one of the options")
+    missing = [k for k in options if k != correct and k not in feedback]
+    if missing:
+        raise ValueError(f"exercise {id!r}: no feedback for option(s) {', '.join(missing)}")
+    wrong = tuple(k for k in options if k != correct)
+    return _register(Exercise(id, notebook, "concept", question, why, hint, correct, wrong,
+                              options=options, correct=correct,
+                              feedback={str(k).lower(): v for k, v in feedback.items()}))
+
+
+# --- checking -----------------------------------------------------------------------
+
+class Verdict(str):
     """The message, printed plainly in a notebook (no quotes), and truthy if right."""
     def __new__(cls, text, ok):
         s = super().__new__(cls, text)
@@ -57,38 +124,191 @@ class _Verdict(str):
         return str(self)
 
 
+def _get(id):
+    if id not in EXERCISES:
+        raise ValueError(f"exercise: no exercise {id!r}; known: {', '.join(sorted(EXERCISES))}")
+    return EXERCISES[id]
+
+
+def _in_lecture_mode():
+    """True in a Voila page (lecture mode), where an unanswered exercise prints nothing."""
+    return "VOILA_KERNEL_ID" in os.environ or "VOILA_REQUEST_URL" in os.environ
+
+
+def _is_number(x):
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def _num(x):
+    """A plain number from an int, float, Fraction or numpy scalar."""
+    return x if isinstance(x, int) else float(x)
+
+
+def _fmt(x):
+    if isinstance(x, int):
+        return f"{x:,}"
+    if _is_number(x):
+        x = float(x)
+        return f"{x:,.0f}" if abs(x) >= 1e5 else f"{x:,.6g}"
+    return repr(x)
+
+
+def _close(answer, expected, rel_tol):
+    if rel_tol == 0:
+        return answer == expected
+    return abs(answer - expected) <= rel_tol * abs(expected)
+
+
+def _off_by(answer, expected):
+    """'17.0% high', '3.2× too small' ...: how far an answer is, without the answer."""
+    if expected == 0:
+        return "it should be zero" if answer else ""
+    if answer == 0:
+        return "zero is not it"
+    if (answer > 0) != (expected > 0):
+        return "the sign is wrong"
+    ratio = answer / expected
+    if ratio >= 1.5 or ratio <= 1 / 1.5:
+        return (f"{ratio:.3g}× too large" if ratio > 1 else f"{1 / ratio:.3g}× too small")
+    pct = 100 * (ratio - 1)
+    if abs(pct) < 0.05:
+        return f"{abs(pct):.2g}% {'high' if pct > 0 else 'low'}: the course's numbers are exact"
+    return f"{abs(pct):.1f}% {'high' if pct > 0 else 'low'}"
+
+
+def _with_hint(msg, ex):
+    return msg + (f" Hint: {ex.hint}" if ex.hint else "")
+
+
+def _check_value(ex, answer, expected, rel_tol, what):
+    """Compare a number (or bool) with the expected one; returns (ok, message)."""
+    if isinstance(expected, bool):
+        if not isinstance(answer, bool):
+            return False, f"give True or False, not {type(answer).__name__}"
+        return answer == expected, "" if answer == expected else f"{what} is not it"
+    if isinstance(answer, str):
+        text = answer.strip()
+        return False, (f"give a number, not a string: write {text}, not \"{text}\""
+                       if text else "give a number, not an empty string")
+    if not _is_number(answer):
+        return False, f"give a number (got {type(answer).__name__})"
+    if isinstance(answer, float) and not math.isfinite(answer):
+        return False, "give a finite number"
+    answer, expected = _num(answer), _num(expected)
+    if _close(answer, expected, rel_tol):
+        return True, ""
+    return False, f"{what} is {_off_by(answer, expected)}"
+
+
+def _case_config(case):
+    from ..zoo import as_config
+    if callable(case) and not isinstance(case, str):
+        case = case()
+    return as_config(case)
+
+
 def check(id, answer):
-    """Say whether ``answer`` is right for exercise ``id``, and why, without
-    revealing the expected value when it is wrong."""
+    """Say whether ``answer`` is right for exercise ``id``, and why, without revealing
+    the expected value when it is wrong. Returns a :class:`Verdict` (truthy if right)."""
     ex = _get(id)
     if answer is None or answer is ...:
-        return _Verdict(f"[{id}] No answer yet: replace the placeholder with your answer."
-                        + (f" Hint: {ex.hint}" if ex.hint else ""), False)
-    expected = ex.answer()
-    try:
-        ok = _close(answer, expected, ex.rel_tol)
-    except TypeError:
-        ok = False
+        if _in_lecture_mode():
+            return Verdict("", False)
+        return Verdict(_with_hint(f"[{id}] No answer yet: write yours in place of None, "
+                                  "then run this cell again.", ex), False)
+    ok, msg = _CHECKERS[ex.kind](ex, answer)
     if ok:
-        return _Verdict(f"[{id}] Right. {ex.why}", True)
-    msg = f"[{id}] Not yet: {answer!r} is not it."
-    if isinstance(expected, (int, float)) and not isinstance(expected, bool) \
-            and isinstance(answer, (int, float)) and answer:
-        ratio = expected / answer
-        if 1.5 <= ratio or ratio <= 1 / 1.5:
-            msg += " It is " + ("too small" if ratio > 1 else "too large") + \
-                f" by about {max(ratio, 1 / ratio):.3g}x."
-        else:
-            msg += " It is close, but the course's numbers are exact."
-    if ex.hint:
-        msg += f" Hint: {ex.hint}"
-    return _Verdict(msg, False)
+        return Verdict(f"[{id}] Right. {msg or ex.why}".rstrip(), True)
+    return Verdict(_with_hint(f"[{id}] Not yet: {msg}.", ex), False)
+
+
+def _check_predict(ex, answer):
+    expected = ex.expected()
+    if not isinstance(expected, bool) and _is_number(answer):
+        for value, feedback in ex.mistakes:
+            v = value()
+            if _num(answer) == _num(v) or (ex.rel_tol and _close(_num(answer), _num(v), ex.rel_tol)):
+                if not _close(_num(answer), _num(expected), ex.rel_tol):
+                    return False, feedback.rstrip(".")
+    unit = f" {ex.unit}" if ex.unit else ""
+    ok, msg = _check_value(ex, answer, expected, ex.rel_tol, f"{_fmt(answer)}{unit}")
+    return ok, ("" if ok else msg)
+
+
+def _check_derive(ex, answer):
+    if not callable(answer):
+        return False, ("give a function that takes a config and returns a number "
+                       "(def f(cfg): ...), then pass f itself, not f(cfg)")
+    for case in ex.cases:
+        cfg = _case_config(case)
+        try:
+            got = answer(cfg)
+        except Exception as e:  # the reader's code: report it in one line
+            return False, f"your function raised {type(e).__name__} on {cfg.name}: {e}"
+        ok, msg = _check_value(ex, got, ex.reference(cfg), ex.rel_tol,
+                               f"on {cfg.name} ({cfg.model_type}) your result {_fmt(got)}")
+        if not ok:
+            return False, msg
+    return True, f"It matches the engine on all {len(ex.cases)} configs. {ex.why}"
+
+
+def _check_design(ex, answer):
+    try:
+        ok, msg = ex.validate(answer)
+    except ValueError as e:  # an impossible config: the engine's one-line message
+        return False, f"that design is not a valid config: {e}"
+    return bool(ok), msg
+
+
+def _check_concept(ex, answer):
+    if not isinstance(answer, str) or answer.strip().lower() not in ex.options:
+        return False, f"answer with one letter: {', '.join(sorted(ex.options))}"
+    letter = answer.strip().lower()
+    if letter == ex.correct:
+        return True, f"{ex.feedback.get(letter, '')} {ex.why}".strip()
+    return False, f"({letter}) {ex.feedback[letter]}".rstrip(".")
+
+
+_CHECKERS = {"predict": _check_predict, "derive": _check_derive, "design": _check_design,
+             "concept": _check_concept}
 
 
 def hint(id):
-    return _Verdict(_get(id).hint or "No hint for this one.", True)
+    """The exercise's hint: an idea to try, not the answer."""
+    return Verdict(_get(id).hint or "No hint for this one.", True)
+
+
+def list_exercises(notebook=None, kind=None):
+    """The registered exercises, optionally of one notebook (file stem or its number,
+    e.g. ``"02"``) and/or one kind (``predict``, ``derive``, ``design``, ``concept``)."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"kind: must be one of {', '.join(KINDS)} (got {kind!r})")
+    out = []
+    for ex in EXERCISES.values():
+        if notebook is not None and not (ex.notebook == notebook
+                                         or ex.notebook.split("_")[0] == str(notebook)):
+            continue
+        if kind is not None and ex.kind != kind:
+            continue
+        out.append(ex)
+    return out
+
+
+# --- transitional: the old one-number exercises, until every topic module is rewritten ---
+_LEGACY_NOTEBOOK = {"anatomy": "00_start_here_anatomy", "heads": "01_heads_and_head_dim",
+                    "kv": "02_gqa_and_kv_cache", "ffn": "03_ffn_sizing",
+                    "depth": "04_depth_and_width", "moe": "05_moe_vs_dense",
+                    "whatif": "06_whatif_lab"}
+
+
+def exercise(id, question, answer, why, hint="", rel_tol=0.0):
+    """Deprecated: the old one-number form, registered as a ``predict`` exercise."""
+    return predict(id, _LEGACY_NOTEBOOK.get(id.split("-")[0], "?"), question, answer, why,
+                   hint=hint, rel_tol=rel_tol)
 
 
 def solution(id):
+    """Deprecated: the worked solutions now sit at the end of each notebook."""
     ex = _get(id)
-    return _Verdict(f"[{id}] {ex.answer()!r}: {ex.why}", True)
+    value = ex.expected() if ex.expected else ex.solution
+    return Verdict(f"[{id}] {value!r}: {ex.why}", True)

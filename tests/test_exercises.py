@@ -1,0 +1,180 @@
+"""One test over the exercise registry, and the checker's behaviour per kind.
+
+Every registered exercise is fed its own worked solution (it must pass) and each of
+its own wrong answers (each must fail with feedback, never revealing the expected
+value). Each notebook has at least three exercises of at least two kinds, checks
+each one in a cell, and has a collapsed worked solution for each at its end.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import llmcourse as lc
+from llmcourse.exercises import base
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+EXS = lc.exercises.EXERCISES
+
+
+def _notebook_text(stem):
+    cells = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    return cells
+
+
+def _solution(ex):
+    return ex.expected() if ex.kind == "predict" else ex.solution
+
+
+@pytest.mark.parametrize("ex_id", sorted(EXS))
+def test_worked_solution_passes(ex_id):
+    ex = EXS[ex_id]
+    verdict = lc.exercises.check(ex_id, _solution(ex))
+    assert verdict, verdict
+    assert verdict.startswith(f"[{ex_id}] Right.")
+
+
+@pytest.mark.parametrize("ex_id", sorted(EXS))
+def test_wrong_answers_fail_with_feedback(ex_id):
+    ex = EXS[ex_id]
+    assert ex.wrong, f"{ex_id}: record at least one wrong answer as data"
+    for wrong in ex.wrong:
+        verdict = lc.exercises.check(ex_id, wrong)
+        assert not verdict, f"{ex_id}: {wrong!r} was accepted"
+        prefix = f"[{ex_id}] Not yet: "
+        assert verdict.startswith(prefix) and len(verdict) > len(prefix) + 10, verdict
+        if ex.kind == "predict" and not isinstance(ex.expected(), bool):
+            expected = ex.expected()
+            shown = f"{expected:,}" if isinstance(expected, int) else None
+            assert shown is None or shown not in verdict or shown in f"{wrong:,}", \
+                f"{ex_id}: the feedback reveals the expected value: {verdict}"
+
+
+@pytest.mark.parametrize("ex_id", sorted(EXS))
+def test_no_answer_yet_and_type_errors(ex_id):
+    ex = EXS[ex_id]
+    assert "No answer yet" in lc.exercises.check(ex_id, None)
+    if ex.kind == "predict" and not isinstance(ex.expected(), bool):
+        assert "give a number" in lc.exercises.check(ex_id, str(ex.expected()))
+    if ex.kind == "derive":
+        assert "give a function" in lc.exercises.check(ex_id, 42)
+    if ex.kind == "concept":
+        assert "one letter" in lc.exercises.check(ex_id, "zz")
+
+
+def test_every_notebook_has_exercises_of_two_kinds_with_worked_solutions():
+    stems = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    assert len(stems) >= 7
+    for ex in EXS.values():
+        assert ex.notebook in stems, f"{ex.id}: no notebook {ex.notebook!r}"
+    for stem in stems:
+        mine = lc.exercises.list_exercises(notebook=stem)
+        kinds = {ex.kind for ex in mine}
+        assert len(mine) >= 3 and len(kinds) >= 2, f"{stem}: {len(mine)} exercises, kinds {kinds}"
+        cells = _notebook_text(stem)
+        code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        md = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        for ex in mine:
+            assert f'check("{ex.id}"' in code, f"{stem} never checks {ex.id}"
+            assert re.search(rf"<details>\s*<summary>[^<]*{re.escape(ex.id)}\b", md), \
+                f"{stem} has no collapsed worked solution for {ex.id}"
+        # the worked solutions come after the last check
+        last_check = max(i for i, c in enumerate(cells)
+                         if c["cell_type"] == "code" and "exercises.check(" in "".join(c["source"]))
+        first_solution = min(i for i, c in enumerate(cells)
+                             if c["cell_type"] == "markdown" and "<details>" in "".join(c["source"]))
+        assert first_solution > last_check, f"{stem}: a worked solution sits above an exercise"
+
+
+def test_list_exercises_by_notebook_and_kind():
+    all_ = lc.exercises.list_exercises()
+    assert len(all_) == len(EXS)
+    for kind in base.KINDS:
+        for ex in lc.exercises.list_exercises(kind=kind):
+            assert ex.kind == kind
+    by_number = lc.exercises.list_exercises(notebook="02")
+    assert by_number and all(ex.notebook.startswith("02_") for ex in by_number)
+    with pytest.raises(ValueError, match="kind"):
+        lc.exercises.list_exercises(kind="quiz")
+
+
+# --- the checker itself, on exercises made up here --------------------------------------
+
+@pytest.fixture
+def toy():
+    made = []
+
+    def register(fn, id, *args, **kw):
+        made.append(id)
+        return fn(id, "99_toy", *args, **kw)
+    yield register
+    for id in made:
+        EXS.pop(id, None)
+
+
+def test_predict_feedback_is_proportionate(toy):
+    toy(base.predict, "toy-p", "bytes?", lambda: 1000, "because", unit="bytes",
+        mistakes=((lambda: 2000, "you counted the tied lm_head twice"),))
+    assert lc.exercises.check("toy-p", 1000)
+    assert "17.0% high" in lc.exercises.check("toy-p", 1170)
+    assert "5.0% low" in lc.exercises.check("toy-p", 950)
+    assert "3× too small" in lc.exercises.check("toy-p", 333.3333)
+    assert "tied lm_head twice" in lc.exercises.check("toy-p", 2000)
+    assert "give a number" in lc.exercises.check("toy-p", "1000")
+    assert "give a number" in lc.exercises.check("toy-p", [1000])
+    assert lc.exercises.check("toy-p", Fraction(1000))
+    assert not lc.exercises.check("toy-p", float("nan"))
+    # exact means exact: 0.01% off is not right, and says the course is exact
+    assert "exact" in lc.exercises.check("toy-p", 1000.1)
+
+
+def test_predict_with_tolerance_and_booleans(toy):
+    toy(base.predict, "toy-t", "percent?", lambda: 41.6, "because", rel_tol=0.01)
+    assert lc.exercises.check("toy-t", 41.9)
+    assert not lc.exercises.check("toy-t", 42.2)
+    toy(base.predict, "toy-b", "does it grow?", lambda: False, "because")
+    assert lc.exercises.check("toy-b", False)
+    assert not lc.exercises.check("toy-b", True)
+    assert "True or False" in lc.exercises.check("toy-b", 0)
+
+
+def test_derive_runs_the_readers_function_on_every_case(toy):
+    ref = lambda cfg: lc.param_count(cfg).total  # noqa: E731
+    toy(base.derive, "toy-d", "params?", ref, ["Qwen3-0.6B", "Mixtral-8x7B-v0.1"], "because",
+        solution=ref)
+    assert lc.exercises.check("toy-d", ref)
+    v = lc.exercises.check("toy-d", lambda cfg: ref(cfg) if cfg.model_type == "qwen3" else 0)
+    assert not v and "Mixtral-8x7B-v0.1" in v
+    v = lc.exercises.check("toy-d", lambda cfg: cfg.no_such_field)
+    assert not v and "AttributeError" in v and "Traceback" not in v
+    assert "give a function" in lc.exercises.check("toy-d", 3)
+
+
+def test_design_and_concept(toy):
+    def validate(cfg):
+        kv = lc.kv_cache_bytes(cfg, 32768, 16)
+        return kv < 40 * 2**30, f"the cache is {kv / 2**30:.1f} GiB"
+    toy(base.design, "toy-g", "design", lambda n: validate(
+        lc.load_model("Meta-Llama-3-8B").replace(num_key_value_heads=n)), "because", solution=4)
+    assert lc.exercises.check("toy-g", 4)
+    assert not lc.exercises.check("toy-g", 32)
+    assert "not a valid config" in lc.exercises.check("toy-g", 5)
+    toy(base.concept, "toy-c", "which?", {"a": "x", "b": "y"}, "B",
+        {"a": "x is the MLP", "b": "y is right"}, "because")
+    assert lc.exercises.check("toy-c", "b") and lc.exercises.check("toy-c", " B ")
+    assert "x is the MLP" in lc.exercises.check("toy-c", "a")
+    assert "one letter" in lc.exercises.check("toy-c", 2)
+    with pytest.raises(ValueError, match="feedback"):
+        base.concept("toy-c2", "99_toy", "q", {"a": "x", "b": "y"}, "a", {}, "why")
+
+
+def test_lecture_mode_prints_nothing_for_an_unanswered_exercise(toy, monkeypatch):
+    toy(base.predict, "toy-v", "q", lambda: 1, "because")
+    monkeypatch.setenv("VOILA_KERNEL_ID", "k")
+    assert str(lc.exercises.check("toy-v", None)) == ""
+    assert lc.exercises.check("toy-v", 1)
