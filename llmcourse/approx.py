@@ -18,7 +18,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .architectures import global_tensors, layer_groups
-from .counts import flops_per_token, kv_cache_bytes_per_token, param_count, weight_bytes
+from .counts import flops_per_token, kv_cache_bytes_per_token_per_layer, param_count, weight_bytes
 from .units import GiB
 from .zoo import as_config, list_models, load_model
 
@@ -158,7 +158,7 @@ def depth_change_table(model, num_hidden_layers, seq_len=SEQ_LEN, formatted=True
             f"attention FLOPs/token ({seq_len:,}-token prompt)": fl.attention,
             "FLOPs/token, total": fl.total,
             "KV cache bytes/token (bf16, all layers)":
-                kv_cache_bytes_per_token(cfg) * cfg.num_hidden_layers,
+                kv_cache_bytes_per_token_per_layer(cfg) * cfg.num_hidden_layers,
         }
     df = pd.DataFrame(out)
     a, b = df.columns
@@ -288,7 +288,7 @@ def mla_kv_table(formatted=True):
     """KV cache per token per layer (bf16): DeepSeek-V3's MLA latent against full
     multi-head K and V for its 128 heads, and against GQA models of the zoo."""
     ds = load_model("DeepSeek-V3")
-    mla = kv_cache_bytes_per_token(ds)
+    mla = kv_cache_bytes_per_token_per_layer(ds)
     # full K (qk_nope + qk_rope = 192) and V (128) for each of the 128 heads, 2 bytes each
     full = ds.num_attention_heads * (ds.qk_nope_head_dim + ds.qk_rope_head_dim + ds.v_head_dim) * 2
     rows = [{"cache of": "DeepSeek-V3 MLA: latent 512 + RoPE key 64", "bytes/token/layer": mla},
@@ -297,7 +297,7 @@ def mla_kv_table(formatted=True):
     for m in ("Meta-Llama-3-70B", "Qwen3-235B-A22B", "Qwen3-30B-A3B"):
         c = load_model(m)
         rows.append({"cache of": f"{m} ({_attention_kind(c)}, head_dim {c.head_dim})",
-                     "bytes/token/layer": kv_cache_bytes_per_token(c)})
+                     "bytes/token/layer": kv_cache_bytes_per_token_per_layer(c)})
     for r in rows:
         r["MLA saves %"] = _pct(r["bytes/token/layer"] - mla, r["bytes/token/layer"], 1)
     return _frame(rows, formatted, index="cache of")

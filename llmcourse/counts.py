@@ -14,7 +14,7 @@ from .config import ConfigError
 from .zoo import as_config
 
 __all__ = ["ParamCount", "param_count", "weight_shapes", "weight_bytes", "kv_cache_bytes",
-           "kv_cache_bytes_per_token", "FlopCount", "flops_per_token", "BITS_PER_PARAM",
+           "kv_cache_bytes_per_token_per_layer", "FlopCount", "flops_per_token", "BITS_PER_PARAM",
            "dtype_bits"]
 
 # Storage cost of one parameter. mxfp4: 4-bit values plus one 8-bit scale per
@@ -195,7 +195,7 @@ def weight_bytes(cfg, dtype="bf16", experts_dtype=None):
 
 # --- KV cache ------------------------------------------------------------------------
 
-def kv_cache_bytes_per_token(cfg, dtype="bf16"):
+def kv_cache_bytes_per_token_per_layer(cfg, dtype="bf16"):
     """Bytes one token adds to the cache in one full-attention layer.
 
     Standard attention (MHA, GQA, MQA) caches a K and a V vector per KV head:
@@ -220,7 +220,7 @@ def kv_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
     cfg = _cfg(cfg)
     _positive_int("seq_len", seq_len, allow_zero=True)
     _positive_int("batch", batch)
-    per_tok = kv_cache_bytes_per_token(cfg, dtype)
+    per_tok = kv_cache_bytes_per_token_per_layer(cfg, dtype)
     n_sliding = cfg.layer_types.count("sliding_attention")
     tokens = (len(cfg.layer_types) - n_sliding) * seq_len
     if n_sliding:

@@ -21,7 +21,7 @@ def test_kv_cache_gqa_by_hand():
 
 def test_kv_cache_mla_caches_the_latent_once():
     ds = lc.load_model("DeepSeek-V3")
-    assert lc.kv_cache_bytes_per_token(ds) == (512 + 64) * 2
+    assert lc.kv_cache_bytes_per_token_per_layer(ds) == (512 + 64) * 2
     assert lc.kv_cache_bytes(ds, 1000) == 61 * (512 + 64) * 2 * 1000
     assert lc.kv_cache_bytes(ds.replace(num_key_value_heads=1), 1000) == lc.kv_cache_bytes(ds, 1000)
 

@@ -39,7 +39,7 @@ def test_head_change_updates_rows(ex):
     assert ex.value("head_dim") == cfg.head_dim == 64
     assert ex.value("q_proj") == layer0(cfg, "q_proj")
     assert ex.value("attention_per_layer") == attention_per_layer(cfg)
-    assert ex.value("kv_bytes_per_token") == lc.kv_cache_bytes_per_token(cfg) * cfg.num_hidden_layers
+    assert ex.value("kv_bytes_per_token") == lc.kv_cache_bytes_per_token_per_layer(cfg) * cfg.num_hidden_layers
     # the KV slider now offers the divisors of 64 (and keeps its value)
     assert ex.values["num_key_value_heads"] == 8
     assert set(ex.controls["num_key_value_heads"].options) >= {1, 2, 4, 8, 16, 32, 64}

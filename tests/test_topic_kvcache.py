@@ -24,8 +24,8 @@ def test_mha_baseline_has_one_kv_head_per_query_head():
 def test_mla_baseline_is_the_papers_mha_and_cut_is_far_more_than_70_percent():
     cfg = lc.load_model("DeepSeek-V3")
     base = mha_baseline(cfg)
-    assert lc.kv_cache_bytes_per_token(cfg) == (cfg.kv_lora_rank + cfg.qk_rope_head_dim) * 2
-    assert lc.kv_cache_bytes_per_token(base) == 2 * cfg.num_attention_heads * cfg.v_head_dim * 2
+    assert lc.kv_cache_bytes_per_token_per_layer(cfg) == (cfg.kv_lora_rank + cfg.qk_rope_head_dim) * 2
+    assert lc.kv_cache_bytes_per_token_per_layer(base) == 2 * cfg.num_attention_heads * cfg.v_head_dim * 2
     s = gqa_memory_saving(cfg, 4096)
     assert s["cache_saving"] == 1 - Fraction(lc.kv_cache_bytes(cfg, 4096), lc.kv_cache_bytes(base, 4096))
     assert s["cache_saving"] > Fraction(98, 100)
@@ -51,7 +51,7 @@ def test_sliding_layers_hold_at_most_the_window():
     g = lc.load_model("gemma-2-2b")
     full = with_layer_pattern(g, "all full attention", g.sliding_window)
     n = 131072
-    per_layer = lc.kv_cache_bytes_per_token(g)
+    per_layer = lc.kv_cache_bytes_per_token_per_layer(g)
     assert lc.kv_cache_bytes(g, n) == per_layer * (13 * 4096 + 13 * n)
     assert lc.kv_cache_bytes(full, n) == per_layer * 26 * n
 

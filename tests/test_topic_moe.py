@@ -89,7 +89,7 @@ def test_tables():
     assert conv.loc["gpt-oss-20b", "active - embedding"] == pc.active - pc.embedding
     assert conv.loc["DeepSeek-V3", "engine active (embedding + lm_head in)"] == 37_552_282_624
     kv = approx.mla_kv_table(formatted=False)
-    assert kv.iloc[0]["bytes/token/layer"] == lc.kv_cache_bytes_per_token(lc.load_model("DeepSeek-V3"))
+    assert kv.iloc[0]["bytes/token/layer"] == lc.kv_cache_bytes_per_token_per_layer(lc.load_model("DeepSeek-V3"))
     mla = approx.mla_check_table(formatted=False)
     assert mla.loc[("checkpoint", "kv_a_proj_with_mqa.weight"), "params"] == 576 * 7168
 

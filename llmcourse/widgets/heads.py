@@ -3,7 +3,7 @@ seed 000 shape table checked against the engine, and the heads explorer."""
 
 from __future__ import annotations
 
-from ..counts import kv_cache_bytes_per_token, param_count, weight_shapes
+from ..counts import kv_cache_bytes_per_token_per_layer, param_count, weight_shapes
 from ..zoo import as_config, list_models, load_model
 from .anatomy import _shape, _wide
 from .base import Explorer, Row, divisors, dropdown, model_dropdown, register, selection
@@ -192,7 +192,7 @@ def heads_rows(cfg, dtype="bf16"):
                             + (f" + bias {bias[1]:,}" if bias else "")))
     per_layer = attention_per_layer(cfg)
     pc = param_count(cfg)
-    kvb = kv_cache_bytes_per_token(cfg, dtype) * cfg.num_hidden_layers
+    kvb = kv_cache_bytes_per_token_per_layer(cfg, dtype) * cfg.num_hidden_layers
     rows += [Row("attention parameters per layer", "attention_per_layer", per_layer,
                  f"{per_layer:,}"),
              Row(f"attention, all {cfg.num_hidden_layers} layers", "attention_total",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..counts import kv_cache_bytes, kv_cache_bytes_per_token
+from ..counts import kv_cache_bytes, kv_cache_bytes_per_token_per_layer
 from ..sizing import gqa_memory_saving, mha_baseline
 from ..units import human_bytes
 from ..zoo import load_model
@@ -41,7 +41,7 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
     """The summary rows for one setting (pure: the explorer and tests both call this)."""
     heads, kv = cfg.num_attention_heads, cfg.num_key_value_heads
     cache = kv_cache_bytes(cfg, seq_len, batch, dtype)
-    per_tok = kv_cache_bytes_per_token(cfg, dtype) * cfg.num_hidden_layers
+    per_tok = kv_cache_bytes_per_token_per_layer(cfg, dtype) * cfg.num_hidden_layers
     s = gqa_memory_saving(cfg, seq_len, batch, dtype)
     weights = s["weights"]
     kind = _kind(cfg)
