@@ -4,7 +4,9 @@ Every function returns a :class:`matplotlib.figure.Figure` (shown when it is a
 cell's last expression) and does not touch pyplot's global state.
 """
 
-from .style import COLORS, COMPONENT_COLORS, STYLE, new_figure, png_bytes, styled  # noqa: F401
+from .style import (COLORS, COMPONENT_COLORS, CONCEPT_COLORS, COMPONENT_HATCHES,  # noqa: F401
+                    CONCEPT_DASHES, CONCEPT_MARKERS, MIN_TEXT_PT, STYLE, TEXT_SIZES, color_of,
+                    ink_for, label_bars, new_figure, png_bytes, styled)
 from .anatomy import *  # noqa: F401,F403
 from .heads import *  # noqa: F401,F403
 from .kvcache import *  # noqa: F401,F403

@@ -9,23 +9,148 @@ from __future__ import annotations
 
 import io
 
-__all__ = ["new_figure", "clear_figure", "png_bytes", "encode_png", "styled", "plain_log_axis", "STYLE", "COLORS",
-           "COMPONENT_COLORS"]
+__all__ = ["new_figure", "clear_figure", "png_bytes", "encode_png", "styled", "plain_log_axis", "STYLE",
+           "MIN_TEXT_PT", "TEXT_SIZES", "PETROFF10", "COLORS", "COMPONENT_COLORS", "CONCEPT_COLORS",
+           "COLOR_GROUPS", "COMPONENT_HATCHES", "CONCEPT_MARKERS", "CONCEPT_DASHES", "color_of",
+           "ink_for", "label_bars"]
+
+# --- text: legible from the back row ------------------------------------------------------
+#
+# No text in any figure is smaller than MIN_TEXT_PT points (tests/test_figures.py walks
+# every Text artist of every figure function and explorer). At the course's 10-inch
+# figure width a 1280-px projector shows 12 pt as about 20 px. Topic modules give sizes
+# by role (TEXT_SIZES["label"]), never as numbers.
+MIN_TEXT_PT = 12
+TEXT_SIZES = {"suptitle": 17, "title": 16, "axis": 14, "body": 14, "tick": MIN_TEXT_PT,
+              "legend": MIN_TEXT_PT, "label": MIN_TEXT_PT}
 
 # projector-legible defaults; applied per figure via rc_context
 STYLE = {
-    "font.size": 13, "axes.titlesize": 15, "axes.labelsize": 13, "legend.fontsize": 11,
-    "xtick.labelsize": 11, "ytick.labelsize": 11, "axes.grid": True, "grid.alpha": 0.3,
+    "font.size": TEXT_SIZES["body"], "axes.titlesize": TEXT_SIZES["title"],
+    "figure.titlesize": TEXT_SIZES["suptitle"], "axes.labelsize": TEXT_SIZES["axis"],
+    "legend.fontsize": TEXT_SIZES["legend"], "legend.title_fontsize": TEXT_SIZES["legend"],
+    "xtick.labelsize": TEXT_SIZES["tick"], "ytick.labelsize": TEXT_SIZES["tick"],
+    "axes.grid": True, "grid.alpha": 0.3,
     "axes.spines.top": False, "axes.spines.right": False, "figure.dpi": 100,
     "savefig.dpi": 100, "svg.hashsalt": "llmcourse", "font.family": "DejaVu Sans",
+    "hatch.linewidth": 1.0,
 }
-COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-          "#7f7f7f", "#bcbd22", "#17becf"]
+
+# --- colour: one colour per thing, safe for colour-blind readers --------------------------
+#
+# The ten colours of matplotlib's ``petroff10`` style (M. A. Petroff, "Accessible Color
+# Sequences for Data Visualization", 2021, arXiv:2107.02270): chosen so that every pair
+# stays apart for protan, deutan and tritan readers as well as for everyone else
+# (tests/test_palette.py checks it, with the threshold it states). Nothing else in the
+# package picks a colour: topic modules use the names below.
+PETROFF10 = ("#3f90da", "#ffa90e", "#bd1f01", "#94a4a2", "#832db6", "#a96b59", "#e76300",
+             "#b9ac70", "#717581", "#92dadd")
+_BLUE, _ORANGE, _RED, _GREY, _PURPLE, _BROWN, _VERMILION, _KHAKI, _SLATE, _CYAN = PETROFF10
+
+# a cycle for "series 0, 1, 2 ...": the same ten, the darker first (index 3 stays the red)
+COLORS = [_BLUE, _ORANGE, _PURPLE, _RED, _BROWN, _VERMILION, _SLATE, _GREY, _KHAKI, _CYAN]
+STYLE["axes.prop_cycle"] = f"cycler('color', {COLORS!r})"  # a colour left unset: the same
+STYLE["patch.facecolor"] = COLORS[0]
+
+# one colour per parameter component (llmcourse.architectures.COMPONENTS), in every figure
 COMPONENT_COLORS = {
-    "embedding": "#8c564b", "attention": "#1f77b4", "mlp": "#ff7f0e",
-    "shared_experts": "#bcbd22", "experts": "#2ca02c", "router": "#9467bd",
-    "norms": "#7f7f7f", "lm_head": "#e377c2",
+    "embedding": _BROWN, "attention": _BLUE, "mlp": _ORANGE,
+    "shared_experts": _RED, "experts": _VERMILION, "router": _PURPLE,
+    "norms": _GREY, "lm_head": _KHAKI,
 }
+
+# one colour per concept a figure contrasts (several figures, one meaning)
+CONCEPT_COLORS = {
+    # attention kinds (lessons 1-2)
+    "mha": _BLUE, "gqa": _VERMILION, "mqa": _PURPLE, "mla": _RED,
+    # the four attention projections
+    "q_proj": _BLUE, "k_proj": _VERMILION, "v_proj": _ORANGE, "o_proj": _PURPLE,
+    # dense vs mixture of experts (lessons 4-5); total vs active parameters per token
+    "dense": _BLUE, "moe": _VERMILION, "total": _BLUE, "active": _VERMILION,
+    # the what-if lab: a config and its edit
+    "original": _SLATE, "edited": _VERMILION,
+    # an exact count and a rule-of-thumb estimate of it
+    "exact": _BLUE, "approx": _VERMILION,
+    # what fills accelerator memory (lessons 7-8)
+    "weights": _BLUE, "kv_cache": _ORANGE, "activations": _RED, "optimizer": _PURPLE,
+    "gradients": _BROWN, "reserve": _GREY,
+    # the reader's current setting (a star, a marked point) and a reference line or band;
+    # "other" is what a share figure does not break down (embedding + norms + lm_head)
+    "highlight": _RED, "reference": _SLATE, "other": _GREY,
+}
+
+# which colours can meet in one figure: the palette test requires every pair in a group
+# to stay distinguishable. A new concept goes into CONCEPT_COLORS and into its group.
+COLOR_GROUPS = {
+    "components": tuple(f"component:{k}" for k in COMPONENT_COLORS),
+    "attention kinds": ("mha", "gqa", "mqa", "mla", "reference"),
+    "projections": ("q_proj", "k_proj", "v_proj", "o_proj", "highlight"),
+    "dense vs MoE": ("dense", "moe", "highlight", "reference"),
+    "total vs active": ("total", "active", "highlight", "reference"),
+    "what-if": ("original", "edited", "highlight"),
+    "exact vs approx": ("exact", "approx", "highlight", "reference"),
+    "memory": ("weights", "kv_cache", "activations", "optimizer", "gradients", "reserve",
+               "reference"),
+    "shares": ("component:attention", "component:mlp", "other", "highlight"),
+    "series": tuple(f"series:{i}" for i in range(len(COLORS))),
+}
+
+# a second channel besides colour, for bars and areas that need a legend (colour is never
+# the only one): one hatch per component, one marker and dash per line concept
+COMPONENT_HATCHES = {
+    "embedding": "..", "attention": "", "mlp": "//", "shared_experts": "xx",
+    "experts": "\\\\", "router": "oo", "norms": "--", "lm_head": "++",
+}
+CONCEPT_MARKERS = {"mha": "o", "gqa": "s", "mqa": "^", "mla": "D", "dense": "o", "moe": "^",
+                   "exact": "o", "approx": "s", "original": "o", "edited": "s"}
+CONCEPT_DASHES = {"mha": "-", "gqa": "--", "mqa": ":", "mla": "-.", "dense": "-", "moe": "--",
+                  "exact": "-", "approx": "--", "original": "-", "edited": "--"}
+
+
+def color_of(key):
+    """The colour of a component, a concept or a series: ``"attention"``, ``"gqa"``,
+    ``"component:mlp"``, ``"series:2"`` (a ``KeyError`` for an unknown name, so a typo
+    is caught, not drawn in a default colour)."""
+    kind, _, name = key.rpartition(":")
+    if kind == "series":
+        return COLORS[int(name) % len(COLORS)]
+    if kind == "component" or (not kind and name in COMPONENT_COLORS):
+        return COMPONENT_COLORS[name]
+    return CONCEPT_COLORS[name]
+
+
+def ink_for(color):
+    """``"black"`` or ``"white"``: whichever reads better on ``color`` (the larger WCAG
+    contrast ratio), for a label written on a bar of that colour."""
+    from matplotlib.colors import to_rgb
+
+    def lin(c):
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (lin(c) for c in to_rgb(color))
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return "black" if (y + 0.05) / 0.05 >= 1.05 / (y + 0.05) else "white"
+
+
+def label_bars(ax, bars, labels, min_fraction=0.06, **kwargs):
+    """Write each bar's label on the bar itself (a direct label: the reader need not
+    match colours against a legend), in black or white for contrast with its fill.
+
+    ``bars`` is what ``ax.bar``/``ax.barh`` returned; ``labels`` one string per bar. A
+    bar shorter than ``min_fraction`` of the axis span gets no label (it would not fit);
+    give such a category a legend entry or a hatch. Returns the label Text artists.
+    """
+    horizontal = getattr(bars, "orientation", "vertical") == "horizontal"
+    lo, hi = ax.get_xlim() if horizontal else ax.get_ylim()
+    span = abs(hi - lo) or 1.0
+    shown = []
+    for bar, text in zip(bars, labels):
+        size = bar.get_width() if horizontal else bar.get_height()
+        shown.append(text if abs(size) >= min_fraction * span else "")
+    kwargs.setdefault("fontsize", TEXT_SIZES["label"])
+    texts = ax.bar_label(bars, labels=shown, label_type="center", **kwargs)
+    for bar, t in zip(bars, texts):
+        t.set_color(ink_for(bar.get_facecolor()))
+    return texts
 
 
 def styled(func):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from ..compare import size_summary
 from ..units import GiB
-from .style import new_figure, styled
+from .style import CONCEPT_COLORS, TEXT_SIZES, new_figure, styled
 
 __all__ = ["whatif_bars", "draw_whatif_bars", "whatif_title"]
 
-ORIGINAL_COLOR, EDITED_COLOR = "#9aa5b1", "#ff7f0e"
+ORIGINAL_COLOR, EDITED_COLOR = CONCEPT_COLORS["original"], CONCEPT_COLORS["edited"]
 
 # (panel title, y label, scale, [(bar label, summary key), ...])
 _PANELS = (
@@ -71,13 +71,13 @@ def draw_whatif_bars(fig, original, edited, seq_len, batch, title=None,
                 t.set_text(_fmt(v))
     ctx = _ctx(seq_len)
     art["panels"][1]["ax"].set_title(f"memory (KV cache: {ctx} tokens × batch {batch})",
-                                     fontsize=12, y=1.0, pad=8)
-    art["panels"][2]["ax"].set_title(f"compute at {ctx} tokens", fontsize=12, y=1.0, pad=8)
+                                     fontsize=TEXT_SIZES["axis"], y=1.0, pad=8)
+    art["panels"][2]["ax"].set_title(f"compute at {ctx} tokens", fontsize=TEXT_SIZES["axis"], y=1.0, pad=8)
     if art["labels"] != tuple(labels):  # a new model: a new legend
         art["legend"].remove()
         art["legend"] = fig.legend(handles=art["handles"], labels=list(labels),
                                    loc="upper center", bbox_to_anchor=(0.5, 0.915), ncol=2,
-                                   frameon=False, fontsize=11)
+                                   frameon=False, fontsize=TEXT_SIZES["legend"])
         art["labels"] = tuple(labels)
     art["title"].set_text(title or whatif_title("model", original, edited))
     return [p["ax"] for p in art["panels"]]
@@ -87,31 +87,31 @@ def _build(fig):
     """Axes, bars and value labels (heights are set by draw_whatif_bars)."""
     from matplotlib.ticker import MaxNLocator
     fig.clear()
-    axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [2, 4, 2]})
-    fig.subplots_adjust(left=0.06, right=0.99, top=0.76, bottom=0.14, wspace=0.32)
-    w = 0.38
+    axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [2.3, 4, 2.3]})
+    fig.subplots_adjust(left=0.075, right=0.99, top=0.76, bottom=0.14, wspace=0.32)
+    w, gap = 0.4, 0.46  # bar width; centre to centre: two value labels fit side by side
     panels = []
     for ax, (name, ylabel, _, bars) in zip(axes, _PANELS):
         xs = list(range(len(bars)))
         zero = [0.0] * len(bars)
-        ra = ax.bar([x - w / 2 for x in xs], zero, w, color=ORIGINAL_COLOR)
-        rb = ax.bar([x + w / 2 for x in xs], zero, w, color=EDITED_COLOR)
-        ta = [ax.text(0, 0, "", ha="center", va="bottom", fontsize=10) for _ in xs]
-        tb = [ax.text(0, 0, "", ha="center", va="bottom", fontsize=10) for _ in xs]
+        ra = ax.bar([x - gap / 2 for x in xs], zero, w, color=ORIGINAL_COLOR)
+        rb = ax.bar([x + gap / 2 for x in xs], zero, w, color=EDITED_COLOR)
+        ta = [ax.text(0, 0, "", ha="center", va="bottom", fontsize=TEXT_SIZES["label"]) for _ in xs]
+        tb = [ax.text(0, 0, "", ha="center", va="bottom", fontsize=TEXT_SIZES["label"]) for _ in xs]
         ax.set_xticks(xs, [lab for lab, _ in bars])
         ax.set_xlim(-0.6, len(bars) - 0.4)
         ax.set_ylabel(ylabel)
         ax.yaxis.set_major_locator(MaxNLocator(nbins=5))  # few tick labels: a fast redraw
         # fixed label places: matplotlib then skips measuring every tick label per redraw
-        ax.yaxis.set_label_coords(-0.19 if len(bars) < 3 else -0.1, 0.5)
+        ax.yaxis.set_label_coords(-0.24 if len(bars) < 3 else -0.12, 0.5)
         ax.xaxis.set_label_coords(0.5, -0.1)
         ax.tick_params(axis="x", length=0)
         ax.grid(axis="x", visible=False)
-        ax.set_title(name, fontsize=12, y=1.0, pad=8)  # a fixed y: no costly auto-placement
+        ax.set_title(name, fontsize=TEXT_SIZES["axis"], y=1.0, pad=8)  # a fixed y: no costly auto-placement
         panels.append(dict(ax=ax, a=ra, b=rb, ta=ta, tb=tb))
     handles = [panels[0]["a"], panels[0]["b"]]
     legend = fig.legend(handles=handles, labels=["original", "edited"])
-    title = fig.suptitle("", fontsize=14, y=0.985)
+    title = fig.suptitle("", fontsize=TEXT_SIZES["suptitle"], y=0.985)
     art = dict(panels=panels, handles=handles, legend=legend, title=title, labels=None)
     fig._lc_whatif = art
     return art
