@@ -13,6 +13,7 @@ pandas, matplotlib and ipywidgets when they are first used.
 from .config import SUPPORTED_MODEL_TYPES, ConfigError, ModelConfig, as_moe, from_hf_config
 from .counts import (FlopCount, ParamCount, flops_per_token, kv_cache_bytes,
                      kv_cache_bytes_per_token_per_layer, param_count, weight_bytes, weight_shapes)
+from .hardware import GPU, list_gpus, load_gpu
 from .units import human_bytes, human_count
 from .zoo import list_models, load_model
 
@@ -21,7 +22,8 @@ __version__ = "0.1.0"
 __all__ = ["ConfigError", "ModelConfig", "from_hf_config", "as_moe", "SUPPORTED_MODEL_TYPES",
            "ParamCount", "FlopCount", "param_count", "weight_shapes", "weight_bytes",
            "kv_cache_bytes", "kv_cache_bytes_per_token_per_layer", "flops_per_token",
-           "list_models", "load_model", "human_count", "human_bytes"]
+           "list_models", "load_model", "human_count", "human_bytes",
+           "GPU", "list_gpus", "load_gpu"]
 
 _LAZY = {"tables", "plots", "widgets", "exercises", "approx", "compare", "sizing"}
 
