@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 LAB    ?= notebooks/06_whatif_lab.ipynb
+# JupyterLab refuses to run as root without --allow-root (containers, cloud VMs, classroom images)
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+# extra JupyterLab options, e.g. make course COURSE_ARGS="--port=8899 --no-browser"
+COURSE_ARGS ?=
 
 .PHONY: course test lecture bench bench-quick setup setup-test browser clean
 
@@ -19,9 +23,11 @@ $(VENV)/.test: $(VENV)/.course requirements-test.txt
 setup: $(VENV)/.course
 setup-test: $(VENV)/.test browser
 
-## Open the course in JupyterLab.
+## Open the course in JupyterLab (as root too); on a headless server, open the URL it prints.
 course: setup
-	$(VENV)/bin/jupyter lab notebooks/
+	@echo "Starting JupyterLab. If no browser opens (a headless server), open the"
+	@echo "http://127.0.0.1:...?token=... URL printed below in your browser. Stop with Ctrl+C."
+	$(VENV)/bin/jupyter lab notebooks/ $(ALLOW_ROOT) $(COURSE_ARGS)
 
 ## The whole test suite: engine, exactness against transformers, notebooks (nbval), browser.
 test: setup-test
