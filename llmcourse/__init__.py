@@ -14,6 +14,9 @@ from .config import SUPPORTED_MODEL_TYPES, ConfigError, ModelConfig, as_moe, fro
 from .counts import (FlopCount, ParamCount, flops_per_token, kv_cache_bytes,
                      kv_cache_bytes_per_token_per_layer, param_count, weight_bytes, weight_shapes)
 from .hardware import GPU, list_gpus, load_gpu
+from .inference import (critical_batch, decode_step_time, expected_experts, max_batch,
+                        max_context, memory_plan, prefill_time)
+from .quantization import list_schemes, stored_weights
 from .units import human_bytes, human_count
 from .zoo import list_models, load_model
 
@@ -23,7 +26,9 @@ __all__ = ["ConfigError", "ModelConfig", "from_hf_config", "as_moe", "SUPPORTED_
            "ParamCount", "FlopCount", "param_count", "weight_shapes", "weight_bytes",
            "kv_cache_bytes", "kv_cache_bytes_per_token_per_layer", "flops_per_token",
            "list_models", "load_model", "human_count", "human_bytes",
-           "GPU", "list_gpus", "load_gpu"]
+           "GPU", "list_gpus", "load_gpu", "list_schemes", "stored_weights", "memory_plan",
+           "max_context", "max_batch", "decode_step_time", "prefill_time", "critical_batch",
+           "expected_experts"]
 
 _LAZY = {"tables", "plots", "widgets", "exercises", "approx", "compare", "sizing"}
 
