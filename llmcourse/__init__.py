@@ -17,6 +17,8 @@ from .hardware import GPU, list_gpus, load_gpu
 from .inference import (critical_batch, decode_step_time, expected_experts, max_batch,
                         max_context, memory_plan, prefill_time)
 from .quantization import list_schemes, stored_weights
+from .training import (TrainingFlops, TrainingMemory, bytes_per_param, chinchilla_tokens,
+                       training_flops, training_memory, training_time)
 from .units import human_bytes, human_count
 from .zoo import list_models, load_model
 
@@ -28,7 +30,9 @@ __all__ = ["ConfigError", "ModelConfig", "from_hf_config", "as_moe", "SUPPORTED_
            "list_models", "load_model", "human_count", "human_bytes",
            "GPU", "list_gpus", "load_gpu", "list_schemes", "stored_weights", "memory_plan",
            "max_context", "max_batch", "decode_step_time", "prefill_time", "critical_batch",
-           "expected_experts"]
+           "expected_experts",
+           "TrainingMemory", "TrainingFlops", "training_memory", "training_flops",
+           "training_time", "bytes_per_param", "chinchilla_tokens"]
 
 _LAZY = {"tables", "plots", "widgets", "exercises", "approx", "compare", "sizing"}
 

@@ -1,0 +1,140 @@
+"""Measure the bytes PyTorch saves for backward in small decoder models, and store them.
+
+For each small model (a random config of a real family: Llama, Qwen3 with QK-norm,
+Qwen3-MoE and Mixtral), each attention implementation (``sdpa``: PyTorch's fused
+kernel, no seq_len x seq_len scores; ``eager``: the scores materialised), each dtype
+(fp32; bf16 weights and activations, as FSDP or DeepSpeed mixed precision run the
+forward) and a few (batch, seq_len): run one forward with labels and count every
+tensor autograd saves for backward, through ``torch.autograd.graph.saved_tensors_hooks``.
+Each storage is counted once (a tensor saved by two ops, or two views of one
+buffer, is one allocation); parameters and buffers are left out (they are the
+weights, counted elsewhere). Nothing is freed before the count: the hooks see the
+saved tensors as the forward creates them, and they are all alive at the end of the
+forward, when memory peaks.
+
+    python benchmarks/measure_activations.py      # writes llmcourse/data/activations_measured.json
+
+CPU only (this project's CI has no GPU). ``tests/test_training_activations.py``
+re-measures a few cases with :func:`measure` and compares them with the engine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                   "llmcourse", "data", "activations_measured.json")
+
+# small random configs of real families (the engine reads the same dicts)
+MODELS = {
+    "llama (GQA 8:2, SwiGLU)": dict(
+        model_type="llama", hidden_size=256, num_hidden_layers=2, num_attention_heads=8,
+        num_key_value_heads=2, intermediate_size=688, vocab_size=1024, head_dim=32,
+        max_position_embeddings=4096, tie_word_embeddings=False),
+    "qwen3 (QK-norm, head_dim 64)": dict(
+        model_type="qwen3", hidden_size=256, num_hidden_layers=2, num_attention_heads=8,
+        num_key_value_heads=4, intermediate_size=768, vocab_size=1024, head_dim=64,
+        max_position_embeddings=4096, tie_word_embeddings=True),
+    "qwen3_moe (16 experts, top-4)": dict(
+        model_type="qwen3_moe", hidden_size=256, num_hidden_layers=2, num_attention_heads=8,
+        num_key_value_heads=4, intermediate_size=768, moe_intermediate_size=128,
+        num_experts=16, num_experts_per_tok=4, norm_topk_prob=True, vocab_size=1024,
+        head_dim=32, max_position_embeddings=4096, tie_word_embeddings=False),
+    "mixtral (8 experts, top-2)": dict(
+        model_type="mixtral", hidden_size=256, num_hidden_layers=2, num_attention_heads=8,
+        num_key_value_heads=2, intermediate_size=512, num_local_experts=8,
+        num_experts_per_tok=2, vocab_size=1024, max_position_embeddings=4096,
+        sliding_window=None, tie_word_embeddings=False),
+}
+SHAPES = [(1, 128), (4, 128), (2, 512), (1, 2048)]   # (batch, seq_len)
+ATTENTION = {"sdpa": "flash", "eager": "eager"}      # transformers name -> engine name
+DTYPES = {"fp32": "fp32", "bf16": "bf16-mixed"}      # measured dtype -> engine precision
+
+
+def build(config, attn_implementation, dtype):
+    """The model, built with transformers on CPU from a config dict, in train mode."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+    fields = {k: v for k, v in config.items() if k != "model_type"}
+    hf = AutoConfig.for_model(config["model_type"], **fields)
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(hf, attn_implementation=attn_implementation)
+    model = model.to({"fp32": torch.float32, "bf16": torch.bfloat16}[dtype])
+    model.train()
+    return model
+
+
+def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", model=None):
+    """Bytes saved for backward by one forward (with labels) of ``config``:
+    ``{"saved_bytes": ..., "tensors": ...}``, each storage once, weights excluded."""
+    import torch
+    model = model or build(config, attn_implementation, dtype)
+    weights = {t.untyped_storage().data_ptr() for t in model.parameters()}
+    weights |= {t.untyped_storage().data_ptr() for t in model.buffers()}
+    seen = {}
+
+    def pack(t):
+        st = t.untyped_storage()
+        ptr = st.data_ptr()
+        if ptr not in weights and ptr not in seen:
+            seen[ptr] = st.nbytes()
+        return t
+
+    g = torch.Generator().manual_seed(1)
+    ids = torch.randint(0, config["vocab_size"], (batch, seq_len), generator=g)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = model(input_ids=ids, labels=ids)
+    out.loss.backward()  # the saved tensors were used: the graph was complete
+    return {"saved_bytes": sum(seen.values()), "tensors": len(seen)}
+
+
+def main():
+    import torch
+    import transformers
+    rows = []
+    t0 = time.perf_counter()
+    for name, config in MODELS.items():
+        for impl in ATTENTION:
+            for dtype in DTYPES:
+                model = build(config, impl, dtype)
+                for batch, seq_len in SHAPES:
+                    r = measure(config, batch, seq_len, impl, dtype, model=model)
+                    rows.append(dict(model=name, attn_implementation=impl, dtype=dtype,
+                                     batch=batch, seq_len=seq_len, **r))
+                    print(f"{name:32s} {impl:5s} {dtype:4s} b={batch} s={seq_len:5d} "
+                          f"{r['saved_bytes']:>14,d} B")
+    data = {
+        "_about": ("Bytes PyTorch saves for backward in one training forward (with labels) of "
+                   "small random-weight decoders built with transformers, counted with "
+                   "torch.autograd.graph.saved_tensors_hooks, each storage once, parameters "
+                   "and buffers excluded. bf16 rows: weights and activations in bf16 "
+                   "(model.to(torch.bfloat16)), as FSDP/DeepSpeed mixed precision run the "
+                   "forward. Written by benchmarks/measure_activations.py."),
+        "device": "CPU",
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "python": platform.python_version(),
+        "attention_implementations": {
+            "sdpa": "torch.nn.functional.scaled_dot_product_attention; on CPU it runs the "
+                    "flash-attention kernel (_scaled_dot_product_flash_attention_for_cpu): "
+                    "no seq_len x seq_len scores are saved",
+            "eager": "transformers' eager attention: matmul, fp32 softmax, matmul; the "
+                     "seq_len x seq_len probabilities are saved"},
+        "engine_attention": ATTENTION,
+        "engine_precision": DTYPES,
+        "models": MODELS,
+        "rows": rows,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    with open(OUT, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
+    print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,552 @@
+"""What training costs: memory per GPU and compute, from a model's ``config.json``.
+
+Two kinds of number live here, and the course keeps them apart:
+
+* **Exact bookkeeping** (:func:`training_memory`'s ``params``, ``grads`` and
+  ``optimizer``): bytes per parameter under a named convention, times the exact
+  parameter count, divided over GPUs as ZeRO and tensor parallelism divide them.
+  For fp32 and AdamW this equals, to the byte, what PyTorch holds after one
+  ``optimizer.step()`` (``tests/test_training_torch.py``).
+* **Activation memory** (``activations``, ``logits``): the tensors that autograd
+  saves for the backward pass, one entry per tensor a Hugging Face ``transformers``
+  decoder layer saves (its norms, q/k/v, the attention kernel's outputs, the MLP or
+  the routed experts). For Llama, Qwen3 and Qwen3-MoE it matches the bytes PyTorch
+  saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
+  (``benchmarks/measure_activations.py``, ``llmcourse/data/activations_measured.json``);
+  for the other families the same per-tensor rules are an estimate.
+
+Everything is closed-form arithmetic on the layer groups of
+:mod:`llmcourse.architectures`: the cost does not grow with a number's size.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .architectures import global_tensors, layer_groups
+from .config import ConfigError
+from .counts import flops_per_token, param_count
+from .zoo import as_config
+
+__all__ = ["PRECISIONS", "OPTIMIZERS", "RECOMPUTE", "ATTENTION", "TrainingMemory",
+           "training_memory", "bytes_per_param", "fewest_gpus", "korthikanti_activation_bytes", "TrainingFlops", "training_flops",
+           "training_time", "CHINCHILLA_TOKENS_PER_PARAM", "chinchilla_tokens"]
+
+# --- conventions: bytes per parameter ------------------------------------------------
+# param: the weights the forward pass reads; grad: the gradient buffer;
+# master: an fp32 copy the optimizer updates (mixed precision);
+# accum: an extra fp32 gradient buffer kept beside the bf16 one (fp32 accumulation);
+# act: bytes of one activation value.
+PRECISIONS = {
+    "fp32": dict(param=4, grad=4, master=0, accum=0, act=4,
+                 about="fp32 weights 4 + fp32 grads 4"),
+    "bf16-mixed": dict(param=2, grad=2, master=4, accum=0, act=2,
+                       about="bf16 weights 2 + bf16 grads 2 + fp32 master weights 4 "
+                             "(ZeRO paper, Ultra-Scale Playbook)"),
+    "bf16-mixed-fp32-grads": dict(param=2, grad=4, master=4, accum=0, act=2,
+                                  about="bf16 weights 2 + fp32 grads 4 + fp32 master 4 "
+                                        "(Transformer Math 101)"),
+    "bf16-mixed-fp32-accum": dict(param=2, grad=2, master=4, accum=4, act=2,
+                                  about="bf16 weights 2 + bf16 grads 2 + fp32 grad "
+                                        "accumulation buffer 4 + fp32 master 4 "
+                                        "(Ultra-Scale Playbook, fp32 accumulation)"),
+}
+
+# optimizer state per parameter: (bytes, about). AdamW also keeps one fp32 ``step``
+# per parameter *tensor* (PyTorch stores it as a 0-d tensor); 8-bit Adam keeps m and v
+# in 8 bits with one fp32 scale per block of 2,048 values (Dettmers et al. 2022), and
+# bitsandbytes keeps tensors under 4,096 values (min_8bit_size) in fp32.
+OPTIMIZERS = {
+    "adamw": (8, "AdamW: m and v in fp32, 8 (+ a 4-byte step per tensor)"),
+    "sgd-momentum": (4, "SGD with momentum: one fp32 buffer, 4"),
+    "sgd": (0, "plain SGD: no state"),
+    "adamw-8bit": (2, "8-bit AdamW: m and v in int8, 2 (+ fp32 scales per 2,048 values)"),
+}
+BLOCK_8BIT = 2048
+MIN_8BIT_SIZE = 4096
+
+RECOMPUTE = ("none", "selective", "full")
+ATTENTION = ("flash", "eager")
+MAX_TOKENS = 2**40   # seq_len, micro_batch: far above any real run
+MAX_GPUS = 2**24
+
+
+def _int(name, v, lo=1, hi=MAX_TOKENS):
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ConfigError(f"{name}: must be a whole number (got {v!r})")
+    if v < lo:
+        raise ConfigError(f"{name}: must be at least {lo} (got {v!r})")
+    if v > hi:
+        raise ConfigError(f"{name}: must be at most {hi:,} (got {v!r})")
+    return v
+
+
+def _choice(name, v, options):
+    if v not in options:
+        raise ConfigError(f"{name}: must be one of {', '.join(map(str, options))} (got {v!r})")
+    return v
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _groups(cfg):
+    """``[(n_layers, tensors, is_moe), ...]``."""
+    out = []
+    for idx, tensors in layer_groups(cfg):
+        n = idx if isinstance(idx, int) else len(idx)
+        out.append((n, tensors, any(t.routed for t in tensors)))
+    return out
+
+
+def bytes_per_param(precision="bf16-mixed", optimizer="adamw"):
+    """Bytes per parameter of weights + grads + optimizer state (master weights
+    included), before any sharding: 16 for fp32 or bf16-mixed with AdamW, 18 with
+    fp32 grads, 20 with an fp32 accumulation buffer, 10 for bf16-mixed with 8-bit
+    AdamW. Per-tensor extras (AdamW's step counters, 8-bit scales) are left out here;
+    :func:`training_memory` counts them."""
+    p = PRECISIONS[_choice("precision", precision, tuple(PRECISIONS))]
+    o = OPTIMIZERS[_choice("optimizer", optimizer, tuple(OPTIMIZERS))][0]
+    return p["param"] + p["grad"] + p["accum"] + p["master"] + o
+
+
+def _optimizer_state_bytes(cfg, optimizer, n_params):
+    """Exact optimizer state of the whole model (before sharding)."""
+    per, _ = OPTIMIZERS[optimizer]
+    if optimizer == "adamw":
+        return per * n_params + 4 * _n_param_tensors(cfg)
+    if optimizer != "adamw-8bit":
+        return per * n_params
+    total = 0
+    for numel, count in _tensor_sizes(cfg):
+        if numel < MIN_8BIT_SIZE:
+            total += count * 8 * numel           # kept in fp32 by bitsandbytes
+        else:
+            total += count * (2 * numel + 2 * 4 * _cdiv(numel, BLOCK_8BIT))
+    return total
+
+
+def _tensor_sizes(cfg):
+    """``[(numel, how many such tensors), ...]`` of the trainable parameters,
+    in the checkpoint's layout (each routed expert its own tensors)."""
+    out = []
+    for n, tensors, _ in _groups(cfg):
+        for t in tensors:
+            if not t.buffer:
+                out.append((t.numel, n * t.per_expert))
+    for t in global_tensors(cfg):
+        if not t.tied:
+            out.append((t.numel, 1))
+    return out
+
+
+def _n_param_tensors(cfg):
+    return sum(c for _, c in _tensor_sizes(cfg))
+
+
+# --- activations -----------------------------------------------------------------------
+
+def _layer_terms(cfg, is_moe, s, attention, act, tp):
+    """Bytes one layer saves for backward, per token (a dict of named terms;
+    ``s`` only enters the eager attention-score term)."""
+    h = cfg.hidden_size
+    nh = cfg.num_attention_heads // tp
+    nkv = _cdiv(cfg.num_key_value_heads, tp)
+    f32, i64 = 4, 8
+    mt, fam = cfg.model_type, cfg.family
+    terms = {}
+
+    def norm(name, width, n=1):
+        # HF RMSNorm: x.to(fp32) (saved by pow and mul), rstd (fp32), the normalized
+        # value (fp32 upcast cast back to the activation dtype) saved by the weight's mul
+        if fam == "phi":   # nn.LayerNorm: input, mean and rstd (output saved by its users)
+            terms[name] = terms.get(name, 0) + n * (act * width + 2 * f32)
+        elif mt == "gemma2":  # Gemma's norm multiplies by (1 + w) in fp32
+            terms[name] = terms.get(name, 0) + n * (f32 * width + f32 + f32 * width)
+        else:
+            terms[name] = terms.get(name, 0) + n * (f32 * width + f32 + act * width)
+
+    norm("norms (input, rstd, normalized)", h)
+    terms["attention input (norm output)"] = act * h
+    if cfg.uses_mla:
+        nope, rope, vd = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
+        qk, v_dim = nope + rope, vd
+        qr, kvr = cfg.get("q_lora_rank"), cfg.kv_lora_rank
+        if qr:
+            norm("MLA latents (q, kv) and their norms", qr)
+            terms["MLA latents (q, kv) and their norms"] += act * qr
+        norm("MLA latents (q, kv) and their norms", kvr)
+        terms["MLA latents (q, kv) and their norms"] += act * kvr
+        q_el, k_el, v_el = nh * qk, nh * qk, nh * vd
+        o_el = nh * vd
+        nkv_k = nh
+    else:
+        hd = cfg.head_dim
+        q_el, k_el, v_el, o_el = nh * hd, nkv * hd, nkv * hd, nh * hd
+        v_dim = hd
+        nkv_k = nkv
+        if mt in ("qwen3", "qwen3_moe") or cfg.get("qk_layernorm"):
+            norm("QK-norm (q, k before norm, rstd, normalized)", hd, nh + nkv)
+    if attention == "flash":
+        # the kernel saves q, k, v (k and v at the KV heads: GQA saves memory here),
+        # its output (also the o_proj input) and one fp32 log-sum-exp per head
+        terms["q, k, v (attention kernel)"] = act * (q_el + k_el + v_el)
+        terms["attention output (o_proj input)"] = act * o_el
+        terms["softmax statistics (fp32 log-sum-exp)"] = f32 * nh
+    else:
+        # eager: k and v repeated to every query head, the s x s probabilities in fp32
+        # (plus their cast to the activation dtype when that is narrower)
+        rep = nh // max(nkv_k, 1) if not cfg.uses_mla else 1
+        terms["q, k, v (attention kernel)"] = act * (q_el + k_el * rep + v_el * rep)
+        terms["attention output (o_proj input)"] = act * o_el
+        terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
+    if mt == "gemma2":
+        norm("norms (input, rstd, normalized)", h, 3)
+    elif fam != "phi":
+        norm("norms (input, rstd, normalized)", h)
+    terms["MLP input (norm output)"] = act * h if fam != "phi" else 0
+    if not is_moe:
+        inter = _cdiv(cfg.intermediate_size, tp)
+        if fam == "phi":   # fc1 output (saved by GELU), GELU output (saved by fc2)
+            terms["MLP (gate, act, up, product)"] = act * 2 * inter
+        else:              # gate, act(gate), up, act * up
+            terms["MLP (gate, act, up, product)"] = act * 4 * inter
+    else:
+        E, k = cfg.num_experts, cfg.num_experts_per_tok
+        inter = _cdiv(cfg.intermediate_size if mt in ("mixtral", "gpt_oss")
+                      else cfg.moe_intermediate_size, tp)
+        # router: fp32 softmax over all experts, top-k indices; normalized top-k
+        # probabilities save the k values and their sum
+        router = f32 * E + i64 * k
+        if cfg.get("norm_topk_prob", mt == "mixtral"):
+            router += f32 * (k + 1)
+        terms["router (softmax, top-k)"] = router
+        # per (token, expert) pair: gathered input, gate_up, act, product, expert
+        # output (multiplied by the routing weight), the weight (Mixtral keeps it in
+        # fp32, Qwen3-MoE casts it to the activation dtype), three index tensors
+        weight = f32 if mt == "mixtral" else act
+        terms["routed experts (k per token)"] = k * (act * (2 * h + 4 * inter) + weight + 3 * i64)
+        shared = cfg.get("n_shared_experts", 0) if fam == "deepseek" else 0
+        if shared:
+            terms["shared experts"] = act * 4 * _cdiv(cfg.moe_intermediate_size * shared, tp)
+    return {k: v for k, v in terms.items() if v}
+
+
+def _global_terms(cfg, s, b, act, tp):
+    """Bytes saved outside the layers, for the whole micro-batch."""
+    h, V = cfg.hidden_size, _cdiv(cfg.vocab_size, tp)
+    f32, i64 = 4, 8
+    if cfg.uses_mla:
+        rot = cfg.qk_rope_head_dim
+    elif cfg.family == "phi":
+        rot = int(cfg.head_dim * cfg.get("partial_rotary_factor", 0.5))
+    else:
+        rot = cfg.head_dim
+    final_norm = (act * h + 2 * f32) if cfg.family == "phi" else (f32 * h + f32 + act * h)
+    return {
+        "token ids (int64)": i64 * s * b,
+        "rotary cos/sin tables (once per model)": 2 * act * s * rot,
+        "final norm and lm_head input": (final_norm + act * h) * s * b,
+        "log-probabilities (fp32, saved by the loss)": f32 * V * s * b,
+        # the shifted labels; with one sequence the slice is already contiguous, so the
+        # padded (seq_len + 1) buffer is what is kept
+        "labels (int64) and the loss's weight": i64 * (s * b + (b == 1)) + f32,
+        "logits (held by the model output)": act * V * s * b,
+    }
+
+
+# the two terms that make up ``logits``
+_LOGIT_TERMS = ("log-probabilities (fp32, saved by the loss)", "labels (int64) and the loss's weight",
+                "logits (held by the model output)")
+
+
+class TrainingMemory:
+    """Per-GPU training memory, in bytes.
+
+    ``params``, ``grads``, ``optimizer``: exact for the named convention (see
+    :func:`training_memory`). ``activations``: the tensors saved for backward by the
+    layers (and the embedding, final norm and rotary tables); ``logits``: the fp32
+    log-probabilities the loss saves, the labels, and the logits the model returns.
+    ``total`` sums the five. ``activation_terms`` names every term (bytes per GPU);
+    ``saved_for_backward`` is what ``saved_tensors_hooks`` sees (everything but the
+    returned logits). ``conventions`` says, in words, what was assumed.
+    """
+
+    __slots__ = ("model", "params", "grads", "optimizer", "activations", "logits",
+                 "activation_terms", "conventions", "settings")
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw[k])
+
+    @property
+    def total(self):
+        return self.params + self.grads + self.optimizer + self.activations + self.logits
+
+    @property
+    def states(self):
+        """Weights + grads + optimizer state (the part that does not depend on tokens)."""
+        return self.params + self.grads + self.optimizer
+
+    @property
+    def saved_for_backward(self):
+        return self.total - self.states - self.activation_terms["logits (held by the model output)"]
+
+    def as_dict(self):
+        return {"params": self.params, "grads": self.grads, "optimizer": self.optimizer,
+                "activations": self.activations, "logits": self.logits, "total": self.total}
+
+    def __repr__(self):
+        parts = ", ".join(f"{k} {v / 2**30:,.2f} GiB" for k, v in self.as_dict().items())
+        return f"TrainingMemory({self.model}, per GPU: {parts})"
+
+
+def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimizer="adamw",
+                    recompute="none", zero_stage=0, dp=1, tp=1, attention="flash"):
+    """Training memory per GPU, in bytes, for one micro-batch of ``micro_batch``
+    sequences of ``seq_len`` tokens.
+
+    **Weights, grads, optimizer state** (bytes per parameter, :data:`PRECISIONS`
+    and :data:`OPTIMIZERS`):
+
+    * ``"fp32"``: weights 4 + grads 4; AdamW m and v 8: **16 B/param**.
+    * ``"bf16-mixed"``: bf16 weights 2 + bf16 grads 2 + fp32 master copy 4 + AdamW
+      8: **16** (the ZeRO paper's 2 + 2 + 12).
+    * ``"bf16-mixed-fp32-grads"``: grads kept in fp32: 2 + 4 + 4 + 8 = **18**
+      (Transformer Math 101).
+    * ``"bf16-mixed-fp32-accum"``: bf16 grads plus an fp32 accumulation buffer:
+      2 + 2 + 4 + 4 + 8 = **20** (the Ultra-Scale Playbook's upper figure).
+    * ``optimizer="adamw-8bit"`` with bf16-mixed: 2 + 2 + 4 + 2 = **10**, plus one
+      fp32 scale per 2,048 values for m and for v; tensors under 4,096 values stay
+      fp32. ``"sgd-momentum"``: 4; ``"sgd"``: 0.
+    * PyTorch's AdamW also keeps a 4-byte ``step`` per parameter tensor; counted.
+
+    **Sharding**: ``zero_stage`` 1 divides the optimizer state (master weights
+    included) over the ``dp`` data-parallel GPUs, 2 also the grads (and any fp32
+    accumulation buffer), 3 also the weights (ceil division: ZeRO pads). ``tp``
+    tensor-parallel GPUs split every matrix and the embedding; norms are replicated.
+
+    **Activations** (bytes of one activation value: 4 for fp32, 2 for bf16): per
+    layer and token, what a ``transformers`` decoder layer saves: each RMSNorm's
+    fp32 input, its fp32 rstd and its normalized output; the q/k/v projections'
+    input; with ``attention="flash"`` (FlashAttention, PyTorch SDPA) q, k and v at
+    their own head counts (GQA saves here), the kernel's output and one fp32
+    log-sum-exp per head; with ``"eager"`` k and v repeated to every query head and
+    the ``seq_len x seq_len`` probabilities per head in fp32 (the score term); QK-norm
+    (Qwen3) adds a norm per head; a SwiGLU MLP saves gate, act(gate), up and their
+    product (4 x intermediate); a routed MoE layer saves the router's fp32 softmax
+    and, for each of the top-k experts a token visits, its input, gate_up, act,
+    product and weighted output. Outside the layers: token ids, the rotary tables,
+    the final norm, the loss's fp32 log-probabilities and the labels (``logits``
+    adds the returned logits). Tensor parallelism divides the head and intermediate
+    terms by ``tp`` (no sequence parallelism: the hidden-size terms stay whole).
+
+    ``recompute="selective"`` drops the attention-score term (Korthikanti et al.
+    2022 recompute the attention core; with FlashAttention there is nothing to
+    drop); ``"full"`` keeps each layer's input only and recomputes one layer at a
+    time in the backward pass (so one layer's activations are added back).
+
+    Not included: the CUDA context and allocator fragmentation (often 1-3 GB), a
+    second micro-batch in flight (pipeline parallelism), temporary buffers of the
+    collectives, and the fp32 upcast of the logits that exists while the loss is
+    computed.
+    """
+    cfg = as_config(cfg)
+    _int("seq_len", seq_len)
+    _int("micro_batch", micro_batch)
+    _choice("precision", precision, tuple(PRECISIONS))
+    _choice("optimizer", optimizer, tuple(OPTIMIZERS))
+    _choice("recompute", recompute, RECOMPUTE)
+    _choice("attention", attention, ATTENTION)
+    _choice("zero_stage", zero_stage, (0, 1, 2, 3))
+    _int("dp", dp, hi=MAX_GPUS)
+    _int("tp", tp, hi=MAX_GPUS)
+    if cfg.num_attention_heads % tp:
+        raise ConfigError(f"tp: must divide num_attention_heads={cfg.num_attention_heads} "
+                          f"(each GPU holds whole heads) (got {tp})")
+    p = PRECISIONS[precision]
+    pc = param_count(cfg)
+    n = pc.total
+    if tp > 1:  # matrices and the embedding split over tp; norms (1-D) replicated
+        n = _cdiv(n - pc.components["norms"], tp) + pc.components["norms"]
+    # weights, grads, optimizer state (master weights belong to the optimizer's state)
+    weights = p["param"] * n
+    grads = (p["grad"] + p["accum"]) * n
+    opt_total = _optimizer_state_bytes(cfg, optimizer, pc.total)
+    if tp > 1:  # the same share of the state as of the weights
+        opt_total = _cdiv(opt_total * n, pc.total)
+    opt = p["master"] * n + opt_total
+    if zero_stage >= 1:
+        opt = _cdiv(opt, dp)
+    if zero_stage >= 2:
+        grads = _cdiv(grads, dp)
+    if zero_stage >= 3:
+        weights = _cdiv(weights, dp)
+
+    act = p["act"]
+    s, b = seq_len, micro_batch
+    attn = attention
+    terms = {}
+    largest_layer = 0
+    for n_layers, _, is_moe in _groups(cfg):
+        lt = _layer_terms(cfg, is_moe, s, attn, act, tp)
+        if recompute == "selective":
+            lt.pop("attention scores (s x s per head)", None)
+        per_layer = sum(lt.values()) * s * b
+        if is_moe:  # grouped matmul: one int32 offset per expert, per layer
+            k_r = "router (softmax, top-k)"
+            lt[k_r] = lt[k_r] + Fraction(4 * cfg.num_experts, s * b)
+            per_layer += 4 * cfg.num_experts
+        largest_layer = max(largest_layer, per_layer)
+        if recompute == "full":
+            key = "layer inputs (checkpoints)"
+            terms[key] = terms.get(key, 0) + n_layers * act * cfg.hidden_size * s * b
+        else:
+            for k, v in lt.items():
+                terms[k] = terms.get(k, 0) + n_layers * v * s * b
+    if recompute == "full":
+        terms["one layer recomputed in backward"] = largest_layer
+    terms.update(_global_terms(cfg, s, b, act, tp))
+    terms = {k: int(v) for k, v in terms.items()}
+    logits = sum(terms[k] for k in _LOGIT_TERMS)
+    activations = sum(terms.values()) - logits
+    o_name = OPTIMIZERS[optimizer][1]
+    conventions = (f"{p['about']}; {o_name}; activations {act} B per value, "
+                   f"{'FlashAttention (no s x s scores)' if attn == 'flash' else 'eager attention (s x s scores)'}"
+                   f", recompute {recompute}; ZeRO-{zero_stage} over dp={dp}, tp={tp}")
+    return TrainingMemory(model=cfg.name, params=weights, grads=grads, optimizer=opt,
+                          activations=activations, logits=logits, activation_terms=terms,
+                          conventions=conventions,
+                          settings=dict(seq_len=s, micro_batch=b, precision=precision,
+                                        optimizer=optimizer, recompute=recompute,
+                                        zero_stage=zero_stage, dp=dp, tp=tp, attention=attn))
+
+
+def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1, **settings):
+    """The fewest GPUs (``dp x tp``) whose memory holds :func:`training_memory`'s
+    per-GPU total, or ``None`` if no count does (what is not sharded, such as the
+    activations, already fills one GPU). ``gpu``: a name, ``GPU``, dict, or a number of
+    bytes. Closed form, then checked against the engine: no search over counts."""
+    cap = gpu if isinstance(gpu, int) and not isinstance(gpu, bool) else None
+    if cap is None:
+        from .hardware import as_gpu
+        cap = as_gpu(gpu).memory_bytes
+    one = training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage, dp=1, tp=tp,
+                          **settings)
+    if one.total <= cap:
+        return tp
+    if zero_stage == 0:
+        return None
+    sharded = one.optimizer + (one.grads if zero_stage >= 2 else 0) \
+        + (one.params if zero_stage >= 3 else 0)
+    fixed = one.total - sharded
+    if fixed >= cap:
+        return None
+    dp = max(1, _cdiv(sharded, cap - fixed))
+    if dp > MAX_GPUS:
+        return None
+    while dp > 1 and training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage,
+                                     dp=dp - 1, tp=tp, **settings).total <= cap:
+        dp -= 1   # at most a step or two: the ceil divisions of each part
+    while training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage, dp=dp, tp=tp,
+                          **settings).total > cap:
+        dp += 1
+    return dp * tp
+
+
+def korthikanti_activation_bytes(cfg, seq_len, micro_batch=1, flash=False, bytes_per_value=2):
+    """The textbook estimate of one model's activations, for comparison:
+    ``L x s x b x h x (34 + 5 a s / h)`` bytes at 2 bytes per value (Korthikanti et
+    al. 2022, eq. 1: a GPT layer with a 4h GELU MLP and dropout, 16-bit activations;
+    ``flash=True`` drops the ``5 a s / h`` score term). It ignores GQA, SwiGLU's
+    wider MLP, QK-norm, MoE, the fp32 norm statistics, the embedding and the logits."""
+    cfg = as_config(cfg)
+    s, b, h, a = seq_len, micro_batch, cfg.hidden_size, cfg.num_attention_heads
+    per_layer = Fraction(34 * s * b * h) + (0 if flash else Fraction(5 * a * s * s * b))
+    return int(cfg.num_hidden_layers * per_layer * bytes_per_value / 2)
+
+
+# --- compute --------------------------------------------------------------------------
+
+CHINCHILLA_TOKENS_PER_PARAM = 20
+"""Hoffmann et al. 2022 ("Training Compute-Optimal Large Language Models"): for a
+compute-optimal model, about 20 training tokens per parameter (Chinchilla: 70B
+parameters, 1.4T tokens). A reference point, not a rule: Llama-3-8B saw 15T tokens,
+about 1,900 per parameter."""
+
+
+def chinchilla_tokens(cfg):
+    """``20 x`` the total parameter count: Chinchilla's compute-optimal token budget."""
+    return CHINCHILLA_TOKENS_PER_PARAM * param_count(as_config(cfg)).total
+
+
+class TrainingFlops:
+    """Training FLOPs for ``tokens`` tokens in sequences of ``seq_len``.
+
+    ``matmul`` = 6 x active matmul weights x tokens (forward 2, backward 4: the
+    gradient with respect to the input and to the weight); ``attention`` = 3 x the
+    forward attention FLOPs (causal, averaged over the sequence). ``model`` is
+    their sum, what MFU counts; ``hardware`` adds the recomputed forward
+    (``recompute="full"``: one more forward; ``"selective"``: one more attention).
+    """
+
+    __slots__ = ("model_name", "tokens", "seq_len", "matmul", "attention", "recompute_extra")
+
+    def __init__(self, model_name, tokens, seq_len, matmul, attention, recompute_extra):
+        self.model_name, self.tokens, self.seq_len = model_name, tokens, seq_len
+        self.matmul, self.attention, self.recompute_extra = matmul, attention, recompute_extra
+
+    @property
+    def model(self):
+        return self.matmul + self.attention
+
+    total = model
+
+    @property
+    def hardware(self):
+        return self.model + self.recompute_extra
+
+    def __int__(self):
+        return self.model
+
+    def __repr__(self):
+        return (f"TrainingFlops({self.model_name}: {self.model:.4g} = 6ND {self.matmul:.4g} "
+                f"+ attention {self.attention:.4g}, tokens={self.tokens:,}, seq_len={self.seq_len:,})")
+
+
+def training_flops(cfg, tokens, seq_len, recompute="none"):
+    """Training FLOPs (forward + backward) for ``tokens`` tokens in sequences of
+    ``seq_len``: ``6 x N x D`` for the N active matmul weights (the lm_head
+    included, the embedding lookup not) plus 3 x the forward attention term.
+    Exact integers (the attention average is rounded down per token)."""
+    cfg = as_config(cfg)
+    _int("tokens", tokens, hi=10**16)
+    _int("seq_len", seq_len)
+    _choice("recompute", recompute, RECOMPUTE)
+    fpt = flops_per_token(cfg, seq_len, "prefill")
+    matmul = 3 * fpt.matmul * tokens
+    attention = 3 * fpt.attention * tokens
+    extra = {"none": 0, "selective": fpt.attention * tokens,
+             "full": (fpt.matmul + fpt.attention) * tokens}[recompute]
+    return TrainingFlops(cfg.name, tokens, seq_len, matmul, attention, extra)
+
+
+def training_time(flops, gpu, n_gpus=1, mfu=0.4, dtype="bf16"):
+    """Seconds to run ``flops`` model FLOPs (a number or a :class:`TrainingFlops`)
+    on ``n_gpus`` of ``gpu`` (a name, ``GPU`` or dict from :mod:`llmcourse.hardware`)
+    at model-FLOPs utilization ``mfu``: ``flops / (n_gpus x peak(dtype) x mfu)``.
+
+    MFU is an assumption, not a property of the model: large dense runs report
+    about 0.35-0.55 (PaLM 46%, Llama-3 405B 38-43% on H100s).
+    """
+    from .hardware import as_gpu
+    g = as_gpu(gpu)
+    _int("n_gpus", n_gpus, hi=MAX_GPUS)
+    if isinstance(mfu, bool) or not isinstance(mfu, (int, float, Fraction)) or not 0 < mfu <= 1:
+        raise ConfigError(f"mfu: must be a fraction in (0, 1], e.g. 0.4 (got {mfu!r})")
+    f = flops.model if isinstance(flops, TrainingFlops) else flops
+    if isinstance(f, bool) or not isinstance(f, (int, float)) or f < 0:
+        raise ConfigError(f"flops: must be a number of FLOPs, zero or more (got {f!r})")
+    return float(f) / (n_gpus * g.peak(dtype) * float(mfu))

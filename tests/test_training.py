@@ -1,0 +1,200 @@
+"""The training-memory and training-FLOPs engine, against hand arithmetic and the
+published bytes-per-parameter conventions (PyTorch checks: test_training_torch.py)."""
+
+import json
+import os
+import time
+
+import pytest
+
+import llmcourse as lc
+from llmcourse.training import training_flops, training_memory, training_time
+
+LLAMA8 = "Meta-Llama-3-8B"
+N8 = 8_030_261_248           # Meta-Llama-3-8B parameters (lesson 00, checked against transformers)
+
+
+@pytest.mark.parametrize("precision, optimizer, per_param", [
+    ("fp32", "adamw", 16),                      # 4 + 4 + 8
+    ("bf16-mixed", "adamw", 16),                # 2 + 2 + 4 master + 8 (ZeRO paper: 2 + 2 + 12)
+    ("bf16-mixed-fp32-grads", "adamw", 18),     # 2 + 4 + 4 + 8 (Transformer Math 101)
+    ("bf16-mixed-fp32-accum", "adamw", 20),     # 2 + 2 + 4 + 4 + 8 (Ultra-Scale Playbook)
+    ("bf16-mixed", "sgd-momentum", 12),         # 2 + 2 + 4 + 4
+    ("fp32", "sgd", 8),
+])
+def test_bytes_per_param_conventions(precision, optimizer, per_param):
+    assert lc.bytes_per_param(precision, optimizer) == per_param
+    m = training_memory(LLAMA8, 1, 1, precision=precision, optimizer=optimizer)
+    steps = 4 * (32 * 9 + 3) if optimizer == "adamw" else 0   # one fp32 step per tensor
+    assert m.states == per_param * N8 + steps
+
+
+def test_eight_bit_adam_is_ten_bytes_plus_scales():
+    assert lc.bytes_per_param("bf16-mixed", "adamw-8bit") == 10
+    m = training_memory(LLAMA8, 1, 1, optimizer="adamw-8bit")
+    # 8 B/param (2 + 2 + 4) + m and v in int8. Every Llama-3-8B tensor has at least 4,096
+    # values (bitsandbytes' min_8bit_size), so each holds 2 B/value + 2 fp32 scales per 2,048
+    tensors = [(128256 * 4096, 2)] + [(4096 * 4096, 64), (1024 * 4096, 64), (14336 * 4096, 96),
+                                      (4096, 65)]
+    scales = sum(c * 2 * 4 * -(-n // 2048) for n, c in tensors)
+    assert sum(n * c for n, c in tensors) == N8
+    assert m.states == 8 * N8 + 2 * N8 + scales
+
+
+def test_zero_stages_shard_what_they_say():
+    kw = dict(seq_len=4096, micro_batch=1, dp=8)
+    z = [training_memory(LLAMA8, zero_stage=k, **kw) for k in range(4)]
+    steps = 4 * (32 * 9 + 3)
+    assert (z[0].params, z[0].grads, z[0].optimizer) == (2 * N8, 2 * N8, 12 * N8 + steps)
+    assert z[1].optimizer == -(-(12 * N8 + steps) // 8) and z[1].grads == 2 * N8
+    assert z[2].grads == -(-2 * N8 // 8) and z[2].params == 2 * N8
+    assert z[3].params == -(-2 * N8 // 8)
+    assert len({m.activations for m in z}) == 1   # ZeRO does not touch activations
+
+
+def test_llama3_8b_activations_by_hand():
+    """bf16, FlashAttention, per token and layer (h 4096, 32 q heads, 8 KV heads of 128,
+    intermediate 14336): two RMSNorms (fp32 input 4h, fp32 rstd 4, bf16 normalized 2h),
+    the q/k/v input 2h, q + k + v 2(4096 + 1024 + 1024), the kernel output 2 x 4096,
+    32 fp32 log-sum-exps, the MLP input 2h and gate, act, up, product 4 x 2 x 14336."""
+    h, s, b = 4096, 8192, 1
+    per_token_layer = (2 * (4 * h + 4 + 2 * h) + 2 * h + 2 * (4096 + 1024 + 1024) + 2 * 4096
+                       + 4 * 32 + 2 * h + 8 * 14336)
+    outside = 8 + (4 * h + 4 + 2 * h) + 2 * h          # ids, final norm, lm_head input
+    rope = 2 * 2 * s * 128                               # cos and sin, once
+    m = training_memory(LLAMA8, s, b, attention="flash")
+    assert m.activations == 32 * per_token_layer * s * b + outside * s * b + rope
+    V = 128256
+    assert m.logits == 4 * V * s + 8 * (s + 1) + 4 + 2 * V * s
+
+
+def test_eager_scores_grow_with_the_square_of_the_sequence():
+    a = [training_memory(LLAMA8, s, 1, attention="eager") for s in (2048, 4096)]
+    f = [training_memory(LLAMA8, s, 1, attention="flash") for s in (2048, 4096)]
+    key = "attention scores (s x s per head)"
+    assert a[1].activation_terms[key] == 4 * a[0].activation_terms[key]
+    # 32 heads x s x s x (fp32 probabilities 4 + their bf16 copy 2) per layer
+    assert a[0].activation_terms[key] == 32 * 32 * 2048 * 2048 * 6
+    assert key not in f[0].activation_terms
+    sel = training_memory(LLAMA8, 4096, 1, attention="eager", recompute="selective")
+    assert key not in sel.activation_terms
+
+
+def test_full_recomputation_keeps_layer_inputs_and_one_layer():
+    s = 8192
+    none = training_memory(LLAMA8, s, 1)
+    full = training_memory(LLAMA8, s, 1, recompute="full")
+    per_layer = (none.activations - full.activation_terms["token ids (int64)"]
+                 - full.activation_terms["rotary cos/sin tables (once per model)"]
+                 - full.activation_terms["final norm and lm_head input"]) // 32
+    assert full.activation_terms["layer inputs (checkpoints)"] == 32 * 2 * 4096 * s
+    assert full.activation_terms["one layer recomputed in backward"] == per_layer
+    assert full.activations < none.activations / 10
+
+
+def test_gqa_and_moe_change_the_layer_tensors():
+    cfg = lc.load_model(LLAMA8)
+    mha = training_memory(cfg.replace(num_key_value_heads=32), 4096, 1)
+    gqa = training_memory(cfg, 4096, 1)
+    k = "q, k, v (attention kernel)"
+    # k and v: 2 x (32 - 8) heads x 128 x 2 bytes more per token and layer
+    assert mha.activation_terms[k] - gqa.activation_terms[k] == 32 * 4096 * 2 * 24 * 128 * 2
+    moe = training_memory("Qwen3-30B-A3B", 4096, 1)
+    # router: fp32 softmax over 128 experts, 8 int64 indices, normalized top-8 (8 + 1 fp32),
+    # and one int32 offset per expert per layer
+    assert moe.activation_terms["router (softmax, top-k)"] == 48 * (
+        (4 * 128 + 8 * 8 + 4 * 9) * 4096 + 4 * 128)
+
+
+def test_tensor_parallel_splits_heads_and_ffn():
+    one = training_memory(LLAMA8, 4096, 1)
+    two = training_memory(LLAMA8, 4096, 1, tp=2)
+    k = "MLP (gate, act, up, product)"
+    assert two.activation_terms[k] * 2 == one.activation_terms[k]
+    norms = (2 * 32 + 1) * 4096
+    assert two.params == 2 * (-(-(N8 - norms) // 2) + norms)
+
+
+def test_flops_are_six_n_d_plus_attention():
+    D, s = 10**12, 8192
+    f = training_flops(LLAMA8, D, s)
+    matmul_weights = N8 - 128256 * 4096 - (2 * 32 + 1) * 4096   # not the embedding, not norms
+    assert f.matmul == 6 * matmul_weights * D
+    # causal attention, forward: 2 x 2 x 32 heads x 128 x (s + 1)/2 keys per token per layer
+    fwd = 2 * 2 * 32 * 128 * 32 * (s + 1) // 2
+    assert f.attention == 3 * fwd * D
+    assert training_flops(LLAMA8, D, s, recompute="full").hardware == f.model * 4 // 3
+    # Chinchilla: 20 tokens per parameter (Hoffmann et al. 2022)
+    assert lc.chinchilla_tokens(LLAMA8) == 20 * N8
+
+
+def test_training_time_at_an_assumed_mfu():
+    gpu = lc.load_gpu("H100")
+    t = training_time(10**24, gpu, n_gpus=1000, mfu=0.5)
+    assert t == pytest.approx(10**24 / (1000 * gpu.peak("bf16") * 0.5))
+    with pytest.raises(ValueError, match="mfu"):
+        training_time(1e20, gpu, mfu=1.5)
+
+
+@pytest.mark.parametrize("kw, field", [
+    (dict(seq_len=0), "seq_len"), (dict(seq_len=2.5), "seq_len"), (dict(micro_batch=-1), "micro_batch"),
+    (dict(precision="fp8"), "precision"), (dict(optimizer="adam"), "optimizer"),
+    (dict(recompute="some"), "recompute"), (dict(zero_stage=4), "zero_stage"),
+    (dict(dp=0), "dp"), (dict(tp=3), "tp"), (dict(attention="flash2"), "attention"),
+    (dict(seq_len=10**30), "seq_len"), (dict(dp=10**30), "dp"),
+])
+def test_bad_settings_name_the_field(kw, field):
+    args = dict(seq_len=4096, micro_batch=1)
+    args.update(kw)
+    with pytest.raises(ValueError) as e:
+        training_memory(LLAMA8, **args)
+    assert str(e.value).startswith(field + ":") and "\n" not in str(e.value)
+
+
+def test_cost_does_not_grow_with_the_numbers():
+    t0 = time.perf_counter()
+    for s, b, dp in ((1, 1, 1), (2**40, 2**40, 2**24)):
+        m = training_memory("DeepSeek-V3", s, b, zero_stage=3, dp=dp, recompute="full")
+        assert isinstance(m.total, int)
+        training_flops("DeepSeek-V3", 10**16, 2**40)
+    assert time.perf_counter() - t0 < 0.5
+
+
+def test_every_zoo_model_has_an_estimate(zoo_name):
+    m = training_memory(zoo_name, 4096, 2)
+    assert m.total == m.params + m.grads + m.optimizer + m.activations + m.logits
+    assert all(v > 0 for v in m.activation_terms.values())
+
+
+def test_stored_measurements_equal_the_engine():
+    """Every stored measurement (benchmarks/measure_activations.py on CPU) equals the
+    engine's count of the bytes saved for backward, to the byte."""
+    path = os.path.join(os.path.dirname(lc.__file__), "data", "activations_measured.json")
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    assert data["device"] == "CPU" and data["rows"]
+    for r in data["rows"]:
+        cfg = lc.from_hf_config(data["models"][r["model"]])
+        est = training_memory(cfg, r["seq_len"], r["batch"],
+                              precision=data["engine_precision"][r["dtype"]],
+                              attention=data["engine_attention"][r["attn_implementation"]])
+        assert est.saved_for_backward == r["saved_bytes"], r
+
+
+def test_fewest_gpus_is_the_smallest_count_that_fits():
+    kw = dict(seq_len=8192, micro_batch=1, zero_stage=3)
+    n = lc.training.fewest_gpus(LLAMA8, 80 * 10**9, recompute="full", **kw)
+    fits = [training_memory(LLAMA8, dp=d, recompute="full", **kw).total <= 80 * 10**9
+            for d in (n - 1, n)]
+    assert fits == [False, True]
+    # without recomputation the activations alone (above 80 GB at 8K) never fit
+    assert lc.training.fewest_gpus(LLAMA8, 80 * 10**9, seq_len=65536, micro_batch=4,
+                                   zero_stage=3) is None
+    # ZeRO-0 either fits on one GPU or never
+    assert lc.training.fewest_gpus("Qwen3-0.6B", 80 * 10**9, 4096, zero_stage=0) == 1
+
+
+def test_korthikanti_formula_by_hand():
+    # GPT-3-like: 34 s b h + 5 a s^2 b per layer, 2 bytes per value
+    assert lc.training.korthikanti_activation_bytes(LLAMA8, 2048, 1) == 32 * (
+        34 * 2048 * 4096 + 5 * 32 * 2048 * 2048)
