@@ -1,62 +1,25 @@
-"""Sizing rules and comparisons used by the GQA/KV-cache and FFN lessons.
+"""Comparisons the GQA/KV-cache and FFN lessons draw on (pure, standard library only).
 
-Pure functions over the engine (standard library only): the Llama FFN sizing
-rule, an MHA baseline for a model's KV cache, the total-memory saving of GQA,
-and the split of parameters and FLOPs between attention and the FFN.
+The lessons' arithmetic (bytes per token, the Llama FFN rounding rule, the
+break-even of GQA's saving, FLOP shares) is written by the reader in the
+notebook cells and checked against the engine; this module holds what the
+explorers, tables and figures need to compare many settings: an MHA baseline,
+the saving of GQA against it, and the split of parameters and FLOPs between
+attention and the FFN.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from .config import ConfigError, from_hf_config
+from .config import from_hf_config
 from .counts import flops_per_token, kv_cache_bytes, param_count, weight_bytes
 from .zoo import as_config
 
-__all__ = ["llama_intermediate_size", "llama_intermediate_steps", "mha_baseline",
-           "gqa_memory_saving", "tokens_for_total_saving", "ffn_attention_split",
-           "ffn_share_rows", "gqa_saving_rows", "FFN_COMPONENTS"]
+__all__ = ["mha_baseline", "gqa_memory_saving", "ffn_attention_split", "FFN_COMPONENTS"]
 
 # the parts of a layer that are the feed-forward network (dense MLP or MoE)
 FFN_COMPONENTS = ("mlp", "shared_experts", "experts", "router")
-
-
-# --- the Llama FFN sizing rule ---------------------------------------------------------
-
-def llama_intermediate_steps(hidden, multiple_of=256, ffn_dim_multiplier=None):
-    """The steps of Meta's rule (``FeedForward`` in the Llama reference code), as
-    ``[(step, value), ...]``; the last value is the intermediate_size.
-
-    ``h = 4*hidden``; ``h = int(2*h/3)``; if a multiplier is given, ``h = int(m*h)``;
-    then round ``h`` up to a multiple of ``multiple_of``.
-    """
-    for name, v in (("hidden", hidden), ("multiple_of", multiple_of)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise ConfigError(f"{name}: must be a positive whole number (got {v!r})")
-    steps = [("4 x hidden", 4 * hidden)]
-    h = int(Fraction(2 * 4 * hidden, 3))              # int() truncates, as Meta's code does
-    steps.append(("int(2/3 x 4 x hidden)", h))
-    if ffn_dim_multiplier is not None:
-        m = Fraction(str(ffn_dim_multiplier))         # 1.3 exactly, not 1.30000000000000004
-        if m <= 0:
-            raise ConfigError(f"ffn_dim_multiplier: must be positive (got {ffn_dim_multiplier!r})")
-        steps.append((f"{ffn_dim_multiplier} x that", float(m * h)))  # display only
-        h = int(m * h)
-        steps.append((f"int({ffn_dim_multiplier} x that)", h))
-    h = multiple_of * ((h + multiple_of - 1) // multiple_of)
-    steps.append((f"rounded up to a multiple of {multiple_of}", h))
-    return steps
-
-
-def llama_intermediate_size(hidden, multiple_of=256, ffn_dim_multiplier=None):
-    """Meta's SwiGLU sizing: about 8/3 x hidden (times a multiplier), rounded up.
-
-    >>> llama_intermediate_size(4096, 256)              # LLaMA-2 7B
-    11008
-    >>> llama_intermediate_size(4096, 1024, 1.3)        # Llama-3-8B
-    14336
-    """
-    return llama_intermediate_steps(hidden, multiple_of, ffn_dim_multiplier)[-1][1]
 
 
 # --- KV cache: an MHA baseline and what GQA saves ----------------------------------------
@@ -78,6 +41,7 @@ def mha_baseline(cfg, full_attention=False):
             "num_attention_heads": cfg.num_attention_heads,
             "num_key_value_heads": cfg.num_attention_heads, "head_dim": cfg.v_head_dim,
             "intermediate_size": cfg.intermediate_size, "vocab_size": cfg.vocab_size,
+            "max_position_embeddings": cfg.get("max_position_embeddings"),
         }, name=f"{cfg.name} MHA baseline")
     changes = {}
     if cfg.num_key_value_heads != cfg.num_attention_heads:
@@ -94,7 +58,7 @@ def gqa_memory_saving(cfg, seq_len, batch=1, dtype="bf16"):
     ``cache_saving`` = 1 - cache / MHA cache, ``total_saving`` = 1 - (weights +
     cache) / (MHA weights + MHA cache). GQA also shrinks the k/v projections, so
     the baseline's weights are larger. For MLA the weights are held equal (the
-    baseline is a cache baseline only).
+    baseline is a cache baseline only). Weights and cache are both at ``dtype``.
     """
     cfg = as_config(cfg)
     base = mha_baseline(cfg)
@@ -107,95 +71,50 @@ def gqa_memory_saving(cfg, seq_len, batch=1, dtype="bf16"):
             "total_saving": Fraction((wb + cb) - (w + c), wb + cb)}
 
 
-def gqa_saving_rows(cfg, settings, dtype="bf16"):
-    """One dict per ``(seq_len, batch)`` in ``settings`` for a table: bytes in GiB
-    (2**30, 3 decimals) and the savings against MHA in percent (2 decimals)."""
-    gib = 2**30
-    rows = []
-    for seq_len, batch in settings:
-        s = gqa_memory_saving(cfg, seq_len, batch, dtype)
-        rows.append({
-            "context": seq_len, "batch": batch, "tokens cached": seq_len * batch,
-            "weights (GiB)": round(s["weights"] / gib, 3),
-            "KV cache (GiB)": round(s["cache"] / gib, 3),
-            "MHA weights (GiB)": round(s["mha_weights"] / gib, 3),
-            "MHA KV cache (GiB)": round(s["mha_cache"] / gib, 3),
-            "cache saved (%)": round(100 * float(s["cache_saving"]), 2),
-            "weights + cache saved (%)": round(100 * float(s["total_saving"]), 2),
-        })
-    return rows
-
-
-def tokens_for_total_saving(cfg, target, dtype="bf16", max_tokens=2**30):
-    """The fewest cached tokens (seq_len x batch, batch 1) at which GQA's saving of
-    total memory (weights + cache) reaches ``target`` (e.g. ``Fraction(3, 10)``);
-    ``0`` if it does with an empty cache, ``None`` if never within ``max_tokens``."""
-    target = Fraction(str(target)) if isinstance(target, float) else Fraction(target)
-
-    def ok(n):
-        return gqa_memory_saving(cfg, n, 1, dtype)["total_saving"] >= target
-    if ok(0):
-        return 0
-    if not ok(max_tokens):
-        return None
-    lo, hi = 0, max_tokens              # ok(lo) is False, ok(hi) is True
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    return hi
-
-
 # --- FFN versus attention -------------------------------------------------------------
 
-def ffn_attention_split(cfg, seq_len=4096, mode="prefill"):
+def ffn_attention_split(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
     """Parameters and forward FLOPs per token split into attention, FFN and the rest.
 
     Parameters come from ``param_count(cfg).components`` (FFN = mlp + experts +
     shared experts + router; the rest = embedding, norms, lm_head). FLOPs: 2 per
     multiplied weight (attention projections, FFN, lm_head) plus the attention
-    scores and weighted sum of ``flops_per_token`` (counted as attention). The
+    scores and weighted sum of ``flops_per_token`` (counted as attention; in
+    ``prefill`` mode averaged over a causal prompt, (n+1)/2 keys per token). The
     parts sum to ``flops_per_token(cfg, seq_len, mode).total`` exactly.
+
+    ``mlp_cfg``: take the FFN's parameters and FLOPs from this config instead (the
+    same model with another MLP layout, e.g. a plain two-matrix MLP), so that
+    switching the MLP changes the MLP alone; attention and the rest stay ``cfg``'s.
     Shares are floats (fractions of the total).
     """
     cfg = as_config(cfg)
-    comp = param_count(cfg).components
-    total = sum(comp.values())
-    ffn_p = sum(comp[c] for c in FFN_COMPONENTS)
+    if mlp_cfg is not None and cfg.is_moe:
+        raise ValueError("mlp_cfg: only for dense models (an MoE layer has experts, not one MLP)")
+    pc = param_count(cfg)
+    ffn_src = param_count(as_config(mlp_cfg)) if mlp_cfg is not None else pc
+    comp, mm = pc.components, pc.matmul_components   # matmul: routed experts top-k only
     attn_p = comp["attention"]
+    ffn_p = sum(ffn_src.components[c] for c in FFN_COMPONENTS)
+    other_p = sum(comp.values()) - attn_p - sum(comp[c] for c in FFN_COMPONENTS)
+    total = attn_p + ffn_p + other_p
     fl = flops_per_token(cfg, seq_len, mode)
-    mm = param_count(cfg).matmul_components
-    ffn_f = 2 * sum(mm.get(c, 0) for c in FFN_COMPONENTS)
+    own_ffn_f = 2 * sum(mm.get(c, 0) for c in FFN_COMPONENTS)
+    ffn_f = 2 * sum(ffn_src.matmul_components.get(c, 0) for c in FFN_COMPONENTS)
     proj_f = 2 * mm.get("attention", 0)
     attn_f = proj_f + fl.attention
+    total_f = fl.total - own_ffn_f + ffn_f
+    inter = (mlp_cfg or cfg).intermediate_size
     return {
         "model": cfg.name, "layers": cfg.num_hidden_layers, "hidden_size": cfg.hidden_size,
-        "intermediate_size": cfg.intermediate_size,
-        "ffn_ratio": cfg.intermediate_size / cfg.hidden_size,
-        "attention_params": attn_p, "ffn_params": ffn_p, "other_params": total - attn_p - ffn_p,
+        "intermediate_size": inter, "ffn_ratio": inter / cfg.hidden_size,
+        "attention_params": attn_p, "ffn_params": ffn_p, "other_params": other_p,
         "total_params": total,
         "ffn_param_share": ffn_p / total, "attention_param_share": attn_p / total,
         "ffn_layer_share": ffn_p / (ffn_p + attn_p),
         "attention_projection_flops": proj_f, "attention_score_flops": fl.attention,
         "attention_flops": attn_f, "ffn_flops": ffn_f,
-        "other_flops": fl.total - attn_f - ffn_f, "total_flops": fl.total,
-        "ffn_flop_share": ffn_f / fl.total, "attention_flop_share": attn_f / fl.total,
+        "other_flops": total_f - attn_f - ffn_f, "total_flops": total_f,
+        "ffn_flop_share": ffn_f / total_f, "attention_flop_share": attn_f / total_f,
         "seq_len": seq_len, "mode": mode,
     }
-
-
-def ffn_share_rows(models, seq_len=4096, mode="prefill"):
-    """One dict per model for a table: FFN and attention parameters (exact) and
-    their shares of parameters and of FLOPs per token, in percent (2 decimals)."""
-    rows = []
-    for m in models:
-        s = ffn_attention_split(as_config(m), seq_len, mode)
-        rows.append({
-            "model": s["model"], "intermediate/hidden": round(s["ffn_ratio"], 3),
-            "FFN params": s["ffn_params"], "attention params": s["attention_params"],
-            "FFN % of params": round(100 * s["ffn_param_share"], 2),
-            "attention % of params": round(100 * s["attention_param_share"], 2),
-            "FFN % of layer params": round(100 * s["ffn_layer_share"], 2),
-            f"FFN % of FLOPs ({seq_len:,})": round(100 * s["ffn_flop_share"], 2),
-            f"attention % of FLOPs ({seq_len:,})": round(100 * s["attention_flop_share"], 2),
-        })
-    return rows

@@ -3,39 +3,40 @@
 import pytest
 
 import llmcourse as lc
-from llmcourse.exercises import EXERCISES, check
-from llmcourse.sizing import ffn_attention_split, llama_intermediate_size, llama_intermediate_steps
+from llmcourse.exercises import check
+from llmcourse.sizing import ffn_attention_split
 from llmcourse.widgets import EXPLORERS, MLP_KINDS, ffn_rows, with_mlp_kind
 
-FFN_EXERCISES = [i for i in EXERCISES if i.startswith("ffn-")]
 
+# --- the Llama rule: the notebook's worked solution, against published configs ----------
 
-# --- the sizing rule -----------------------------------------------------------------
+def _meta_ffn_width(hidden, multiple_of, ffn_dim_multiplier=None):  # as in notebook 03
+    h = int(2 * (4 * hidden) / 3)
+    if ffn_dim_multiplier is not None:
+        h = int(ffn_dim_multiplier * h)
+    return multiple_of * ((h + multiple_of - 1) // multiple_of)
+
 
 @pytest.mark.parametrize("model, multiple_of, multiplier", [
-    ("Meta-Llama-3-8B", 1024, 1.3), ("Meta-Llama-3-70B", 4096, 1.3),
+    ("Llama-3.1-8B", 1024, 1.3), ("Meta-Llama-3-70B", 4096, 1.3),
     ("Llama-3.2-1B", 256, 1.5), ("Llama-3.2-3B", 256, 1.0)])
 def test_llama_rule_reproduces_the_zoo(model, multiple_of, multiplier):
     cfg = lc.load_model(model)
-    assert llama_intermediate_size(cfg.hidden_size, multiple_of, multiplier) == cfg.intermediate_size
+    assert _meta_ffn_width(cfg.hidden_size, multiple_of, multiplier) == cfg.intermediate_size
 
 
-def test_llama2_7b_rule_and_total():
-    assert llama_intermediate_size(4096, 256) == 11008
-    steps = dict(llama_intermediate_steps(4096, 1024, 1.3))
-    assert steps["int(2/3 x 4 x hidden)"] == 10922
-    assert steps["int(1.3 x that)"] == 14198
+def test_llama_rule_gives_the_published_405b_and_llama2_widths():
+    assert _meta_ffn_width(16384, 4096, 1.2) == 53248   # Llama-3.1-405B config.json
+    assert _meta_ffn_width(4096, 256) == 11008           # LLaMA-2 7B config.json
+    assert check("ffn-1", 53248)
+    assert "multiplier" in check("ffn-1", 45056)
+
+
+def test_llama2_7b_total():
     llama2 = lc.from_hf_config({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
                                 "num_attention_heads": 32, "intermediate_size": 11008,
                                 "vocab_size": 32000})
     assert lc.param_count(llama2).total == 6_738_415_616
-
-
-def test_llama_rule_rejects_bad_input():
-    with pytest.raises(ValueError, match="hidden"):
-        llama_intermediate_size(0)
-    with pytest.raises(ValueError, match="ffn_dim_multiplier"):
-        llama_intermediate_size(4096, 256, -1)
 
 
 def test_split_sums_to_the_engine_totals(zoo_name):
@@ -47,10 +48,29 @@ def test_split_sums_to_the_engine_totals(zoo_name):
 
 def test_gated_at_8_thirds_matches_plain_at_4x_weights():
     l3b = lc.load_model("Llama-3.2-3B")  # 8192 = 8/3 x 3072
-    plain = with_mlp_kind(l3b, MLP_KINDS[2]).replace(intermediate_size=4 * 3072)
-    gated_w = lc.param_count(l3b).components["mlp"]
-    plain_w = lc.param_count(plain).components["mlp"]
-    assert plain_w - gated_w == l3b.num_hidden_layers * (4 * 3072 + 3072)  # only the biases differ
+    wide = l3b.replace(intermediate_size=4 * 3072)
+    plain = ffn_attention_split(wide, mlp_cfg=with_mlp_kind(wide, MLP_KINDS[2]))
+    gated = ffn_attention_split(l3b)
+    assert plain["ffn_params"] - gated["ffn_params"] == l3b.num_hidden_layers * (4 * 3072 + 3072)
+    assert plain["ffn_flops"] == gated["ffn_flops"] == 2 * 3 * 3072 * 8192 * 28  # biases: no matmul
+
+
+def test_switching_the_mlp_leaves_attention_and_the_rest_alone():
+    cfg = lc.load_model("Llama-3.1-8B")
+    shipped = ffn_attention_split(cfg, 4096)
+    plain = ffn_attention_split(cfg, 4096, mlp_cfg=with_mlp_kind(cfg, MLP_KINDS[2]))
+    for key in ("attention_params", "other_params", "attention_flops", "other_flops"):
+        assert plain[key] == shipped[key], key
+    d, inter, layers = 4096, 14336, 32   # plain: fc1 + fc2 with biases, by hand
+    assert plain["ffn_params"] == layers * (2 * d * inter + inter + d)
+    assert plain["ffn_flops"] == 2 * layers * 2 * d * inter
+
+
+def test_ffn_share_table_by_hand():
+    t = lc.tables.ffn_share_table(["Llama-3.1-8B"], seq_len=4096)
+    # FFN 32 x 3 x 4096 x 14336 of 8,030,261,248 parameters
+    assert t.loc["Llama-3.1-8B", "FFN % of params"] == f"{100 * 32 * 3 * 4096 * 14336 / 8030261248:.1f}"
+    assert t.loc["Llama-3.1-8B", "FFN params"] == f"{32 * 3 * 4096 * 14336:,}"
 
 
 # --- the explorer ----------------------------------------------------------------------
@@ -67,15 +87,16 @@ def test_ffn_explorer_rows_follow_the_engine():
     assert ex.value("ffn_params_per_layer") == 3 * 4096 * 11008
     assert [(r.key, r.value) for r in ex.rows] == [(r.key, r.value) for r in ffn_rows(new, 4096)]
     ex.set(seq_len=32768)
-    assert ex.value("ffn_flop_share") == round(100 * ffn_attention_split(new, 32768)["ffn_flop_share"], 2)
+    assert ex.value("ffn_flop_share") == round(100 * ffn_attention_split(new, 32768)["ffn_flop_share"], 1)
 
 
 def test_ffn_explorer_mlp_kind():
     ex = EXPLORERS["ffn"]()
+    attention = ex.value("attention_params")
     ex.set(mlp_kind=MLP_KINDS[2])
-    cfg = with_mlp_kind(lc.load_model("Meta-Llama-3-8B"), MLP_KINDS[2])
     assert ex.value("mlp_kind") == "plain"
-    assert ex.value("ffn_params") == lc.param_count(cfg).components["mlp"]
+    assert ex.value("ffn_params") == 32 * (2 * 4096 * 14336 + 14336 + 4096)
+    assert ex.value("attention_params") == attention      # only the MLP switched
     ex.set(model="phi-2")
     assert ex.controls["intermediate_size"].value == 10240
     assert ex.controls["mlp_kind"].value == MLP_KINDS[0]
@@ -118,11 +139,23 @@ def _check_figure(fig):
 
 
 def test_ffn_figures():
-    dense = lc.widgets.dense_models()
-    _check_figure(lc.plots.ffn_ratios(dense))
+    dense = lc.tables.dense_models(by_size=True)
+    fig = lc.plots.ffn_ratios(dense)
+    _check_figure(fig)
+    assert "never" not in fig.axes[0].get_title()
     fig = lc.plots.ffn_attention_share(dense[:4], seq_len=8192)
     _check_figure(fig)
     assert "8,192" in fig.axes[1].get_xlabel()
+    assert fig.get_size_inches()[1] * fig.dpi <= 720 or len(dense) > 16
+
+
+def test_ffn_explorer_flop_line_stays_visible_over_the_parameter_line():
+    ex = EXPLORERS["ffn"]()
+    ax2 = ex.fig.axes[1]
+    by_label = {ln.get_label(): ln for ln in ax2.get_lines()}
+    p, f = by_label["share of parameters"], by_label["share of FLOPs per token"]
+    assert f.get_zorder() > p.get_zorder() and f.get_marker() not in (None, "None", "")
+    assert "whole model" in ax2.get_ylabel() and "one layer" in ex.fig.axes[0].get_title()
 
 
 def test_ffn_explorer_figure_has_labels():
@@ -132,21 +165,25 @@ def test_ffn_explorer_figure_has_labels():
     assert ex.fig._suptitle.get_text()
 
 
-# --- exercises -------------------------------------------------------------------------
+# --- exercises (the registry test feeds each its solution and wrong answers) -------------
 
-def test_there_are_ffn_exercises():
-    assert len(FFN_EXERCISES) >= 2
-
-
-@pytest.mark.parametrize("ex_id", FFN_EXERCISES)
-def test_ffn_exercise_right_and_wrong(ex_id):
-    expected = EXERCISES[ex_id].answer()
-    assert check(ex_id, expected)
-    assert not check(ex_id, expected * 2 + 1)
-    assert "No answer yet" in check(ex_id, None)
+def test_ffn_exercises_cover_three_kinds():
+    mine = lc.exercises.list_exercises(notebook="03_ffn_sizing")
+    assert len(mine) >= 3 and len({ex.kind for ex in mine}) >= 3
 
 
-def test_ffn_exercise_answers_are_the_engines():
-    assert EXERCISES["ffn-1"].answer() == 11008
-    q = lc.load_model("Qwen3-8B")
-    assert EXERCISES["ffn-2"].answer() == 3 * q.hidden_size * q.intermediate_size
+def test_ffn_derive_needs_the_plain_mlp_biases():
+    def no_biases(cfg):
+        k = 2 if cfg.model_type == "phi" else 3
+        return k * cfg.hidden_size * cfg.intermediate_size
+    v = check("ffn-2", no_biases)
+    assert not v and "phi-2" in v
+
+
+def test_ffn_flop_share_prediction_is_the_causal_average():
+    # Llama-3.1-8B at 131,072: FFN 2·3·4096·14336·32; projections 2·4096·128·(64+16)·32;
+    # scores 2·32·256·32·65,536.5; lm_head 2·128256·4096 (all by hand)
+    ffn = 2 * 3 * 4096 * 14336 * 32
+    total = ffn + 2 * 4096 * 128 * 80 * 32 + int(2 * 32 * 256 * 32 * 65536.5) + 2 * 128256 * 4096
+    assert check("ffn-3", 100 * ffn / total)
+    assert "(n+1)/2" in check("ffn-3", 13.5)

@@ -1,60 +1,147 @@
-"""Exercises for the GQA / KV-cache lesson (ids kv-*)."""
+"""Exercises for lesson 02, GQA and the KV cache (ids kv-*).
+
+Every expected value is computed by the engine when the reader checks; no
+answer here is printed in the notebook above its exercise.
+"""
 
 from __future__ import annotations
 
 from ..counts import kv_cache_bytes
-from ..sizing import gqa_memory_saving, mha_baseline
+from ..units import GB, GiB
 from ..zoo import load_model
-from .base import exercise
+from .base import concept, derive, design, predict
 
 __all__ = []
 
-exercise(
-    "kv-1",
-    "How many bytes of KV cache does Meta-Llama-3-8B hold for one sequence of 8,192 tokens "
-    "in bf16? (an exact whole number of bytes)",
-    answer=lambda: kv_cache_bytes(load_model("Meta-Llama-3-8B"), 8192, 1, "bf16"),
-    why="2 (K and V) x 32 layers x 8 KV heads x 128 head_dim x 2 bytes = 131,072 B per "
-        "token; x 8,192 tokens = 1,073,741,824 B, exactly 1 GiB (2^30 B), or 1.07 GB.",
-    hint="per token: 2 x layers x num_key_value_heads x head_dim x bytes per value; "
-         "then times the tokens.",
+NB = "02_gqa_and_kv_cache"
+
+
+# --- kv-1: derive bytes per token -----------------------------------------------------
+
+def _kv_bytes_per_token_solution(cfg):
+    """The worked solution: bytes one token adds over all layers, bf16."""
+    if cfg.uses_mla:
+        values = cfg.kv_lora_rank + cfg.qk_rope_head_dim       # one latent + the RoPE key
+    else:
+        values = 2 * cfg.num_key_value_heads * cfg.head_dim   # a K and a V per KV head
+    return values * cfg.num_hidden_layers * 2                 # every layer, 2 bytes
+
+
+def _what_if_2_kv_heads():
+    return load_model("Llama-3.1-8B").replace(num_key_value_heads=2)
+
+
+derive(
+    "kv-1", NB,
+    "Write `def kv_bytes_per_token(cfg)`: the bytes one token adds to the KV cache over "
+    "all layers, in bf16 (2 bytes a value), before any sliding window is full. It must "
+    "work for GQA and for MLA. The checker runs it on models the lesson did not compute: "
+    "Qwen3-8B, gemma-2-2b, gpt-oss-20b, DeepSeek-V2 and Llama-3.1-8B cut to 2 KV heads.",
+    reference=lambda cfg: kv_cache_bytes(cfg, 1, 1, "bf16"),
+    cases=["Qwen3-8B", "gemma-2-2b", "gpt-oss-20b", "DeepSeek-V2", _what_if_2_kv_heads],
+    why="Standard attention caches a K and a V vector per KV head in every layer: "
+        "2 · n_kv · d_h values. MLA caches one latent of kv_lora_rank values plus one "
+        "shared RoPE key of qk_rope_head_dim values, once, not once for K and once for V. "
+        "Gemma-2's head_dim is 256, not hidden / heads = 288: use cfg.head_dim.",
+    solution=_kv_bytes_per_token_solution,
+    hint="K and V are two vectors per KV head; MLA stores one compressed vector instead. "
+         "Does gemma-2-2b's head_dim equal hidden_size / num_attention_heads?",
+    wrong=(
+        lambda cfg: cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2,
+        lambda cfg: (2 * cfg.num_key_value_heads * cfg.hidden_size // cfg.num_attention_heads
+                     * cfg.num_hidden_layers * 2),
+        lambda cfg: (2 * (cfg.kv_lora_rank + cfg.qk_rope_head_dim) if cfg.uses_mla
+                     else 2 * cfg.num_key_value_heads * cfg.head_dim) * cfg.num_hidden_layers * 2,
+    ),
 )
 
-exercise(
-    "kv-2",
-    "Qwen2-7B has 28 query heads and 4 KV heads. By what factor is its KV cache smaller "
-    "than the same model with plain multi-head attention (28 KV heads)? (a number)",
-    answer=lambda: (kv_cache_bytes(mha_baseline(load_model("Qwen2-7B")), 4096)
-                    // kv_cache_bytes(load_model("Qwen2-7B"), 4096)),
-    why="The cache is proportional to num_key_value_heads, so the factor is 28 / 4 = 7 at "
-        "every context and batch: the cache shrinks by 6/7 = 85.7%.",
-    hint="the cache per token is 2 x layers x kv_heads x head_dim x bytes; only kv_heads "
-         "changes.",
+
+# --- kv-2: predict a cache in GiB --------------------------------------------------------
+
+def _qwen3_8b_fp8_cache():
+    return kv_cache_bytes(load_model("Qwen3-8B"), 40960, 4, "fp8") / GiB
+
+
+predict(
+    "kv-2", NB,
+    "Qwen3-8B (36 layers, 8 KV heads of 128) serves 4 sequences of 40,960 tokens, its full "
+    "context, with the cache stored in fp8 (1 byte a value). Before you compute it with "
+    "the engine: how many GiB of KV cache? (within 1%)",
+    expected=_qwen3_8b_fp8_cache,
+    why="2 · 36 · 8 · 128 = 73,728 values per token, 1 byte each in fp8; × 40,960 tokens × 4 "
+        "sequences = 12,079,595,520 B = 11.25 GiB (12.08 GB). In bf16 it would be twice that.",
+    hint="first the bytes of one token over all layers, then times tokens and batch; a GiB is "
+         "2**30 bytes.",
+    rel_tol=0.01, unit="GiB",
+    mistakes=((lambda: 2 * _qwen3_8b_fp8_cache(),
+               "that is the bf16 cache: fp8 stores one byte a value, not two"),
+              (lambda: _qwen3_8b_fp8_cache() / 2,
+               "you counted only K or only V: the cache holds both"),
+              (lambda: _qwen3_8b_fp8_cache() * GiB / GB,
+               "that is in GB (10**9 bytes); the question asks GiB (2**30)")),
+    wrong=(22.5, 5.625, 12.08, "11.25"),
 )
 
-exercise(
-    "kv-3",
-    "DeepSeek-V3 caches a latent of kv_lora_rank + qk_rope_head_dim values per layer per "
-    "token. How many bytes per token does it cache over all 61 layers in bf16? (exact)",
-    answer=lambda: kv_cache_bytes(load_model("DeepSeek-V3"), 1, 1, "bf16"),
-    why="(512 + 64) values x 2 bytes x 61 layers = 70,272 B per token, stored once, not "
-        "once for K and once for V. MHA with 128 heads of 128 would need 2 x 128 x 128 x 2 "
-        "x 61 = 3,997,696 B per token: MLA cuts that by 98.2%, not 70%.",
-    hint="MLA stores one compressed vector per layer: kv_lora_rank + qk_rope_head_dim values.",
+
+# --- kv-3: design the KV heads for a memory budget ------------------------------------------
+
+def _validate_kv_heads(answer):
+    if isinstance(answer, bool) or not isinstance(answer, int):
+        return False, "give a whole number of KV heads, e.g. 8"
+    base = load_model("Llama-3.1-8B")
+    cfg = base.replace(num_key_value_heads=answer)   # the engine rejects impossible counts
+    cache = kv_cache_bytes(cfg, 32768, 16, "bf16")
+    if cache >= 40 * GiB:
+        return False, (f"with {answer} KV heads the cache is {cache / GiB:,.1f} GiB, not under "
+                       "40 GiB: fewer KV heads")
+    ok_larger = [n for n in range(answer + 1, base.num_attention_heads + 1)
+                 if base.num_attention_heads % n == 0
+                 and kv_cache_bytes(base.replace(num_key_value_heads=n), 32768, 16) < 40 * GiB]
+    note = (f" A larger count, {ok_larger[-1]}, would also fit, and more KV heads usually "
+            "keep more quality." if ok_larger else
+            " It is the largest count that fits, the one that keeps the most quality.")
+    return True, f"{answer} KV heads: the cache is {cache / GiB:,.1f} GiB.{note}"
+
+
+design(
+    "kv-3", NB,
+    "Llama-3.1-8B must serve batch 16 at 32,768 tokens with the KV cache under 40 GiB in "
+    "bf16. Which `num_key_value_heads` would you give it? (it must divide the 32 query "
+    "heads). Answer with a whole number.",
+    validate=_validate_kv_heads,
+    why="Each KV head costs 2 · 32 layers · 128 · 2 bytes = 16 KiB per token; 16 × 32,768 "
+        "tokens make that 8 GiB per KV head. Under 40 GiB leaves at most 4 KV heads (32 GiB), "
+        "and 1, 2 or 4 divide 32. The shipped 8 heads need 64 GiB.",
+    solution=4,
+    hint="work out what one KV head costs at this batch and context, then divide the budget.",
+    wrong=(8, 32, 16, 5, "4"),
 )
 
-exercise(
-    "kv-4",
-    "Meta-Llama-3-8B in bf16, one sequence of 32,768 tokens: what percentage of total memory "
-    "(weights + KV cache) does GQA save against the same model with 32 KV heads? Give a "
-    "percentage, e.g. 12.3 (within 0.5%).",
-    answer=lambda: round(100 * float(
-        gqa_memory_saving(load_model("Meta-Llama-3-8B"), 32768, 1, "bf16")["total_saving"]), 2),
-    why="The cache shrinks 4x (75% saved) and the k/v projections shrink too, but the "
-        "weights (14.96 GiB) dominate at short contexts. At 32,768 cached tokens the saving of "
-        "weights + cache is 41.6%: inside seed 004's 30-50% only because this many tokens are "
-        "cached.",
-    hint="saving = 1 - (weights + cache) / (MHA weights + MHA cache); MHA has larger k_proj "
-         "and v_proj as well as a 4x larger cache.",
-    rel_tol=0.005,
+
+# --- kv-4: concept: why GQA speeds up decoding -----------------------------------------------
+
+concept(
+    "kv-4", NB,
+    "Generating one token at a time (decoding) with a long context, Llama-3.1-8B with 8 KV "
+    "heads runs faster than the same model with 32. What is the main reason?",
+    options={
+        "a": "GQA removes most of the attention FLOPs: the query heads share their scores.",
+        "b": "Each step reads the whole KV cache from GPU memory; 4× fewer KV heads mean 4× "
+             "fewer bytes to read, and decoding is limited by memory bandwidth, not FLOPs.",
+        "c": "GQA makes the weights much smaller, so they fit in the GPU's on-chip cache.",
+        "d": "With fewer KV heads the model attends to fewer earlier tokens.",
+    },
+    correct="b",
+    feedback={
+        "a": "every one of the 32 query heads still computes its own scores against every "
+             "cached key: the score FLOPs do not change; only k_proj/v_proj shrink.",
+        "b": "Right: a decode step does little arithmetic per byte it loads; the time is "
+             "spent moving weights and cache from memory.",
+        "c": "the weights shrink by under 10% (only k_proj and v_proj), and 15 GB never fit "
+             "in the tens of MB of on-chip memory.",
+        "d": "every token still attends to every earlier token (no window); the keys are "
+             "shared between query heads, not dropped.",
+    },
+    why="Shazeer (2019) introduced MQA for exactly this: incremental decoding is bound by "
+        "memory bandwidth, and the keys and values are most of what it reads at long context.",
 )

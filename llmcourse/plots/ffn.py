@@ -6,7 +6,8 @@ from ..sizing import ffn_attention_split
 from ..zoo import as_config
 from matplotlib.ticker import MaxNLocator
 
-from .style import COLORS, COMPONENT_COLORS, new_figure, styled
+from .style import (COMPONENT_COLORS, COMPONENT_HATCHES, TEXT_SIZES, clear_figure, color_of,
+                    label_bars, new_figure, styled)
 
 __all__ = ["ffn_ratios", "ffn_attention_share", "draw_ffn_explorer", "FFN_RATIOS"]
 
@@ -24,32 +25,35 @@ def _is_gated(cfg):
 
 @styled
 def ffn_ratios(models):
-    """intermediate_size / hidden_size of each model, with the 8/3 and 4 rules marked."""
+    """intermediate_size / hidden_size of each model, with the 8/3 and 4 rules marked;
+    gated MLPs solid, plain ones hatched (colour is not the only channel)."""
     cfgs = sorted(_cfgs(models), key=lambda c: c.intermediate_size / c.hidden_size)
-    fig, ax = new_figure(size=(11, 0.42 * len(cfgs) + 1.9))
+    fig, ax = new_figure(size=(10, 0.31 * len(cfgs) + 2.0))
+    gated_c, plain_c = color_of("component:mlp"), color_of("reference")
     for i, c in enumerate(cfgs):
         r = c.intermediate_size / c.hidden_size
         gated = _is_gated(c)
-        ax.barh(i, r, color=COLORS[0] if gated else COLORS[1], height=0.65)
-        ax.text(r + 0.05, i, f"{r:.3f}x = {c.intermediate_size:,} / {c.hidden_size:,}",
-                va="center", fontsize=10,
-                bbox=dict(facecolor="white", edgecolor="none", pad=0.5, alpha=0.85))
-    ax.axvline(8 / 3, color="k", ls="--", lw=1.3)
-    ax.axvline(4, color="k", ls=":", lw=1.5)
+        ax.barh(i, r, color=gated_c if gated else plain_c, height=0.65,
+                hatch="" if gated else "//", edgecolor="white")
+        ax.text(r + 0.05, i, f"{r:.2f}× = {c.intermediate_size:,} / {c.hidden_size:,}",
+                va="center", fontsize=TEXT_SIZES["label"])
+    ax.axvline(8 / 3, color="black", ls="--", lw=1.3)
+    ax.axvline(4, color="black", ls=":", lw=1.5)
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
-    handles = [Patch(color=COLORS[0], label="gated MLP: gate/up/down (SwiGLU, GeGLU)"),
-               Patch(color=COLORS[1], label="plain MLP: fc1/fc2 (GELU)"),
-               Line2D([], [], color="k", ls="--",
-                      label="8/3 = 2.667x: 3 matrices, the parameters of a 4x 2-matrix MLP"),
-               Line2D([], [], color="k", ls=":", label="4x: the classic two-matrix MLP")]
+    handles = [Patch(color=gated_c, label="gated MLP: gate/up/down (SwiGLU, GeGLU)"),
+               Patch(facecolor=plain_c, hatch="//", edgecolor="white",
+                     label="plain MLP: fc1/fc2 (GELU)"),
+               Line2D([], [], color="black", ls="--",
+                      label="8/3 ≈ 2.67×: gated, same weights as a 4× plain MLP"),
+               Line2D([], [], color="black", ls=":", label="4×: the classic plain MLP")]
     ax.set_yticks(range(len(cfgs)), [c.name for c in cfgs])
-    ax.set_xlim(0, max(c.intermediate_size / c.hidden_size for c in cfgs) + 2.6)
+    ax.set_xlim(0, max(c.intermediate_size / c.hidden_size for c in cfgs) + 2.9)
     ax.set_xlabel("intermediate_size / hidden_size (ratio, no unit)")
     gated = [c.intermediate_size / c.hidden_size for c in cfgs if _is_gated(c)] or [0]
-    ax.set_title(f"Real gated FFNs are {min(gated):.2f}x to {max(gated):.2f}x hidden, "
-                 "never below 8/3x")
-    fig.legend(handles=handles, loc="outside lower center", ncol=2, fontsize=10)
+    ax.set_title(f"FFN width is a choice: gated MLPs here use {min(gated):.2f}× to "
+                 f"{max(gated):.2f}× hidden")
+    fig.legend(handles=handles, loc="outside lower center", ncol=2)
     ax.grid(axis="y", visible=False)
     return fig
 
@@ -60,9 +64,9 @@ def ffn_attention_share(models, seq_len=4096, mode="prefill"):
     rest (embedding, norms, lm_head), one bar per model."""
     cfgs = _cfgs(models)
     splits = [ffn_attention_split(c, seq_len, mode) for c in cfgs]
-    fig, axes = new_figure(1, 2, size=(13, 0.45 * len(cfgs) + 2.2), sharey=True)
+    fig, axes = new_figure(1, 2, size=(12, 0.31 * len(cfgs) + 2.4), sharey=True)
     parts = [("attention", COMPONENT_COLORS["attention"]), ("ffn", COMPONENT_COLORS["mlp"]),
-             ("other", "#c7c7c7")]
+             ("other", color_of("other"))]
     names = {"attention": "attention", "ffn": "FFN (MLP)",
              "other": "embedding, norms, lm_head"}
     from matplotlib.patches import Patch
@@ -76,76 +80,81 @@ def ffn_attention_share(models, seq_len=4096, mode="prefill"):
             vals = [100 * s[f"{part}_{kind}"] / s[f"total_{kind}"] for s in splits]
             label = names[part] + (" (projections + scores)" if kind == "flops"
                                    and part == "attention" else "")
-            ax.barh(y, vals, left=left, color=color, height=0.65, label=label)
+            ax.set_xlim(0, 100)
+            bars = ax.barh(y, vals, left=left, color=color, height=0.65, label=label)
             if ax is axes[0]:
                 handles.append(Patch(color=color, label=label2[part]))
             if part == "ffn":
-                for i, (l, v) in enumerate(zip(left, vals)):
-                    ax.text(l + v / 2, i, f"{v:.0f}%", ha="center", va="center", fontsize=10,
-                            color="white", fontweight="bold")
+                label_bars(ax, bars, [f"{v:.0f}%" for v in vals])
             left = [a + b for a, b in zip(left, vals)]
-        ax.set_xlim(0, 100)
         ax.grid(axis="y", visible=False)
     axes[0].set_yticks(y, [c.name for c in cfgs])
-    axes[0].set_xlabel("share of parameters (%)")
-    axes[1].set_xlabel(f"share of forward FLOPs per token (%), {mode} at {seq_len:,} tokens")
+    axes[0].set_xlabel("share of the model's parameters (%)")
+    axes[1].set_xlabel(f"share of FLOPs per token (%), {mode} {seq_len:,}")
     axes[0].set_title("Parameters")
     axes[1].set_title("FLOPs per token")
-    fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=10)
-    fig.suptitle("The FFN holds most of a dense model's parameters and FLOPs", fontsize=15)
+    fig.legend(handles=handles, loc="outside lower center", ncol=2)
+    fig.suptitle("The FFN holds most of a dense model's parameters and FLOPs")
     return fig
 
 
 # --- the explorer's figure --------------------------------------------------------------
 
 def _setup_ffn(fig):
-    fig.clear()
-    fig.subplots_adjust(left=0.13, right=0.98, top=0.86, bottom=0.15, wspace=0.32)
+    clear_figure(fig)
+    fig.subplots_adjust(left=0.13, right=0.98, top=0.84, bottom=0.16, wspace=0.32)
     ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.25]})
     bars_a = ax1.barh([1, 0], [0, 0], color=COMPONENT_COLORS["attention"], height=0.6,
                       label="attention")
     bars_f = ax1.barh([1, 0], [0, 0], color=COMPONENT_COLORS["mlp"], height=0.6,
-                      label="FFN")
-    texts = [ax1.text(0, y, "", va="center", fontsize=11) for y in (1, 0)]
+                      hatch=COMPONENT_HATCHES["mlp"], edgecolor="white", label="FFN")
+    texts = [ax1.text(0, y, "", va="center", fontsize=TEXT_SIZES["label"]) for y in (1, 0)]
     ax1.set_yticks([1, 0], ["as shipped", "this setting"])
     ax1.set_xlabel("parameters per layer (millions)")
-    ax1.legend(loc="center right")
+    ax1.legend(loc="upper right")
     ax1.grid(axis="y", visible=False)
-    ax1.set_ylim(-0.6, 1.6)
+    ax1.set_ylim(-0.6, 1.9)
     ax1.xaxis.set_major_locator(MaxNLocator(nbins=4))  # few tick labels: a faster redraw
-    ax1.set_title("parameters of one layer", fontsize=12)
-    (p_line,) = ax2.plot(FFN_RATIOS, [0] * len(FFN_RATIOS), color=COLORS[1], lw=4,
-                         label="FFN share of parameters")
-    (f_line,) = ax2.plot(FFN_RATIOS, [0] * len(FFN_RATIOS), color=COLORS[2], lw=2.2, ls="--",
-                         label="FFN share of FLOPs per token")
-    (p_dot,) = ax2.plot([0], [0], "o", color=COLORS[1], ms=11)
-    (f_dot,) = ax2.plot([0], [0], "o", color=COLORS[2], ms=6)
-    now = ax2.axvline(1, color="#555", ls=":", lw=1.3)
-    ax2.axvline(8 / 3, color="k", ls="--", lw=1, alpha=0.6)
-    ax2.axvline(4, color="k", ls="--", lw=1, alpha=0.6)
-    ax2.text(8 / 3, 94, "8/3 ", fontsize=10, ha="right")
-    ax2.text(4, 94, " 4", fontsize=10)
+    ax1.set_title("one layer: % = FFN / (attention + FFN)", fontsize=TEXT_SIZES["label"])
+    p_col, f_col = color_of("component:mlp"), color_of("highlight")
+    (p_line,) = ax2.plot(FFN_RATIOS, [0] * len(FFN_RATIOS), color=p_col, lw=6, alpha=0.55,
+                         label="share of parameters", zorder=2)
+    (f_line,) = ax2.plot(FFN_RATIOS, [0] * len(FFN_RATIOS), color=f_col, lw=2.2,
+                         ls=(0, (5, 2)), marker="s", markevery=4, ms=6,
+                         label="share of FLOPs per token", zorder=3)
+    (p_dot,) = ax2.plot([0], [0], "o", color=p_col, ms=13, zorder=4)
+    (f_dot,) = ax2.plot([0], [0], "s", color=f_col, ms=8, zorder=5)
+    now = ax2.axvline(1, color="black", ls=":", lw=1.3)
+    ax2.axvline(8 / 3, color="black", ls="--", lw=1, alpha=0.6)
+    ax2.axvline(4, color="black", ls="--", lw=1, alpha=0.6)
+    ax2.text(8 / 3, 4, "8/3 ", fontsize=TEXT_SIZES["label"], ha="right")
+    ax2.text(4, 4, " 4", fontsize=TEXT_SIZES["label"])
     ax2.set_xlim(1, 8)
     ax2.set_ylim(0, 100)
     ax2.set_xticks([1, 2, 3, 4, 6, 8])
     ax2.set_yticks([0, 25, 50, 75, 100])
     ax2.set_xlabel("intermediate_size / hidden_size")
-    ax2.set_ylabel("FFN share of whole model (%)")
+    ax2.set_ylabel("FFN share of the whole model (%)")
     ax2.legend(loc="lower right")
     state = dict(ax1=ax1, ax2=ax2, bars_a=bars_a, bars_f=bars_f, texts=texts, p_line=p_line,
                  f_line=f_line, p_dot=p_dot, f_dot=f_dot, now=now, curve_key=None)
-    fig._lc_ffn_state = state
+    fig.lc_ffn_state = state
     return state
 
 
 def draw_ffn_explorer(fig, shipped, current, curve, title):
     """The FFN explorer's figure, updated in place.
 
+    Left: one layer's parameters (attention + FFN; the % is of that sum). Right: the
+    FFN's share of the whole model (embedding, norms and lm_head included) in
+    parameters and in FLOPs per token, across widths; the FLOP line is drawn on top,
+    dashed with markers, so it stays visible where the two coincide.
+
     ``shipped``, ``current``: :func:`~llmcourse.sizing.ffn_attention_split` dicts
     for the model as shipped and for this setting; ``curve``: ``(key, splits)`` with
     one split per :data:`FFN_RATIOS` value (redrawn only when ``key`` changes).
     """
-    state = getattr(fig, "_lc_ffn_state", None)
+    state = getattr(fig, "lc_ffn_state", None)
     if state is None or state["ax1"] not in fig.axes:
         state = _setup_ffn(fig)
     ax1, ax2 = state["ax1"], state["ax2"]
@@ -160,7 +169,7 @@ def draw_ffn_explorer(fig, shipped, current, curve, title):
         text.set_x(a + f)
         text.set_text(f" {100 * f / (a + f):.0f}% FFN")
         widest = max(widest, a + f)
-    ax1.set_xlim(0, widest * 1.45)
+    ax1.set_xlim(0, widest * 1.5)
     key, splits = curve
     if state["curve_key"] != key:
         state["p_line"].set_ydata([100 * s["ffn_param_share"] for s in splits])
@@ -175,7 +184,7 @@ def draw_ffn_explorer(fig, shipped, current, curve, title):
     if state.get("x_hi") != int(hi):  # extend the fixed ticks past 8 only when needed
         ax2.set_xticks([1, 2, 3, 4, 6, 8] + list(range(12, int(hi) + 1, 4)))
         state["x_hi"] = int(hi)
-    ax2.set_title(f"FFN share vs width (FLOPs: {current['mode']} at {current['seq_len']:,})",
-                  fontsize=12)
-    fig.suptitle(title, fontsize=15)
+    ax2.set_title(f"whole model; FLOPs: {current['mode']} {current['seq_len']:,} tokens",
+                  fontsize=TEXT_SIZES["label"])
+    fig.suptitle(title)
     return fig

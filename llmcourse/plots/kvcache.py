@@ -1,32 +1,67 @@
-"""Figures for the GQA / KV-cache lesson."""
+"""Figures for the GQA / KV-cache lesson.
+
+Colours by attention kind come from the course palette (``color_of("gqa")`` ...), so
+MHA, GQA, MQA and MLA look the same in every figure and in the explorer.
+"""
 
 from __future__ import annotations
 
 from ..counts import kv_cache_bytes
-from ..sizing import gqa_memory_saving, mha_baseline, tokens_for_total_saving
+from ..sizing import gqa_memory_saving, mha_baseline
 from ..units import GiB
 from ..zoo import as_config
 from matplotlib.ticker import NullFormatter
 
-from .style import COLORS, clear_figure, new_figure, plain_log_axis, styled
+from .style import (CONCEPT_DASHES, CONCEPT_MARKERS, TEXT_SIZES, clear_figure, color_of,
+                    new_figure, plain_log_axis, styled)
 
-__all__ = ["kv_cache_vs_context", "draw_kv_cache_vs_context", "kv_cache_per_token",
-           "gqa_total_memory_saving", "CONTEXTS"]
+__all__ = ["kv_cache_vs_context", "draw_kv_cache_vs_context", "kv_saving_ratios",
+           "gqa_total_memory_saving", "attention_concept", "CONTEXTS"]
 
 KiB = 2**10
-CONTEXTS = [2**k for k in range(9, 18)]  # 512 .. 131072 tokens
+CONTEXTS = [2**k for k in range(9, 19)]  # 512 .. 262144 tokens
 _TICKS = CONTEXTS[::2]  # labelled: 512, 2K, 8K, 32K, 128K (fewer labels: a faster redraw)
 _TICK_LABELS = [f"{n // 1024}K" if n >= 1024 else str(n) for n in _TICKS]
 
 
-def _setup_kv_axes(fig, n_lines, dtype):
+def _ctx(n):
+    return f"{n // 1024:,}K" if n >= 1024 and n % 1024 == 0 else f"{n:,}"
+
+
+def attention_concept(cfg):
+    """The palette's name for a config's attention: 'mla', 'mha', 'mqa' or 'gqa'."""
+    if cfg.uses_mla:
+        return "mla"
+    if cfg.num_key_value_heads == cfg.num_attention_heads:
+        return "mha"
+    return "mqa" if cfg.num_key_value_heads == 1 else "gqa"
+
+
+def _style_of(label, cfg):
+    """(colour, dash, marker) of a line: the attention kind; a variant whose label says
+    'no sliding window' keeps its kind's colour and is drawn dotted and thin."""
+    kind = attention_concept(cfg)
+    if "no sliding window" in label:
+        return color_of(kind), (0, (1, 1.5)), "None"
+    return color_of(kind), CONCEPT_DASHES.get(kind, "-"), CONCEPT_MARKERS.get(kind, "None")
+
+
+def _setup_kv_axes(fig, n_lines):
     """Build the axes and its artists once; later redraws only move them."""
     clear_figure(fig)
     ax = fig.subplots()
-    lines = [ax.plot([], [], lw=2.4, color=COLORS[i % len(COLORS)])[0]
-             for i in range(n_lines)]
-    weights = ax.axhline(1, color="k", ls="--", lw=1.2)
-    mark = ax.axvline(CONTEXTS[0], color="#777", ls=":", lw=1.2)
+    lines = [ax.plot([], [], lw=2.6)[0] for _ in range(n_lines)]
+    beyond = [ax.plot([], [], lw=1.4, alpha=0.35)[0] for _ in range(n_lines)]
+    state_line = ax.axhline(1, color=color_of("reference"), ls=(0, (6, 2, 1, 2)), lw=2.2)
+    weights = ax.axhline(1, color="black", ls="--", lw=1.2)
+    mark = ax.axvline(CONTEXTS[0], color=color_of("highlight"), ls="-", lw=2.2, alpha=0.8)
+    mark_text = ax.text(CONTEXTS[0], 0.98, "", transform=ax.get_xaxis_transform(),
+                        ha="right", va="top", color=color_of("highlight"),
+                        fontsize=TEXT_SIZES["label"])
+    max_lines = [ax.axvline(CONTEXTS[0], color="black", ls=":", lw=1.6) for _ in range(2)]
+    max_texts = [ax.text(CONTEXTS[0], 0.02 + 0.08 * i, "", transform=ax.get_xaxis_transform(),
+                         ha="right", va="bottom", fontsize=TEXT_SIZES["label"])
+                 for i in range(2)]
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     plain_log_axis(ax.yaxis)
@@ -35,96 +70,150 @@ def _setup_kv_axes(fig, n_lines, dtype):
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlim(CONTEXTS[0] / 1.25, CONTEXTS[-1] * 1.25)
     ax.set_xlabel("context length (tokens, log scale)")
-    state = {"ax": ax, "lines": lines, "weights": weights, "mark": mark, "dtype": None}
-    fig._lc_kv_state = state
+    state = {"ax": ax, "lines": lines, "beyond": beyond, "weights": weights, "mark": mark,
+             "mark_text": mark_text, "max_lines": max_lines, "max_texts": max_texts,
+             "state_line": state_line, "dtype": None}
+    fig.lc_kv_state = state
     return state
 
 
 def draw_kv_cache_vs_context(fig, variants, batch=1, dtype="bf16", mark_seq_len=None,
-                             weights_bytes=None, title=None):
+                             weights_bytes=None, title=None, state_bytes=None,
+                             legend_outside=False):
     """Draw KV-cache GiB against context length, one line per ``(label, cfg)`` variant.
 
-    Used by the static figure and the explorer. The first call builds the axes;
-    later calls on the same figure update the lines in place (a live redraw).
+    Each line is solid up to its model's ``max_position_embeddings`` and faint beyond
+    it, where a dotted vertical line marks the maximum context. ``state_bytes``: a
+    fixed-size state that does not grow with context (linear-attention layers), drawn
+    flat. Used by the static figure and the explorer: the first call builds the axes;
+    later calls on the same figure update the artists in place (a live redraw).
     """
-    state = getattr(fig, "_lc_kv_state", None)
+    state = getattr(fig, "lc_kv_state", None)
     if state is None or len(state["lines"]) < len(variants) or state["ax"] not in fig.axes:
-        state = _setup_kv_axes(fig, max(4, len(variants)), dtype)
+        state = _setup_kv_axes(fig, max(4, len(variants)))
     ax = state["ax"]
     lo, hi = float("inf"), 0.0
     handles = []
-    for i, line in enumerate(state["lines"]):
-        if i < len(variants):
-            label, cfg = variants[i]
-            ys = [kv_cache_bytes(cfg, n, batch, dtype) / GiB for n in CONTEXTS]
-            line.set_data(CONTEXTS, ys)
-            line.set_label(label)
-            line.set_visible(True)
-            handles.append(line)
-            lo, hi = min(lo, min(ys)), max(hi, max(ys))
-        else:
+    maxima = []
+    for i, (line, faint) in enumerate(zip(state["lines"], state["beyond"])):
+        if i >= len(variants):
             line.set_visible(False)
+            faint.set_visible(False)
+            continue
+        label, cfg = variants[i]
+        top = cfg.get("max_position_embeddings") or CONTEXTS[-1] * 2   # unknown: no marker
+        ys = [kv_cache_bytes(cfg, n, batch, dtype) / GiB for n in CONTEXTS]
+        inside = [(n, y) for n, y in zip(CONTEXTS, ys) if n <= top]
+        if inside and inside[-1][0] < top:  # end the solid line exactly at the maximum
+            inside.append((top, kv_cache_bytes(cfg, top, batch, dtype) / GiB))
+        outside = [(n, y) for n, y in zip(CONTEXTS, ys) if n >= top]
+        if outside and outside[0][0] > top:
+            outside.insert(0, (top, kv_cache_bytes(cfg, top, batch, dtype) / GiB))
+        color, dash, marker = _style_of(label, cfg)
+        line.set_data([p[0] for p in inside], [p[1] for p in inside])
+        line.set(color=color, linestyle=dash, marker=marker, markevery=2, markersize=7,
+                 label=label, visible=True)
+        faint.set_data([p[0] for p in outside], [p[1] for p in outside])
+        faint.set(color=color, linestyle=dash, visible=bool(outside))
+        handles.append(line)
+        lo, hi = min(lo, min(ys)), max(hi, max(ys))
+        if top <= CONTEXTS[-1] and top not in maxima:
+            maxima.append(top)
+    sl = state["state_line"]
+    if state_bytes:
+        sl.set_ydata([state_bytes / GiB] * 2)
+        sl.set_label(f"linear-attention state, constant: {state_bytes / GiB:,.2f} GiB")
+        sl.set_visible(True)
+        handles.append(sl)
+        lo, hi = min(lo, state_bytes / GiB), max(hi, state_bytes / GiB)
+    else:
+        sl.set_visible(False)
     w = state["weights"]
     if weights_bytes:
         w.set_ydata([weights_bytes / GiB] * 2)
-        w.set_label(f"weights ({dtype}) {weights_bytes / GiB:,.2f} GiB")
+        w.set_label(f"weights: {weights_bytes / GiB:,.2f} GiB")
         w.set_visible(True)
         handles.append(w)
         lo, hi = min(lo, weights_bytes / GiB), max(hi, weights_bytes / GiB)
     else:
         w.set_visible(False)
-    m = state["mark"]
+    for j, (ml, mt) in enumerate(zip(state["max_lines"], state["max_texts"])):
+        if j < len(maxima):
+            ml.set_xdata([maxima[j]] * 2)
+            mt.set_x(maxima[j] / 1.04)
+            mt.set_text(f"max context {_ctx(maxima[j])}")
+        ml.set_visible(j < len(maxima))
+        mt.set_visible(j < len(maxima))
+    m, mtxt = state["mark"], state["mark_text"]
     m.set_visible(bool(mark_seq_len))
+    mtxt.set_visible(bool(mark_seq_len))
     if mark_seq_len:
         m.set_xdata([mark_seq_len] * 2)
-    ax.set_ylim(lo / 1.6, hi * 1.6)
+        mtxt.set_x(mark_seq_len / 1.04)
+        mtxt.set_text(f"this context: {_ctx(mark_seq_len)}")
+    ax.set_ylim(lo / 1.6, hi * 2.2)
     if state["dtype"] != dtype:
         ax.set_ylabel(f"KV cache (GiB, {dtype}, log scale)")
         state["dtype"] = dtype
     ax.set_title(title or f"KV cache grows linearly with context (batch {batch})")
-    ax.legend(handles=handles, loc="lower right")
+    if legend_outside:
+        for leg in list(fig.legends):
+            leg.remove()
+        fig.legend(handles=handles, loc="outside lower center", ncol=2)
+    else:
+        ax.legend(handles=handles, loc="upper left")
     return ax
 
 
 @styled
-def kv_cache_vs_context(variants, batch=1, dtype="bf16", title=None, weights_bytes=None):
-    """KV-cache size against context length for several ``(label, cfg)`` pairs."""
-    fig, _ = new_figure()
+def kv_cache_vs_context(variants, batch=1, dtype="bf16", title=None, weights_bytes=None,
+                        state_bytes=None):
+    """KV-cache size against context length for several ``(label, cfg)`` pairs, each
+    solid up to its model's maximum context."""
+    fig, _ = new_figure(size=(10, 5.6))
     draw_kv_cache_vs_context(fig, variants, batch, dtype, title=title,
-                             weights_bytes=weights_bytes)
+                             weights_bytes=weights_bytes, state_bytes=state_bytes,
+                             legend_outside=True)
     return fig
 
 
 @styled
-def kv_cache_per_token(models, seq_len=32768, dtype="bf16"):
-    """Cache bytes per token of context (all layers) at ``seq_len``: each model as
-    shipped against plain MHA with every layer full attention (same heads)."""
-    cfgs = [as_config(m) for m in models]
+def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
+    """How many times smaller each model's cache is than plain MHA with every layer
+    full attention (same query heads), at ``seq_len``: one dot per model on a linear
+    axis, labelled with the ratio and what makes it."""
     rows = []
-    for c in cfgs:
-        real = kv_cache_bytes(c, seq_len, 1, dtype) / seq_len / KiB
-        base = kv_cache_bytes(mha_baseline(c, full_attention=True), seq_len, 1, dtype) / seq_len / KiB
-        kind = ("MLA" if c.uses_mla else "sliding+GQA" if "sliding_attention" in c.layer_types
-                else "MHA" if c.num_key_value_heads == c.num_attention_heads else "GQA")
-        rows.append((c.name, real, base, kind))
+    for m in models:
+        c = as_config(m)
+        real = kv_cache_bytes(c, seq_len, 1, dtype)
+        base = kv_cache_bytes(mha_baseline(c, full_attention=True), seq_len, 1, dtype)
+        n_sl = c.layer_types.count("sliding_attention")
+        kind = attention_concept(c)
+        why = {"mla": "MLA latent", "mha": "MHA", "mqa": "MQA"}.get(
+            kind, f"GQA {c.num_attention_heads}:{c.num_key_value_heads}")
+        if n_sl:
+            why += f" + {n_sl} sliding layers"
+        rows.append((c.name, base / real, kind, why, bool(n_sl)))
     rows.sort(key=lambda r: r[1])
-    fig, ax = new_figure(size=(11, 0.45 * len(rows) + 1.8))
-    y = range(len(rows))
-    ax.barh([i + 0.2 for i in y], [r[2] for r in rows], height=0.4, color="#bbbbbb",
-            label="plain MHA, all layers full attention (same heads)")
-    ax.barh([i - 0.2 for i in y], [r[1] for r in rows], height=0.4, color=COLORS[0],
-            label="as shipped (GQA / MLA / sliding window)")
-    for i, r in enumerate(rows):
-        ax.text(r[1] * 1.08, i - 0.2, f"{r[1]:,.1f} KiB  ({r[3]}, {r[2] / r[1]:,.1f}x smaller)",
-                va="center", fontsize=10)
-    ax.set_yticks(list(y), [r[0] for r in rows])
-    ax.set_xscale("log")
-    plain_log_axis(ax.xaxis)
-    ax.set_xlim(min(r[1] for r in rows) / 2, max(r[2] for r in rows) * 6)
-    ax.set_xlabel(f"KV cache per token of context, all layers (KiB, {dtype}, log scale), "
-                  f"at {seq_len:,} tokens")
-    ax.set_title(f"GQA, MLA and sliding windows shrink the cache per token (context {seq_len:,})")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2)
+    fig, ax = new_figure(size=(10, 0.36 * len(rows) + 1.9))
+    top = max(r[1] for r in rows)
+    seen = set()
+    for i, (name, ratio, kind, why, sliding) in enumerate(rows):
+        label = {"mha": "MHA", "gqa": "GQA", "mqa": "MQA", "mla": "MLA"}[kind]
+        ax.plot([1, ratio], [i, i], color=color_of(kind), lw=1.5, alpha=0.5)
+        ax.plot([ratio], [i], marker=CONCEPT_MARKERS[kind], ms=10, ls="none",
+                color=color_of(kind), mfc="white" if sliding else color_of(kind), mew=2,
+                label=None if label in seen else label)
+        seen.add(label)
+        ax.text(ratio + top * 0.03, i, f"{ratio:,.1f}×  {why}", va="center",
+                fontsize=TEXT_SIZES["label"])
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows])
+    ax.set_xlim(0, top * 1.55)
+    ax.axvline(1, color="black", lw=1)
+    ax.set_xlabel(f"times smaller than plain MHA, all layers full attention "
+                  f"(KV cache at {seq_len:,} tokens)")
+    ax.set_title("GQA shrinks the cache 2–16×; MLA about 57×")
+    ax.legend(loc="lower right", title="hollow: with sliding layers")
     ax.grid(axis="y", visible=False)
     return fig
 
@@ -134,37 +223,31 @@ def gqa_total_memory_saving(models=("Meta-Llama-3-8B", "Qwen2-7B"), dtype="bf16"
                             claim=(0.30, 0.50)):
     """GQA's saving against MHA of the same heads, of the cache alone (flat) and of
     weights + cache (rising with the tokens held), with a claimed band shaded."""
-    from fractions import Fraction
     cfgs = [as_config(m) for m in models]
     xs = [int(2 ** (k / 4)) for k in range(36, 85)]  # 512 .. 2**21 tokens
-    fig, ax = new_figure(size=(11, 5.2))
+    fig, ax = new_figure(size=(10, 5.6))
     lo, hi = claim
-    ax.axhspan(100 * lo, 100 * hi, color="#ffd54f", alpha=0.35,
-               label=f"seed 004's claim: {100 * lo:.0f}–{100 * hi:.0f}% saved")
+    ax.axhspan(100 * lo, 100 * hi, color=color_of("reference"), alpha=0.18,
+               label=f"the claim: {100 * lo:.0f}–{100 * hi:.0f}% less memory")
     cache_pcts = []
     for i, c in enumerate(cfgs):
-        col = COLORS[i % len(COLORS)]
+        col = color_of(f"series:{i}")
         ratio = f"{c.num_attention_heads}:{c.num_key_value_heads}"
         ys = [100 * float(gqa_memory_saving(c, n, 1, dtype)["total_saving"]) for n in xs]
         cache = 100 * float(gqa_memory_saving(c, xs[-1], 1, dtype)["cache_saving"])
         cache_pcts.append(cache)
-        ax.axhline(cache, color=col, ls="--", lw=1.5,
-                   label=f"{c.name} ({ratio}): KV cache alone, {cache:.2f}% saved")
-        ax.plot(xs, ys, color=col, lw=2.4, label=f"{c.name}: weights + KV cache")
-        for t in claim:
-            n = tokens_for_total_saving(c, Fraction(str(t)), dtype)
-            if n:
-                ax.plot([n], [100 * t], "o", color=col, ms=7)
-                ax.annotate(f"{n:,}", (n, 100 * t), textcoords="offset points",
-                            xytext=(6, -16 if i else 6), fontsize=10, color=col)
+        ax.axhline(cache, color=col, ls="--", lw=1.6,
+                   label=f"{c.name} ({ratio}): KV cache alone, {cache:.1f}% saved")
+        ax.plot(xs, ys, color=col, lw=2.6, marker=("o", "s")[i % 2], markevery=6,
+                label=f"{c.name}: weights + KV cache")
     ax.set_xscale("log", base=2)
     ticks = [2**k for k in range(9, 22, 2)]
     ax.set_xticks(ticks, [f"{n // 1024:,}K" if n >= 1024 else str(n) for n in ticks])
     ax.set_xlim(xs[0], xs[-1])
     ax.set_ylim(0, 100)
-    ax.set_xlabel("tokens held in the cache = context x batch (log scale)")
+    ax.set_xlabel("tokens held in the cache = context × batch (log scale)")
     ax.set_ylabel(f"memory saved vs MHA (%, {dtype})")
     ax.set_title(f"GQA cuts the KV cache by {min(cache_pcts):.0f}–{max(cache_pcts):.0f}%; "
-                 f"total memory falls {100 * lo:.0f}–{100 * hi:.0f}% only in a band of cache sizes")
-    ax.legend(loc="upper left", fontsize=10)
+                 f"all memory by {100 * lo:.0f}–{100 * hi:.0f}% only in a band")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2)
     return fig

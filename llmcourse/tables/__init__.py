@@ -86,3 +86,7 @@ def census(cfg, formatted=True):
     df.loc["total"] = [pc.total, 100.0]
     df["parameters"] = df["parameters"].astype("int64")
     return fmt(df) if formatted else df
+
+
+from .kvcache import *  # noqa: E402,F401,F403  (lesson 02 tables)
+from .ffn import *  # noqa: E402,F401,F403  (lesson 03 tables)

@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 from ..sizing import ffn_attention_split
+from ..tables.ffn import dense_models
 from ..units import human_count
-from ..zoo import list_models, load_model
+from ..zoo import load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
-__all__ = ["ffn_explorer", "ffn_rows", "with_mlp_kind", "MLP_KINDS", "dense_models"]
+__all__ = ["ffn_explorer", "ffn_rows", "with_mlp_kind", "MLP_KINDS"]
 
 MLP_KINDS = ["as shipped", "gated: gate/up/down (Llama layout)",
              "plain: fc1/fc2 + biases (Phi-2 layout)"]
 SEQ_LENS = [2**k for k in range(9, 18)]
 
 
-def dense_models():
-    """The zoo's dense models (an FFN explorer over MoE experts would mislead)."""
-    return [m for m in list_models() if not load_model(m).is_moe]
-
-
 def with_mlp_kind(cfg, kind):
-    """``cfg`` with its FFN rebuilt as a gated three-matrix MLP (Llama layout, no
-    MLP biases) or a plain two-matrix MLP with biases (Phi-2 layout). Attention
-    keeps its heads, head_dim and layer types; switching Phi-2 to the Llama layout
-    keeps its attention biases."""
+    """A config whose MLP has the layout ``kind``: a gated three-matrix MLP (Llama
+    layout, no MLP biases) or a plain two-matrix MLP with biases (Phi-2 layout),
+    with ``cfg``'s hidden_size, intermediate_size and layers. Only its MLP is
+    meant: pass it as ``mlp_cfg`` to :func:`~llmcourse.sizing.ffn_attention_split`
+    so attention, norms and lm_head stay ``cfg``'s ("as shipped" returns ``cfg``)."""
     if kind not in MLP_KINDS:
         raise ValueError(f"MLP kind: must be one of {', '.join(MLP_KINDS)} (got {kind!r})")
     plain = cfg.family == "phi"
@@ -40,14 +37,16 @@ def _kind_text(cfg):
             else "gated MLP: gate_proj, up_proj, down_proj (3 matrices)")
 
 
-def ffn_rows(cfg, seq_len=4096, mode="prefill"):
-    """The summary rows for one setting (pure: the explorer and tests both call this)."""
-    s = ffn_attention_split(cfg, seq_len, mode)
-    H, inter, n = cfg.hidden_size, cfg.intermediate_size, cfg.num_hidden_layers
+def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
+    """The summary rows for one setting (pure: the explorer and tests both call this).
+    ``mlp_cfg``: the MLP taken from this config (see :func:`with_mlp_kind`)."""
+    s = ffn_attention_split(cfg, seq_len, mode, mlp_cfg=mlp_cfg)
+    mlp = mlp_cfg if mlp_cfg is not None else cfg
+    H, inter, n = cfg.hidden_size, mlp.intermediate_size, cfg.num_hidden_layers
     per_layer = s["ffn_params"] // n
-    pct = lambda x: round(100 * x, 2)  # noqa: E731
+    pct = lambda x: round(100 * x, 1)  # noqa: E731
     return [
-        Row("MLP", "mlp_kind", "plain" if cfg.family == "phi" else "gated", _kind_text(cfg)),
+        Row("MLP", "mlp_kind", "plain" if mlp.family == "phi" else "gated", _kind_text(mlp)),
         Row("intermediate_size / hidden_size", "ffn_ratio", round(inter / H, 4),
             f"{inter:,} / {H:,} = {inter / H:.3f}x"),
         Row("FFN parameters per layer", "ffn_params_per_layer", per_layer, f"{per_layer:,}"),
@@ -57,14 +56,14 @@ def ffn_rows(cfg, seq_len=4096, mode="prefill"):
             f"{s['attention_params']:,} ({human_count(s['attention_params'])})"),
         Row("total parameters", "total_params", s["total_params"],
             f"{s['total_params']:,} ({human_count(s['total_params'])})"),
-        Row("FFN share of parameters", "ffn_param_share", pct(s["ffn_param_share"]),
-            f"{100 * s['ffn_param_share']:.2f}%"),
-        Row("FFN share of a layer (FFN / (FFN + attention))", "ffn_layer_share",
-            pct(s["ffn_layer_share"]), f"{100 * s['ffn_layer_share']:.2f}%"),
-        Row(f"FFN share of FLOPs per token ({mode}, {seq_len:,} tokens)", "ffn_flop_share",
-            pct(s["ffn_flop_share"]), f"{100 * s['ffn_flop_share']:.2f}%"),
+        Row("FFN share of the model's parameters", "ffn_param_share", pct(s["ffn_param_share"]),
+            f"{100 * s['ffn_param_share']:.1f}%"),
+        Row("FFN share of one layer (FFN / (FFN + attention))", "ffn_layer_share",
+            pct(s["ffn_layer_share"]), f"{100 * s['ffn_layer_share']:.1f}%"),
+        Row(f"FFN share of the model's FLOPs per token ({mode}, {seq_len:,} tokens)",
+            "ffn_flop_share", pct(s["ffn_flop_share"]), f"{100 * s['ffn_flop_share']:.1f}%"),
         Row("attention share of FLOPs (projections + scores)", "attention_flop_share",
-            pct(s["attention_flop_share"]), f"{100 * s['attention_flop_share']:.2f}%"),
+            pct(s["attention_flop_share"]), f"{100 * s['attention_flop_share']:.1f}%"),
     ]
 
 
@@ -81,27 +80,32 @@ def ffn_explorer(model="Meta-Llama-3-8B", seq_len=4096):
         "seq_len": selection("context (FLOPs)", SEQ_LENS, seq_len),
     }
 
-    def config(v):
-        return with_mlp_kind(base["cfg"], v["mlp_kind"]).replace(
-            intermediate_size=v["intermediate_size"])
+    def config(v):  # (the model, the config its MLP comes from): only the MLP switches
+        cfg = base["cfg"].replace(intermediate_size=v["intermediate_size"])
+        mlp = with_mlp_kind(cfg, v["mlp_kind"])
+        return cfg, (None if mlp is cfg else mlp)
 
     def compute(v):
-        return ffn_rows(config(v), v["seq_len"])
+        cfg, mlp = config(v)
+        return ffn_rows(cfg, v["seq_len"], mlp_cfg=mlp)
 
     def curve(v):
         key = (base["cfg"].name, v["mlp_kind"], v["seq_len"])
         if key not in curves:
             from ..plots.ffn import FFN_RATIOS
-            cfg = with_mlp_kind(base["cfg"], v["mlp_kind"])
-            H = cfg.hidden_size
-            curves[key] = [ffn_attention_split(cfg.replace(intermediate_size=round(r * H)),
-                                               v["seq_len"]) for r in FFN_RATIOS]
+            curves[key] = []
+            for r in FFN_RATIOS:
+                cfg = base["cfg"].replace(intermediate_size=round(r * base["cfg"].hidden_size))
+                mlp = with_mlp_kind(cfg, v["mlp_kind"])
+                curves[key].append(ffn_attention_split(cfg, v["seq_len"],
+                                                       mlp_cfg=None if mlp is cfg else mlp))
         return key, curves[key]
 
     def draw(fig, v, rows):
         from ..plots.ffn import draw_ffn_explorer
         shipped = ffn_attention_split(base["cfg"], v["seq_len"])
-        current = ffn_attention_split(config(v), v["seq_len"])
+        cfg, mlp = config(v)
+        current = ffn_attention_split(cfg, v["seq_len"], mlp_cfg=mlp)
         draw_ffn_explorer(fig, shipped, current, curve(v),
                           title=f"{base['cfg'].name}: how much of the model is FFN")
 

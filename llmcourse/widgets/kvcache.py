@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..counts import kv_cache_bytes, kv_cache_bytes_per_token_per_layer
+from ..counts import kv_cache_bytes
 from ..sizing import gqa_memory_saving, mha_baseline
 from ..units import human_bytes
 from ..zoo import load_model
@@ -12,7 +12,7 @@ from .base import (Explorer, Row, divisors, dropdown, int_text, model_dropdown, 
 __all__ = ["kv_cache_explorer", "kv_cache_rows", "kv_variants", "LAYER_PATTERNS",
            "with_layer_pattern"]
 
-SEQ_LENS = [2**k for k in range(9, 18)]
+SEQ_LENS = [2**k for k in range(9, 19)]
 BATCHES = [1, 2, 4, 8, 16, 32, 64]
 LAYER_PATTERNS = ["as shipped", "all full attention", "alternate sliding/full",
                   "all sliding window"]
@@ -41,33 +41,38 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
     """The summary rows for one setting (pure: the explorer and tests both call this)."""
     heads, kv = cfg.num_attention_heads, cfg.num_key_value_heads
     cache = kv_cache_bytes(cfg, seq_len, batch, dtype)
-    per_tok = kv_cache_bytes_per_token_per_layer(cfg, dtype) * cfg.num_hidden_layers
+    per_tok = kv_cache_bytes(cfg, 1, 1, dtype)   # one token: no window is full yet
     s = gqa_memory_saving(cfg, seq_len, batch, dtype)
     weights = s["weights"]
     kind = _kind(cfg)
     n_sliding = cfg.layer_types.count("sliding_attention")
+    top = cfg.get("max_position_embeddings")
     layers = (f"{n_sliding} of {cfg.num_hidden_layers} hold at most {cfg.sliding_window:,} tokens"
               if n_sliding else f"all {cfg.num_hidden_layers} full attention")
     what = (f"MLA: caches kv_lora_rank {cfg.kv_lora_rank} + rope {cfg.qk_rope_head_dim} "
             "per layer, once" if cfg.uses_mla else
             f"{kind}: {heads} query heads, {kv} KV heads ({heads // kv}:1)")
-    base = ("MHA, same heads (128-wide heads, DeepSeek-V2 paper)" if cfg.uses_mla
+    base = ("MHA with the same 128 heads (d_h 128, DeepSeek-V2 paper)" if cfg.uses_mla
             else "MHA, same heads")
     return [
         Row("attention", "kind", kind, what),
         Row("sliding-window layers", "sliding_layers", n_sliding, layers),
-        Row("cache per token, all layers (full attention)", "bytes_per_token", per_tok,
-            f"{per_tok:,} B"),
+        Row("max context (max_position_embeddings)", "max_context", top,
+            "not given in this config" if top is None else
+            f"{top:,} tokens" + (f": {seq_len:,} is beyond it (a what-if)" if seq_len > top
+                                 else "")),
+        Row("cache per token, all layers (before any window fills)", "bytes_per_token",
+            per_tok, f"{per_tok:,} B"),
         Row(f"KV cache at {seq_len:,} tokens x batch {batch}", "kv_cache_bytes", cache,
             f"{human_bytes(cache)} ({cache:,} B)"),
         Row(f"KV cache of {base}", "mha_cache_bytes", s["mha_cache"],
             f"{human_bytes(s['mha_cache'])} ({s['mha_cache']:,} B)"),
-        Row("KV cache saved vs MHA", "cache_saving", round(100 * float(s["cache_saving"]), 2),
-            f"{100 * float(s['cache_saving']):.2f}%"),
-        Row(f"weights ({dtype})", "weight_bytes", weights, human_bytes(weights)),
+        Row("KV cache saved vs MHA", "cache_saving", round(100 * float(s["cache_saving"]), 1),
+            f"{100 * float(s['cache_saving']):.1f}%"),
+        Row(f"weights (all {dtype})", "weight_bytes", weights, human_bytes(weights)),
         Row("weights + cache saved vs MHA" + (" (same weights)" if cfg.uses_mla else ""),
-            "total_saving", round(100 * float(s["total_saving"]), 2),
-            f"{100 * float(s['total_saving']):.2f}%"),
+            "total_saving", round(100 * float(s["total_saving"]), 1),
+            f"{100 * float(s['total_saving']):.1f}%"),
         Row("cache / weights", "cache_over_weights", round(cache / weights, 4),
             f"{cache / weights:.2f}x"),
     ]
@@ -80,7 +85,7 @@ def kv_variants(cfg):
     h, kv = cfg.num_attention_heads, cfg.num_key_value_heads
     if cfg.uses_mla:
         return [(f"MLA latent ({cfg.kv_lora_rank}+{cfg.qk_rope_head_dim} per layer)", cfg),
-                (f"MHA baseline ({h} heads x {cfg.v_head_dim})", mha_baseline(cfg))]
+                (f"MHA, same {h} heads of {cfg.v_head_dim}", mha_baseline(cfg))]
     out = [(f"this setting ({_kind(cfg)}, {kv} KV heads)", cfg)]
     if kv != h:
         out.append((f"MHA ({h} KV heads)", mha_baseline(cfg)))
@@ -90,6 +95,11 @@ def kv_variants(cfg):
         out.append((f"{kv} KV heads, no sliding window",
                     cfg.replace(layer_types=["full_attention"] * cfg.num_hidden_layers)))
     return out
+
+
+def _state_bytes(cfg, batch, dtype):
+    """The fixed-size state of linear-attention layers (0 for a model without them)."""
+    return 0
 
 
 def _window(cfg):
@@ -129,6 +139,7 @@ def kv_cache_explorer(model="Meta-Llama-3-8B", seq_len=8192, batch=1, dtype="bf1
         weights = next(r.value for r in rows if r.key == "weight_bytes")
         draw_kv_cache_vs_context(fig, kv_variants(config(v)), v["batch"], v["dtype"],
                                  mark_seq_len=v["seq_len"], weights_bytes=weights,
+                                 state_bytes=_state_bytes(config(v), v["batch"], v["dtype"]),
                                  title=f"{base['cfg'].name}: KV cache vs context, "
                                        f"batch {v['batch']}")
 

@@ -54,19 +54,19 @@ SPECS = [
                                       .replace(num_attention_heads=4))),
     ]),
     NotebookSpec("02_gqa_and_kv_cache.ipynb", [
-        # lc.widgets.kv_cache_explorer("Meta-Llama-3-8B", seq_len=8192, batch=1)
+        # lc.widgets.kv_cache_explorer("Llama-3.1-8B", seq_len=8192, batch=1)
         ExplorerCheck("kv_cache", control="num_key_value_heads", value=16, key="kv_cache_bytes",
                       expect=lambda: lc.kv_cache_bytes(
-                          model(LLAMA3_8B).replace(num_key_value_heads=16), 8192),
-                      invalid=Invalid("sliding_window", 0, lambda: model(LLAMA3_8B)
+                          model("Llama-3.1-8B").replace(num_key_value_heads=16), 8192),
+                      invalid=Invalid("sliding_window", 0, lambda: model("Llama-3.1-8B")
                                       .replace(sliding_window=0))),
     ]),
     NotebookSpec("03_ffn_sizing.ipynb", [
-        # lc.widgets.ffn_explorer("Meta-Llama-3-8B", seq_len=4096): intermediate_size 14,336
+        # lc.widgets.ffn_explorer("Llama-3.1-8B", seq_len=4096): intermediate_size 14,336
         ExplorerCheck("ffn", control="intermediate_size", value=28672, key="total_params",
                       expect=lambda: lc.param_count(
-                          model(LLAMA3_8B).replace(intermediate_size=28672)).total,
-                      invalid=Invalid("intermediate_size", 0, lambda: model(LLAMA3_8B)
+                          model("Llama-3.1-8B").replace(intermediate_size=28672)).total,
+                      invalid=Invalid("intermediate_size", 0, lambda: model("Llama-3.1-8B")
                                       .replace(intermediate_size=0))),
     ]),
     NotebookSpec("04_depth_and_width.ipynb", [
