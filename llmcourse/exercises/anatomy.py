@@ -1,44 +1,149 @@
-"""Exercises for lesson 0, the anatomy of a decoder. Each answer is computed by the
-engine when it is checked, never stored as a number."""
+"""Exercises for lesson 0, the anatomy of a decoder. Every expected value is computed
+by the engine when it is checked, never stored as a number."""
 
-from ..counts import weight_bytes, weight_shapes
-from ..units import MiB
+from ..counts import param_count, weight_bytes, weight_shapes
 from ..zoo import load_model
-from .base import exercise
+from .base import concept, derive, predict
 
 __all__ = []
 
-exercise(
-    "anatomy-1",
-    "Llama-3.2-1B also ties lm_head to the embedding. A script that sums every tensor "
-    "of its state dict (lm_head.weight included) reports what total? (an exact integer)",
-    answer=lambda: int(weight_shapes(load_model("Llama-3.2-1B"))["numel"].sum()),
-    why="The state dict lists lm_head.weight although it is the embedding matrix, so the "
-        "sum counts vocab_size × hidden_size twice: 1,235,814,400 unique parameters + "
-        "262,668,288 = 1,498,482,688, the same slip as seeds 002 and 003.",
-    hint="Take lc.param_count(cfg).total and add the embedding (lc.param_count(cfg).embedding) "
-         "once more.",
+NB = "00_start_here_anatomy"
+
+
+def _listed_sum(name):
+    """What summing every tensor of a state dict gives (a tied lm_head listed again)."""
+    return int(weight_shapes(load_model(name))["numel"].sum())
+
+
+predict(
+    "anatomy-1", NB,
+    "Llama-3.2-1B ties lm_head to its embedding, as Llama-3.2-3B does. A script sums the "
+    "element counts of every tensor in its state dict, lm_head.weight included. What total "
+    "does it print? (an exact integer)",
+    expected=lambda: _listed_sum("Llama-3.2-1B"),
+    why="A state dict lists lm_head.weight although it is the embedding matrix, so the sum "
+        "counts vocab_size × hidden_size twice: 1,235,814,400 unique parameters + "
+        "128,256 × 2,048 = 262,668,288 gives 1,498,482,688. That is the slip of the "
+        "Llama-3.2-3B census and of the Qwen3-0.6B weight listing.",
+    hint="Which matrix does a tied model's state dict list under two names?",
+    mistakes=(
+        (lambda: param_count(load_model("Llama-3.2-1B")).total,
+         "That is the model's unique count, each matrix once. The script sums every listed "
+         "tensor, and the state dict lists the tied matrix a second time as lm_head.weight."),
+        (lambda: param_count(load_model("Llama-3.2-1B")).total
+         - load_model("Llama-3.2-1B").hidden_size * (2 * load_model("Llama-3.2-1B").num_hidden_layers + 1),
+         "You left out the RMSNorm weights (two per layer and the final norm); a state dict "
+         "lists them, and the script counts them."),
+    ),
+    wrong=(1_235_814_400, 1_761_150_976, "1498482688"),
 )
 
-exercise(
-    "anatomy-2",
-    "How many parameters do Qwen3-0.6B's QK-norm tensors hold, all layers together "
-    "(every q_norm.weight and k_norm.weight)? (an exact integer)",
-    answer=lambda: int(weight_shapes(load_model("Qwen3-0.6B"))
-                       .query("name.str.endswith('q_norm.weight') or "
-                              "name.str.endswith('k_norm.weight')")["numel"].sum()),
-    why="Each is an RMSNorm scale over one head's vector, so it has head_dim = 128 entries "
-        "whatever the head count; 2 per layer × 28 layers × 128 = 7,168.",
-    hint="QK-norm normalises each head's q and k; how wide is one head?",
+
+def _model_params(cfg):
+    """The worked solution: a dense Llama/Qwen3-style model, from its config."""
+    d, hd = cfg.hidden_size, cfg.head_dim
+    nh, nkv = cfg.num_attention_heads, cfg.num_key_value_heads
+    inter, vocab, layers = cfg.intermediate_size, cfg.vocab_size, cfg.num_hidden_layers
+    layer = 2 * d * hd * (nh + nkv) + 3 * d * inter + 2 * d
+    if cfg.model_type == "qwen3":           # QK-norm: q_norm and k_norm, head_dim each
+        layer += 2 * hd
+    embedding = vocab * d
+    lm_head = 0 if cfg.tie_word_embeddings else vocab * d
+    return embedding + layers * layer + d + lm_head     # + d: the final norm
+
+
+def _tied_twice(cfg):
+    return _model_params(cfg) + (cfg.vocab_size * cfg.hidden_size if cfg.tie_word_embeddings else 0)
+
+
+def _no_qk_norm(cfg):
+    d, hd = cfg.hidden_size, cfg.head_dim
+    layer = 2 * d * hd * (cfg.num_attention_heads + cfg.num_key_value_heads) \
+        + 3 * d * cfg.intermediate_size + 2 * d
+    lm_head = 0 if cfg.tie_word_embeddings else cfg.vocab_size * d
+    return cfg.vocab_size * d + cfg.num_hidden_layers * layer + d + lm_head
+
+
+def _hidden_over_heads(cfg):
+    return _model_params(cfg.replace(head_dim=cfg.hidden_size // cfg.num_attention_heads))
+
+
+def _dense_what_if():
+    """A config no notebook shows: Meta-Llama-3-8B with 2 KV heads and LLaMA-2's MLP width."""
+    return load_model("Meta-Llama-3-8B").replace(num_key_value_heads=2, intermediate_size=11008)
+
+
+def _untied_qwen():
+    return load_model("Qwen3-4B").replace(tie_word_embeddings=False)
+
+
+derive(
+    "anatomy-2", NB,
+    "Write model_params(cfg): the exact parameter count of a dense Llama- or Qwen3-style "
+    "model (SwiGLU MLP, RMSNorm, no biases) from its config fields. Count a tied lm_head "
+    "once, and add Qwen3's QK-norm (cfg.model_type == 'qwen3').",
+    reference=lambda cfg: param_count(cfg).total,
+    cases=("Qwen3-0.6B", "Llama-3.2-1B", "Meta-Llama-3-70B", "Qwen3-14B", _untied_qwen,
+           _dense_what_if),
+    why="One layer is 2·d·h_d·(n_h + n_kv) + 3·d·I + 2·d (+ 2·h_d for Qwen3's q_norm and "
+        "k_norm); the model adds the embedding V·d, the final norm d, and V·d again only "
+        "when lm_head is not tied. The formula reads head_dim from the config, so Qwen3's "
+        "heads × head_dim ≠ hidden_size is no special case.",
+    solution=_model_params,
+    hint="Start from the one-layer formula above; then ask which matrices exist once per "
+         "model, and whether a tied lm_head is a new matrix.",
+    wrong=(_tied_twice, _no_qk_norm, _hidden_over_heads),
 )
 
-exercise(
-    "anatomy-3",
-    "How many MiB (2**20 bytes) do Qwen3-0.6B's weights take in bf16, counting the tied "
-    "embedding/lm_head matrix once? (within 0.1 %)",
-    answer=lambda: weight_bytes(load_model("Qwen3-0.6B"), "bf16") / MiB,
-    why="596,049,920 parameters × 2 bytes = 1,192,099,840 B = 1,136.88 MiB (1.19 GB). "
-        "Seed 003's '1433.62 MB' is MiB too, and counts the 296.75 MiB matrix twice.",
-    hint="lc.weight_bytes(cfg, 'bf16') gives bytes; divide by 2**20.",
-    rel_tol=0.001,
+
+predict(
+    "anatomy-3", NB,
+    "How many MiB (2**20 bytes) do Qwen3-0.6B's weights take in bf16, with the tied "
+    "embedding/lm_head matrix stored once? (a number, within 0.1%)",
+    expected=lambda: weight_bytes(load_model("Qwen3-0.6B"), "bf16") / 2**20,
+    why="596,049,920 parameters × 2 bytes = 1,192,099,840 B = 1,136.88 MiB (1,192.10 MB). "
+        "The Qwen3-0.6B weight listing's '1433.62 MB' is MiB too, and counts the "
+        "296.75 MiB matrix twice.",
+    hint="bf16 is two bytes per parameter; a MiB is 2**20 bytes, not 10**6.",
+    rel_tol=0.001, unit="MiB",
+    mistakes=(
+        (lambda: _listed_sum("Qwen3-0.6B") * 2 / 2**20,
+         "You counted the tied matrix twice, as the weight listing does: lm_head.weight is "
+         "the embedding's storage under a second name."),
+        (lambda: weight_bytes(load_model("Qwen3-0.6B"), "bf16") / 10**6,
+         "That is MB (10**6 bytes). A MiB is 2**20 = 1,048,576 bytes."),
+        (lambda: weight_bytes(load_model("Qwen3-0.6B"), "fp32") / 2**20,
+         "That is fp32 (4 bytes per parameter); bf16 is 2."),
+    ),
+    wrong=(1433.62, 1192.1, 568.44),
+)
+
+
+concept(
+    "anatomy-4", NB,
+    "Llama-3.2-3B ties lm_head to its embedding. Compared with an untied copy of the same "
+    "model, what does the tie save?",
+    options={
+        "a": "The storage of one vocab_size × hidden_size matrix, and the logits matmul "
+             "it would have cost for every token.",
+        "b": "The storage of one vocab_size × hidden_size matrix (and, in training, its "
+             "gradient and optimizer state); the logits matmul costs exactly the same.",
+        "c": "Nothing: the state dict still lists lm_head.weight, so the checkpoint is as "
+             "large as an untied one.",
+        "d": "Half of the embedding: the embedding and lm_head each keep half of the "
+             "matrix.",
+    },
+    correct="b",
+    feedback={
+        "a": "The storage, yes; the compute, no. Every token's logits are still x·Wᵀ over "
+             "the whole vocabulary, 2·V·d FLOPs, whichever name W has.",
+        "b": "Right: one matrix serves both ends. The lookup at the input reads one row; "
+             "the output multiplies by all of it, as an untied lm_head would.",
+        "c": "lm_head.weight is a second name for the same storage; safetensors writes a "
+             "shared tensor once, and the parameter count counts it once.",
+        "d": "The matrix is whole at both ends: the input looks up a row of it, the output "
+             "multiplies by all of it.",
+    },
+    why="Tying (Press & Wolf, 2017) shares one V × d matrix between the input lookup and "
+        "the output projection: fewer parameters to store and train, the same FLOPs.",
 )

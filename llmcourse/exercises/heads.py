@@ -1,52 +1,186 @@
-"""Exercises for lesson 1, attention heads and head_dim. Each answer is computed by
-the engine when it is checked, never stored as a number."""
+"""Exercises for lesson 1, attention heads and head_dim. Every expected value is
+computed by the engine when it is checked, never stored as a number."""
 
+from ..config import ConfigError
 from ..counts import param_count, weight_shapes
 from ..zoo import load_model
-from .base import exercise
+from .base import concept, derive, design, predict
 
 __all__ = []
 
-
-def _layer0(model, tensor):
-    ws = weight_shapes(load_model(model)).set_index("name")
-    return int(ws.loc[f"model.layers.0.{tensor}", "numel"])
+NB = "01_heads_and_head_dim"
 
 
 def _attention_per_layer(cfg):
+    """q/k/v/o (with any biases) of one layer, from the engine's count."""
     return param_count(cfg).components["attention"] // cfg.num_hidden_layers
 
 
-exercise(
-    "heads-1",
-    "How many parameters does one gemma-2-2b q_proj weight hold? (seed 000 implies "
-    "2304 × 2304; give the exact integer)",
-    answer=lambda: _layer0("gemma-2-2b", "self_attn.q_proj.weight"),
-    why="q_proj maps hidden 2,304 to heads × head_dim = 8 × 256 = 2,048, stored as "
-        "(2,048, 2,304): 4,718,592 parameters, not 2,304² = 5,308,416.",
-    hint="Its output is num_attention_heads × head_dim, not hidden_size.",
+def _llama8b_mha(heads):
+    base = load_model("Meta-Llama-3-8B")
+    return base.replace(num_attention_heads=heads, num_key_value_heads=heads,
+                        head_dim=base.hidden_size // heads)
+
+
+predict(
+    "heads-1", NB,
+    "Make Meta-Llama-3-8B plain MHA (as many KV heads as query heads) and cut its "
+    "hidden_size 4,096 into 128 heads of head_dim 32 instead of 32 heads of 128. How many "
+    "parameters do one layer's q_proj, k_proj, v_proj and o_proj hold together?",
+    expected=lambda: _attention_per_layer(_llama8b_mha(128)),
+    why="q, k and v each map hidden 4,096 to heads × head_dim = 128 × 32 = 4,096, and o maps "
+        "it back: four 4,096 × 4,096 matrices, 67,108,864, exactly as with 32 heads of 128. "
+        "In MHA the head count only decides how the same width is cut.",
+    hint="Write each projection's shape from heads and head_dim; what is heads × head_dim here?",
+    mistakes=(
+        (lambda: 4 * _attention_per_layer(_llama8b_mha(32)),
+         "That scales with the head count, as if each head brought its own full-width "
+         "matrices. Four times the heads, but each head is a quarter as wide."),
+        (lambda: _attention_per_layer(load_model("Meta-Llama-3-8B").replace(
+            num_attention_heads=128, head_dim=32)),
+         "That keeps Meta-Llama-3-8B's 8 KV heads (GQA). The question makes it MHA: one KV "
+         "head per query head, 128 of them."),
+    ),
+    wrong=(268_435_456, 35_651_584, "67108864"),
 )
 
-exercise(
-    "heads-2",
-    "Keep Qwen3-8B's head_dim (128), its 8 KV heads and its hidden_size (4096), but use 64 "
-    "query heads instead of 32. How many parameters do one layer's q_proj, k_proj, v_proj "
-    "and o_proj hold together?",
-    answer=lambda: _attention_per_layer(load_model("Qwen3-8B").replace(num_attention_heads=64)),
-    why="With head_dim fixed, q_proj and o_proj grow with the head count: each becomes "
-        "(64 × 128) × 4,096 = 33,554,432, and k and v stay 1,024 × 4,096 = 4,194,304 each: "
-        "75,497,472 (41,943,040 with 32 heads). The QK-norm scales (2 × 128) count as norms.",
-    hint="Try lc.load_model('Qwen3-8B').replace(num_attention_heads=64) and look at "
-         "lc.param_count(...).components['attention'] per layer.",
+
+def _qkvo(cfg):
+    """The worked solution: q, k, v and o weights of one layer (no biases)."""
+    d, hd = cfg.hidden_size, cfg.head_dim
+    q = cfg.num_attention_heads * hd * d
+    kv = 2 * cfg.num_key_value_heads * hd * d
+    o = d * cfg.num_attention_heads * hd
+    return q + kv + o
+
+
+def _qkvo_square(cfg):  # q and o taken as hidden × hidden
+    d = cfg.hidden_size
+    return 2 * d * d + 2 * d * cfg.num_key_value_heads * cfg.head_dim
+
+
+def _qkvo_divided(cfg):  # head_dim taken as hidden / heads
+    return _qkvo(cfg.replace(head_dim=cfg.hidden_size // cfg.num_attention_heads))
+
+
+def _qkvo_mha(cfg):  # k and v as wide as q
+    return 4 * cfg.hidden_size * cfg.num_attention_heads * cfg.head_dim
+
+
+def _wide_heads_what_if():
+    """A config no notebook shows: Llama-3.2-1B with head_dim 96 (32 × 96 = 3,072 ≠ 2,048)."""
+    return load_model("Llama-3.2-1B").replace(head_dim=96)
+
+
+derive(
+    "heads-2", NB,
+    "Write qkvo_params(cfg): the parameters of one layer's q_proj, k_proj, v_proj and "
+    "o_proj weights (models without attention biases), from num_attention_heads, "
+    "num_key_value_heads, head_dim and hidden_size.",
+    reference=_attention_per_layer,
+    cases=("gemma-2-2b", "Qwen3-32B", "Meta-Llama-3-70B", "Qwen3-30B-A3B",
+           _wide_heads_what_if, "Llama-3.2-3B"),
+    why="q: (n_h·h_d, d); k and v: (n_kv·h_d, d) each; o: (d, n_h·h_d). Together "
+        "2·d·h_d·(n_h + n_kv). With head_dim read from the config it holds for gemma-2 "
+        "(8 × 256 = 2,048 ≠ 2,304) and Qwen3-32B (64 × 128 = 8,192 ≠ 5,120) alike.",
+    solution=_qkvo,
+    hint="Each projection's width is a head count times head_dim; only o_proj maps back "
+         "to hidden_size.",
+    wrong=(_qkvo_square, _qkvo_divided, _qkvo_mha),
 )
 
-exercise(
-    "heads-3",
-    "phi-2 is plain MHA (32 heads × head_dim 80 = hidden 2560) and its q_proj, k_proj, "
-    "v_proj and dense (its o_proj) all have biases. How many attention parameters does "
-    "one layer have? (an exact integer)",
-    answer=lambda: _attention_per_layer(load_model("phi-2")),
-    why="Four 2,560 × 2,560 weights (26,214,400) plus four biases of 2,560 (10,240): "
-        "26,224,640. In MHA with heads × head_dim = hidden, the head count does not enter.",
-    hint="A Linear with a bias has out × in + out parameters.",
+
+_TARGET = 50_331_648      # q/k/v/o of one layer, the design's budget
+_ALLOWED_HEAD_DIMS = (64, 96, 128)
+
+
+def _design_config(answer):
+    if not isinstance(answer, dict) or set(answer) != {"num_attention_heads", "head_dim"}:
+        raise ConfigError("answer: give a dict with exactly the keys num_attention_heads and "
+                          "head_dim, e.g. dict(num_attention_heads=32, head_dim=128)")
+    return load_model("Meta-Llama-3-8B").replace(**answer)
+
+
+def _validate_design(answer):
+    try:
+        cfg = _design_config(answer)
+    except (ValueError, TypeError) as err:
+        return False, str(err)
+    if cfg.head_dim not in _ALLOWED_HEAD_DIMS:
+        return False, (f"head_dim {cfg.head_dim} is not one of {_ALLOWED_HEAD_DIMS}, the "
+                       "widths attention kernels are tuned for.")
+    n = _attention_per_layer(cfg)
+    if n != _TARGET:
+        off = 100 * (n - _TARGET) / _TARGET
+        return False, (f"{cfg.num_attention_heads} heads × head_dim {cfg.head_dim} with 8 KV "
+                       f"heads gives {n:,} attention parameters per layer, "
+                       f"{abs(off):.1f}% {'above' if off > 0 else 'below'} the budget.")
+    return True, (f"{cfg.num_attention_heads} query heads of {cfg.head_dim}, 8 KV heads "
+                  f"({cfg.num_attention_heads // 8} query heads per KV head): {n:,} per layer.")
+
+
+design(
+    "heads-3", NB,
+    "Keep Meta-Llama-3-8B's hidden_size (4,096) and its 8 KV heads. Choose "
+    "num_attention_heads and head_dim so that head_dim is 64, 96 or 128, the 8 KV heads "
+    "divide the query heads, and one layer's q, k, v and o hold exactly 50,331,648 "
+    "parameters. Answer with dict(num_attention_heads=..., head_dim=...).",
+    validate=_validate_design,
+    why="2·d·h_d·(n_h + n_kv) = 50,331,648 with d = 4,096 means h_d·(n_h + 8) = 6,144: "
+        "head_dim 128 with 40 heads, 96 with 56, or 64 with 88. Every one is a valid design; "
+        "the budget fixes h_d·(n_h + n_kv), not the head count.",
+    solution=dict(num_attention_heads=40, head_dim=128),
+    hint="Write the layer's attention parameters with n_kv = 8 and d = 4,096, and solve for "
+         "the product that the budget fixes.",
+    wrong=(dict(num_attention_heads=48, head_dim=128), dict(num_attention_heads=60, head_dim=96),
+           dict(num_attention_heads=44, head_dim=128), dict(num_attention_heads=96, head_dim=64),
+           {"heads": 40, "head_dim": 128}),
+)
+
+
+concept(
+    "heads-4", NB,
+    "An MHA layer keeps hidden_size d fixed and goes from 8 heads (head_dim d/8) to 64 heads "
+    "(head_dim d/64). What does it gain?",
+    options={
+        "a": "More parameters: every head brings its own q, k and v matrices.",
+        "b": "More attention patterns per token (64 softmaxes, each free to look at different "
+             "positions), each computed in a narrower, lower-rank space.",
+        "c": "A smaller KV cache: each head caches a shorter vector.",
+        "d": "Fewer FLOPs: each head's dot products are shorter.",
+    },
+    correct="b",
+    feedback={
+        "a": "q, k, v and o stay d × d: 64 heads of d/64 are the same matrices cut into more "
+             "slices. 4·d² either way.",
+        "b": "Right: 64 separate weightings of the context per token; each head's q·k lives in "
+             "d/64 dimensions, so a head can express less on its own (its score matrix has "
+             "rank at most head_dim).",
+        "c": "The cache holds n_kv · head_dim = 64 · d/64 = d values per token for k (and as "
+             "many for v), as with 8 heads. Only fewer KV heads (GQA, MQA) shrink it.",
+        "d": "The projections are the same d × d matmuls, and the scores cost "
+             "n_h · head_dim = d multiply-adds per key either way.",
+    },
+    why="Vaswani et al. (2017) split d into heads so the model can attend to several things at "
+        "once at the same cost; Michel et al. (2019) and Bhojanapalli et al. (2020) show the "
+        "limits: many heads can be pruned, and a head narrower than the sequence is low-rank.",
+)
+
+
+predict(
+    "heads-5", NB,
+    "A widely shared shape table gives Gemma-2 2B's q_proj as 2304 × 2304. From the config "
+    "(hidden_size 2,304, 8 heads, head_dim 256): how many parameters does one gemma-2-2b "
+    "q_proj weight really hold?",
+    expected=lambda: int(weight_shapes(load_model("gemma-2-2b")).set_index("name")
+                         .loc["model.layers.0.self_attn.q_proj.weight", "numel"]),
+    why="q_proj maps hidden 2,304 to heads × head_dim = 8 × 256 = 2,048, stored (2,048, 2,304): "
+        "4,718,592 parameters, not 2,304² = 5,308,416.",
+    hint="q_proj's output width is num_attention_heads × head_dim, whatever hidden_size is.",
+    mistakes=(
+        (lambda: load_model("gemma-2-2b").hidden_size ** 2,
+         "That is the shape table's 2304 × 2304. q_proj's output is heads × head_dim, "
+         "which for gemma-2-2b is not hidden_size."),
+    ),
+    wrong=(5_308_416, 2_048 * 2_048, "4718592"),
 )

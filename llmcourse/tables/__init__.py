@@ -88,5 +88,7 @@ def census(cfg, formatted=True):
     return fmt(df) if formatted else df
 
 
+from .anatomy import *  # noqa: E402,F401,F403  (lesson 0's tables)
+from .heads import *  # noqa: E402,F401,F403  (lesson 1's tables)
 from .kvcache import *  # noqa: E402,F401,F403  (lesson 02 tables)
 from .ffn import *  # noqa: E402,F401,F403  (lesson 03 tables)

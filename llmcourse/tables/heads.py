@@ -1,0 +1,126 @@
+"""Tables for lesson 1, attention heads and head_dim: the zoo's head arithmetic, and
+a widely shared table of weight shapes checked against the engine. (The lesson's
+own arithmetic, the q/k/v/o shapes and the MHA split, is done in the notebook.)"""
+
+from __future__ import annotations
+
+from ..counts import weight_shapes
+from ..zoo import as_config, list_models, load_model
+from .anatomy import wide
+
+__all__ = ["head_dim_table", "shape_table_claims", "SHAPE_TABLE"]
+
+
+def head_dim_table(models=None):
+    """One row per model: hidden_size, heads, head_dim, heads × head_dim, whether that
+    equals hidden_size, and whether head_dim is in the 64–128 range of the lecture slides' rule.
+    For MLA models (DeepSeek) head_dim is the q·k width, qk_nope + qk_rope."""
+    import pandas as pd
+    from ..tables import fmt
+    cfgs = [as_config(m) for m in (models or list_models())]
+    rows = []
+    for c in cfgs:
+        prod = c.num_attention_heads * c.head_dim
+        rows.append((c.name, c.attention_kind, c.hidden_size, c.num_attention_heads,
+                     c.num_key_value_heads, c.head_dim, prod,
+                     "yes" if prod == c.hidden_size else "no",
+                     "yes" if 64 <= c.head_dim <= 128 else "no"))
+    df = pd.DataFrame(rows, columns=["model", "attention", "hidden_size", "heads", "kv_heads",
+                                     "head_dim", "heads×head_dim", "= hidden_size?",
+                                     "head_dim in 64–128?"]).set_index("model")
+    return wide(fmt(df))
+
+
+# --- a widely shared table of weight shapes, checked ----------------------------------------------------------------
+_Q, _K, _V, _O = (f"self_attn.{p}_proj.weight" for p in "qkvo")
+_GATE, _UP, _DOWN = "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight"
+# (the table's model name, zoo model, tensor as the table names it, its shape (in, out),
+#  the checkpoint tensors in layer 0 it stands for, what else is off or worth knowing)
+SHAPE_TABLE = [
+    ("Llama-3 8B", "Meta-Llama-3-8B", "q_proj", (4096, 4096), (_Q,), ""),
+    ("Llama-3 8B", "Meta-Llama-3-8B", "k_proj", (4096, 1024), (_K,), ""),
+    ("Llama-3 8B", "Meta-Llama-3-8B", "v_proj", (4096, 1024), (_V,), ""),
+    ("Llama-3 8B", "Meta-Llama-3-8B", "o_proj", (4096, 4096), (_O,), ""),
+    ("Llama-3 8B", "Meta-Llama-3-8B", "gate_proj/up_proj", (4096, 14336), (_GATE, _UP), ""),
+    ("Llama-3 8B", "Meta-Llama-3-8B", "down_proj", (14336, 4096), (_DOWN,), ""),
+    ("Llama-3 70B", "Meta-Llama-3-70B", "q/o", (8192, 8192), (_Q, _O), ""),
+    ("Llama-3 70B", "Meta-Llama-3-70B", "k/v", (8192, 1024), (_K, _V), ""),
+    ("Llama-3 70B", "Meta-Llama-3-70B", "gate/up", (8192, 28672), (_GATE, _UP), ""),
+    ("Llama-3 70B", "Meta-Llama-3-70B", "down", (28672, 8192), (_DOWN,), ""),
+    ("Llama-3.2 3B", "Llama-3.2-3B", "q/o", (3072, 3072), (_Q, _O), ""),
+    ("Llama-3.2 3B", "Llama-3.2-3B", "k/v", (3072, 1024), (_K, _V), ""),
+    ("Llama-3.2 3B", "Llama-3.2-3B", "gate/up", (3072, 8192), (_GATE, _UP), ""),
+    ("Llama-3.2 3B", "Llama-3.2-3B", "down", (8192, 3072), (_DOWN,), ""),
+    ("Llama-3.2 1B", "Llama-3.2-1B", "q/o", (2048, 2048), (_Q, _O), ""),
+    ("Llama-3.2 1B", "Llama-3.2-1B", "k/v", (2048, 512), (_K, _V), ""),
+    ("Llama-3.2 1B", "Llama-3.2-1B", "gate/up", (2048, 8192), (_GATE, _UP), ""),
+    ("Llama-3.2 1B", "Llama-3.2-1B", "down", (8192, 2048), (_DOWN,), ""),
+    ("Qwen3 8B", "Qwen3-8B", "q/o", (4096, 4096), (_Q, _O), ""),
+    ("Qwen3 8B", "Qwen3-8B", "k/v", (4096, 1024), (_K, _V), ""),
+    ("Qwen3 8B", "Qwen3-8B", "gate/up", (4096, 22016), (_GATE, _UP),
+     "intermediate_size is 12,288, not 22,016 (the lecture slides have it right)"),
+    ("Qwen3 8B", "Qwen3-8B", "down", (22016, 4096), (_DOWN,), "intermediate_size is 12,288"),
+    ("Phi-2 (2.7B)", "phi-2", "q/o", (2560, 2560), (_Q, "self_attn.dense.weight"),
+     "o is named self_attn.dense; q/k/v/dense all have biases"),
+    ("Phi-2 (2.7B)", "phi-2", "k/v", (2560, 2560), (_K, _V), "MHA: 32 KV heads × head_dim 80"),
+    ("Phi-2 (2.7B)", "phi-2", "gate/up", (2560, 10240), ("mlp.fc1.weight",),
+     "shape right, names wrong: Phi-2 has no gate; its MLP is fc1 → GELU → fc2, with biases"),
+    ("Phi-2 (2.7B)", "phi-2", "down", (10240, 2560), ("mlp.fc2.weight",),
+     "named mlp.fc2 (with a bias), not down_proj"),
+    ("GPT-OSS 20B (MoE)", "gpt-oss-20b", "q_proj", (2880, 4096), (_Q,),
+     "64 heads × 64 = 4,096 ≠ hidden 2,880; q/k/v/o have biases"),
+    ("GPT-OSS 20B (MoE)", "gpt-oss-20b", "k/v", (2880, 512), (_K, _V), ""),
+    ("GPT-OSS 20B (MoE)", "gpt-oss-20b", "expert gate/up", (2880, 2880),
+     ("mlp.experts.gate_up_proj",),
+     "per expert, but stored fused for all 32 experts as (experts, in, 2 × out), with a bias"),
+    ("GPT-OSS 20B (MoE)", "gpt-oss-20b", "expert down", (2880, 2880), ("mlp.experts.down_proj",),
+     "stored for all 32 experts at once as (experts, in, out), with a bias"),
+    ("Mixtral 8x7B (MoE)", "Mixtral-8x7B-v0.1", "expert gate/up", (4096, 14336),
+     ("block_sparse_moe.experts.0.w1.weight", "block_sparse_moe.experts.0.w3.weight"),
+     "named w1 (gate) and w3 (up), one per expert"),
+    ("Mixtral 8x7B (MoE)", "Mixtral-8x7B-v0.1", "expert down", (14336, 4096),
+     ("block_sparse_moe.experts.0.w2.weight",), "named w2"),
+    ("Gemma-2 2B", "gemma-2-2b", "q/o", (2304, 2304), (_Q, _O),
+     "8 heads × head_dim 256 = 2,048, not 2,304: q maps 2,304 → 2,048, o maps back"),
+    ("Gemma-2 2B", "gemma-2-2b", "k/v", (2304, 1024), (_K, _V), ""),
+    ("Gemma-2 2B", "gemma-2-2b", "gate/up", (2304, 9216), (_GATE, _UP), ""),
+    ("Gemma-2 2B", "gemma-2-2b", "down", (9216, 2304), (_DOWN,), ""),
+]
+
+
+def _in_out(stored, name):
+    """A stored shape as ``(in, out)``: a Linear is (out, in); gpt-oss's fused experts
+    are (experts, in, out) with gate and up side by side in ``out``."""
+    if len(stored) == 3:
+        return stored[1], stored[2] // (2 if "gate_up" in name else 1)
+    return stored[1], stored[0]
+
+
+def shape_table_claims():
+    """A widely shared table of weight shapes (nine models), each row next to the real
+    tensors from the engine.
+
+    The table writes ``in × out``; checkpoints store a Linear weight as ``(out, in)``
+    (gpt-oss's fused experts as ``(experts, in, out)``). ``✓`` means the table's
+    ``in × out`` is right for every tensor it stands for (a ``q/o`` row: for q_proj
+    and for o_proj); the note says what else is off. Also: the table gives Qwen3 8B
+    32 layers; its config says 36.
+    """
+    import pandas as pd
+    rows = []
+    shapes = {}
+    for claimed_model, zoo, label, claimed, tensors, note in SHAPE_TABLE:
+        if zoo not in shapes:
+            shapes[zoo] = weight_shapes(load_model(zoo)).query("layer == 0").set_index("name")
+        stored = [shapes[zoo].loc[f"model.layers.0.{t}", "shape"] for t in tensors]
+        real = [_in_out(s, t) for s, t in zip(stored, tensors)]
+        ok = all(r == tuple(claimed) for r in real)
+        short = [t.split(".")[-2] if t.endswith(".weight") else t.split(".")[-1] for t in tensors]
+        rows.append((claimed_model, label, f"{claimed[0]:,} × {claimed[1]:,}",
+                     "; ".join(f"{n} ({', '.join(f'{d:,}' for d in s)})"
+                               for n, s in zip(short, stored)),
+                     "; ".join(f"{n} {i:,} × {o:,}" for n, (i, o) in zip(short, real)),
+                     ("✓" if ok else "✗") + (f" {note}" if note else "")))
+    return wide(pd.DataFrame(rows, columns=["model (as named)", "tensor (as named)",
+                                            "table says (in × out)",
+                                            "stored (out, in)", "real (in × out)", "check"]))
