@@ -1,10 +1,10 @@
 """Lesson 0 (anatomy): the explorer follows the engine, figures are labelled,
-tables agree with the engine, exercises check right and wrong answers."""
+tables agree with the engine, the lesson's formulas and the exercises' answers agree
+with hand arithmetic."""
 
 import pytest
 
 import llmcourse as lc
-from llmcourse.exercises import EXERCISES, check
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -110,37 +110,73 @@ def test_bad_layer_is_one_line_value_error():
 
 def test_tables_agree_with_engine():
     q = lc.load_model("Qwen3-0.6B")
-    listing = lc.widgets.weight_listing(q)
+    listing = lc.tables.weight_listing(q)
     assert len(listing) == len(lc.weight_shapes(q)) == 311
     assert listing.iloc[-1]["note"] == "tied to model.embed_tokens.weight"
-    top = lc.widgets.top_tensors(q, 20)
+    top = lc.tables.top_tensors(q, 20)
+    # 151,936 × 1,024 × 2 bytes = 311,164,928 B: 296.75 MiB (2**20 B), 311.16 MB (10**6 B)
     assert len(top) == 20 and top.iloc[0]["MiB (bf16)"] == "296.75" and top.iloc[0]["MB (bf16)"] == "311.16"
-    tied = lc.widgets.tied_count_table()
-    assert tied.loc["Qwen3-0.6B", "sum of every listed tensor"] == "751,632,384"
-    assert tied.loc["Qwen3-0.6B", "exact (unique) parameters"] == f"{lc.param_count(q).total:,}"
-    assert tied.loc["Llama-3.2-3B", "exact (unique) parameters"] == "3,212,749,824"
-    trace = lc.widgets.decoder_trace(lc.load_model("Llama-3.2-3B"))
+    trace = lc.tables.decoder_trace(lc.load_model("Llama-3.2-3B"))
     ws = lc.weight_shapes(lc.load_model("Llama-3.2-3B")).set_index("name")
     for _, row in trace[trace["tensor (checkpoint name)"] != ""].iterrows():
         assert row["tensor (checkpoint name)"] in ws.index
+    assert trace["operation"].str.contains("causal softmax").sum() == 1
     with pytest.raises(ValueError):
-        lc.widgets.decoder_trace(lc.load_model("DeepSeek-V3"))
-    html = lc.widgets.layer_view(lc.load_model("Llama-3.2-3B")).data
+        lc.tables.decoder_trace(lc.load_model("DeepSeek-V3"))
+    html = lc.tables.layer_view(lc.load_model("Llama-3.2-3B")).data
+    # one layer by hand: 2·3072·128·(24 + 8) + 3·3072·8192 + 2·3072
     assert html.count("<details") == 28 and "100,669,440 parameters" in html
 
 
-@pytest.mark.parametrize("id_", ["anatomy-1", "anatomy-2", "anatomy-3"])
-def test_exercises(id_):
-    ex = EXERCISES[id_]
-    right = ex.answer()
-    assert check(id_, right)
-    assert not check(id_, right * 2 + 1)
-    assert "No answer yet" in check(id_, None)
+def test_layer_kind_names_the_mlp_each_family_has():
+    kind = lc.tables.layer_kind
+    assert kind(lc.load_model("gemma-2-2b"), 0).endswith("GeGLU MLP (tanh GELU)")
+    assert "sliding window 4,096" in kind(lc.load_model("gemma-2-2b"), 0)
+    assert kind(lc.load_model("Llama-3.2-3B"), 0) == "GQA 24:8 · SwiGLU MLP"
+    assert "GELU MLP (fc1, fc2" in kind(lc.load_model("phi-2"), 0)
+    ex = lc.widgets.EXPLORERS["layer_anatomy"]()
+    ex.set(model="gemma-2-2b")
+    assert "GeGLU" in ex.value("kind") and "SwiGLU" not in ex.value("kind")
 
 
-def test_exercise_values():
-    assert EXERCISES["anatomy-1"].answer() == lc.param_count(lc.load_model("Llama-3.2-1B")).total \
-        + lc.param_count(lc.load_model("Llama-3.2-1B")).embedding
-    q = lc.load_model("Qwen3-0.6B")
-    assert EXERCISES["anatomy-2"].answer() == 2 * q.head_dim * q.num_hidden_layers
-    assert EXERCISES["anatomy-3"].answer() == lc.weight_bytes(q, "bf16") / 2**20
+def test_widgets_hold_widgets_only():
+    """Presentation tables live in lc.tables (issue 13 item 3), not in lc.widgets."""
+    for name in ("decoder_trace", "layer_view", "weight_listing", "top_tensors",
+                 "tied_count_table", "head_dim_table", "seed000_table", "mha_split_table"):
+        assert not hasattr(lc.widgets, name), name
+
+
+def test_lesson_formulas_by_hand():
+    """The notebook's derivation, checked here against the engine on every dense
+    Llama/Qwen3/Mistral model of the zoo (the notebook checks one)."""
+    for name in lc.list_models():
+        cfg = lc.load_model(name)
+        if cfg.model_type not in ("llama", "qwen3", "mistral") or cfg.is_moe:
+            continue
+        d, hd = cfg.hidden_size, cfg.head_dim
+        layer = 2 * d * hd * (cfg.num_attention_heads + cfg.num_key_value_heads) \
+            + 3 * d * cfg.intermediate_size + 2 * d + (2 * hd if cfg.model_type == "qwen3" else 0)
+        emb = cfg.vocab_size * d
+        total = emb + cfg.num_hidden_layers * layer + d + (0 if cfg.tie_word_embeddings else emb)
+        assert total == lc.param_count(cfg).total, name
+
+
+def test_exercise_answers_by_hand():
+    ex = lc.exercises.EXERCISES
+    # Llama-3.2-1B's state dict lists the tied 128,256 × 2,048 matrix twice
+    assert ex["anatomy-1"].expected() == 1_235_814_400 + 128_256 * 2_048
+    # Qwen3-0.6B in bf16, tied matrix once: 596,049,920 × 2 B in MiB
+    assert ex["anatomy-3"].expected() == 596_049_920 * 2 / 2**20
+    assert {e.kind for e in lc.exercises.list_exercises("00_start_here_anatomy")} == \
+        {"predict", "derive", "concept"}
+
+
+def test_notebook_names_claims_by_what_they_are():
+    import json
+    import pathlib
+    import re
+    nb = pathlib.Path(__file__).parent.parent / "notebooks" / "00_start_here_anatomy.ipynb"
+    text = "\n".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"])
+    assert not re.search(r"seed\s*\d", text, re.I)
+    assert text.startswith("# Lesson 0 · ")
+    assert "# NBVAL_IGNORE_OUTPUT" not in text

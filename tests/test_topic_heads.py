@@ -1,10 +1,10 @@
 """Lesson 1 (heads and head_dim): the explorer follows the engine, figures are
-labelled, the seed 000 table is checked against the engine, exercises check."""
+labelled, the shape table's claims are checked against the engine, the exercises'
+answers agree with hand arithmetic."""
 
 import pytest
 
 import llmcourse as lc
-from llmcourse.exercises import EXERCISES, check
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -107,7 +107,7 @@ def test_figures_have_title_and_labels(make):
     assert isinstance(fig, Figure)
     ax = fig.axes[0]
     assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel()
-    assert ax.get_legend() is not None
+    assert ax.get_legend() is not None or fig.legends
     assert lc.plots.png_bytes(fig)[:4] == b"\x89PNG"
 
 
@@ -119,39 +119,63 @@ def test_sweep_is_engine_what_ifs():
         assert n == attention_per_layer(cfg.replace(num_attention_heads=h, head_dim=128))
 
 
-def test_seed000_table_flags_the_known_errors():
-    t = lc.widgets.seed000_table()
+def test_shape_table_claims_flags_the_known_errors():
+    t = lc.tables.shape_table_claims()
+    assert not any("seed" in c.lower() for c in t.columns)
     bad = t[t["check"].str.startswith("✗")]
-    assert set(bad["seed model"]) == {"Qwen3 8B", "Gemma-2 2B"}
-    gemma = t[(t["seed model"] == "Gemma-2 2B") & (t["seed tensor"] == "q/o")].iloc[0]
+    assert set(bad["model (as named)"]) == {"Qwen3 8B", "Gemma-2 2B"}
+    gemma = t[(t["model (as named)"] == "Gemma-2 2B") & (t["tensor (as named)"] == "q/o")].iloc[0]
+    # 8 heads × head_dim 256 = 2,048 out of hidden 2,304
     assert "q_proj (2,048, 2,304)" in gemma["stored (out, in)"]
-    phi = t[(t["seed model"] == "Phi-2 (2.7B)") & (t["seed tensor"] == "gate/up")].iloc[0]
+    phi = t[(t["model (as named)"] == "Phi-2 (2.7B)") & (t["tensor (as named)"] == "gate/up")].iloc[0]
     assert "fc1" in phi["stored (out, in)"] and "GELU" in phi["check"]
     assert lc.load_model("Qwen3-8B").intermediate_size == 12288
     assert lc.load_model("Qwen3-8B").num_hidden_layers == 36
 
 
 def test_head_dim_table():
-    t = lc.widgets.head_dim_table()
+    t = lc.tables.head_dim_table()
     assert t.loc["Qwen3-0.6B", "heads×head_dim"] == "2,048"
     assert t.loc["Qwen3-0.6B", "= hidden_size?"] == "no"
     assert t.loc["gemma-2-2b", "head_dim in 64–128?"] == "no"
     assert t.loc["Meta-Llama-3-8B", "= hidden_size?"] == "yes"
-    m = lc.widgets.mha_split_table("Meta-Llama-3-8B", heads=(8, 32, 128))
-    assert set(m["attention params per layer"]) == {f"{4 * 4096 ** 2:,}"}
+    # Mistral-Nemo: 32 heads × 128 = 4,096 next to hidden 5,120
+    assert t.loc["Mistral-Nemo-Base-2407", "heads×head_dim"] == "4,096"
+    assert t.loc["Mistral-Nemo-Base-2407", "= hidden_size?"] == "no"
 
 
-@pytest.mark.parametrize("id_", ["heads-1", "heads-2", "heads-3"])
-def test_exercises(id_):
-    ex = EXERCISES[id_]
-    right = ex.answer()
-    assert check(id_, right)
-    assert not check(id_, right + 1)
-    assert "No answer yet" in check(id_, None)
+def test_qkvo_bars_are_shares():
+    cfgs = [lc.load_model("Meta-Llama-3-70B"), lc.load_model("Llama-3.2-1B")]
+    fig = lc.plots.qkvo_bars(cfgs)
+    ax = fig.axes[0]
+    assert ax.get_xlim() == (0.0, 100.0)
+    # every model's four segments add up to 100% (its own q/k/v/o), whatever its size
+    ends = {}
+    for bar in ax.patches:
+        y = round(bar.get_y() + bar.get_height() / 2)
+        ends[y] = max(ends.get(y, 0), bar.get_x() + bar.get_width())
+    assert all(abs(v - 100) < 1e-9 for v in ends.values()) and len(ends) == 2
+    # Meta-Llama-3-70B: q is 8,192 × 8,192 of 2·8192·128·(64 + 8): 44.4%
+    texts = [t.get_text() for t in ax.texts]
+    assert "q 44.4%" in texts
 
 
-def test_exercise_values():
-    assert EXERCISES["heads-1"].answer() == 2048 * 2304
-    q = lc.load_model("Qwen3-8B").replace(num_attention_heads=64)
-    assert EXERCISES["heads-2"].answer() == sum(layer0(q, p) for p in ("q_proj", "k_proj", "v_proj", "o_proj"))
-    assert EXERCISES["heads-3"].answer() == 4 * 2560 * 2560 + 4 * 2560
+def test_exercise_answers_by_hand():
+    ex = lc.exercises.EXERCISES
+    assert ex["heads-1"].expected() == 4 * 4096 * 4096        # MHA: 4·d² for any head count
+    assert ex["heads-5"].expected() == 8 * 256 * 2304           # gemma-2-2b q_proj
+    for n_h, h_d in ((40, 128), (56, 96), (88, 64)):           # h_d·(n_h + 8) = 6,144
+        assert lc.exercises.check("heads-3", dict(num_attention_heads=n_h, head_dim=h_d))
+    kinds = {e.kind for e in lc.exercises.list_exercises("01_heads_and_head_dim")}
+    assert kinds == {"predict", "derive", "design", "concept"}
+
+
+def test_notebook_names_claims_by_what_they_are():
+    import json
+    import pathlib
+    import re
+    nb = pathlib.Path(__file__).parent.parent / "notebooks" / "01_heads_and_head_dim.ipynb"
+    text = "\n".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"])
+    assert not re.search(r"seed\s*\d", text, re.I)
+    assert text.startswith("# Lesson 1 · ")
+    assert "# NBVAL_IGNORE_OUTPUT" not in text

@@ -108,16 +108,22 @@ def _validate_design(answer):
         return False, str(err)
     if cfg.head_dim not in _ALLOWED_HEAD_DIMS:
         return False, (f"head_dim {cfg.head_dim} is not one of {_ALLOWED_HEAD_DIMS}, the "
-                       "widths attention kernels are tuned for.")
+                       "widths attention kernels are tuned for")
     n = _attention_per_layer(cfg)
     if n != _TARGET:
         off = 100 * (n - _TARGET) / _TARGET
         return False, (f"{cfg.num_attention_heads} heads × head_dim {cfg.head_dim} with 8 KV "
                        f"heads gives {n:,} attention parameters per layer, "
-                       f"{abs(off):.1f}% {'above' if off > 0 else 'below'} the budget.")
+                       f"{abs(off):.1f}% {'above' if off > 0 else 'below'} the budget")
     return True, (f"{cfg.num_attention_heads} query heads of {cfg.head_dim}, 8 KV heads "
-                  f"({cfg.num_attention_heads // 8} query heads per KV head): {n:,} per layer.")
+                  f"({cfg.num_attention_heads // 8} query heads per KV head): {n:,} per layer. "
+                  + _DESIGN_WHY)
 
+
+_DESIGN_WHY = (
+    "2·d·h_d·(n_h + n_kv) = 50,331,648 with d = 4,096 means h_d·(n_h + 8) = 6,144: "
+    "head_dim 128 with 40 heads, 96 with 56, or 64 with 88. Every one is a valid design; "
+    "the budget fixes h_d·(n_h + n_kv), not the head count.")
 
 design(
     "heads-3", NB,
@@ -126,9 +132,7 @@ design(
     "divide the query heads, and one layer's q, k, v and o hold exactly 50,331,648 "
     "parameters. Answer with dict(num_attention_heads=..., head_dim=...).",
     validate=_validate_design,
-    why="2·d·h_d·(n_h + n_kv) = 50,331,648 with d = 4,096 means h_d·(n_h + 8) = 6,144: "
-        "head_dim 128 with 40 heads, 96 with 56, or 64 with 88. Every one is a valid design; "
-        "the budget fixes h_d·(n_h + n_kv), not the head count.",
+    why=_DESIGN_WHY,
     solution=dict(num_attention_heads=40, head_dim=128),
     hint="Write the layer's attention parameters with n_kv = 8 and d = 4,096, and solve for "
          "the product that the budget fixes.",

@@ -7,13 +7,15 @@ from ..architectures import COMPONENTS, layer_groups
 from ..config import ConfigError
 from ..counts import param_count
 from ..units import human_count
-from .style import COMPONENT_COLORS, new_figure, styled
+from .style import COMPONENT_COLORS, COMPONENT_HATCHES, TEXT_SIZES, ink_for, new_figure, styled
 
 __all__ = ["layer_tensors", "layer_modules", "layer_components", "draw_layer_components",
            "parameter_shares"]
 
 _COMPONENT_LABELS = {"mlp": "MLP", "shared_experts": "shared experts", "experts": "routed experts",
                      "lm_head": "lm_head (untied)"}
+_SHORT_LABELS = {"embedding": "embed", "attention": "attn", "mlp": "MLP", "lm_head": "lm_head",
+                 "experts": "experts", "shared_experts": "shared"}
 
 
 def _check_layer(cfg, layer):
@@ -116,12 +118,13 @@ def draw_layer_components(fig, cfg, layer=0, title=None):
     scale, unit = (1e6, "millions") if total >= 1e6 else (1e3, "thousands")
     ys = list(range(len(rows)))[::-1]
     ax.barh(ys, [n / scale for _, _, n in rows], height=0.7,
-            color=[COMPONENT_COLORS[c] for _, c, _ in rows])
+            color=[COMPONENT_COLORS[c] for _, c, _ in rows],
+            hatch=[COMPONENT_HATCHES[c] for _, c, _ in rows], edgecolor="white", linewidth=0.6)
     ax.set_yticks(ys, [m for m, _, _ in rows])
     ax.set_ylim(-0.6, len(rows) - 0.4)
     xmax = max(n for _, _, n in rows) / scale
     for y, (_, _, n) in zip(ys, rows):
-        ax.text(n / scale + xmax * 0.01, y, f"{n:,}", va="center", fontsize=11)
+        ax.text(n / scale + xmax * 0.01, y, f"{n:,}", va="center", fontsize=TEXT_SIZES["label"])
     ax.set_xlim(0, xmax * 1.28)
     ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.set_xlabel(f"parameters in layer {layer} ({unit})")
@@ -129,12 +132,12 @@ def draw_layer_components(fig, cfg, layer=0, title=None):
     for _, c, _ in rows:
         if c not in seen:
             seen.append(c)
-    handles = [Patch(color=COMPONENT_COLORS[c],
+    handles = [Patch(facecolor=COMPONENT_COLORS[c], hatch=COMPONENT_HATCHES[c], edgecolor="white",
                      label=f"{_COMPONENT_LABELS.get(c, c)} {_pct(by_comp[c], total)}")
                for c in seen]
     ax.legend(handles=handles, loc="upper right", title="share of the layer")
     ax.set_title(title or f"{cfg.name} layer {layer}: {_COMPONENT_LABELS.get(top, top)} = "
-                 f"{100 * by_comp[top] / total:.0f}% of its {human_count(total)} parameters")
+                 f"{100 * by_comp[top] / total:.1f}% of its {human_count(total)} parameters")
     ax.grid(axis="y", visible=False)
     if fig.get_layout_engine() is None:  # a widget's fixed margins: make room for the names
         fig.subplots_adjust(left=min(0.3, 0.03 + 0.0105 * max(len(m) for m, _, _ in rows)),
@@ -153,26 +156,33 @@ def layer_components(cfg, layer=0, title=None):
 @styled
 def parameter_shares(cfgs, title=None):
     """Figure: each model's parameters split by component, as % of its total (one
-    stacked bar per model). A tied lm_head adds nothing: it is the embedding."""
-    fig, ax = new_figure(size=(10, 0.62 * len(cfgs) + 2.2))
+    stacked bar per model). Each wide enough segment is labelled with its component
+    and share; a tied lm_head adds nothing: it is the embedding."""
+    fig, ax = new_figure(size=(10, 0.72 * len(cfgs) + 2.2))
     shown = []
     for i, cfg in enumerate(cfgs):
         pc = param_count(cfg)
         left = 0.0
         for c in COMPONENTS:
-            share = 100 * pc.components[c] / pc.total
             if not pc.components[c]:
                 continue
+            share = 100 * pc.components[c] / pc.total
             label = _COMPONENT_LABELS.get(c, c) if c not in shown else None
             if label:
                 shown.append(c)
-            ax.barh(i, share, left=left, color=COMPONENT_COLORS[c], height=0.65, label=label)
-            if share >= 6:
-                ax.text(left + share / 2, i, f"{share:.0f}%", ha="center", va="center",
-                        color="white", fontsize=11, fontweight="bold")
+            ax.barh(i, share, left=left, color=COMPONENT_COLORS[c], hatch=COMPONENT_HATCHES[c],
+                    edgecolor="white", linewidth=0.6, height=0.68, label=label)
+            if share >= 9:
+                name = _SHORT_LABELS.get(c, c)
+                text = f"{name} {share:.1f}%" if share >= 16 else f"{share:.1f}%"
+                ax.text(left + share / 2, i, text, ha="center", va="center",
+                        color=ink_for(COMPONENT_COLORS[c]), fontsize=TEXT_SIZES["label"],
+                        fontweight="bold",
+                        bbox=dict(boxstyle="round,pad=0.15", facecolor=COMPONENT_COLORS[c],
+                                  edgecolor="none"))
             left += share
     ax.set_yticks(range(len(cfgs)), [
-        f"{c.name} ({human_count(param_count(c).total)}{', tied' if c.tie_word_embeddings else ''})"
+        f"{c.name}\n{human_count(param_count(c).total)}, {'tied' if c.tie_word_embeddings else 'untied'}"
         for c in cfgs])
     ax.invert_yaxis()
     ax.set_xlim(0, 100)

@@ -7,14 +7,14 @@ from ..architectures import layer_groups
 from ..config import ConfigError
 from ..counts import param_count
 from .anatomy import _reuse_axes
-from .style import COLORS, new_figure, plain_log_axis, styled
+from .style import (CONCEPT_DASHES, CONCEPT_MARKERS, TEXT_SIZES, color_of, label_bars, new_figure,
+                    plain_log_axis, styled)
 
 __all__ = ["attention_per_layer", "qkvo_params", "head_count_sweep", "draw_attention_vs_heads",
            "attention_params_vs_heads", "qkvo_bars", "PROJECTIONS"]
 
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj")
 _ALIASES = {"dense": "o_proj"}  # phi calls its output projection self_attn.dense
-_PROJ_COLORS = dict(zip(PROJECTIONS, ("#1f77b4", "#2ca02c", "#98df8a", "#aec7e8")))
 
 
 def attention_per_layer(cfg):
@@ -89,9 +89,12 @@ def draw_attention_vs_heads(fig, cfg, kv=None, head_dim=None, heads=None, mark=N
     labels = {"mha": "MHA (KV heads = heads), head_dim = hidden/heads",
               "gqa": f"GQA with {kv} KV heads, head_dim = hidden/heads",
               "fixed": f"head_dim fixed at {head_dim}, {kv} KV heads"}
-    styles = {"mha": dict(color=COLORS[0], lw=3, marker="o"),
-              "gqa": dict(color=COLORS[2], lw=2.2, marker="s", ls="--"),
-              "fixed": dict(color=COLORS[1], lw=2.2, marker="^")}
+    gqa = "mqa" if kv == 1 else "gqa"
+    styles = {"mha": dict(color=color_of("mha"), lw=3, marker=CONCEPT_MARKERS["mha"],
+                          ls=CONCEPT_DASHES["mha"]),
+              "gqa": dict(color=color_of(gqa), lw=2.2, marker=CONCEPT_MARKERS[gqa],
+                          ls=CONCEPT_DASHES[gqa]),
+              "fixed": dict(color=color_of("series:4"), lw=2.2, marker="^", ls="-.")}
     for kind in ("mha", "gqa", "fixed"):
         xs, ys = sweep[kind]
         if kv == 1 and kind == "gqa":
@@ -99,7 +102,7 @@ def draw_attention_vs_heads(fig, cfg, kv=None, head_dim=None, heads=None, mark=N
         if xs:
             ax.plot(xs, [y / 1e6 for y in ys], ms=5, label=labels[kind], **styles[kind])
     if mark:
-        ax.plot([mark[0]], [mark[1] / 1e6], marker="*", ms=20, color="#d62728", ls="none",
+        ax.plot([mark[0]], [mark[1] / 1e6], marker="*", ms=20, color=color_of("highlight"), ls="none",
                 label=mark_label or "this setting", zorder=5)
     ax.set_xscale("log", base=2)
     plain_log_axis(ax.xaxis)
@@ -109,7 +112,7 @@ def draw_attention_vs_heads(fig, cfg, kv=None, head_dim=None, heads=None, mark=N
     ax.set_ylabel("attention parameters per layer\n(millions, log scale)")
     ax.set_title(title or f"MHA: more heads, same attention parameters ({cfg.name}, "
                           f"hidden {H:,})")
-    ax.legend(loc="upper left", fontsize=10)
+    ax.legend(loc="upper left", fontsize=TEXT_SIZES["legend"])
     if fig.get_layout_engine() is None:  # a widget's fixed margins
         fig.subplots_adjust(left=0.1, right=0.98, top=0.91, bottom=0.13)
     return ax
@@ -129,27 +132,28 @@ def attention_params_vs_heads(cfg, title=None):
 
 @styled
 def qkvo_bars(cfgs, title=None):
-    """Figure: one layer's q/k/v/o parameters per model, stacked (millions)."""
-    fig, ax = new_figure(size=(10, 5.4))
-    names = [c.name for c in cfgs]
-    bottoms = [0.0] * len(cfgs)
+    """Figure: each model's q/k/v/o split of one layer's attention parameters, as
+    100% stacks (one bar per model, labelled on the bar), so a 70B model and a 1B
+    model compare by share, not by size."""
+    fig, ax = new_figure(size=(10, 0.48 * len(cfgs) + 1.9))
     parts = [qkvo_params(c) for c in cfgs]
+    totals = [sum(q.values()) for q in parts]
+    left = [0.0] * len(cfgs)
+    ys = list(range(len(cfgs)))
     for p in PROJECTIONS:
-        vals = [q[p] / 1e6 for q in parts]
-        ax.bar(names, vals, bottom=bottoms, color=_PROJ_COLORS[p], label=p, width=0.7,
-               edgecolor="white", linewidth=0.6)
-        bottoms = [b + v for b, v in zip(bottoms, vals)]
-    for i, c in enumerate(cfgs):
-        kvshare = 100 * (parts[i]["k_proj"] + parts[i]["v_proj"]) / sum(parts[i].values())
-        ax.text(i, bottoms[i] * 1.01, f"{c.num_attention_heads}:{c.num_key_value_heads}\n"
-                f"k+v {kvshare:.0f}%", ha="center", va="bottom", fontsize=10)
-    ax.set_ylim(0, max(bottoms) * 1.2)
-    ax.set_ylabel("parameters per layer (millions)")
-    ax.set_xlabel("model (label: query heads : KV heads, and the k+v share)")
-    ax.tick_params(axis="x", rotation=30)
-    for lab in ax.get_xticklabels():
-        lab.set_ha("right")
-    ax.set_title(title or "With GQA, k_proj and v_proj are small: q and o hold most of attention")
-    ax.legend(loc="upper left")
-    ax.grid(axis="x", visible=False)
+        share = [100 * q[p] / t for q, t in zip(parts, totals)]
+        bars = ax.barh(ys, share, left=left, color=color_of(p), edgecolor="white",
+                       linewidth=0.8, height=0.72, label=p)
+        # the projection's letter on every bar (a direct label), its share where it fits
+        label_bars(ax, bars, [f"{p[0]} {v:.1f}%" if v >= 9 else p[0] for v in share],
+                   min_fraction=0.03)
+        left = [a + b for a, b in zip(left, share)]
+    ax.set_xlim(0, 100)
+    ax.set_yticks(ys, [f"{c.name}  {c.num_attention_heads}:{c.num_key_value_heads}" for c in cfgs])
+    ax.invert_yaxis()
+    ax.set_xlabel("share of one layer's q/k/v/o parameters (%)")
+    ax.set_ylabel("model, query heads : KV heads")
+    ax.set_title(title or "With GQA, q and o hold most of attention; k and v are small")
+    fig.legend(loc="outside lower center", ncol=4, frameon=False)
+    ax.grid(axis="y", visible=False)
     return fig
