@@ -13,3 +13,4 @@ from .ffn import *  # noqa: F401,F403
 from .depth import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .whatif import *  # noqa: F401,F403
+from .inference import *  # noqa: F401,F403

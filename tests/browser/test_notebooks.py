@@ -95,6 +95,13 @@ SPECS = [
                       invalid=Invalid("num_key_value_heads", 5, lambda: model(LLAMA3_8B)
                                       .replace(num_key_value_heads=5))),
     ]),
+    NotebookSpec("07_will_it_fit_and_how_fast.ipynb", [
+        # lc.widgets.fit_explorer(): Qwen3-30B-A3B on 1 x H100, as shipped, bf16 cache, 8 x 32K
+        ExplorerCheck("fit", control="weights", value="int4-g128", key="weight_bytes",
+                      expect=lambda: lc.stored_weights(model("Qwen3-30B-A3B"), "int4-g128").total,
+                      invalid=Invalid("n_gpus", 0, lambda: lc.memory_plan(
+                          model("Qwen3-30B-A3B"), "H100 SXM 80GB", n_gpus=0))),
+    ]),
 ]
 
 

@@ -1,0 +1,195 @@
+"""Exercises for lesson 07, will it fit and how fast (ids inf-*)."""
+
+from __future__ import annotations
+
+from ..counts import param_count
+from ..hardware import list_gpus, load_gpu
+from ..inference import decode_step_time, expected_experts, max_context, memory_plan
+from ..quantization import list_schemes
+from ..zoo import load_model
+from .base import concept, derive, design, predict
+
+__all__ = []
+
+NB = "07_will_it_fit_and_how_fast"
+
+
+def _llama_h200():
+    return decode_step_time("Llama-3.1-8B", "H200", weights="bf16", seq_len=32768)
+
+
+predict(
+    "inf-1", NB,
+    "Llama-3.1-8B with bf16 weights and a bf16 KV cache serves one user on one H200 SXM 141GB "
+    "(4.8 TB/s). The user's sequence has 32,768 tokens in the cache. What is the upper bound "
+    "on decode speed, in tokens per second for that user? Work it out on paper (bytes one step "
+    "reads, over the bandwidth) and write it down before you check.",
+    expected=lambda: _llama_h200().tokens_per_s_per_user,
+    why="One step reads every weight matrix (16.06 GB minus the 1.05 GB embedding table, of "
+        "which it looks up a single row) and the whole cache (32,768 x 131,072 B = 4.29 GB): "
+        "19.31 GB / 4.8e12 B/s = 4.02 ms, so at most 249 tokens/s. The FLOPs (about 16 GFLOP) "
+        "take 0.03 ms at 989 TFLOP/s: decode at batch 1 is bandwidth-bound by 100x.",
+    hint="time per step >= (bytes of weights read + bytes of KV cache read) / bandwidth; the "
+         "cache holds 2 x layers x KV heads x head_dim x 2 bytes per token.",
+    rel_tol=0.02, unit="tokens/s",
+    mistakes=(
+        (lambda: 4.8e12 / (2 * 8030261248 + 32768 * 131072),
+         "close, but a decode step does not read the whole embedding table: it looks up one "
+         "row per token (the lm_head, a separate matrix in Llama-3.1-8B, is read in full)"),
+        (lambda: 4.8e12 / (2 * 8030261248 - 2 * 128256 * 4096),
+         "that leaves out the KV cache: every step reads all 32,768 cached tokens of every "
+         "layer"),
+        (lambda: 4.8e12 / (2 * 8030261248),
+         "that counts the weights only: every step also reads the whole KV cache"),
+    ),
+    wrong=(4.8e12 / (2 * 8030261248 + 32768 * 131072), 4.8e12 / (2 * 8030261248), 1000.0),
+)
+
+predict(
+    "inf-2", NB,
+    "Qwen3-30B-A3B routes each token to 8 of its 128 experts in every MoE layer. If 16 users "
+    "decode together (batch 16) and routing were uniform and independent, how many distinct "
+    "experts would one MoE layer read, on average, in one step? (a number, within 1%)",
+    expected=lambda: expected_experts(128, 8, 16),
+    why="An expert escapes one token with probability 1 - 8/128 = 15/16, and all 16 tokens with "
+        "(15/16)^16 = 0.356, so 128 x (1 - 0.356) = 82.4 experts are read: 64% of the experts' "
+        "bytes for 16 users, where one user reads 8/128 = 6.25%. Real routers are skewed, so "
+        "this is an assumption, not a measurement.",
+    hint="the chance that a given expert is picked by none of the tokens.",
+    rel_tol=0.01, unit="experts",
+    mistakes=(
+        (lambda: 8 * 16, "that assumes no two tokens share an expert; the tokens pick "
+                         "independently, so many picks land on the same experts"),
+        (lambda: 8, "that is batch 1: with 16 tokens, each picks its own 8"),
+        (lambda: 128, "not quite every expert: an expert is skipped by all 16 tokens with "
+                      "probability (1 - 8/128)^16"),
+    ),
+    wrong=(128, 8, 50.0),
+)
+
+
+def _longest_context(cfg):  # the worked solution, in the notebook's own terms
+    usable = 72 * 10**9                      # 90% of 80e9 B: vLLM's gpu_memory_utilization
+    weights = 2 * param_count(cfg).total     # bf16
+    per_token = 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * cfg.head_dim * 2
+    return (usable - weights) // per_token
+
+
+def _no_reserve(cfg):
+    per_token = 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * cfg.head_dim * 2
+    return (80 * 10**9 - 2 * param_count(cfg).total) // per_token
+
+
+def _gib(cfg):
+    per_token = 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * cfg.head_dim * 2
+    return (int(0.9 * 80 * 2**30) - 2 * param_count(cfg).total) // per_token
+
+
+derive(
+    "inf-3", NB,
+    "Write def longest_context(cfg): the most tokens of one sequence whose bf16 KV cache fits "
+    "beside the bf16 weights on one H100 SXM 80GB, keeping vLLM's 10% reserve (a whole number "
+    "of tokens: it fits, one more does not). The configs it is checked on have only "
+    "full-attention, non-MLA layers. This is the memory limit; it may exceed the model's "
+    "max_position_embeddings.",
+    reference=lambda cfg: max_context(cfg, "H100 SXM 80GB", weights="bf16").tokens,
+    cases=("Llama-3.1-8B", "Qwen3-14B", "Mistral-Nemo-Base-2407", "Qwen2-7B",
+           lambda: load_model("Llama-3.1-8B").replace(num_key_value_heads=2)),
+    why="usable = 0.9 x 80e9 B; tokens = (usable - weights) // (2 x L x n_kv x h_d x 2 B). The "
+        "cache per token does not depend on the query heads at all: the what-if with 2 KV "
+        "heads fits 4x the tokens of the shipped 8.",
+    solution=_longest_context,
+    hint="usable bytes minus weight bytes, divided by the cache one token adds over all "
+         "layers; round down.",
+    wrong=(_no_reserve, _gib),
+)
+
+
+def _design_ok(answer):
+    if not isinstance(answer, dict):
+        return False, ("give a dict: {'gpu': ..., 'n_gpus': ..., 'weights': ..., "
+                       "'kv_dtype': ...}")
+    missing = [k for k in ("gpu", "n_gpus", "weights", "kv_dtype") if k not in answer]
+    if missing:
+        return False, f"the dict needs {', '.join(missing)}"
+    gpu = load_gpu(answer["gpu"])
+    plan = memory_plan("Qwen3-30B-A3B", gpu, answer["n_gpus"], answer["weights"],
+                       answer["kv_dtype"], seq_len=32768, batch=8)
+    total = plan.capacity_bytes
+    if total > 40 * 10**9:
+        return False, (f"{answer['n_gpus']} x {gpu.name} is {total / 1e9:,.0f} GB of GPU memory, "
+                       "more than the 40 GB allowed")
+    if not plan.fits:
+        return False, (f"on {answer['n_gpus']} x {gpu.name} it needs "
+                       f"{plan.total_bytes / 1e9:,.2f} GB with the reserve: "
+                       f"{-plan.free_bytes / 1e9:,.2f} GB short")
+    return True, (f"It fits: {plan.weight_bytes / 1e9:,.2f} GB of weights + "
+                  f"{plan.kv_cache_bytes / 1e9:,.2f} GB of cache + {plan.reserve_bytes / 1e9:,.2f} "
+                  f"GB reserve on {total / 1e9:,.0f} GB.")
+
+
+design(
+    "inf-4", NB,
+    "Serve Qwen3-30B-A3B to 8 users at 32,768 tokens each (within its max_position_embeddings "
+    "of 40,960), buying at most 40 GB of GPU memory in total. Pick from the table: answer = "
+    "{'gpu': <a name from lc.list_gpus()>, 'n_gpus': <count>, 'weights': <a scheme from "
+    "lc.list_schemes()>, 'kv_dtype': 'bf16' | 'fp8' | 'int8' | 'int4'}.",
+    validate=_design_ok,
+    why="In bf16 the weights alone are 61 GB. int4 with group-128 scales brings them to 16.8 GB "
+        "(not 15.3: scales, zero points and the 16-bit embedding, lm_head, norms and router "
+        "cost 1.5 GB), and 8 x 32,768 tokens of cache are 25.8 GB in bf16, 12.9 in fp8 and 6.4 in "
+        "int4. One A100 40GB (36 GB usable) holds int4 weights with an fp8 or int4 cache; two "
+        "TPU v5e chips (28.8 GB usable) need int4 for both.",
+    solution={"gpu": "A100 SXM 40GB", "n_gpus": 1, "weights": "int4-g128", "kv_dtype": "fp8"},
+    hint="add up weights (try a smaller scheme) and 8 caches (try a smaller cache dtype) and "
+         "compare with 90% of the memory.",
+    wrong=({"gpu": "H100 SXM 80GB", "n_gpus": 1, "weights": "bf16", "kv_dtype": "bf16"},
+           {"gpu": "A100 SXM 40GB", "n_gpus": 1, "weights": "int4-g128", "kv_dtype": "bf16"},
+           {"gpu": "L40S 48GB", "n_gpus": 1, "weights": "int4-g128", "kv_dtype": "fp8"},
+           "A100"),
+)
+
+concept(
+    "inf-5", NB,
+    "At 32K tokens of context, Llama-3.1-8B (8 KV heads) decodes faster than the same model "
+    "would with 32 KV heads (MHA), at the same batch. Why?",
+    {"a": "GQA has fewer query heads, so attention does fewer FLOPs.",
+     "b": "Each decode step reads the whole KV cache, decode is bandwidth-bound, and GQA makes "
+          "the cache 4x smaller, so fewer bytes are read per step.",
+     "c": "GQA shrinks the MLP, the biggest part of the weights.",
+     "d": "A smaller cache lets the GPU run its tensor cores at a higher clock."},
+    "b",
+    {"a": "GQA keeps all 32 query heads; only the K and V heads are shared. And decode time is "
+          "set by bytes read, not FLOPs.",
+     "b": "The bytes per step are weights + cache, and the cache part shrinks 4x. MLA "
+          "(DeepSeek) goes further: 576 cached values per layer instead of 2 x 128 x 128.",
+     "c": "GQA changes only k_proj and v_proj; the MLP is untouched.",
+     "d": "Clock speed does not depend on the cache size; the bound is bytes / bandwidth."},
+    why="Decode is memory-bound: time per step is at least bytes read / bandwidth, and at long "
+        "context the cache is a large part of the bytes.",
+)
+
+concept(
+    "inf-6", NB,
+    "Qwen3-30B-A3B has 30.5B parameters in all and 3.3B active per token. At batch 256, "
+    "roughly how many bytes of bf16 weights does one decode step read?",
+    {"a": "About 6.7 GB: 2 bytes per active parameter, whatever the batch.",
+     "b": "About 61 GB: nearly every expert is picked by some token, so nearly all weights are "
+          "read.",
+     "c": "About 1.7 TB: 256 tokens each read their 3.3B active parameters.",
+     "d": "Nothing: at batch 256 the weights stay in the GPU's caches."},
+    "b",
+    {"a": "That is batch 1. With 256 tokens, each picking 8 of 128 experts, an expert escapes "
+          "all of them with probability (15/16)^256, about 7e-8.",
+     "b": "128 x (1 - (15/16)^256) is 128.0 experts, so the step reads almost all 61 GB. "
+          "Memory follows total parameters always; bandwidth follows active ones only at small "
+          "batch.",
+     "c": "A weight read once serves every token in the batch: bytes do not multiply with "
+          "batch, FLOPs do.",
+     "d": "An H100 has 50 MB of L2 cache, a thousand times too small for 61 GB of weights."},
+    why="Under uniform routing a step touches E(1 - (1 - k/E)^B) experts: k at B = 1, nearly E "
+        "by B = 64 for Qwen3-30B-A3B.",
+)
+
+# every GPU and scheme a reader can name in inf-4 is in the table
+assert "A100 SXM 40GB" in list_gpus() and "int4-g128" in list_schemes()

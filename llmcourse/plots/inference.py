@@ -1,0 +1,212 @@
+"""Figures for lesson 07: will it fit (a memory bar against the GPUs' capacity) and how
+fast (decode tokens/s against batch, a bound on an ideal machine)."""
+
+from __future__ import annotations
+
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import LogLocator, NullFormatter
+
+from ..hardware import as_gpu
+from ..inference import (critical_batch, decode_step_time, max_batch, memory_plan)
+from ..quantization import AS_SHIPPED, SCHEMES, scheme_as_shipped, stored_weights
+from ..zoo import as_config
+from .style import (TEXT_SIZES, clear_figure, color_of, ink_for, new_figure, plain_log_axis,
+                    styled)
+
+__all__ = ["fit_and_speed_data", "draw_fit_and_speed", "fit_and_speed",
+           "decode_speed_vs_context", "ROOFLINE_BATCHES"]
+
+ROOFLINE_BATCHES = [round(2 ** (k / 2)) for k in range(0, 21)]   # 1 .. 1024, half-octaves
+ROOFLINE_BATCHES = sorted(set(ROOFLINE_BATCHES))
+GB = 1e9
+
+
+def _weights_dtype(cfg, weights):
+    """(nominal weight dtype, compute dtype) of a weight setting, for the critical batch."""
+    if isinstance(weights, str) and weights.lower() == AS_SHIPPED:
+        s = scheme_as_shipped(cfg)[0]
+    elif isinstance(weights, str) and weights.lower() in SCHEMES:
+        s = SCHEMES[weights.lower()]
+    else:
+        return "bf16", "bf16"
+    return s.nominal, s.compute_dtype
+
+
+def fit_and_speed_data(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=8192,
+                       batch=1):
+    """Everything the figure shows, from the engine (pure: values in, numbers out)."""
+    cfg = as_config(cfg)
+    gpu = as_gpu(gpu)
+    plan = memory_plan(cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch)
+    sw = stored_weights(cfg, weights) if isinstance(weights, str) else weights
+    try:
+        limit = max_batch(cfg, gpu, n_gpus, sw, kv_dtype, seq_len=seq_len)
+    except ValueError:
+        limit = 0
+    curve = [decode_step_time(cfg, gpu, n_gpus, sw, kv_dtype, seq_len, b) for b in ROOFLINE_BATCHES]
+    nominal, compute = _weights_dtype(cfg, weights)
+    here = decode_step_time(cfg, gpu, n_gpus, sw, kv_dtype, seq_len, batch)
+    return {"plan": plan, "max_batch": limit, "curve": curve, "here": here,
+            "critical_batch": critical_batch(gpu, nominal, compute), "n_gpus": n_gpus,
+            "gpu": gpu.name, "model": cfg.name, "seq_len": seq_len, "batch": batch}
+
+
+def _setup(fig):
+    clear_figure(fig)
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.15, 2.4]})
+    parts = ("weights", "kv_cache", "reserve")
+    bars = {p: left.bar([0], [0], width=0.8, color=color_of(p), edgecolor="white",
+                        hatch="//" if p == "reserve" else "")[0] for p in parts}
+    texts = {p: left.text(0, 0, "", ha="center", va="center", fontsize=TEXT_SIZES["label"],
+                          color=ink_for(color_of(p))) for p in parts}
+    cap = left.axhline(1, color="black", lw=2)
+    cap_text = left.text(0.45, 1, "", ha="left", va="bottom", fontsize=TEXT_SIZES["label"])
+    left.set_xlim(-0.45, 1.25)
+    left.set_xticks([])
+    left.set_ylabel("GB (10^9 bytes)")
+    left.grid(axis="x", visible=False)
+
+    total = right.plot([], [], lw=2.6, color=color_of("series:0"))[0]
+    user = right.plot([], [], lw=2.6, ls="--", color=color_of("series:1"))[0]
+    dots = right.plot([], [], "o", ms=9, color=color_of("highlight"), zorder=5)[0]
+    t_total = right.text(0, 0, "all users", color=color_of("series:0"), va="bottom",
+                         ha="right", fontsize=TEXT_SIZES["label"], fontweight="bold")
+    t_user = right.text(0, 0, "per user", color=color_of("series:1"), va="top", ha="right",
+                        fontsize=TEXT_SIZES["label"], fontweight="bold")
+    crit = right.axvline(1, color=color_of("reference"), ls=":", lw=2)
+    t_crit = right.text(1, 0.55, "", rotation=90, ha="right", va="center",
+                        transform=right.get_xaxis_transform(), fontsize=TEXT_SIZES["label"],
+                        color=color_of("reference"))
+    nofit = Rectangle((1, 0), 0, 1, transform=right.get_xaxis_transform(),
+                      facecolor=color_of("other"), alpha=0.25, lw=0)
+    right.add_patch(nofit)
+    t_nofit = right.text(1, 0.97, "does not fit\nin memory", ha="left", va="top",
+                         transform=right.get_xaxis_transform(), fontsize=TEXT_SIZES["label"])
+    right.set_xscale("log", base=2)
+    right.set_yscale("log")
+    plain_log_axis(right.yaxis, "{:,.0f}")
+    ticks = [1, 4, 16, 64, 256, 1024]
+    right.set_xticks(ticks, [str(t) for t in ticks])
+    right.xaxis.set_minor_formatter(NullFormatter())
+    right.set_xlim(1, 1024 * 1.1)
+    right.set_xlabel("batch (sequences decoding together, log scale)")
+    right.set_ylabel("decode tokens/s (upper bound, log)")
+    state = dict(left=left, right=right, bars=bars, texts=texts, cap=cap, cap_text=cap_text,
+                 total=total, user=user, dots=dots, t_total=t_total, t_user=t_user, crit=crit,
+                 t_crit=t_crit, nofit=nofit, t_nofit=t_nofit)
+    fig._lc_infer_state = state
+    return state
+
+
+def draw_fit_and_speed(fig, data):
+    """Draw (or update in place) the memory bar and the decode roofline for ``data``
+    from :func:`fit_and_speed_data`."""
+    state = getattr(fig, "_lc_infer_state", None)
+    if state is None or state["left"] not in fig.axes:
+        state = _setup(fig)
+    plan = data["plan"]
+    left, right = state["left"], state["right"]
+    parts = [("weights", plan.weight_bytes, "weights"), ("kv_cache", plan.kv_cache_bytes, "KV cache"),
+             ("reserve", plan.reserve_bytes, "reserve")]
+    top = max(plan.total_bytes, plan.capacity_bytes) / GB * 1.22
+    left.set_ylim(0, top)
+    bottom = 0.0
+    for key, size, name in parts:
+        h = size / GB
+        bar, text = state["bars"][key], state["texts"][key]
+        bar.set_y(bottom)
+        bar.set_height(h)
+        text.set_position((0, bottom + h / 2))
+        text.set_text(f"{name}\n{h:,.1f} GB" if h >= 0.13 * top else
+                      f"{name} {h:,.1f}" if h >= 0.055 * top else "")
+        bottom += h
+    cap = plan.capacity_bytes / GB
+    state["cap"].set_ydata([cap, cap])
+    state["cap_text"].set_position((0.45, cap))
+    state["cap_text"].set_text(f"capacity\n{plan.n_gpus} x {plan.gpu.split(' ')[0]}")
+    verdict = "fits" if plan.fits else "does not fit"
+    left.set_title(f"{verdict}: {plan.total_bytes / GB:,.1f} of {cap:,.0f} GB",
+                   color="black" if plan.fits else color_of("highlight"), y=1.0)
+
+    xs = [s.batch for s in data["curve"]]
+    tot = [s.tokens_per_s for s in data["curve"]]
+    usr = [s.tokens_per_s_per_user for s in data["curve"]]
+    state["total"].set_data(xs, tot)
+    state["user"].set_data(xs, usr)
+    here = data["here"]
+    b = data["batch"]
+    state["dots"].set_data([b, b], [here.tokens_per_s, here.tokens_per_s_per_user])
+    lo, hi = min(usr + tot), max(usr + tot)
+    right.set_ylim(lo / 2, hi * 3)
+    state["t_total"].set_position((xs[-1], tot[-1] * 1.15))
+    state["t_user"].set_position((xs[-1], usr[-1] / 1.15))
+    cb = data["critical_batch"]
+    show_cb = 1 <= cb <= 1024
+    state["crit"].set_visible(show_cb)
+    state["t_crit"].set_visible(show_cb)
+    if show_cb:
+        state["crit"].set_xdata([cb, cb])
+        state["t_crit"].set_x(cb)
+        state["t_crit"].set_text(f"critical batch {cb:,.0f}")
+    mb = data["max_batch"]
+    start = max(mb + 0.5, 1) if mb else 1
+    state["nofit"].set_x(start)
+    state["nofit"].set_width(max(0, 2048 - start))
+    state["nofit"].set_visible(start < 1024)
+    state["t_nofit"].set_visible(start < 700)
+    state["t_nofit"].set_x(start * 1.05)
+    right.set_title(f"≤ {here.tokens_per_s_per_user:,.0f} tokens/s per user (batch {b}, "
+                    f"{data['seq_len']:,} tokens)", y=1.0)
+    return left, right
+
+
+@styled
+def fit_and_speed(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=8192,
+                  batch=1, size=(12, 5)):
+    """The explorer's figure as a static one: memory against capacity, and the decode
+    bound against batch."""
+    fig, _ = new_figure(0, 0, size=size)
+    draw_fit_and_speed(fig, fit_and_speed_data(cfg, gpu, n_gpus, weights, kv_dtype, seq_len,
+                                               batch))
+    fig.suptitle(f"{as_config(cfg).name} on {n_gpus} x {as_gpu(gpu).name}: bounds on an ideal "
+                 "machine")
+    return fig
+
+
+@styled
+def decode_speed_vs_context(variants, gpu, batch=1, weights="bf16", kv_dtype="bf16",
+                            contexts=None, title=None):
+    """Decode tokens/s per user (upper bound) against context, one line per ``(label,
+    cfg)``: a smaller KV cache is a faster decode step at long context."""
+    gpu = as_gpu(gpu)
+    contexts = contexts or [2 ** k for k in range(9, 18)]
+    fig, ax = new_figure(size=(10, 4.8))
+    any_faded = False
+    for i, (label, cfg) in enumerate(variants):
+        ys = [decode_step_time(cfg, gpu, 1, weights, kv_dtype, n, batch).tokens_per_s_per_user
+              for n in contexts]
+        fits = [memory_plan(cfg, gpu, 1, weights, kv_dtype, n, batch).fits for n in contexts]
+        color, ls = color_of(f"series:{i}"), ["-", "--", ":", "-."][i % 4]
+        ax.plot(contexts, ys, lw=2.6, color=color, ls=ls, alpha=0.3)       # every point
+        last = max((j for j, f in enumerate(fits) if f), default=-1)
+        if last >= 0:                                                      # the part that fits
+            ax.plot(contexts[:last + 1], ys[:last + 1], lw=2.6, color=color, ls=ls)
+        any_faded = any_faded or not all(fits)
+        ax.text(contexts[-1] * 1.08, ys[-1], label, va="center", color=color,
+                fontsize=TEXT_SIZES["label"], fontweight="bold")
+    if any_faded:
+        ax.text(0.01, 0.02, f"faded: batch {batch} of these caches does not fit in "
+                f"{gpu.memory_bytes / 1e9:,.0f} GB", transform=ax.transAxes,
+                fontsize=TEXT_SIZES["label"], color=color_of("reference"))
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    plain_log_axis(ax.yaxis, "{:,.0f}")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    ticks = contexts[::2]
+    ax.set_xticks(ticks, [f"{n // 1024}K" if n >= 1024 else str(n) for n in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(contexts[0] / 1.2, contexts[-1] * 5)
+    ax.set_xlabel("tokens in the cache per sequence (log scale)")
+    ax.set_ylabel("decode tokens/s per user (bound, log)")
+    ax.set_title(title or f"Decode on one {gpu.name}, batch {batch}: a smaller cache is faster")
+    return fig

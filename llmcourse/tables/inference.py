@@ -1,0 +1,78 @@
+"""Tables for lesson 07: the accelerators, weights per scheme, and limits per model."""
+
+from __future__ import annotations
+
+from ..hardware import as_gpu, list_gpus
+from ..inference import decode_step_time, max_batch, max_context
+from ..quantization import AS_SHIPPED, list_schemes, stored_weights
+from ..zoo import as_config
+from . import fmt
+
+__all__ = ["gpu_table", "weights_table", "limits_table"]
+
+
+def gpu_table(gpus=None, formatted=True):
+    """One row per accelerator: memory (GB = 1e9 B), bandwidth (TB/s), dense peak
+    TFLOP/s per dtype (blank: no such tensor cores), and the ridge point in FLOPs per
+    byte at bf16 (above it a kernel is compute-bound)."""
+    import pandas as pd
+    rows = []
+    for name in gpus or list_gpus():
+        g = as_gpu(name)
+        p = g.peak_flops
+        rows.append({"gpu": g.name, "vendor": g.vendor, "memory (GB)": g.memory_bytes / 1e9,
+                     "bandwidth (TB/s)": g.bandwidth_bytes_per_s / 1e12,
+                     "bf16 TFLOP/s": p.get("bf16", p.get("fp16", float("nan"))) / 1e12,
+                     "fp8 TFLOP/s": p.get("fp8", float("nan")) / 1e12,
+                     "int8 TOP/s": p.get("int8", float("nan")) / 1e12,
+                     "FLOPs/byte (bf16)": g.critical_intensity("bf16")})
+    df = pd.DataFrame(rows).set_index("gpu")
+    return fmt(df) if formatted else df
+
+
+def weights_table(model, schemes=None, formatted=True):
+    """One row per weight scheme for ``model``: bytes as stored (values + scales +
+    tensors kept in 16-bit) next to the idealised ``lc.weight_bytes`` figure."""
+    import pandas as pd
+    cfg = as_config(model)
+    rows = []
+    for s in schemes or list_schemes():
+        sw = stored_weights(cfg, s)
+        rows.append({"weights": s if s != AS_SHIPPED else f"as shipped ({sw.scheme})",
+                     "stored (GB)": sw.total / 1e9, "low-bit values (GB)": sw.values / 1e9,
+                     "scales+zeros (GB)": sw.scales / 1e9, "kept 16-bit (GB)": sw.kept / 1e9,
+                     "idealised (GB)": sw.ideal / 1e9,
+                     "over idealised": f"{100 * sw.overhead / sw.ideal:.1f}%"})
+    df = pd.DataFrame(rows).set_index("weights")
+    return fmt(df) if formatted else df
+
+
+def limits_table(models, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", batch=1,
+                 seq_len=8192, formatted=True):
+    """One row per model on one setup: weights, the longest context at ``batch`` (memory)
+    beside ``max_position_embeddings``, the largest batch at ``seq_len``, and the
+    decode bound at batch 1 and ``seq_len``."""
+    import pandas as pd
+    rows = []
+    for m in models:
+        cfg = as_config(m)
+        row = {"model": cfg.name}
+        try:
+            lim = max_context(cfg, gpu, n_gpus, weights, kv_dtype, batch=batch)
+            row[f"longest context, batch {batch}"] = ("no limit" if lim.tokens is None
+                                                      else f"{lim.tokens:,}")
+        except ValueError as e:
+            row[f"longest context, batch {batch}"] = f"none ({str(e).split(':')[0]})"
+        mpe = cfg.get("max_position_embeddings")
+        row["max_position_embeddings"] = f"{mpe:,}" if mpe else "?"
+        try:
+            row[f"largest batch at {seq_len:,}"] = f"{max_batch(cfg, gpu, n_gpus, weights, kv_dtype, seq_len=seq_len):,}"
+        except ValueError as e:
+            row[f"largest batch at {seq_len:,}"] = f"none ({str(e).split(':')[0]})"
+        if mpe and seq_len > mpe:
+            row[f"largest batch at {seq_len:,}"] += " (beyond max_position_embeddings)"
+        row["decode tokens/s, batch 1 (bound)"] = decode_step_time(
+            cfg, gpu, n_gpus, weights, kv_dtype, seq_len, 1).tokens_per_s_per_user
+        rows.append(row)
+    df = pd.DataFrame(rows).set_index("model")
+    return fmt(df) if formatted else df

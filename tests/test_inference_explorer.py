@@ -1,0 +1,54 @@
+"""Lesson 07's explorer, tables and figures: thin views that show the engine's numbers."""
+
+import pytest
+
+import llmcourse as lc
+from llmcourse.widgets import EXPLORERS
+
+
+def test_explorer_is_registered_and_shows_the_engines_numbers():
+    ex = EXPLORERS["fit"]()
+    assert ex.error == ""
+    plan = lc.memory_plan("Qwen3-30B-A3B", "H100", seq_len=32768, batch=8)
+    assert ex.value("weight_bytes") == plan.weight_bytes
+    assert ex.value("kv_cache_bytes") == plan.kv_cache_bytes == 8 * 32768 * 48 * 2 * 4 * 128 * 2
+    assert ex.value("fits") is False
+    assert ex.value("max_batch") == lc.max_batch("Qwen3-30B-A3B", "H100", seq_len=32768)
+    assert ex.value("max_context") == lc.max_context("Qwen3-30B-A3B", "H100", batch=8).tokens
+    ex.set(weights="int4-g128", kv_dtype="fp8", gpu="A100 SXM 40GB")
+    assert ex.value("fits") is True
+    assert ex.value("weight_bytes") == lc.stored_weights("Qwen3-30B-A3B", "int4-g128").total
+    step = lc.decode_step_time("Qwen3-30B-A3B", "A100 SXM 40GB", 1, "int4-g128", "fp8", 32768, 8)
+    assert ex.value("tokens_per_s") == round(step.tokens_per_s, 2)
+    assert ex.image.value[:4] == b"\x89PNG"
+
+
+def test_bad_setting_shows_one_line_and_the_explorer_recovers():
+    ex = EXPLORERS["fit"]()
+    before = ex.value("weight_bytes")
+    ex.set(n_gpus=0)
+    assert ex.error.startswith("n_gpus:") and "\n" not in ex.error
+    assert ex.value("weight_bytes") == before          # the last valid table stays
+    ex.set(n_gpus=2)
+    assert ex.error == "" and ex.value("capacity_bytes") == 160 * 10**9
+
+
+def test_weights_that_do_not_fit_are_an_answer_not_an_error():
+    ex = EXPLORERS["fit"]()
+    ex.set(model="DeepSeek-V3", gpu="RTX 4090 24GB")
+    assert ex.error == ""
+    assert ex.value("fits") is False and ex.value("max_batch") == 0
+
+
+def test_tables_and_figures():
+    t = lc.tables.gpu_table(formatted=False)
+    assert list(t.index) == lc.list_gpus()
+    assert t.loc["H100 SXM 80GB", "FLOPs/byte (bf16)"] == pytest.approx(989.4e12 / 3.35e12)
+    w = lc.tables.weights_table("gpt-oss-20b", formatted=False)
+    assert w.loc["as shipped (mxfp4)", "stored (GB)"] == pytest.approx(13.761264768)
+    lim = lc.tables.limits_table(["Qwen3-8B", "DeepSeek-V2"], "H200", formatted=False)
+    assert lim.loc["DeepSeek-V2", "longest context, batch 1"].startswith("none (weights)")
+    from matplotlib.figure import Figure
+    assert isinstance(lc.plots.fit_and_speed("Qwen3-8B", "L4", weights="int4-g128"), Figure)
+    fig = lc.plots.decode_speed_vs_context([("GQA", "Llama-3.1-8B")], "H100", batch=4)
+    assert isinstance(fig, Figure)
