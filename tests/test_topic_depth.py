@@ -86,9 +86,9 @@ def test_approx_helpers():
         cfg = lc.load_model(m)
         pc = lc.param_count(cfg)
         assert approx.layer_params(cfg) + approx.outside_layers_params(cfg) == pc.total
-    df = approx.twelve_ld2_table(formatted=False)
+    df = lc.tables.twelve_ld2_table(formatted=False)
     assert df.loc["Meta-Llama-3-8B", "12·L·d²"] == 12 * 32 * 4096 ** 2
-    t = approx.depth_change_table("Meta-Llama-3-8B", 64, formatted=False)
+    t = lc.tables.depth_change_table("Meta-Llama-3-8B", 64, formatted=False)
     assert t.loc["params in the layers", "ratio"] == 2.0
 
 
@@ -116,3 +116,23 @@ def test_exercise_answers_match_the_engine():
     assert check("depth-1", lc.param_count(llama64).total)
     q8 = lc.load_model("Qwen3-8B")
     assert check("depth-2", approx.layer_params(q8) // q8.num_hidden_layers)
+
+
+def test_kv_heads_control_makes_any_divisible_head_count_reachable(ex):
+    # Qwen3-8B sets head_dim explicitly, so 36 query heads are a valid shape once
+    # the KV heads divide them: the explorer needs a KV-heads control to get there
+    ex.set(model="Qwen3-8B")
+    ex.set(num_attention_heads=36)
+    assert "num_key_value_heads" in ex.error
+    ex.set(num_key_value_heads=4)
+    assert ex.error == ""
+    cfg = lc.load_model("Qwen3-8B").replace(num_attention_heads=36, num_key_value_heads=4)
+    assert ex.value("total") == lc.param_count(cfg).total
+    ex.set(model="Meta-Llama-3-8B")  # a new model resets both head counts
+    assert ex.values["num_key_value_heads"] == 8 and ex.values["num_attention_heads"] == 32
+
+
+def test_flops_row_says_gflop(ex):
+    row = next(r for r in ex.rows if r.key == "flops_per_token")
+    fl = lc.flops_per_token(lc.load_model("Meta-Llama-3-8B"), approx.SEQ_LEN).total
+    assert row.text == f"{fl:,} ({fl / 1e9:.2f} GFLOP)"

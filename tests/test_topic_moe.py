@@ -84,13 +84,16 @@ def test_every_moe_model_round_trips(ex, model):
 
 
 def test_tables():
-    conv = approx.active_conventions_table(formatted=False)
+    conv = lc.tables.active_conventions_table(formatted=False)
     pc = lc.param_count(lc.load_model("gpt-oss-20b"))
-    assert conv.loc["gpt-oss-20b", "active - embedding"] == pc.active - pc.embedding
-    assert conv.loc["DeepSeek-V3", "engine active (embedding + lm_head in)"] == 37_552_282_624
-    kv = approx.mla_kv_table(formatted=False)
+    assert conv.loc["gpt-oss-20b", "active - input embedding"] == pc.active - pc.embedding
+    assert conv.loc["DeepSeek-V3", "engine active"] == 37_552_282_624
+    kv = lc.tables.mla_kv_table(formatted=False)
     assert kv.iloc[0]["bytes/token/layer"] == lc.kv_cache_bytes_per_token_per_layer(lc.load_model("DeepSeek-V3"))
-    mla = approx.mla_check_table(formatted=False)
+    # MHA with 128 heads of 128: K and V, 2 bytes each = 65,536 bytes; MLA keeps 1,152 of them
+    assert kv.iloc[1]["bytes/token/layer"] == 2 * 128 * 128 * 2
+    assert kv.iloc[1]["MLA saves %"] == round(100 * (1 - 1152 / 65536), 1) == 98.2
+    mla = lc.tables.mla_check_table(formatted=False)
     assert mla.loc[("checkpoint", "kv_a_proj_with_mqa.weight"), "params"] == 576 * 7168
 
 

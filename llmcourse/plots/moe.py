@@ -54,7 +54,7 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
                             fontsize=9, color=color, ha=ha)
         lo, hi = 0.5, 4000
         # dense models do about 2 FLOPs per parameter per token, and bf16 is 2 bytes per parameter
-        ax.plot([lo, hi], [lo * GiB / B, hi * GiB / B], color="#999", ls="--", lw=1.2,
+        ax.plot([lo, hi], [lo * GiB / B, hi * GiB / B], color=COLORS[7], ls="--", lw=1.2,
                 label="2 FLOPs per stored parameter (a dense model)")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -100,28 +100,28 @@ def memory_vs_compute(models=None, highlight=None, seq_len=SEQ_LEN, title=None):
 
 @styled
 def total_vs_active_bars(models=None, title=None):
-    """Total and active parameters per model (log scale), dense models for reference."""
+    """Active parameters as a share of the total, per model, on a linear axis (each
+    bar is the whole model, 100%; its filled part is what one token uses), with the
+    absolute figures written beside each bar."""
     cfgs = [as_config(m) for m in (models if models is not None else moe_models())]
     cfgs.sort(key=lambda c: param_count(c).total)
-    fig, ax = new_figure(size=(11, 0.75 * len(cfgs) + 1.8))
+    fig, ax = new_figure(size=(11, 0.62 * len(cfgs) + 1.7))
     ys = list(range(len(cfgs)))
-    tot = [param_count(c).total / B for c in cfgs]
-    act = [param_count(c).active / B for c in cfgs]
-    h = 0.38
-    ax.barh([y + h / 2 for y in ys], tot, height=h, color=COMPONENT_COLORS["experts"],
-            label="total (all experts): sets the memory")
-    ax.barh([y - h / 2 for y in ys], act, height=h, color=COMPONENT_COLORS["attention"],
-            label="active per token: sets the compute")
-    for y, t, a in zip(ys, tot, act):
-        ax.text(t * 1.05, y + h / 2, f"{t:,.1f}B", va="center", fontsize=10)
-        ax.text(a * 1.05, y - h / 2, f"{a:,.2f}B ({100 * a / t:.0f}%)", va="center", fontsize=10)
-    ax.set_yticks(ys, [c.name + ("" if c.is_moe else " (dense)") for c in cfgs])
-    ax.set_xscale("log")
-    ax.set_xlim(1, 4000)
-    plain_log_axis(ax.xaxis)
-    ax.set_xlabel("parameters (billions, log scale)")
-    ax.set_ylabel("model")
+    pcs = [param_count(c) for c in cfgs]
+    share = [100 * pc.active / pc.total for pc in pcs]
+    ax.barh(ys, [100] * len(ys), height=0.62, color=COMPONENT_COLORS["experts"], alpha=0.3,
+            hatch="//", edgecolor=COMPONENT_COLORS["experts"], label="stored, not used by this token")
+    ax.barh(ys, share, height=0.62, color=COMPONENT_COLORS["attention"],
+            label="active: used by one token")
+    for y, pc, s in zip(ys, pcs, share):
+        ax.text(101.5, y, f"{pc.active / B:,.2f}B of {pc.total / B:,.2f}B ({s:.1f}%)",
+                va="center", fontsize=12)
+    ax.set_yticks(ys, [c.name + ("" if c.is_moe else " (dense)") for c in cfgs], fontsize=12)
+    ax.set_xlim(0, 150)
+    ax.set_xticks([0, 25, 50, 75, 100])
+    ax.set_xlabel("% of the model's total parameters (linear)")
+    ax.set_ylabel("model (smallest total at the bottom)")
     ax.set_title(title or "MoE models store every expert but run only the top-k per token")
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper right", bbox_to_anchor=(1.0, -0.13), ncols=2, fontsize=12)
     ax.grid(axis="y", visible=False)
     return fig

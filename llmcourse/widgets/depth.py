@@ -26,10 +26,12 @@ def hidden_options(cfg, top=16384):
     return sorted(set(opts) | {cfg.hidden_size})
 
 
-def depth_width_config(base, num_hidden_layers, hidden_size, num_attention_heads=None):
+def depth_width_config(base, num_hidden_layers, hidden_size, num_attention_heads=None,
+                       num_key_value_heads=None):
     """``base`` at another depth and width. intermediate_size keeps the model's
     ratio to hidden_size (rounded to a multiple of 64; unchanged at the model's own
-    width). Raises the engine's ValueError for an impossible setting."""
+    width). Raises the engine's ValueError for an impossible setting (e.g. query
+    heads that the KV heads do not divide)."""
     changes = {"num_hidden_layers": num_hidden_layers}
     if hidden_size != base.hidden_size:
         changes["hidden_size"] = hidden_size
@@ -37,6 +39,8 @@ def depth_width_config(base, num_hidden_layers, hidden_size, num_attention_heads
             64, 64 * round(base.intermediate_size * hidden_size / base.hidden_size / 64))
     if num_attention_heads is not None and num_attention_heads != base.num_attention_heads:
         changes["num_attention_heads"] = num_attention_heads
+    if num_key_value_heads is not None and num_key_value_heads != base.num_key_value_heads:
+        changes["num_key_value_heads"] = num_key_value_heads
     return base.replace(**changes)
 
 
@@ -57,11 +61,11 @@ def depth_width_rows(cfg, seq_len=SEQ_LEN):
             f"{pc.total:,} ({human_count(pc.total)})"),
         Row("exact, in the layers", "layer_params", inside, f"{inside:,} ({human_count(inside)})"),
         Row("12·L·d² estimate (layers)", "approx_12Ld2", est, f"{est:,} ({human_count(est)})"),
-        Row("estimate error vs exact layers", "approx_error_pct", round(err, 2), f"{err:+.2f}%"),
+        Row("estimate error vs exact layers", "approx_error_pct", round(err, 1), f"{err:+.1f}%"),
         Row("embedding + lm_head + final norm", "outside_layers", outside,
             f"{outside:,} ({100 * outside / pc.total:.1f}% of total)"),
         Row(f"FLOPs per token ({seq_len:,}-token prompt)", "flops_per_token", fl.total,
-            f"{fl.total:,} ({human_count(fl.total)})"),
+            f"{fl.total:,} ({fl.total / 10**9:,.2f} GFLOP)"),
         Row("weights (bf16)", "weight_bytes", wb, human_bytes(wb)),
     ]
 
@@ -77,11 +81,12 @@ def depth_width_explorer(model="Meta-Llama-3-8B"):
         "num_hidden_layers": selection("layers", LAYER_OPTIONS, cfg0.num_hidden_layers),
         "hidden_size": selection("hidden_size", hidden_options(cfg0), cfg0.hidden_size),
         "num_attention_heads": int_text("query heads", cfg0.num_attention_heads),
+        "num_key_value_heads": int_text("KV heads", cfg0.num_key_value_heads),
     }
 
     def config(v):
         return depth_width_config(base["cfg"], v["num_hidden_layers"], v["hidden_size"],
-                                  v["num_attention_heads"])
+                                  v["num_attention_heads"], v["num_key_value_heads"])
 
     def compute(v):
         return depth_width_rows(config(v))
@@ -89,12 +94,14 @@ def depth_width_explorer(model="Meta-Llama-3-8B"):
     def draw(fig, v, rows):
         from ..plots.depth import draw_params_vs_layers
         cfg = config(v)
-        draw_params_vs_layers(fig, cfg, title=f"{base['cfg'].name} at d = {cfg.hidden_size:,}: "
+        draw_params_vs_layers(fig, cfg, real_layers=base["cfg"].num_hidden_layers,
+                              title=f"{base['cfg'].name} at d = {cfg.hidden_size:,}: "
                               "parameters grow linearly with depth")
 
     ex = Explorer("depth_width", controls, compute, draw, title="Depth and width explorer",
                   note="intermediate_size keeps the model's ratio to hidden_size; "
-                       "hidden_size steps keep head_dim whole. Type any head count in the box.")
+                       "hidden_size steps keep head_dim whole. Type any head counts in the boxes: "
+                       "the KV heads must divide the query heads.")
 
     def on_model(change):  # a new model: reset the sliders to its own shape
         base["cfg"] = cfg = load_model(change["new"])
@@ -103,5 +110,6 @@ def depth_width_explorer(model="Meta-Llama-3-8B"):
             controls["hidden_size"].value = cfg.hidden_size
             controls["num_hidden_layers"].value = cfg.num_hidden_layers
             controls["num_attention_heads"].value = cfg.num_attention_heads
+            controls["num_key_value_heads"].value = cfg.num_key_value_heads
     ex.on_change("model", on_model)
     return ex

@@ -2,34 +2,38 @@
 
 from __future__ import annotations
 
-from ..approx import SEQ_LEN, moe_layer_count, moe_models
+from ..approx import SEQ_LEN, expert_size_field, moe_layer_count, moe_models
 from ..counts import flops_per_token, param_count, weight_bytes
 from ..units import human_bytes, human_count
 from ..zoo import load_model
 from .base import Explorer, Row, int_text, model_dropdown, register, selection
 
-__all__ = ["moe_explorer", "moe_rows", "moe_config", "expert_size_field", "EXPERT_OPTIONS",
-           "SHARED_OPTIONS"]
+__all__ = ["moe_explorer", "moe_rows", "moe_config", "EXPERT_OPTIONS", "SHARED_OPTIONS"]
 
 EXPERT_OPTIONS = [1, 2, 4, 8, 16, 32, 64, 96, 128, 160, 192, 256, 384, 512]
 SHARED_OPTIONS = [0, 1, 2, 3, 4]
 SIZE_OPTIONS = list(range(128, 16384 + 1, 128))
 
 
-def expert_size_field(cfg):
-    """The config field that sets one routed expert's intermediate size."""
-    return ("moe_intermediate_size" if cfg.model_type in ("qwen3_moe", "deepseek_v2",
-                                                          "deepseek_v3")
-            else "intermediate_size")
+def has_shared_count(cfg):
+    """Whether the config sets a number of shared experts (``n_shared_experts``:
+    DeepSeek, GLM). Qwen-MoE's one gated shared expert is sized by
+    ``shared_expert_intermediate_size`` instead; Llama-4's is fixed at one."""
+    return cfg.get("n_shared_experts") is not None
+
+
+def shared_count(cfg):
+    return cfg.get("n_shared_experts") or 0
 
 
 def moe_config(base, num_experts, num_experts_per_tok, n_shared_experts, expert_size):
-    """``base`` with other expert counts and sizes (Hugging Face fields). Shared
-    experts exist only in the DeepSeek configs; for the others the value is ignored.
-    Raises the engine's ValueError for an impossible setting (e.g. top-k > experts)."""
+    """``base`` with other expert counts and sizes (Hugging Face fields).
+    ``n_shared_experts`` applies where the config has that field (DeepSeek, GLM);
+    for the others it is ignored. Raises the engine's ValueError for an impossible
+    setting (e.g. top-k > experts)."""
     changes = {base.moe_field: num_experts, "num_experts_per_tok": num_experts_per_tok,
                expert_size_field(base): expert_size}
-    if base.uses_mla:
+    if has_shared_count(base):
         changes["n_shared_experts"] = n_shared_experts
     return base.replace(**changes)
 
@@ -38,26 +42,27 @@ def moe_rows(cfg, seq_len=SEQ_LEN):
     """The summary rows for one MoE configuration (pure: explorer and tests call this)."""
     pc = param_count(cfg)
     moe_layers = moe_layer_count(cfg)
-    shared = cfg.get("n_shared_experts", 0) if cfg.uses_mla else 0
-    outside = pc.embedding + pc.components["lm_head"]
+    shared_params = pc.components["shared_experts"]
     bf16, fp8 = weight_bytes(cfg, "bf16"), weight_bytes(cfg, "fp8")
     fl = flops_per_token(cfg, seq_len).total
-    layout = (f"{cfg.num_experts} routed, top-{cfg.num_experts_per_tok}, {shared} shared; "
+    shared = (f"{shared_count(cfg)} shared" if has_shared_count(cfg) else
+              "a shared expert" if shared_params else "no shared expert")
+    layout = (f"{cfg.num_experts} routed, top-{cfg.num_experts_per_tok}, {shared}; "
               f"{moe_layers} MoE + {cfg.num_hidden_layers - moe_layers} dense-MLP layers")
     return [
         Row("experts", "layout", layout, layout),
         Row("total parameters", "total", pc.total, f"{pc.total:,} ({human_count(pc.total)})"),
         Row("active per token (embedding + lm_head in)", "active", pc.active,
             f"{pc.active:,} ({human_count(pc.active)})"),
-        Row("active without embedding and lm_head", "active_no_embed", pc.active - outside,
-            f"{pc.active - outside:,} ({human_count(pc.active - outside)})"),
+        Row("active without the input embedding", "active_no_embed", pc.active - pc.embedding,
+            f"{pc.active - pc.embedding:,} ({human_count(pc.active - pc.embedding)})"),
         Row("active / total", "active_share", round(pc.active / pc.total, 4),
             f"{100 * pc.active / pc.total:.1f}%"),
         Row("weights (bf16)", "bf16_bytes", bf16,
             f"{human_bytes(bf16)} ({human_bytes(bf16, 'GB')})"),
         Row("weights (fp8)", "fp8_bytes", fp8, f"{human_bytes(fp8)} ({human_bytes(fp8, 'GB')})"),
         Row(f"FLOPs per token ({seq_len:,}-token prompt)", "flops_per_token", fl,
-            f"{fl:,} ({human_count(fl)})"),
+            f"{fl:,} ({fl / 10**9:,.2f} GFLOP)"),
     ]
 
 
@@ -70,13 +75,12 @@ def moe_explorer(model="Qwen3-30B-A3B"):
         "model": model_dropdown(model, moe_models()),
         "num_experts": selection("routed experts", EXPERT_OPTIONS, cfg0.num_experts),
         "num_experts_per_tok": int_text("top-k", cfg0.num_experts_per_tok, width="150px"),
-        "n_shared_experts": selection("shared experts", SHARED_OPTIONS,
-                                      cfg0.get("n_shared_experts", 0) if cfg0.uses_mla else 0,
+        "n_shared_experts": selection("shared experts", SHARED_OPTIONS, shared_count(cfg0),
                                       width="260px"),
         "expert_size": selection("expert intermediate size", SIZE_OPTIONS,
                                  cfg0.get(expert_size_field(cfg0))),
     }
-    controls["n_shared_experts"].disabled = not cfg0.uses_mla
+    controls["n_shared_experts"].disabled = not has_shared_count(cfg0)
 
     def config(v):
         return moe_config(base["cfg"], v["num_experts"], v["num_experts_per_tok"],
@@ -92,7 +96,7 @@ def moe_explorer(model="Qwen3-30B-A3B"):
 
     ex = Explorer("moe", controls, compute, draw, title="Mixture-of-experts explorer",
                   figsize=(10, 5.2),
-                  note="Shared experts exist only in the DeepSeek configs. "
+                  note="The shared-expert count is a config field in DeepSeek and GLM only. "
                        "Type any top-k in the box (it cannot exceed the expert count).")
 
     def on_model(change):  # a new model: reset every control to its own values
@@ -101,9 +105,8 @@ def moe_explorer(model="Qwen3-30B-A3B"):
             controls["num_experts"].options = sorted(set(EXPERT_OPTIONS) | {cfg.num_experts})
             controls["num_experts"].value = cfg.num_experts
             controls["num_experts_per_tok"].value = cfg.num_experts_per_tok
-            shared = cfg.get("n_shared_experts", 0) if cfg.uses_mla else 0
-            controls["n_shared_experts"].value = shared
-            controls["n_shared_experts"].disabled = not cfg.uses_mla
+            controls["n_shared_experts"].value = shared_count(cfg)
+            controls["n_shared_experts"].disabled = not has_shared_count(cfg)
             size = cfg.get(expert_size_field(cfg))
             controls["expert_size"].options = sorted(set(SIZE_OPTIONS) | {size})
             controls["expert_size"].value = size
