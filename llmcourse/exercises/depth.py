@@ -1,45 +1,153 @@
-"""Exercises for the depth-and-width lesson."""
+"""Exercises for lesson 4, depth and width (``04_depth_and_width``)."""
 
 from __future__ import annotations
 
-from ..counts import param_count, weight_shapes
-from ..zoo import load_model
-from .base import exercise
+from ..approx import layer_params
+from ..counts import param_count
+from ..zoo import as_config, load_model
+from .base import concept, derive, design, predict
 
 __all__ = []
 
-
-def _layer0_params(name):
-    ws = weight_shapes(load_model(name))
-    return int(ws[(ws.layer == 0) & (ws.note == "")].numel.sum())
+NB = "04_depth_and_width"
 
 
-exercise(
-    "depth-1",
-    "Meta-Llama-3-8B with 64 layers instead of 32 (everything else unchanged): "
-    "how many parameters in total, exactly?",
-    answer=lambda: param_count(load_model("Meta-Llama-3-8B").replace(num_hidden_layers=64)).total,
-    why="The 32 extra layers add exactly 32 times one layer's parameters; the embedding, "
-        "lm_head and final norm stay as they are, so the total grows 1.87x, not 2x.",
-    hint="cfg.replace(num_hidden_layers=64), then lc.param_count(...).total.")
+def _llama(**changes):
+    return load_model("Meta-Llama-3-8B").replace(**changes)
 
-exercise(
-    "depth-2",
-    "How many parameters does one decoder layer of Qwen3-8B hold (attention, MLP and "
-    "its norms)?",
-    answer=lambda: _layer0_params("Qwen3-8B"),
-    why="Every Qwen3-8B layer is identical: q 4096->4096, k and v 4096->1024 (8 KV heads "
-        "of 128), o 4096->4096, gate and up 4096->12288, down 12288->4096, plus q/k norms of "
-        "128 and two RMSNorms of 4096. That is 11.5 d^2 and a little, not 12 d^2.",
-    hint="lc.weight_shapes(cfg) lists every tensor with its layer; sum numel for layer 0.")
 
-exercise(
-    "depth-3",
-    "What percentage of Qwen3-0.6B's parameters is its (tied) token embedding? "
-    "Within 0.1 percentage point.",
-    answer=lambda: 100 * param_count(load_model("Qwen3-0.6B")).embedding
-    / param_count(load_model("Qwen3-0.6B")).total,
-    why="151,936 x 1,024 = 155,582,464 of 596,049,920 parameters: a small model spends a "
-        "quarter of its parameters on the vocabulary, and the tie saves another quarter.",
-    hint="lc.param_count(cfg).embedding / .total, times 100.",
-    rel_tol=0.004)
+def _total_ratio():
+    return param_count(_llama(num_hidden_layers=64)).total / param_count(_llama()).total
+
+
+predict(
+    "depth-1", NB,
+    "Meta-Llama-3-8B has 32 layers. Give it 64, everything else unchanged: by what factor "
+    "does its total parameter count grow? (a ratio such as 1.5; within 0.5%)",
+    expected=_total_ratio, rel_tol=0.005, unit="×",
+    mistakes=((lambda: 2.0, "2× would mean every parameter sits in a layer; the embedding, "
+                            "the lm_head and the final norm do not grow with depth"),),
+    why="The layers double exactly; the embedding and the untied lm_head (1.05B together) do "
+        "not, so the total grows 1.87×, not 2×. The smaller the model, the further from 2×.",
+    hint="Which parts of the model have one copy per layer, and which have one copy in all?",
+    wrong=(2.0, 1.5, "1.87"))
+
+
+def _llama_total(cfg):
+    """The worked solution: a Llama-family model (GQA, SwiGLU, RMSNorm) from its fields."""
+    L, d, V = cfg.num_hidden_layers, cfg.hidden_size, cfg.vocab_size
+    n_h, n_kv, d_h, d_ff = (cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim,
+                            cfg.intermediate_size)
+    attention = 2 * d * n_h * d_h + 2 * d * n_kv * d_h
+    mlp = 3 * d * d_ff
+    per_layer = attention + mlp + 2 * d
+    lm_head = 0 if cfg.tie_word_embeddings else V * d
+    return L * per_layer + V * d + lm_head + d
+
+
+def _untied_always(cfg):  # the common mistake: the tied lm_head counted again
+    return _llama_total(cfg) + (cfg.vocab_size * cfg.hidden_size
+                                if cfg.tie_word_embeddings else 0)
+
+
+def _mha_assumed(cfg):  # k and v as wide as q: GQA forgotten
+    d, d_h = cfg.hidden_size, cfg.head_dim
+    return _llama_total(cfg) + cfg.num_hidden_layers * 2 * d * (
+        cfg.num_attention_heads - cfg.num_key_value_heads) * d_h
+
+
+def _twelve_ld2(cfg):
+    return 12 * cfg.num_hidden_layers * cfg.hidden_size ** 2
+
+
+def _llama_cases():
+    cases = ["Llama-3.2-1B", "Meta-Llama-3-70B", "Llama-3.2-3B",
+             lambda: _llama(num_hidden_layers=48, num_key_value_heads=4)]
+    from ..zoo import list_models
+    if "Llama-3.1-8B" in list_models():
+        cases.append("Llama-3.1-8B")
+    return tuple(cases)
+
+
+derive(
+    "depth-2", NB,
+    "Write `def total_params(cfg)` for a Llama-family model (GQA attention, SwiGLU MLP, "
+    "RMSNorm; tied or untied embeddings) from its config fields. The checker runs it on "
+    "Llama models the lesson never counted, tied and untied, and on a what-if.",
+    reference=lambda cfg: param_count(cfg).total, cases=_llama_cases(),
+    solution=_llama_total, wrong=(_untied_always, _mha_assumed, _twelve_ld2),
+    why="One layer is 2·d·n_h·d_h + 2·d·n_kv·d_h (attention) + 3·d·d_ff (SwiGLU) + 2·d "
+        "(two RMSNorms); the embedding is V·d, counted once when the lm_head is tied.",
+    hint="Start from the Meta-Llama-3-8B cell of the lesson; what changes when "
+         "tie_word_embeddings is true?")
+
+_TARGET = "Meta-Llama-3-8B"
+
+
+def _deep_narrow_ok(answer):
+    from ..config import ModelConfig
+    if isinstance(answer, ModelConfig):
+        cfg = answer
+    else:
+        if not (isinstance(answer, tuple) and len(answer) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) for v in answer)):
+            return False, ("answer with two whole numbers, (hidden_size, intermediate_size), "
+                           "or with a config")
+        hidden, inter = answer
+        cfg = load_model(_TARGET).replace(num_hidden_layers=64, hidden_size=hidden,
+                                          intermediate_size=inter)
+    if cfg.num_hidden_layers != 64:
+        return False, f"it has {cfg.num_hidden_layers} layers; the brief asks for 64"
+    if cfg.hidden_size % 128:
+        return False, f"hidden_size {cfg.hidden_size:,} is not a multiple of 128"
+    target = layer_params(load_model(_TARGET))
+    mine = layer_params(cfg)
+    off = 100 * (mine - target) / target
+    if abs(off) > 2:
+        return False, (f"its 64 layers hold {abs(off):.1f}% "
+                       f"{'more' if off > 0 else 'fewer'} parameters than Meta-Llama-3-8B's "
+                       f"32 (allowed: 2%)")
+    near = "within 0.1% of" if abs(off) < 0.05 else f"{off:+.1f}% from"
+    return True, (f"64 layers of d = {cfg.hidden_size:,} hold {mine:,} parameters, "
+                  f"{near} Meta-Llama-3-8B's 32 layers of d = 4,096. Each layer's "
+                  f"parameters grow like d², so half the budget per layer divides d by about "
+                  f"√2: 4,096 / √2 ≈ 2,896.")
+
+
+design(
+    "depth-3", NB,
+    "Deep and narrow at the same budget: change Meta-Llama-3-8B to 64 layers and pick "
+    "hidden_size (a multiple of 128; its 32 query and 8 KV heads stay, so head_dim = "
+    "hidden_size / 32) and intermediate_size so that its decoder layers hold the same number "
+    "of parameters as the real 32 layers, within 2%. Answer (hidden_size, intermediate_size).",
+    validate=_deep_narrow_ok, solution=(2816, 10560),
+    wrong=((4096, 14336), (2048, 7168), (2944, 10304), "2816, 10560"),
+    why="Depth and width trade against each other at a fixed budget: 64 layers of d ≈ 2,900 "
+        "hold what 32 layers of d = 4,096 hold.",
+    hint="Per layer the budget halves; which power of d does one layer's size follow?")
+
+
+concept(
+    "depth-4", NB,
+    "Qwen3-1.7B lands within 0.1% of 12·L·d² (the rule for MHA with a 4× two-matrix MLP). "
+    "What does that tell you about its layers?",
+    options={
+        "a": "It uses MHA and a 4× two-matrix MLP, the layout the rule assumes.",
+        "b": "Nothing about the layout: its attention holds less than 4·d² and its MLP more "
+             "than 8·d², and the two errors cancel.",
+        "c": "Its norms and biases are large enough to fill the gap the rule leaves.",
+        "d": "The rule is exact for every model whose heads × head_dim equals d.",
+    },
+    correct="b",
+    feedback={
+        "a": "Its config says otherwise: 16 query heads but 8 KV heads (GQA), and a SwiGLU MLP "
+             "with three matrices of 6,144 = 3·d.",
+        "b": "Attention is 2·d·(16·128) + 2·d·(8·128) = 3·d², the SwiGLU MLP 3·d·3d = 9·d²: "
+             "3 + 9 = 12 by coincidence.",
+        "c": "Norms are vectors of length d (or head_dim): a few thousand parameters per "
+             "layer, against d² = 4.2 million.",
+        "d": "Heads × head_dim = d makes q and o d × d, but GQA still shrinks k and v, and a "
+             "SwiGLU MLP has three matrices of its own width.",
+    },
+    why="An estimate that lands close is not evidence of the layout it assumes; compare "
+        "component by component (attention / (L·d²), MLP / (L·d²)).")

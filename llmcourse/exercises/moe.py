@@ -1,46 +1,150 @@
-"""Exercises for the MoE-versus-dense lesson."""
+"""Exercises for lesson 5, mixture of experts versus dense (``05_moe_vs_dense``)."""
 
 from __future__ import annotations
 
-from ..config import as_moe
-from ..counts import param_count, weight_bytes
-from ..zoo import load_model
-from .base import exercise
+from ..counts import param_count
+from ..zoo import list_models, load_model
+from .base import concept, derive, design, predict
 
 __all__ = []
 
-exercise(
-    "moe-1",
-    "Qwen3-30B-A3B: how many parameters does one token use (the engine's convention: "
-    "embedding and lm_head included)?",
-    answer=lambda: param_count(load_model("Qwen3-30B-A3B")).active,
-    why="Each of the 48 layers keeps 8 of its 128 experts (3 x 2048 x 768 parameters each); "
-        "attention, router, norms, embedding and lm_head are always used: 3.35B of 30.5B.",
-    hint="lc.param_count(cfg).active; or total minus 120 unused experts in each of 48 layers.")
+NB = "05_moe_vs_dense"
 
-exercise(
-    "moe-2",
-    "gpt-oss-20b as OpenAI ships it (routed experts in mxfp4 at 4.25 bits per parameter, "
-    "everything else in bf16): how many bytes of weights?",
-    answer=lambda: weight_bytes(load_model("gpt-oss-20b"), "bf16", experts_dtype="mxfp4"),
-    why="19,116,933,120 expert parameters x 4.25 bits plus 1,797,824,064 others x 16 bits: "
-        "about 12.8 GiB, where all-bf16 would take 39 GiB.",
-    hint='lc.weight_bytes(cfg, "bf16", experts_dtype="mxfp4").')
 
-exercise(
-    "moe-3",
-    "Meta-Llama-3-8B turned into a mixture of experts with 64 experts and top-2 routing "
-    "(each expert a full 14,336-wide SwiGLU MLP, lc.as_moe): how many parameters in total?",
-    answer=lambda: param_count(as_moe(load_model("Meta-Llama-3-8B"), 64, 2)).total,
-    why="Every layer now stores 64 copies of its MLP plus a 64 x 4096 router; attention, norms, "
-        "embedding and lm_head are unchanged. A token still uses only 2 experts per layer.",
-    hint="lc.param_count(lc.as_moe(cfg, 64, 2)).total.")
+def _mixtral(**changes):
+    return load_model("Mixtral-8x7B-v0.1").replace(**changes)
 
-exercise(
-    "moe-4",
-    "DeepSeek-V3's active parameters per token without the embedding and the lm_head?",
-    answer=lambda: (lambda pc: pc.active - pc.embedding - pc.components["lm_head"])(
-        param_count(load_model("DeepSeek-V3"))),
-    why="37,552,282,624 minus two 129,280 x 7,168 matrices: 35.7B. DeepSeek's published 37B "
-        "counts the embedding and the output head, as the engine's .active does.",
-    hint='pc = lc.param_count(cfg); pc.active - pc.embedding - pc.components["lm_head"].')
+
+def _mixtral16_active_change():
+    return param_count(_mixtral(num_local_experts=16)).active - param_count(_mixtral()).active
+
+
+def _mixtral16_total_change():
+    return param_count(_mixtral(num_local_experts=16)).total - param_count(_mixtral()).total
+
+
+predict(
+    "moe-1", NB,
+    "Mixtral-8x7B routes each token to 2 of its 8 experts. Give it 16 experts per layer and "
+    "keep top-2: by how many parameters does the *active* count (parameters one token uses) "
+    "change? Give the exact number (0 if you think it does not change).",
+    expected=_mixtral16_active_change, unit="parameters",
+    mistakes=((lambda: 0, "nearly: a token still runs 2 experts, but one part that every "
+                          "token uses grows with the number of experts"),
+              (_mixtral16_total_change, "that is how much the total grows (8 more experts in "
+                                        "each of 32 layers); a token still runs only 2")),
+    why="The router scores every expert for every token: its matrix is num_local_experts × d "
+        "per layer, so 8 more experts add 8 × 4,096 × 32 layers = 1,048,576 active parameters. "
+        "The experts a token runs stay 2. Memory grows by 45B, compute by 0.01%.",
+    hint="List what one token touches in an MoE layer, and ask which of those has a size "
+         "that depends on the number of experts.",
+    wrong=(0, 2 * 14336 * 4096 * 3 * 32, "0"))
+
+
+def _solution_active(cfg):
+    """The worked solution: total minus the routed experts a token skips."""
+    total = param_count(cfg).total
+    d, E, k = cfg.hidden_size, cfg.num_experts, cfg.num_experts_per_tok
+    d_e = cfg.get("moe_intermediate_size") or cfg.intermediate_size
+    moe_layers = cfg.num_hidden_layers - (cfg.get("first_k_dense_replace") or 0)
+    return total - moe_layers * (E - k) * 3 * d * d_e
+
+
+def _forgets_dense_layers(cfg):
+    total = param_count(cfg).total
+    d_e = cfg.get("moe_intermediate_size") or cfg.intermediate_size
+    return total - cfg.num_hidden_layers * (cfg.num_experts - cfg.num_experts_per_tok) * 3 \
+        * cfg.hidden_size * d_e
+
+
+def _fraction_of_total(cfg):
+    return param_count(cfg).total * cfg.num_experts_per_tok // cfg.num_experts
+
+
+def _moe_cases():
+    cases = ["DeepSeek-V2", "Qwen3-235B-A22B",
+             lambda: load_model("DeepSeek-V3").replace(n_routed_experts=64,
+                                                       num_experts_per_tok=4),
+             lambda: load_model("Qwen3-30B-A3B").replace(num_experts=32, num_experts_per_tok=2)]
+    for name in ("GLM-4.5-Air", "Qwen1.5-MoE-A2.7B-Chat"):
+        if name in list_models():
+            cases.append(name)
+    return tuple(cases)
+
+
+derive(
+    "moe-2", NB,
+    "Write `def active_params(cfg)`: the parameters one token uses, from "
+    "`lc.param_count(cfg).total` and the config's expert fields (`cfg.num_experts`, "
+    "`cfg.num_experts_per_tok`, the expert width `moe_intermediate_size`, or "
+    "`intermediate_size` where a config has no such field, and `first_k_dense_replace` where "
+    "a config keeps its first layers dense). Every expert is a SwiGLU MLP. The checker runs "
+    "it on MoE models and what-ifs the lesson did not derive.",
+    reference=lambda cfg: param_count(cfg).active, cases=_moe_cases(),
+    solution=_solution_active, wrong=(_forgets_dense_layers, _fraction_of_total),
+    why="Active = total − (MoE layers) × (E − k) × 3·d·d_e: only the routed experts a token "
+        "skips are left out; attention, router, shared experts, dense layers, embedding and "
+        "lm_head all count.",
+    hint="Start from the total and take away what a token does not touch; in which layers "
+         "does a token skip anything?")
+
+
+def _llama_moe_ok(answer):
+    from ..config import as_moe
+    if not (isinstance(answer, tuple) and len(answer) == 3
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in answer)):
+        return False, ("answer with three whole numbers: (num_experts, num_experts_per_tok, "
+                       "moe_intermediate_size)")
+    E, k, size = answer
+    cfg = as_moe(load_model("Meta-Llama-3-8B"), E, k, moe_intermediate_size=size)
+    pc = param_count(cfg)
+    total, active = pc.total / 1e9, pc.active / 1e9
+    if k < 2:
+        return False, "top-k must be at least 2 here (each token mixes two or more experts)"
+    if pc.total < 40 * 10**9:
+        return False, f"it stores {total:.2f}B parameters; the brief asks for at least 40B"
+    if pc.active > 9 * 10**9:
+        return False, f"a token uses {active:.2f}B parameters; the brief allows at most 9B"
+    return True, (f"{E} experts of {size:,}, top-{k}: {total:.2f}B stored, {active:.2f}B "
+                  f"used per token ({100 * pc.active / pc.total:.1f}%).")
+
+
+design(
+    "moe-3", NB,
+    "Turn Meta-Llama-3-8B into a mixture of experts (`lc.as_moe(cfg, num_experts, top_k, "
+    "moe_intermediate_size=...)`) that stores at least 40B parameters while one token uses at "
+    "most 9B, with top-k of at least 2. Answer (num_experts, num_experts_per_tok, "
+    "moe_intermediate_size).",
+    validate=_llama_moe_ok, solution=(16, 2, 7168),
+    wrong=((8, 2, 14336), (64, 1, 14336), (4, 2, 3584), "16, 2, 7168"),
+    why="Total grows with num_experts × width, active with top-k × width: narrower experts "
+        "let a token mix several of them at the same compute (DeepSeekMoE's fine-grained "
+        "experts), while the stored total grows with the count.",
+    hint="Write total and active as (the dense model without its MLP) + (number of experts, "
+         "or top-k) × (one expert); which knob moves one but not the other?")
+
+
+concept(
+    "moe-4", NB,
+    "DeepSeekMoE's fine-grained experts: take an MoE layer with 16 experts of width 4,096, "
+    "top-2, and split each expert into 4 experts of width 1,024 (64 experts), routing each "
+    "token to top-8. What changes?",
+    options={
+        "a": "Total parameters grow about 4×: there are 4× as many experts.",
+        "b": "Active parameters grow 4×: a token now runs 8 experts instead of 2.",
+        "c": "Total and active stay the same but for the router (64 rows instead of 16); what "
+             "grows is the number of expert combinations a token can use.",
+        "d": "FLOPs per token fall 4×: each expert is 4× narrower.",
+    },
+    correct="c",
+    feedback={
+        "a": "Each of the 64 is a quarter as wide: 64 × 1,024 = 16 × 4,096 columns, so the "
+             "experts hold the same parameters.",
+        "b": "8 experts of 1,024 = 2 experts of 4,096: the same width runs per token.",
+        "c": "C(64, 8) ≈ 4.4 billion combinations against C(16, 2) = 120: finer specialisation "
+             "at the same cost (Dai et al. 2024).",
+        "d": "A token runs 4× as many experts, each 4× narrower: the MLP FLOPs stay the same.",
+    },
+    why="Fine-grained segmentation keeps memory and compute and buys flexibility; DeepSeekMoE "
+        "adds shared experts that every token runs, so the routed ones need not relearn common "
+        "knowledge.")
