@@ -102,20 +102,24 @@ def test_figures(make):
     _figure_ok(make())
 
 
-@pytest.mark.parametrize("id", ["depth-1", "depth-2", "depth-3"])
-def test_exercises(id):
-    right = EXERCISES[id].answer()
-    assert check(id, right)
-    assert not check(id, right * 1.05)
-    assert not check(id, None)
-    assert "No answer yet" in check(id, None)
-
-
-def test_exercise_answers_match_the_engine():
-    llama64 = lc.load_model("Meta-Llama-3-8B").replace(num_hidden_layers=64)
-    assert check("depth-1", lc.param_count(llama64).total)
-    q8 = lc.load_model("Qwen3-8B")
-    assert check("depth-2", approx.layer_params(q8) // q8.num_hidden_layers)
+def test_exercise_expectations_by_hand():
+    """The registry test (tests/test_exercises.py) feeds each exercise its solution and its
+    wrong answers; here the expected values are derived by hand, not by the engine."""
+    # depth-1: Meta-Llama-3-8B's layer = 2.5 d^2 + 10.5 d^2 + 2d; outside: 2 V d + d
+    d, V = 4096, 128_256
+    layer = 2 * d * 4096 + 2 * d * 1024 + 3 * d * 14336 + 2 * d
+    outside = 2 * V * d + d
+    assert lc.exercises.check("depth-1", (64 * layer + outside) / (32 * layer + outside))
+    assert not lc.exercises.check("depth-1", 2.0)
+    # depth-3: 64 layers of d = 2816 (head_dim 88) and d_ff = 10560 hold Llama-3-8B's budget
+    d2 = 2816
+    layer2 = 2 * d2 * d2 + 2 * d2 * (8 * 88) + 3 * d2 * 10560 + 2 * d2
+    assert abs(64 * layer2 / (32 * layer) - 1) < 0.001
+    assert lc.exercises.check("depth-3", (2816, 10560))
+    assert "3.3% more" in lc.exercises.check("depth-3", (2944, 10304))
+    # depth-2's worked solution, as the notebook prints it, is exact on a tied model
+    from llmcourse.exercises.depth import _llama_total
+    assert _llama_total(lc.load_model("Llama-3.2-1B")) == 1_235_814_400  # published count
 
 
 def test_kv_heads_control_makes_any_divisible_head_count_reachable(ex):

@@ -129,25 +129,26 @@ design(
 
 concept(
     "depth-4", NB,
-    "Qwen3-1.7B lands within 0.1% of 12·L·d² (the rule for MHA with a 4× two-matrix MLP). "
-    "What does that tell you about its layers?",
+    "Kaplan et al. (2020) fit their scaling laws to N, the parameters without the token and "
+    "position embeddings. Why leave the embeddings out?",
     options={
-        "a": "It uses MHA and a 4× two-matrix MLP, the layout the rule assumes.",
-        "b": "Nothing about the layout: its attention holds less than 4·d² and its MLP more "
-             "than 8·d², and the two errors cancel.",
-        "c": "Its norms and biases are large enough to fill the gap the rule leaves.",
-        "d": "The rule is exact for every model whose heads × head_dim equals d.",
+        "a": "The embedding is too small to matter.",
+        "b": "With the embeddings counted, models of different depth and width do not fall on "
+             "one loss curve; without them they do. The embedding's share depends on the "
+             "vocabulary and the width, not on how much the model computes per token in its "
+             "layers.",
+        "c": "The embedding is not trained: it is a fixed table.",
+        "d": "A tied embedding is the lm_head, so counting it would count the same matrix twice.",
     },
     correct="b",
     feedback={
-        "a": "Its config says otherwise: 16 query heads but 8 KV heads (GQA), and a SwiGLU MLP "
-             "with three matrices of 6,144 = 3·d.",
-        "b": "Attention is 2·d·(16·128) + 2·d·(8·128) = 3·d², the SwiGLU MLP 3·d·3d = 9·d²: "
-             "3 + 9 = 12 by coincidence.",
-        "c": "Norms are vectors of length d (or head_dim): a few thousand parameters per "
-             "layer, against d² = 4.2 million.",
-        "d": "Heads × head_dim = d makes q and o d × d, but GQA still shrinks k and v, and a "
-             "SwiGLU MLP has three matrices of its own width.",
+        "a": "Not in small models: it is a quarter of Qwen3-0.6B and a third of GPT-2 small.",
+        "b": "Kaplan et al., figure 6: with embeddings the curves of different shapes split, "
+             "without them they merge into one power law.",
+        "c": "It is trained like every other weight; only its forward use is a lookup.",
+        "d": "A tie is counted once by every convention; the question is whether to count it "
+             "at all.",
     },
-    why="An estimate that lands close is not evidence of the layout it assumes; compare "
-        "component by component (attention / (L·d²), MLP / (L·d²)).")
+    why="N is what grows with the layers and what the layers compute with; the embedding "
+        "share is a property of the tokenizer and the width. Their paper shows the cleaner "
+        "power law (their figure 6).")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..approx import (approx_params_12Ld2, dense_models, layer_params, outside_layers_params)
 from ..counts import param_count
 from ..zoo import as_config
-from .style import COLORS, COMPONENT_COLORS, clear_figure, new_figure, styled
+from .style import (COMPONENT_COLORS, COMPONENT_HATCHES, TEXT_SIZES, clear_figure, color_of,
+                    label_bars, new_figure, styled)
 
 __all__ = ["params_vs_layers", "draw_params_vs_layers", "approx_error_bars",
            "embedding_share_bars", "depth_width_bars", "layer_grid"]
@@ -67,18 +68,19 @@ def draw_params_vs_layers(fig, cfg, mark_layers=None, max_layers=None, title=Non
     else:
         clear_figure(fig)
         ax = fig.subplots()
-        lines = [ax.plot(xs, total, color=COLORS[0], lw=2.8)[0],
-                 ax.plot(xs, inside, color=COLORS[2], lw=2.4, ls="-.")[0],
-                 ax.plot(xs, est, color=COLORS[7], lw=2, ls="--")[0],
-                 ax.plot(xss[3], ys[3], "o", ms=12, color=COLORS[3], zorder=5)[0],
-                 ax.plot(xss[4], ys[4], "D", ms=11, color=COLORS[4], zorder=5)[0]]
+        lines = [ax.plot(xs, total, color=color_of("exact"), lw=2.8)[0],
+                 ax.plot(xs, inside, color=color_of("series:2"), lw=2.4, ls="-.")[0],
+                 ax.plot(xs, est, color=color_of("approx"), lw=2.2, ls="--")[0],
+                 ax.plot(xss[3], ys[3], "o", ms=12, color=color_of("reference"), zorder=5)[0],
+                 ax.plot(xss[4], ys[4], "D", ms=11, color=color_of("highlight"), zorder=5)[0]]
         for line, lab in zip(lines, labels):
             line.set_label(lab)
         color = COMPONENT_COLORS["embedding"]
         flat = ax.plot([0, top], [outside] * 2, color=color, lw=2, ls=":")[0]
         flat_label = ax.annotate(out_label, (top, outside), xytext=(-4, 6),
                                  textcoords="offset points", ha="right", va="bottom",
-                                 color=color, fontsize=12, fontweight="bold")
+                                 color=color, fontsize=TEXT_SIZES["label"],
+                                 fontweight="bold")
         ax.set_xlabel("layers L (num_hidden_layers)")
         ax.set_ylabel("parameters (billions)")
         ax.legend(handles=[ln for ln in lines if not ln.get_label().startswith("_")],
@@ -110,23 +112,23 @@ def approx_error_bars(models=None):
     fig, ax = new_figure(size=(11, 0.36 * len(errs) + 1.6))
     names = [n for n, _ in errs]
     vals = [v for _, v in errs]
-    under, over = COLORS[3], COLORS[0]
-    ax.barh(names, vals, color=[under if v < 0 else over for v in vals])
+    under, over = color_of("series:5"), color_of("series:0")
+    ax.barh(names, vals, color=[under if v < 0 else over for v in vals],
+            hatch=["//" if v < 0 else "" for v in vals], edgecolor="white")
     for i, v in enumerate(vals):
         text = f"{v:+.1f}%" if abs(v) >= 0.05 else "within 0.1%"
         ax.text(v + (0.6 if v >= 0 else -0.6), i, text, va="center",
-                ha="left" if v >= 0 else "right", fontsize=12)
-    ax.axvline(0, color=COLORS[7], lw=1)
+                ha="left" if v >= 0 else "right", fontsize=TEXT_SIZES["label"])
+    ax.axvline(0, color=color_of("reference"), lw=1)
     lo, hi = min(vals), max(vals)
     ax.set_xlim(lo - 9, max(hi, 0) + 9)
-    ax.text(0.01, 0.02, "◀ underestimates", transform=ax.transAxes, color=under, fontsize=12,
+    ax.text(0.01, 0.02, "◀ underestimates", transform=ax.transAxes, color=under, fontsize=TEXT_SIZES["label"],
             fontweight="bold")
-    ax.text(0.99, 0.02, "overestimates ▶", transform=ax.transAxes, color=over, fontsize=12,
+    ax.text(0.99, 0.02, "overestimates ▶", transform=ax.transAxes, color=over, fontsize=TEXT_SIZES["label"],
             fontweight="bold", ha="right")
     ax.set_xlabel("12·L·d² minus exact, in % of the exact parameters in the layers")
     ax.set_ylabel("model")
     ax.set_title(f"12·L·d² is off by {lo:+.1f}% to {hi:+.1f}% for real models")
-    ax.tick_params(axis="y", labelsize=12)
     ax.grid(axis="y", visible=False)
     return fig
 
@@ -137,7 +139,7 @@ def embedding_share_bars(models=None):
     horizontal bars with each share written at the end of its own segment."""
     cfgs = sorted((as_config(m) for m in (models if models is not None else dense_models())),
                   key=lambda c: param_count(c).total, reverse=True)
-    fig, ax = new_figure(size=(11, 0.38 * len(cfgs) + 1.8))
+    fig, ax = new_figure(size=(11, 0.34 * len(cfgs) + 1.7))
     names, emb, head = [], [], []
     for c in cfgs:
         pc = param_count(c)
@@ -145,14 +147,15 @@ def embedding_share_bars(models=None):
         emb.append(100 * pc.embedding / pc.total)
         head.append(100 * pc.components["lm_head"] / pc.total)
     y = range(len(cfgs))
-    ax.barh(y, emb, color=COMPONENT_COLORS["embedding"])
-    ax.barh(y, head, left=emb, color=COMPONENT_COLORS["lm_head"], hatch="//",
+    ax.barh(y, emb, color=COMPONENT_COLORS["embedding"], hatch=COMPONENT_HATCHES["embedding"],
             edgecolor="white")
+    ax.barh(y, head, left=emb, color=COMPONENT_COLORS["lm_head"],
+            hatch=COMPONENT_HATCHES["lm_head"], edgecolor="white")
     for i, (e, h) in enumerate(zip(emb, head)):
         text = (f"{e:.1f}% embedding (tied: also the lm_head)" if not h else
                 f"{e:.1f}% embedding + {h:.1f}% lm_head = {e + h:.1f}%")
-        ax.text(e + h + 0.4, i, text, va="center", fontsize=11.5)
-    ax.set_yticks(list(y), names, fontsize=12)
+        ax.text(e + h + 0.4, i, text, va="center", fontsize=TEXT_SIZES["label"])
+    ax.set_yticks(list(y), names)
     ax.set_xlim(0, max(e + h for e, h in zip(emb, head)) * 1.75)
     ax.set_xlabel("% of total parameters")
     ax.set_ylabel("model (total parameters)")
@@ -177,22 +180,19 @@ def depth_width_bars(models=("Qwen3-14B", "Qwen3-32B", "Meta-Llama-3-8B", "Qwen3
     left = [0.0] * len(cfgs)
     comps = [param_count(c).components for c in cfgs][::-1]
     widest = max(sum(cp.values()) for cp in comps) / B
+    ax.set_xlim(0, widest * 1.12)
     for p in parts:
         vals = [cp[p] / B for cp in comps]
-        ax.barh(names, vals, left=left, color=COMPONENT_COLORS[p], label=labels[p],
-                edgecolor="white")
-        for i, (x0, v) in enumerate(zip(left, vals)):
-            if v > 0.09 * widest:
-                ax.text(x0 + v / 2, i, f"{labels[p]}\n{v:.1f}B", ha="center", va="center",
-                        fontsize=11, fontweight="bold")
+        bars = ax.barh(names, vals, left=left, color=COMPONENT_COLORS[p], label=labels[p],
+                       hatch=COMPONENT_HATCHES[p], edgecolor="white")
+        label_bars(ax, bars, [f"{labels[p]}\n{v:.1f}B" for v in vals], min_fraction=0.09,
+                   fontweight="bold")
         left = [a + b for a, b in zip(left, vals)]
     for i, tot in enumerate(left):
-        ax.text(tot + 0.2, i, f"{tot:.2f}B", va="center", fontsize=12)
-    ax.set_xlim(0, max(left) * 1.12)
+        ax.text(tot + 0.2, i, f"{tot:.2f}B", va="center", fontsize=TEXT_SIZES["label"])
     ax.set_xlabel("parameters (billions)")
     ax.set_ylabel("model (layers × hidden size)")
     ax.set_title(title)
-    ax.legend(loc="lower right", ncols=5, fontsize=11)
-    ax.tick_params(axis="y", labelsize=12)
+    ax.legend(loc="lower right", ncols=5)
     ax.grid(axis="y", visible=False)
     return fig

@@ -6,7 +6,8 @@ from ..approx import SEQ_LEN, moe_models
 from ..counts import flops_per_token, param_count, weight_bytes
 from ..units import GiB
 from ..zoo import as_config, list_models
-from .style import COLORS, COMPONENT_COLORS, clear_figure, new_figure, plain_log_axis, styled
+from .style import (CONCEPT_MARKERS, TEXT_SIZES, clear_figure, color_of, new_figure,
+                    plain_log_axis, styled)
 
 __all__ = ["memory_vs_compute", "draw_memory_vs_compute", "total_vs_active_bars",
            "zoo_memory_compute"]
@@ -14,6 +15,8 @@ __all__ = ["memory_vs_compute", "draw_memory_vs_compute", "total_vs_active_bars"
 B = 10**9
 _ZOO = {}
 # label placement (points of offset, alignment) where zoo models sit close together
+# dense models named on the plane (the others are unlabelled dots, so labels do not pile up)
+_DENSE_NAMED = {"Qwen3-0.6B", "Meta-Llama-3-8B", "Qwen3-32B", "Meta-Llama-3-70B", "gpt2"}
 _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
              "Qwen2-7B": (7, -11, "left"), "gemma-2-2b": (-7, 3, "right"),
              "phi-2": (7, -11, "left"), "Llama-3.2-3B": (-7, 6, "right"),
@@ -22,7 +25,7 @@ _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
 
 
 def zoo_memory_compute(models=None, seq_len=SEQ_LEN):
-    """``[(name, is_moe, bf16 GiB, GFLOPs per token), ...]`` for zoo models (cached)."""
+    """``[(name, is_moe, bf16 GiB, GFLOP per token), ...]`` for zoo models (cached)."""
     key = (tuple(models) if models is not None else None, seq_len)
     if key not in _ZOO:
         pts = []
@@ -43,18 +46,20 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
         clear_figure(fig)
         ax = fig.subplots()
         pts = zoo_memory_compute(models, seq_len)
-        for moe, color, marker, lab in ((False, COLORS[0], "o", "dense zoo model"),
-                                        (True, COLORS[1], "^", "MoE zoo model")):
+        for moe, key, lab in ((False, "dense", "dense zoo model"), (True, "moe", "MoE zoo model")):
+            color, marker = color_of(key), CONCEPT_MARKERS[key]
             sel = [p for p in pts if p[1] == moe]
-            ax.scatter([p[2] for p in sel], [p[3] for p in sel], s=60, color=color,
+            ax.scatter([p[2] for p in sel], [p[3] for p in sel], s=70, color=color,
                        marker=marker, label=lab, zorder=3)
             for name, _, x, y in sel:
+                if not moe and name not in _DENSE_NAMED:
+                    continue
                 dx, dy, ha = _LABEL_AT.get(name, (-7, 2, "right") if not moe else (7, -4, "left"))
                 ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points",
-                            fontsize=9, color=color, ha=ha)
+                            fontsize=TEXT_SIZES["label"], color=color, ha=ha)
         lo, hi = 0.5, 4000
         # dense models do about 2 FLOPs per parameter per token, and bf16 is 2 bytes per parameter
-        ax.plot([lo, hi], [lo * GiB / B, hi * GiB / B], color=COLORS[7], ls="--", lw=1.2,
+        ax.plot([lo, hi], [lo * GiB / B, hi * GiB / B], color=color_of("reference"), ls="--", lw=1.2,
                 label="2 FLOPs per stored parameter (a dense model)")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -63,9 +68,9 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
         plain_log_axis(ax.xaxis)
         plain_log_axis(ax.yaxis)
         ax.set_xlabel("weights in bf16 (GiB, log scale): memory follows total parameters")
-        ax.set_ylabel(f"GFLOPs/token, {seq_len:,}-token prompt (log)")
+        ax.set_ylabel(f"GFLOP per token, {seq_len:,}-token prompt (log)")
         # hollow, so the zoo point under it (the model it started from) stays visible
-        star, = ax.plot([], [], "*", ms=22, mfc="none", mec=COLORS[3], mew=2, zorder=4,
+        star, = ax.plot([], [], "*", ms=22, mfc="none", mec=color_of("highlight"), mew=2, zorder=4,
                         label="this setting" if highlight else "_nolegend_")
         ax.legend(loc="lower right")
         art = {"ax": ax, "star": star, "key": (models, seq_len), "text": None}
@@ -82,7 +87,8 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
         right = x > 150  # keep the label inside the axes
         art["text"] = ax.annotate(label, (x, y), xytext=(-12, 14) if right else (12, 14),
                                   textcoords="offset points", ha="right" if right else "left",
-                                  fontsize=11, color=COLORS[3], fontweight="bold",
+                                  fontsize=TEXT_SIZES["label"], color=color_of("highlight"),
+                                  fontweight="bold",
                                   bbox=dict(fc="white", ec="none", alpha=0.8, pad=1))
     else:
         art["star"].set_data([], [])
@@ -109,19 +115,19 @@ def total_vs_active_bars(models=None, title=None):
     ys = list(range(len(cfgs)))
     pcs = [param_count(c) for c in cfgs]
     share = [100 * pc.active / pc.total for pc in pcs]
-    ax.barh(ys, [100] * len(ys), height=0.62, color=COMPONENT_COLORS["experts"], alpha=0.3,
-            hatch="//", edgecolor=COMPONENT_COLORS["experts"], label="stored, not used by this token")
-    ax.barh(ys, share, height=0.62, color=COMPONENT_COLORS["attention"],
+    ax.barh(ys, [100] * len(ys), height=0.62, color="none", hatch="//",
+            edgecolor=color_of("total"), label="total: stored, in memory")
+    ax.barh(ys, share, height=0.62, color=color_of("active"),
             label="active: used by one token")
     for y, pc, s in zip(ys, pcs, share):
         ax.text(101.5, y, f"{pc.active / B:,.2f}B of {pc.total / B:,.2f}B ({s:.1f}%)",
-                va="center", fontsize=12)
-    ax.set_yticks(ys, [c.name + ("" if c.is_moe else " (dense)") for c in cfgs], fontsize=12)
+                va="center", fontsize=TEXT_SIZES["label"])
+    ax.set_yticks(ys, [c.name + ("" if c.is_moe else " (dense)") for c in cfgs])
     ax.set_xlim(0, 150)
     ax.set_xticks([0, 25, 50, 75, 100])
     ax.set_xlabel("% of the model's total parameters (linear)")
     ax.set_ylabel("model (smallest total at the bottom)")
     ax.set_title(title or "MoE models store every expert but run only the top-k per token")
-    ax.legend(loc="upper right", bbox_to_anchor=(1.0, -0.13), ncols=2, fontsize=12)
+    ax.legend(loc="upper right", bbox_to_anchor=(1.0, -0.13), ncols=2)
     ax.grid(axis="y", visible=False)
     return fig
