@@ -12,7 +12,10 @@ tensor by tensor, from the shapes in :mod:`llmcourse.architectures`:
 
 "As shipped" reads the model's own ``quantization_config`` (gpt-oss: mxfp4 experts
 with ``modules_to_not_convert``; DeepSeek-V3: fp8 with 128x128 block scales) and
-its ``torch_dtype`` for everything else. Standard library only.
+its ``torch_dtype`` for everything else. DeepSeek-V3's checkpoint also holds a
+multi-token-prediction layer (``num_nextn_predict_layers``) that serving without
+speculative decoding does not load; like the rest of the course, it is not counted.
+Standard library only.
 """
 
 from __future__ import annotations

@@ -76,7 +76,8 @@ def _setup(fig):
     crit = right.axvline(1, color=color_of("reference"), ls=":", lw=2)
     t_crit = right.text(1, 0.55, "", rotation=90, ha="right", va="center",
                         transform=right.get_xaxis_transform(), fontsize=TEXT_SIZES["label"],
-                        color=color_of("reference"))
+                        color=color_of("reference"),
+                        bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=1))
     nofit = Rectangle((1, 0), 0, 1, transform=right.get_xaxis_transform(),
                       facecolor=color_of("other"), alpha=0.25, lw=0)
     right.add_patch(nofit)
