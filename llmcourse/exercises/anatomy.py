@@ -79,12 +79,12 @@ def _untied_qwen():
 
 derive(
     "anatomy-2", NB,
-    "Write model_params(cfg): the exact parameter count of a dense Llama- or Qwen3-style "
-    "model (SwiGLU MLP, RMSNorm, no biases) from its config fields. Count a tied lm_head "
+    "Write model_params(cfg): the exact parameter count of a dense Llama-, Mistral- or "
+    "Qwen3-style model (SwiGLU MLP, RMSNorm, no biases) from its config fields. Count a tied lm_head "
     "once, and add Qwen3's QK-norm (cfg.model_type == 'qwen3').",
     reference=lambda cfg: param_count(cfg).total,
-    cases=("Qwen3-0.6B", "Llama-3.2-1B", "Meta-Llama-3-70B", "Qwen3-14B", _untied_qwen,
-           _dense_what_if),
+    cases=("Qwen3-0.6B", "Llama-3.2-1B", "Meta-Llama-3-70B", "Qwen3-14B",
+           "Mistral-Nemo-Base-2407", _untied_qwen, _dense_what_if),
     why="One layer is 2·d·h_d·(n_h + n_kv) + 3·d·I + 2·d (+ 2·h_d for Qwen3's q_norm and "
         "k_norm); the model adds the embedding V·d, the final norm d, and V·d again only "
         "when lm_head is not tied. The formula reads head_dim from the config, so Qwen3's "

@@ -79,7 +79,7 @@ derive(
     "num_key_value_heads, head_dim and hidden_size.",
     reference=_attention_per_layer,
     cases=("gemma-2-2b", "Qwen3-32B", "Meta-Llama-3-70B", "Qwen3-30B-A3B",
-           _wide_heads_what_if, "Llama-3.2-3B"),
+           "Mistral-Nemo-Base-2407", _wide_heads_what_if, "Llama-3.2-3B"),
     why="q: (n_h·h_d, d); k and v: (n_kv·h_d, d) each; o: (d, n_h·h_d). Together "
         "2·d·h_d·(n_h + n_kv). With head_dim read from the config it holds for gemma-2 "
         "(8 × 256 = 2,048 ≠ 2,304) and Qwen3-32B (64 × 128 = 8,192 ≠ 5,120) alike.",
