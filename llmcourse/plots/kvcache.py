@@ -24,6 +24,9 @@ _TICKS = CONTEXTS[::2]  # labelled: 512, 2K, 8K, 32K, 128K (fewer labels: a fast
 _TICK_LABELS = [f"{n // 1024}K" if n >= 1024 else str(n) for n in _TICKS]
 
 
+_BOX = dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.5)  # text over lines
+
+
 def _ctx(n):
     return f"{n // 1024:,}K" if n >= 1024 and n % 1024 == 0 else f"{n:,}"
 
@@ -55,12 +58,12 @@ def _setup_kv_axes(fig, n_lines):
     state_line = ax.axhline(1, color=color_of("reference"), ls=(0, (6, 2, 1, 2)), lw=2.2)
     weights = ax.axhline(1, color="black", ls="--", lw=1.2)
     mark = ax.axvline(CONTEXTS[0], color=color_of("highlight"), ls="-", lw=2.2, alpha=0.8)
-    mark_text = ax.text(CONTEXTS[0], 0.98, "", transform=ax.get_xaxis_transform(),
-                        ha="right", va="top", color=color_of("highlight"),
-                        fontsize=TEXT_SIZES["label"])
+    mark_text = ax.text(CONTEXTS[0], 0.12, "", transform=ax.get_xaxis_transform(),
+                        ha="right", va="bottom", color=color_of("highlight"),
+                        fontsize=TEXT_SIZES["label"], bbox=_BOX)
     max_lines = [ax.axvline(CONTEXTS[0], color="black", ls=":", lw=1.6) for _ in range(2)]
     max_texts = [ax.text(CONTEXTS[0], 0.02 + 0.08 * i, "", transform=ax.get_xaxis_transform(),
-                         ha="right", va="bottom", fontsize=TEXT_SIZES["label"])
+                         ha="right", va="bottom", fontsize=TEXT_SIZES["label"], bbox=_BOX)
                  for i in range(2)]
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
