@@ -12,7 +12,8 @@ pandas, matplotlib and ipywidgets when they are first used.
 
 from .config import SUPPORTED_MODEL_TYPES, ConfigError, ModelConfig, as_moe, from_hf_config
 from .counts import (FlopCount, ParamCount, flops_per_token, kv_cache_bytes,
-                     kv_cache_bytes_per_token_per_layer, param_count, weight_bytes, weight_shapes)
+                     kv_cache_bytes_per_token_per_layer, linear_state_bytes, param_count,
+                     weight_bytes, weight_shapes)
 from .hardware import GPU, list_gpus, load_gpu
 from .inference import (critical_batch, decode_step_time, expected_experts, max_batch,
                         max_context, memory_plan, prefill_time)
@@ -26,7 +27,7 @@ __version__ = "0.1.0"
 
 __all__ = ["ConfigError", "ModelConfig", "from_hf_config", "as_moe", "SUPPORTED_MODEL_TYPES",
            "ParamCount", "FlopCount", "param_count", "weight_shapes", "weight_bytes",
-           "kv_cache_bytes", "kv_cache_bytes_per_token_per_layer", "flops_per_token",
+           "kv_cache_bytes", "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "flops_per_token",
            "list_models", "load_model", "human_count", "human_bytes",
            "GPU", "list_gpus", "load_gpu", "list_schemes", "stored_weights", "memory_plan",
            "max_context", "max_batch", "decode_step_time", "prefill_time", "critical_batch",

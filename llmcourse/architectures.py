@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Tensor", "layer_groups", "global_tensors", "COMPONENTS"]
+__all__ = ["Tensor", "layer_groups", "global_tensors", "layer_prefix", "COMPONENTS"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -60,6 +60,19 @@ def _attention(c):
     mt = c.model_type
     if c.family == "deepseek":
         return _mla(c)
+    qkv = (nh + 2 * kv) * hd  # 3 x hidden for GPT-2 and GPT-NeoX as shipped (MHA)
+    if mt == "gpt2":  # one fused c_attn; Conv1D weights are stored (in, out)
+        return [Tensor("attn.c_attn.weight", (H, qkv), "attention", matmul=True),
+                Tensor("attn.c_attn.bias", (qkv,), "attention"),
+                Tensor("attn.c_proj.weight", (nh * hd, H), "attention", matmul=True),
+                Tensor("attn.c_proj.bias", (H,), "attention")]
+    if mt == "gpt_neox":  # fused query_key_value (heads interleaved), biases by attention_bias
+        bias = c.get("attention_bias", True)
+        return (_linear("attention.query_key_value", qkv, H, "attention", bias)
+                + _linear("attention.dense", H, nh * hd, "attention", bias))
+    if mt == "phi3":  # q, k and v fused in one qkv_proj, no biases
+        return (_linear("self_attn.o_proj", H, nh * hd, "attention")
+                + _linear("self_attn.qkv_proj", qkv, H, "attention"))
     if c.family == "phi":
         t = (_linear("self_attn.q_proj", nh * hd, H, "attention", True)
              + _linear("self_attn.k_proj", kv * hd, H, "attention", True)
@@ -69,17 +82,41 @@ def _attention(c):
             t += _norm("self_attn.q_layernorm", hd, True) + _norm("self_attn.k_layernorm", hd, True)
         return t
     qkv_bias = True if mt == "qwen2" else (False if mt in ("mistral", "mixtral")
+                                           else c.get("qkv_bias", True) if mt == "qwen2_moe"
                                            else c.get("attention_bias", False))
-    o_bias = False if mt in ("qwen2", "mistral", "mixtral") else c.get("attention_bias", False)
-    t = (_linear("self_attn.q_proj", nh * hd, H, "attention", qkv_bias)
+    o_bias = (False if mt in ("qwen2", "mistral", "mixtral", "qwen2_moe", "glm4_moe")
+              else c.get("attention_bias", False))
+    q_out = 2 * nh * hd if mt == "qwen3_next" else nh * hd  # Qwen3-Next: q and an output gate
+    t = (_linear("self_attn.q_proj", q_out, H, "attention", qkv_bias)
          + _linear("self_attn.k_proj", kv * hd, H, "attention", qkv_bias)
          + _linear("self_attn.v_proj", kv * hd, H, "attention", qkv_bias)
          + _linear("self_attn.o_proj", H, nh * hd, "attention", o_bias))
-    if mt in ("qwen3", "qwen3_moe"):  # QK-norm: an RMSNorm over each head's q and k
+    if mt in ("qwen3", "qwen3_moe", "gemma3_text", "qwen3_next") or (
+            mt == "glm4_moe" and c.get("use_qk_norm")):
+        # QK-norm: an RMSNorm over each head's q and k (Llama-4's is a weightless L2 norm)
         t += _norm("self_attn.q_norm", hd) + _norm("self_attn.k_norm", hd)
+    if mt == "olmo2":  # OLMo-2 norms the whole q and k projections, not each head
+        t += _norm("self_attn.q_norm", nh * hd) + _norm("self_attn.k_norm", kv * hd)
     if mt == "gpt_oss":  # one learned "attention sink" logit per head
         t.append(Tensor("self_attn.sinks", (nh,), "attention"))
     return t
+
+
+def _linear_attention(c):
+    """Qwen3-Next's gated DeltaNet: a fixed-size recurrent state instead of a KV cache."""
+    H = c.hidden_size
+    kh, vh = c.linear_num_key_heads, c.linear_num_value_heads
+    kd, vd = c.linear_key_head_dim, c.linear_value_head_dim
+    key_dim, value_dim = kh * kd, vh * vd
+    conv_dim, kernel = 2 * key_dim + value_dim, c.linear_conv_kernel_dim
+    return [Tensor("linear_attn.dt_bias", (vh,), "attention"),
+            Tensor("linear_attn.A_log", (vh,), "attention"),
+            # a depthwise causal convolution over q, k and v: kernel weights per channel
+            Tensor("linear_attn.conv1d.weight", (conv_dim, 1, kernel), "attention", matmul=True),
+            *_linear("linear_attn.in_proj_qkvz", 2 * key_dim + 2 * value_dim, H, "attention"),
+            *_linear("linear_attn.in_proj_ba", 2 * vh, H, "attention"),
+            *_norm("linear_attn.norm", vd),
+            *_linear("linear_attn.out_proj", H, value_dim, "attention")]
 
 
 def _mla(c):
@@ -108,10 +145,23 @@ def _swiglu(prefix, H, inter, component, bias=False, **kw):
 
 
 def _dense_mlp(c):
-    H, inter = c.hidden_size, c.intermediate_size
+    H, inter, mt = c.hidden_size, c.intermediate_size, c.model_type
     if c.family == "phi":  # a plain two-matrix GELU MLP with biases
         return (_linear("mlp.fc1", inter, H, "mlp", True)
                 + _linear("mlp.fc2", H, inter, "mlp", True))
+    if mt == "gpt2":  # the classic 4x GELU MLP, Conv1D weights stored (in, out)
+        return [Tensor("mlp.c_fc.weight", (H, inter), "mlp", matmul=True),
+                Tensor("mlp.c_fc.bias", (inter,), "mlp"),
+                Tensor("mlp.c_proj.weight", (inter, H), "mlp", matmul=True),
+                Tensor("mlp.c_proj.bias", (H,), "mlp")]
+    if mt == "gpt_neox":
+        return (_linear("mlp.dense_h_to_4h", inter, H, "mlp", True)
+                + _linear("mlp.dense_4h_to_h", H, inter, "mlp", True))
+    if mt == "phi3":  # gate and up fused in one gate_up_proj
+        return (_linear("mlp.gate_up_proj", 2 * inter, H, "mlp")
+                + _linear("mlp.down_proj", H, inter, "mlp"))
+    if mt == "llama4_text":  # Llama-4's dense layers use their own, wider MLP
+        return _swiglu("feed_forward", H, c.intermediate_size_mlp, "mlp")
     return _swiglu("mlp", H, inter, "mlp", c.get("mlp_bias", False))
 
 
@@ -133,14 +183,28 @@ def _moe(c):
                    Tensor("mlp.experts.gate_up_proj_bias", (E, 2 * inter), "experts", **fz),
                    Tensor("mlp.experts.down_proj", (E, inter, H), "experts", True, **fz),
                    Tensor("mlp.experts.down_proj_bias", (E, H), "experts", **fz)])
+    if mt == "llama4_text":  # experts fused, stored (E, in, out); a shared expert in every MoE layer
+        inter = c.intermediate_size
+        fz = dict(routed=True, fused=E)
+        return (_linear("feed_forward.router", E, H, "router")
+                + [Tensor("feed_forward.experts.gate_up_proj", (E, H, 2 * inter), "experts",
+                          True, **fz),
+                   Tensor("feed_forward.experts.down_proj", (E, inter, H), "experts", True, **fz)]
+                + _swiglu("feed_forward.shared_expert", H, inter, "shared_experts"))
     inter = c.moe_intermediate_size
     t = _linear("mlp.gate", E, H, "router")
-    if mt == "deepseek_v3":  # the load-balancing bias: in the checkpoint, not trained by SGD
+    if mt in ("deepseek_v3", "glm4_moe"):  # the load-balancing bias: stored, not trained by SGD
         t.append(Tensor("mlp.gate.e_score_correction_bias", (E,), "router", buffer=True))
     t += _swiglu("mlp.experts.{e}", H, inter, "experts", **ex)
-    shared = c.get("n_shared_experts", 0) if c.family == "deepseek" else 0
-    if shared:
+    shared = c.get("n_shared_experts", 0) if c.family == "deepseek" or mt == "glm4_moe" else 0
+    if mt == "glm4_moe":  # built even when n_shared_experts is 0 (then it holds nothing)
         t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
+    elif shared:
+        t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
+    if mt in ("qwen2_moe", "qwen3_next"):  # one shared expert, scaled by a learned sigmoid gate
+        t += (_swiglu("mlp.shared_expert", H, c.shared_expert_intermediate_size,
+                      "shared_experts")
+              + _linear("mlp.shared_expert_gate", 1, H, "shared_experts"))
     return t
 
 
@@ -149,17 +213,28 @@ def _is_moe_layer(c, i):
         return False
     if c.family == "deepseek":
         return i >= c.get("first_k_dense_replace", 0) and i % c.get("moe_layer_freq", 1) == 0
-    if c.model_type == "qwen3_moe":
+    mt = c.model_type
+    if mt in ("qwen3_moe", "qwen2_moe", "qwen3_next"):
         return i not in (c.get("mlp_only_layers") or []) and (i + 1) % c.get("decoder_sparse_step", 1) == 0
+    if mt == "glm4_moe":
+        return i >= c.first_k_dense_replace
+    if mt == "llama4_text":
+        return i in c.moe_layers
     return True
 
 
 def _layer_norms(c):
-    H = c.hidden_size
+    H, mt = c.hidden_size, c.model_type
     if c.family == "phi":  # attention and MLP run in parallel after one LayerNorm
         return _norm("input_layernorm", H, True)
+    if mt == "gpt2":  # LayerNorms with biases before attention (ln_1) and MLP (ln_2)
+        return _norm("ln_1", H, True) + _norm("ln_2", H, True)
+    if mt == "gpt_neox":
+        return _norm("input_layernorm", H, True) + _norm("post_attention_layernorm", H, True)
+    if mt == "olmo2":  # OLMo-2 norms each sublayer's output, not its input
+        return _norm("post_attention_layernorm", H) + _norm("post_feedforward_layernorm", H)
     t = _norm("input_layernorm", H) + _norm("post_attention_layernorm", H)
-    if c.model_type == "gemma2":  # Gemma-2 also norms before and after the MLP
+    if mt in ("gemma2", "gemma3_text"):  # Gemma-2/3 also norm before and after the MLP
         t += _norm("pre_feedforward_layernorm", H) + _norm("post_feedforward_layernorm", H)
     return t
 
@@ -172,24 +247,43 @@ def layer_groups(cfg):
     cached = cfg._cache.get("layer_groups")
     if cached is not None:
         return cached
-    attn, norms = _attention(cfg), _layer_norms(cfg)
-    dense_idx, moe_idx = [], []
+    norms = _layer_norms(cfg)
+    by_kind = {}  # (token mixer, feed-forward) -> layer indices
     for i in range(cfg.num_hidden_layers):
-        (moe_idx if _is_moe_layer(cfg, i) else dense_idx).append(i)
+        mixer = "linear" if cfg.layer_types[i] == "linear_attention" else "attention"
+        by_kind.setdefault((mixer, _is_moe_layer(cfg, i)), []).append(i)
     groups = []
-    if dense_idx:
-        groups.append((tuple(dense_idx), tuple(attn + _dense_mlp(cfg) + norms)))
-    if moe_idx:
-        groups.append((tuple(moe_idx), tuple(attn + _moe(cfg) + norms)))
+    for (mixer, moe), idx in by_kind.items():
+        mix = _linear_attention(cfg) if mixer == "linear" else _attention(cfg)
+        groups.append((tuple(idx), tuple(mix + (_moe(cfg) if moe else _dense_mlp(cfg)) + norms)))
     groups.sort(key=lambda g: g[0][0])
     cfg._cache["layer_groups"] = groups
     return groups
 
 
+def layer_prefix(cfg):
+    """The checkpoint name prefix of layer ``i``, as a format string with ``{i}``."""
+    return {"gpt2": "h.{i}.", "gpt_neox": "gpt_neox.layers.{i}."}.get(cfg.model_type,
+                                                                     "model.layers.{i}.")
+
+
 def global_tensors(cfg):
-    """The tensors outside the layers: embedding, final norm, lm_head (full names)."""
+    """The tensors outside the layers: embedding, final norm, lm_head (full names).
+
+    The first is the token embedding (a tied lm_head shares its storage).
+    """
     H, V = cfg.hidden_size, cfg.vocab_size
     tied = cfg.tie_word_embeddings
+    if cfg.model_type == "gpt2":  # GPT-2's checkpoint names have no prefix
+        # the learned position embedding is a weight (n_positions x d), not a cache
+        return [Tensor("wte.weight", (V, H), "embedding"),
+                Tensor("wpe.weight", (cfg.max_position_embeddings, H), "embedding"),
+                *_norm("ln_f", H, True),
+                Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied)]
+    if cfg.model_type == "gpt_neox":  # Pythia's checkpoint calls the lm_head embed_out
+        return [Tensor("gpt_neox.embed_in.weight", (V, H), "embedding"),
+                *_norm("gpt_neox.final_layer_norm", H, True),
+                Tensor("embed_out.weight", (V, H), "lm_head", matmul=True, tied=tied)]
     t = [Tensor("model.embed_tokens.weight", (V, H), "embedding")]
     if cfg.family == "phi":
         t += _norm("model.final_layernorm", H, True)

@@ -57,9 +57,101 @@ _FAMILIES = {
     "deepseek_v3": dict(family="deepseek", moe="n_routed_experts",
                         defaults=dict(_COMMON, first_k_dense_replace=3, n_shared_experts=1,
                                       q_lora_rank=1536, moe_layer_freq=1)),
+    # --- more families (issue 12). Defaults: each transformers 5 ``*Config`` class, so a
+    # config.json that leaves a key out reads as transformers reads it.
+    "gpt2": dict(family="gpt2",
+                 # GPT-2's own names for the standard fields (transformers' attribute_map)
+                 attribute_map=dict(hidden_size="n_embd", num_hidden_layers="n_layer",
+                                    num_attention_heads="n_head",
+                                    max_position_embeddings="n_positions",
+                                    intermediate_size="n_inner"),
+                 defaults=dict(num_key_value_heads=None, head_dim=None, vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12,
+                               n_head=12, n_inner=None, tie_word_embeddings=True,
+                               add_cross_attention=False, layer_types=None, sliding_window=None)),
+    "gpt_neox": dict(family="neox",
+                     defaults=dict(num_key_value_heads=None, head_dim=None, vocab_size=50432,
+                                   hidden_size=6144, num_hidden_layers=44,
+                                   num_attention_heads=64, intermediate_size=24576,
+                                   max_position_embeddings=2048, tie_word_embeddings=False,
+                                   attention_bias=True, layer_types=None, sliding_window=None)),
+    "gemma": dict(family="llama",
+                  defaults=dict(_COMMON, vocab_size=256000, hidden_size=3072,
+                                intermediate_size=24576, num_hidden_layers=28,
+                                num_attention_heads=16, num_key_value_heads=16, head_dim=256,
+                                max_position_embeddings=8192, tie_word_embeddings=True)),
+    "gemma3_text": dict(family="llama", divisible_heads=True,
+                        defaults=dict(_COMMON, vocab_size=262208, hidden_size=2304,
+                                      intermediate_size=9216, num_hidden_layers=26,
+                                      num_attention_heads=8, num_key_value_heads=4, head_dim=256,
+                                      max_position_embeddings=131072, tie_word_embeddings=True,
+                                      sliding_window=4096, sliding_window_pattern=6,
+                                      use_bidirectional_attention=False)),
+    "phi3": dict(family="llama",
+                 defaults=dict(_COMMON, vocab_size=32064, hidden_size=3072, intermediate_size=8192,
+                               num_hidden_layers=32, num_attention_heads=32,
+                               max_position_embeddings=4096)),
+    "qwen2_moe": dict(family="llama", moe="num_experts",
+                      defaults=dict(_COMMON, vocab_size=151936, hidden_size=2048,
+                                    intermediate_size=5632, num_hidden_layers=24,
+                                    num_attention_heads=16, num_key_value_heads=16,
+                                    max_position_embeddings=32768, use_sliding_window=False,
+                                    sliding_window=4096, max_window_layers=28,
+                                    decoder_sparse_step=1, moe_intermediate_size=1408,
+                                    shared_expert_intermediate_size=5632, num_experts_per_tok=4,
+                                    num_experts=60, mlp_only_layers=[], qkv_bias=True)),
+    "olmo2": dict(family="llama",
+                  defaults=dict(_COMMON, vocab_size=50304, hidden_size=4096, intermediate_size=11008,
+                                num_hidden_layers=32, num_attention_heads=32,
+                                max_position_embeddings=2048)),
+    "granite": dict(family="llama",
+                    defaults=dict(_COMMON, vocab_size=32000, hidden_size=4096,
+                                  intermediate_size=11008, num_hidden_layers=32,
+                                  num_attention_heads=32, max_position_embeddings=2048,
+                                  mlp_bias=False)),
+    "smollm3": dict(family="llama",
+                    defaults=dict(_COMMON, vocab_size=128256, hidden_size=2048,
+                                  intermediate_size=11008, num_hidden_layers=36,
+                                  num_attention_heads=16, num_key_value_heads=4,
+                                  max_position_embeddings=32768, tie_word_embeddings=True,
+                                  mlp_bias=False, use_sliding_window=False, no_rope_layers=None,
+                                  no_rope_layer_interval=4)),
+    "glm4_moe": dict(family="llama", moe="n_routed_experts",
+                     attribute_map=dict(num_local_experts="n_routed_experts"),
+                     defaults=dict(_COMMON, vocab_size=151552, hidden_size=4096,
+                                   intermediate_size=10944, num_hidden_layers=46,
+                                   num_attention_heads=96, num_key_value_heads=8,
+                                   max_position_embeddings=131072, moe_intermediate_size=1408,
+                                   num_experts_per_tok=8, n_shared_experts=1,
+                                   n_routed_experts=128, first_k_dense_replace=1,
+                                   use_qk_norm=False, num_nextn_predict_layers=1)),
+    "llama4_text": dict(family="llama", moe="num_local_experts",
+                        defaults=dict(_COMMON, vocab_size=202048, hidden_size=5120,
+                                      intermediate_size=8192, intermediate_size_mlp=16384,
+                                      num_hidden_layers=48, num_attention_heads=40,
+                                      num_key_value_heads=8, head_dim=128,
+                                      max_position_embeddings=131072, num_experts_per_tok=1,
+                                      num_local_experts=16, moe_layers=None,
+                                      interleave_moe_layer_step=1, use_qk_norm=True,
+                                      no_rope_layers=None, no_rope_layer_interval=4,
+                                      attention_chunk_size=8192)),
+    "qwen3_next": dict(family="llama", moe="num_experts",
+                       defaults=dict(_COMMON, vocab_size=151936, hidden_size=2048,
+                                     intermediate_size=5632, num_hidden_layers=48,
+                                     num_attention_heads=16, num_key_value_heads=2, head_dim=256,
+                                     max_position_embeddings=32768, linear_conv_kernel_dim=4,
+                                     linear_key_head_dim=128, linear_value_head_dim=128,
+                                     linear_num_key_heads=16, linear_num_value_heads=32,
+                                     decoder_sparse_step=1, moe_intermediate_size=512,
+                                     shared_expert_intermediate_size=512, num_experts_per_tok=10,
+                                     num_experts=512, mlp_only_layers=[],
+                                     full_attention_interval=4)),
 }
 
-SUPPORTED_MODEL_TYPES = tuple(sorted(_FAMILIES))
+# multimodal configs whose language model is read from their ``text_config``
+_MULTIMODAL = {"gemma3": "gemma3_text", "llama4": "llama4_text"}
+
+SUPPORTED_MODEL_TYPES = tuple(sorted(set(_FAMILIES) | set(_MULTIMODAL)))
+
 
 _REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
              "intermediate_size")
@@ -78,8 +170,26 @@ _POSITIVE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_s
              "num_experts", "num_local_experts", "n_routed_experts", "max_window_layers")
 _NON_NEGATIVE = ("n_shared_experts", "first_k_dense_replace", "qk_nope_head_dim")
 _BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_window",
-            "qk_layernorm")
+            "qk_layernorm", "qkv_bias", "use_qk_norm", "add_cross_attention",
+            "use_bidirectional_attention")
 _LAYER_TYPES = ("full_attention", "sliding_attention")
+_LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
+                        "qwen3_next": ("full_attention", "linear_attention")}
+# model types whose attention never slides, whatever a config's sliding_window says
+_NO_WINDOW = ("phi", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_neox", "gemma", "olmo2",
+              "granite", "glm4_moe")
+_POSITIVE_BY_TYPE = {
+    "gpt2": ("n_embd", "n_layer", "n_head", "n_positions", "n_inner"),
+    "gemma3_text": ("sliding_window_pattern",),
+    "qwen2_moe": ("shared_expert_intermediate_size",),
+    "qwen3_next": ("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
+                   "linear_num_key_heads", "linear_num_value_heads", "full_attention_interval",
+                   "shared_expert_intermediate_size"),
+    "llama4_text": ("intermediate_size_mlp", "interleave_moe_layer_step", "attention_chunk_size",
+                    "no_rope_layer_interval"),
+    "smollm3": ("no_rope_layer_interval",),
+}
+_NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",)}
 
 
 def _fail(field, rule, value=None, *, show_value=True):
@@ -93,33 +203,60 @@ def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _unsupported_hint():
+    return (f"supported: {', '.join(SUPPORTED_MODEL_TYPES)}; to add a family, see "
+            "'Adding a family' in CONTRIBUTING.md")
+
+
 def _validate(raw):
     """Check ``raw`` (a plain dict) and return the resolved fields as a dict."""
     mt = raw.get("model_type")
     if mt is None:
         _fail("model_type", "missing; a config.json must say which architecture it is "
-              f"(supported: {', '.join(SUPPORTED_MODEL_TYPES)})", show_value=False)
+              f"({_unsupported_hint()})", show_value=False)
+    if not isinstance(mt, str):
+        _fail("model_type", f"must be a string naming the architecture ({_unsupported_hint()})",
+              mt)
+    if mt in _MULTIMODAL:
+        return _validate_text_config(raw, mt)
     if mt not in _FAMILIES:
-        _fail("model_type", f"unsupported; supported: {', '.join(SUPPORTED_MODEL_TYPES)}", mt)
+        _fail("model_type", f"unsupported; {_unsupported_hint()}", mt)
     spec = _FAMILIES[mt]
     r = dict(spec["defaults"])
     r.update(raw)  # a null num_key_value_heads / head_dim means: derive it (below)
+    amap = spec.get("attribute_map", {})
+    for std, own in amap.items():  # GPT-2 reads n_embd for hidden_size, and so on
+        if own not in raw and std in raw:
+            r[own] = raw[std]
+        r[std] = r.get(own)
+
+    def label(f):  # name a field as the config.json writes it
+        own = amap.get(f)
+        return own if own and (own in raw or f not in raw) else f
+
+    if mt == "gpt2" and r["intermediate_size"] is None and _is_int(r["hidden_size"]):
+        r["intermediate_size"] = 4 * r["hidden_size"]  # n_inner = None: the classic 4 x d
+    if mt == "qwen2_moe" and r.get("use_sliding_window") is False:
+        r["sliding_window"] = None  # transformers sets it to 0: no window at all
+    # GPT-2 and GPT-NeoX have no num_key_value_heads or head_dim field: every head has its
+    # own K and V, head_dim = hidden / heads (the defaults). A config that sets them is a
+    # what-if (GPT-2 with GQA) that the course counts and transformers cannot build.
 
     for f in _REQUIRED + _REQUIRED_BY_TYPE.get(mt, ()):
         if raw.get(f) is None and r.get(f) is None:
-            _fail(f, f"required for model_type {mt!r} but missing", show_value=False)
+            _fail(label(f), f"required for model_type {mt!r} but missing", show_value=False)
     moe_field = spec.get("moe")
     if moe_field and r.get(moe_field) == 0:
         _fail(moe_field, "a mixture-of-experts model needs at least one expert", 0)
-    for f in _POSITIVE:
+    for f in _POSITIVE + _POSITIVE_BY_TYPE.get(mt, ()):
         v = r.get(f)
         if v is None:
             continue
         if not _is_int(v):
-            _fail(f, "must be a whole number", v)
+            _fail(label(f), "must be a whole number", v)
         if v <= 0:
-            _fail(f, "must be positive", v)
-    for f in _NON_NEGATIVE:
+            _fail(label(f), "must be positive", v)
+    for f in _NON_NEGATIVE + _NON_NEGATIVE_BY_TYPE.get(mt, ()):
         v = r.get(f)
         if v is None:
             continue
@@ -131,25 +268,31 @@ def _validate(raw):
         v = r.get(f)
         if v is not None and not isinstance(v, bool):
             _fail(f, "must be true or false", v)
+    if mt == "gpt2" and r.get("add_cross_attention"):
+        _fail("add_cross_attention", "a decoder with cross-attention to an encoder is not a "
+              "language model this course counts; set it to false", True)
 
     heads = r["num_attention_heads"]
     hidden = r["hidden_size"]
     pad = r.get("pad_token_id")
     if _is_int(pad) and pad >= r["vocab_size"]:  # the embedding could not hold it
         _fail("pad_token_id", f"must be below vocab_size={r['vocab_size']}", pad)
-    kv = r["num_key_value_heads"] if r["num_key_value_heads"] is not None else heads
+    kv = r["num_key_value_heads"] if r.get("num_key_value_heads") is not None else heads
     if kv > heads:
         _fail("num_key_value_heads", f"cannot exceed num_attention_heads={heads}", kv)
     if heads % kv:
         _fail("num_key_value_heads", f"must divide num_attention_heads={heads} "
               "(each KV head serves a whole group of query heads)", kv)
+    if spec.get("divisible_heads") and hidden % heads:  # Gemma-3's own rule
+        _fail("hidden_size", f"must be divisible by num_attention_heads={heads} "
+              f"(a {mt} rule, even with head_dim given)", hidden)
     if spec["family"] == "deepseek":
         head_dim = r["qk_nope_head_dim"] + r["qk_rope_head_dim"]
-    elif r["head_dim"] is not None:
+    elif r.get("head_dim") is not None:
         head_dim = r["head_dim"]
     else:
         if hidden % heads:
-            _fail("hidden_size", f"must be divisible by num_attention_heads={heads} "
+            _fail(label("hidden_size"), f"must be divisible by num_attention_heads={heads} "
                   "when no head_dim is given", hidden)
         head_dim = hidden // heads
     layers = r["num_hidden_layers"]
@@ -162,31 +305,60 @@ def _validate(raw):
         if top_k > experts:
             _fail("num_experts_per_tok", f"cannot exceed the {experts} experts ({moe_field})",
                   top_k)
-    if spec["family"] == "deepseek":
+    if spec["family"] == "deepseek" or mt == "glm4_moe":
         fk = r["first_k_dense_replace"]
         if fk > layers:
             _fail("first_k_dense_replace", f"cannot exceed num_hidden_layers={layers}", fk)
         if r.get("n_shared_experts") is None:
             r["n_shared_experts"] = 0
-    if mt == "qwen3_moe":
-        mol = r.get("mlp_only_layers") or []
+    if mt in ("qwen3_moe", "qwen2_moe", "qwen3_next"):
+        mol = r.get("mlp_only_layers")
+        mol = [] if mol is None else mol
         if not isinstance(mol, list) or not all(_is_int(i) and 0 <= i < layers for i in mol):
             _fail("mlp_only_layers", f"must be a list of layer indices in 0..{layers - 1}", mol)
+        r["mlp_only_layers"] = mol
+    if mt == "qwen3_next" and r["linear_num_value_heads"] % r["linear_num_key_heads"]:
+        _fail("linear_num_value_heads", "must be a multiple of linear_num_key_heads="
+              f"{r['linear_num_key_heads']} (value heads are grouped over key heads)",
+              r["linear_num_value_heads"])
+    if mt == "llama4_text":
+        ml = r.get("moe_layers")
+        if ml is None:
+            step = r["interleave_moe_layer_step"]
+            ml = list(range(step - 1, layers, step))
+        elif not isinstance(ml, list) or not all(_is_int(i) and 0 <= i < layers for i in ml):
+            _fail("moe_layers", f"must be a list of layer indices in 0..{layers - 1}", ml)
+        r["moe_layers"] = ml
+    if mt in ("smollm3", "llama4_text"):  # 1 = the layer uses RoPE, 0 = NoPE (no position code)
+        nrl = r.get("no_rope_layers")
+        if not nrl:  # transformers treats an empty list as absent
+            n = r["no_rope_layer_interval"]
+            nrl = [int((i + 1) % n != 0) for i in range(layers)]
+        elif (not isinstance(nrl, list) or len(nrl) < layers
+              or not all(v in (0, 1) and not isinstance(v, float) for v in nrl)):
+            _fail("no_rope_layers", f"must list a 0 or 1 for each of the {layers} layers", nrl)
+        r["no_rope_layers"] = nrl
+    if mt == "gemma3_text" and r.get("use_bidirectional_attention") and _is_int(r["sliding_window"]):
+        r["sliding_window"] = r["sliding_window"] // 2 + 1  # as Gemma3TextConfig does
 
     sw = r.get("sliding_window")
+    allowed = _LAYER_TYPES_BY_TYPE.get(mt, _LAYER_TYPES)
     lt = r.get("layer_types")
     if lt is not None:
         if not isinstance(lt, list) or len(lt) != layers:
             _fail("layer_types", f"must list one entry per layer (num_hidden_layers={layers})",
                   f"{len(lt)} entries" if isinstance(lt, list) else lt)
-        bad = [t for t in lt if t not in _LAYER_TYPES]
+        bad = [t for t in lt if t not in allowed]
         if bad:
-            _fail("layer_types", f"entries must be one of {', '.join(_LAYER_TYPES)}", bad[0])
+            _fail("layer_types", f"entries must be one of {', '.join(allowed)}", bad[0])
         if "sliding_attention" in lt and sw is None:
             _fail("sliding_window", "layer_types has sliding_attention layers, so a window "
                   "size is required", sw)
     else:
         lt = _default_layer_types(mt, r, layers)
+    if "chunked_attention" in lt and r.get("attention_chunk_size") is None:
+        _fail("attention_chunk_size", "layer_types has chunked_attention layers, so a chunk "
+              "size is required", None)
     r["layer_types"] = lt
 
     return dict(
@@ -196,16 +368,57 @@ def _validate(raw):
         intermediate_size=r["intermediate_size"],
         tie_word_embeddings=bool(r["tie_word_embeddings"]),
         num_experts=experts or 0, num_experts_per_tok=top_k or 0,
-        layer_types=tuple(lt), sliding_window=sw, resolved=r,
+        layer_types=tuple(lt), sliding_window=sw, text_model_of=None, resolved=r,
     )
 
 
+def _validate_text_config(raw, mt):
+    """A multimodal config (Gemma-3, Llama-4): its language model, read from ``text_config``
+    (transformers' text defaults fill what it leaves out)."""
+    text = raw.get("text_config")
+    text = {} if text is None else text
+    if not isinstance(text, dict):
+        _fail("text_config", "must be a JSON object holding the language model's config", text)
+    text = dict(text)
+    text.setdefault("model_type", _MULTIMODAL[mt])
+    if text["model_type"] != _MULTIMODAL[mt]:
+        _fail("text_config.model_type", f"must be {_MULTIMODAL[mt]!r} in a {mt!r} config",
+              text["model_type"])
+    try:
+        r = _validate(text)
+    except ConfigError as e:
+        raise ConfigError(f"text_config.{e}") from None
+    r["text_model_of"] = mt
+    return r
+
+
 def _default_layer_types(mt, r, layers):
-    """Which layers use a sliding window when the config has no ``layer_types``
-    (the same rule as each transformers ``*Config``)."""
+    """The kind of each layer when the config has no ``layer_types`` (the same rule as
+    each transformers ``*Config``)."""
     sw = r.get("sliding_window")
-    if sw is None or mt in ("phi", "deepseek_v2", "deepseek_v3"):
+    if mt == "gemma3_text":
+        pattern = r["sliding_window_pattern"]
+        return ["sliding_attention" if (i + 1) % pattern else "full_attention"
+                for i in range(layers)]
+    if mt == "llama4_text":  # RoPE layers attend within chunks; every 4th (NoPE) layer to all
+        return ["chunked_attention" if rope else "full_attention"
+                for rope in r["no_rope_layers"][:layers]]
+    if mt == "qwen3_next":  # gated DeltaNet layers, one full-attention layer in every interval
+        n = r["full_attention_interval"]
+        return ["linear_attention" if (i + 1) % n else "full_attention" for i in range(layers)]
+    if mt == "smollm3":
+        if not r.get("use_sliding_window") or sw is None:
+            return ["full_attention"] * layers
+        return ["sliding_attention" if not rope else "full_attention"
+                for rope in r["no_rope_layers"][:layers]]
+    if sw is None or mt in _NO_WINDOW:
         return ["full_attention"] * layers
+    if mt == "qwen2_moe":
+        if not r.get("use_sliding_window"):
+            return ["full_attention"] * layers
+        mwl = r.get("max_window_layers")
+        return ["sliding_attention" if (i + 1) % 2 and i < mwl else "full_attention"
+                for i in range(layers)]
     if mt in ("qwen2", "qwen3", "qwen3_moe"):
         if not r.get("use_sliding_window"):
             return ["full_attention"] * layers
@@ -215,7 +428,7 @@ def _default_layer_types(mt, r, layers):
         return ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(layers)]
     if mt == "gpt_oss":
         return ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)]
-    return ["sliding_attention"] * layers  # llama-style with a window: mistral, mixtral
+    return ["sliding_attention"] * layers  # llama-style with a window: mistral, mixtral, phi3
 
 
 class ModelConfig:
@@ -278,10 +491,17 @@ class ModelConfig:
         heads, kv = self._r["num_attention_heads"], self._r["num_key_value_heads"]
         return "MHA" if kv == heads else "MQA" if kv == 1 else "GQA"
 
+    @property
+    def is_multimodal(self):
+        """True for a multimodal config (Gemma-3, Llama-4) read through its ``text_config``:
+        the counts are its language model's (``text_model_of`` names the outer type)."""
+        return self._r["text_model_of"] is not None
+
     def __repr__(self):
         r = self._r
         moe = f", experts={r['num_experts']} top-{r['num_experts_per_tok']}" if self.is_moe else ""
-        return (f"ModelConfig({self.name!r}: {r['model_type']}, layers={r['num_hidden_layers']}, "
+        mm = f" (text model of a {r['text_model_of']} config)" if r["text_model_of"] else ""
+        return (f"ModelConfig({self.name!r}: {r['model_type']}{mm}, layers={r['num_hidden_layers']}, "
                 f"hidden={r['hidden_size']}, heads={r['num_attention_heads']}/"
                 f"kv={r['num_key_value_heads']}, head_dim={r['head_dim']}, "
                 f"intermediate={r['intermediate_size']}{moe})")
@@ -301,27 +521,45 @@ class ModelConfig:
 
         Changing ``num_hidden_layers`` on a model that lists ``layer_types``
         repeats its pattern to the new depth unless you pass ``layer_types`` too.
-        A field the model's config does not know raises ``ValueError``.
+        A field the model's config does not know raises ``ValueError``. For a
+        multimodal config (Gemma-3, Llama-4) the changes go to its ``text_config``;
+        for GPT-2 the standard names (``hidden_size``) change its own (``n_embd``).
         """
         raw = dict(self._raw)
-        known = set(raw) | set(_FAMILIES[raw["model_type"]]["defaults"]) | set(_REQUIRED) \
-            | set(_REQUIRED_BY_TYPE.get(raw["model_type"], ())) | {"model_type"}
-        if "model_type" in changes:
-            mt = changes["model_type"]
-            if mt in _FAMILIES:
-                known |= set(_FAMILIES[mt]["defaults"]) | set(_REQUIRED_BY_TYPE.get(mt, ()))
+        outer = raw["model_type"] if raw["model_type"] in _MULTIMODAL else None
+        if outer:
+            target = dict(raw.get("text_config") or {})
+            target.setdefault("model_type", _MULTIMODAL[outer])
+        else:
+            target = raw
+        mt = target["model_type"]
+        spec = _FAMILIES[mt]
+        amap = spec.get("attribute_map", {})
+        known = set(target) | set(spec["defaults"]) | set(_REQUIRED) \
+            | set(_REQUIRED_BY_TYPE.get(mt, ())) | set(amap) | {"model_type"}
+        if "model_type" in changes and not outer:
+            new_mt = changes["model_type"]
+            if isinstance(new_mt, str) and new_mt in _FAMILIES:
+                known |= set(_FAMILIES[new_mt]["defaults"]) | set(_REQUIRED_BY_TYPE.get(new_mt, ()))
         for k in changes:
-            if k not in known:
+            if k not in known or (outer and k == "model_type"):
                 raise ConfigError(
-                    f"{k}: not a field of a {raw['model_type']!r} config "
+                    f"{k}: not a field of a {mt!r} config "
                     f"(its fields include: {', '.join(sorted(known - {'model_type'})[:12])}, ...)")
-        raw.update(changes)
-        if ("num_hidden_layers" in changes and "layer_types" not in changes
-                and isinstance(raw.get("layer_types"), list) and raw["layer_types"]
-                and _is_int(changes["num_hidden_layers"]) and changes["num_hidden_layers"] > 0):
-            pattern = raw["layer_types"]
-            n = changes["num_hidden_layers"]
-            raw["layer_types"] = [pattern[i % len(pattern)] for i in range(n)]
+        changes = {amap.get(k, k): v for k, v in changes.items()}
+        target.update(changes)
+        n = changes.get("num_hidden_layers", changes.get(amap.get("num_hidden_layers")))
+        if _is_int(n) and n > 0:  # per-layer lists repeat their pattern to the new depth
+            for key in ("layer_types", "no_rope_layers"):
+                pattern = target.get(key)
+                if key not in changes and isinstance(pattern, list) and pattern:
+                    target[key] = [pattern[i % len(pattern)] for i in range(n)]
+            if mt == "llama4_text" and "moe_layers" not in changes \
+                    and isinstance(target.get("moe_layers"), list):
+                target["moe_layers"] = [i for i in target["moe_layers"]
+                                        if _is_int(i) and 0 <= i < n]
+        if outer:
+            raw["text_config"] = target
         name = self.name if not changes or self.name.endswith(" (edited)") else f"{self.name} (edited)"
         return ModelConfig(raw, name=name)
 

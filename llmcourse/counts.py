@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import COMPONENTS, global_tensors, layer_groups
+from .architectures import COMPONENTS, global_tensors, layer_groups, layer_prefix
 from .config import ConfigError
 from .zoo import as_config
 
 __all__ = ["ParamCount", "param_count", "weight_shapes", "weight_bytes", "kv_cache_bytes",
-           "kv_cache_bytes_per_token_per_layer", "FlopCount", "flops_per_token", "BITS_PER_PARAM",
-           "dtype_bits"]
+           "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "FlopCount",
+           "flops_per_token", "BITS_PER_PARAM", "dtype_bits"]
 
 # Storage cost of one parameter. mxfp4: 4-bit values plus one 8-bit scale per
 # block of 32 values = 4 + 8/32 = 4.25 bits.
@@ -145,7 +145,8 @@ def weight_shapes(cfg, dtype="bf16"):
     ``bytes`` (at ``dtype``), ``component``, ``layer`` (-1 outside the layers),
     ``expert`` (-1 when not a routed expert's), and ``note``: ``tied to
     model.embed_tokens.weight`` for a tied lm_head (listed, as a state dict lists
-    it, but not counted again) or ``buffer`` for a stored non-parameter.
+    it, but not counted again; GPT-2's is ``wte.weight``) or ``buffer`` for a stored
+    non-parameter.
     """
     import pandas as pd
     cfg = _cfg(cfg)
@@ -158,7 +159,7 @@ def weight_shapes(cfg, dtype="bf16"):
     def add(name, t, layer, expert):
         info = memo.get(t)
         if info is None:
-            note = ("tied to model.embed_tokens.weight" if t.tied
+            note = (f"tied to {glob[0].name}" if t.tied
                     else "buffer" if t.buffer else "")
             info = memo[t] = (t.shape, t.numel, int(t.numel * bits / 8), t.component, note)
         shape, numel, nbytes, component, note = info
@@ -166,8 +167,9 @@ def weight_shapes(cfg, dtype="bf16"):
 
     add(glob[0].name, glob[0], -1, -1)
     by_layer = {i: tensors for idx, tensors in layer_groups(cfg) for i in idx}
+    prefix_of = layer_prefix(cfg)
     for i in range(cfg.num_hidden_layers):
-        prefix = f"model.layers.{i}."
+        prefix = prefix_of.format(i=i)
         for t in by_layer[i]:
             if t.per_expert > 1:
                 for e in range(t.per_expert):
@@ -211,21 +213,65 @@ def kv_cache_bytes_per_token_per_layer(cfg, dtype="bf16"):
     return int(values * dtype_bits(dtype) / 8)
 
 
+def _layer_type_counts(cfg):
+    """How many layers of each kind (full / sliding / chunked / linear attention)."""
+    counts = cfg._cache.get("layer_type_counts")
+    if counts is None:
+        counts = {}
+        for t in cfg.layer_types:
+            counts[t] = counts.get(t, 0) + 1
+        cfg._cache["layer_type_counts"] = counts
+    return counts
+
+
 def kv_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
     """Bytes of KV cache for ``batch`` sequences of ``seq_len`` tokens.
 
-    Sliding-window layers (Mistral, Gemma-2's alternate layers, gpt-oss's
-    ``layer_types``) keep at most ``sliding_window`` tokens.
+    Sliding-window layers (Mistral, Gemma-2/3's local layers, gpt-oss's
+    ``layer_types``) keep at most ``sliding_window`` tokens; Llama-4's chunked
+    layers at most ``attention_chunk_size`` (a token sees only its own chunk).
+    Linear-attention layers (Qwen3-Next's gated DeltaNet) keep no KV cache: their
+    fixed-size state is :func:`linear_state_bytes`. Learned position embeddings
+    (GPT-2's ``wpe``) are weights, not cache.
     """
     cfg = _cfg(cfg)
     _positive_int("seq_len", seq_len, allow_zero=True)
     _positive_int("batch", batch)
     per_tok = kv_cache_bytes_per_token_per_layer(cfg, dtype)
-    n_sliding = cfg.layer_types.count("sliding_attention")
-    tokens = (len(cfg.layer_types) - n_sliding) * seq_len
-    if n_sliding:
-        tokens += n_sliding * min(seq_len, cfg.sliding_window)
+    n = _layer_type_counts(cfg)
+    tokens = n.get("full_attention", 0) * seq_len
+    if n.get("sliding_attention"):
+        tokens += n["sliding_attention"] * min(seq_len, cfg.sliding_window)
+    if n.get("chunked_attention"):
+        tokens += n["chunked_attention"] * min(seq_len, cfg.attention_chunk_size)
     return per_tok * tokens * batch
+
+
+def linear_state_bytes(cfg, batch=1, dtype="bf16"):
+    """Bytes of the fixed-size state of linear-attention layers (Qwen3-Next's gated
+    DeltaNet), for ``batch`` sequences; 0 for a model without such layers.
+
+    It replaces a KV cache in those layers and does not grow with context length.
+    Per layer and sequence: the recurrent state, one ``linear_key_head_dim x
+    linear_value_head_dim`` matrix per value head, plus the short convolution's
+    state, ``linear_conv_kernel_dim`` positions of its q, k and v channels
+    (``2 x key heads x key_head_dim + value heads x value_head_dim``); the shapes
+    transformers' cache allocates.
+
+    ``dtype`` is the storage type of both states (default bf16, the model's
+    weights' type; transformers' reference kernels keep the recurrent state in
+    float32: pass ``dtype="fp32"`` for that).
+    """
+    cfg = _cfg(cfg)
+    _positive_int("batch", batch)
+    bits = dtype_bits(dtype)
+    n = _layer_type_counts(cfg).get("linear_attention", 0)
+    if not n:
+        return 0
+    vh, kd, vd = cfg.linear_num_value_heads, cfg.linear_key_head_dim, cfg.linear_value_head_dim
+    conv_dim = 2 * cfg.linear_num_key_heads * kd + vh * vd
+    values = vh * kd * vd + conv_dim * cfg.linear_conv_kernel_dim
+    return int(-(-(values * bits * n * batch) // 8))
 
 
 # --- FLOPs -----------------------------------------------------------------------------
@@ -258,8 +304,15 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     ``mode="prefill"``: the average over a prompt of ``seq_len`` tokens with a
     causal mask (token i attends to i tokens). ``mode="decode"``: one new token
     attending to ``seq_len`` cached tokens. A sliding-window layer attends to at
-    most ``sliding_window`` tokens. Attention costs 2 FLOPs per multiply-add for
-    Q.K (qk head_dim) and for the V sum (v head_dim), per query head.
+    most ``sliding_window`` tokens, a chunked layer (Llama-4) to the tokens of its own
+    ``attention_chunk_size`` chunk. Attention costs 2 FLOPs per multiply-add for
+    Q.K (qk head_dim) and for the V sum (v head_dim), per query head. A
+    linear-attention layer (Qwen3-Next's gated DeltaNet) costs the same at any
+    context length: per value head, three products the size of its
+    ``linear_key_head_dim x linear_value_head_dim`` state (the state's prediction
+    of v from k, the rank-one update, the read-out with q), 2 FLOPs per
+    multiply-add: 6 x heads x key_dim x value_dim per token; its convolution and
+    projections are weights, in ``matmul``.
 
     The average is exact; ``.attention`` is rounded down to a whole FLOP.
     """
@@ -275,11 +328,27 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         qk_dim = v_dim = cfg.head_dim
     per_key = 2 * cfg.num_attention_heads * (qk_dim + v_dim)
     # keys attended per token, summed over layers (all layers of one kind attend alike)
-    n_sliding = cfg.layer_types.count("sliding_attention")
-    keys = (len(cfg.layer_types) - n_sliding) * _mean_keys(seq_len, None, mode)
-    if n_sliding:
-        keys += n_sliding * _mean_keys(seq_len, cfg.sliding_window, mode)
-    return FlopCount(cfg.name, matmul, int(per_key * keys), mode, seq_len)
+    n = _layer_type_counts(cfg)
+    keys = n.get("full_attention", 0) * _mean_keys(seq_len, None, mode)
+    if n.get("sliding_attention"):
+        keys += n["sliding_attention"] * _mean_keys(seq_len, cfg.sliding_window, mode)
+    if n.get("chunked_attention"):
+        keys += n["chunked_attention"] * _mean_chunk_keys(seq_len, cfg.attention_chunk_size, mode)
+    attention = per_key * keys
+    if n.get("linear_attention"):  # a fixed cost per token, whatever the context length
+        attention += n["linear_attention"] * 6 * (cfg.linear_num_value_heads
+                                                  * cfg.linear_key_head_dim
+                                                  * cfg.linear_value_head_dim)
+    return FlopCount(cfg.name, matmul, int(attention), mode, seq_len)
+
+
+def _mean_chunk_keys(n, chunk, mode):
+    """Keys one token attends to in chunked attention: the tokens of its own chunk up to
+    itself (position i sees ((i - 1) mod chunk) + 1 keys)."""
+    if mode == "decode":
+        return Fraction((n - 1) % chunk + 1)
+    q, r = divmod(n, chunk)
+    return Fraction(q * chunk * (chunk + 1) // 2 + r * (r + 1) // 2, n)
 
 
 def _mean_keys(n, window, mode):

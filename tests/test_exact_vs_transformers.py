@@ -37,13 +37,25 @@ def _is_dense(name):
     return not lc.load_model(name).is_moe
 
 
+def _transformers_name(cfg, name):
+    """Our names are the checkpoint's; transformers names a few tensors differently."""
+    if cfg.model_type == "gpt2" and not name.startswith("lm_head."):
+        return "transformer." + name  # GPT-2's checkpoint was saved without the prefix
+    if cfg.model_type == "gpt_neox" and name == "embed_out.weight":
+        return "lm_head.weight"  # transformers 5 renames Pythia's embed_out on load
+    if ".block_sparse_moe.gate." in name:
+        return name.replace("block_sparse_moe", "mlp")  # Mixtral's checkpoint name for the router
+    return name
+
+
 @pytest.mark.parametrize("name", [n for n in lc.list_models() if _is_dense(n)])
 def test_weight_shapes_tensor_by_tensor(name):
     """Dense models: the same tensor names and shapes as transformers' state dict
     (which, like the checkpoint listing, includes a tied lm_head.weight)."""
     _, meta_shapes, _ = transformers_ref.zoo_meta(name)
-    ws = lc.weight_shapes(lc.load_model(name))
-    ours = dict(zip(ws["name"], ws["shape"]))
+    cfg = lc.load_model(name)
+    ws = lc.weight_shapes(cfg)
+    ours = {_transformers_name(cfg, n): s for n, s in zip(ws["name"], ws["shape"])}
     assert len(ours) == len(ws), "duplicate tensor names"
     assert ours == meta_shapes
 
@@ -54,14 +66,14 @@ def test_moe_weight_shapes_hold_every_parameter(name):
     transformers' fused expert tensors; the non-expert tensors must match by name and
     shape, and the element counts must add up to the meta model's parameters."""
     total, meta_shapes, routed = transformers_ref.zoo_meta(name)
-    ws = lc.weight_shapes(lc.load_model(name))
+    cfg = lc.load_model(name)
+    ws = lc.weight_shapes(cfg)
     counted = ws[ws["note"] == ""]
     assert int(counted["numel"].sum()) == total
     experts = ws["component"] == "experts"
     assert int(ws.loc[experts, "numel"].sum()) == routed
     for n, shape in zip(ws.loc[~experts, "name"], ws.loc[~experts, "shape"]):
-        if n.startswith("model.layers.") and ".block_sparse_moe.gate." in n:
-            n = n.replace("block_sparse_moe", "mlp")  # Mixtral's checkpoint name for the router
+        n = _transformers_name(cfg, n)
         assert meta_shapes[n] == shape, n
 
 

@@ -11,16 +11,28 @@ transformers.logging.set_verbosity_error()
 
 # loading-only fields: quantisation of a checkpoint and remote-code pointers
 _LOADING_ONLY = ("quantization_config", "auto_map")
+# multimodal configs: the course counts their language model, built from text_config
+_TEXT_MODEL = {"gemma3": "gemma3_text", "llama4": "llama4_text"}
 
 
 def hf_config(d):
     d = {k: v for k, v in d.items() if k not in _LOADING_ONLY}
+    if d.get("model_type") in _TEXT_MODEL:
+        outer = d["model_type"]
+        d = dict(d.get("text_config") or {})
+        d.setdefault("model_type", _TEXT_MODEL[outer])
     return AutoConfig.for_model(d.pop("model_type"), **d)
 
 
 def meta_model(d):
     with torch.device("meta"):
         return AutoModelForCausalLM.from_config(hf_config(d))
+
+
+def routed_expert_params(m):
+    """Routed-expert parameters, found by module path in transformers' own model."""
+    return sum(p.numel() for n, p in m.named_parameters()
+               if ".experts." in n and "shared_expert" not in n)
 
 
 @functools.lru_cache(maxsize=None)
@@ -30,7 +42,4 @@ def zoo_meta(name):
     m = meta_model(lc.load_model(name).to_hf_config())
     total = sum(p.numel() for p in m.parameters())
     shapes = {k: tuple(v.shape) for k, v in m.state_dict().items()}
-    # routed experts, found by module path in transformers' own model (not our layout)
-    routed = sum(p.numel() for n, p in m.named_parameters()
-                 if ".experts." in n and "shared_experts" not in n)
-    return total, shapes, routed
+    return total, shapes, routed_expert_params(m)
