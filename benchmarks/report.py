@@ -91,11 +91,11 @@ def main(path):
             rows.append([n, v["changes"], f"{v['median_s'] * 1e3:.1f}",
                          f"{v['cpu_median_s'] * 1e3:.1f}", f"{v['p90_s'] * 1e3:.1f}",
                          " / ".join(f"{p[k] * 1e3:.1f}" if k in p else "-"
-                                    for k in ("compute", "draw", "render", "publish")),
+                                    for k in ("compute", "draw", "render", "encode", "publish")),
                          f"{v['slowest_control'][0]} {v['slowest_control'][1] * 1e3:.1f}",
                          ok(v["ok"])])
         print(md_table(["explorer", "changes", "median ms (wall)", "median ms (CPU)", "p90 ms",
-                        "compute / draw / render / publish ms", "slowest control (ms)", ""],
+                        "compute / draw / render / encode / publish ms", "slowest control (ms)", ""],
                        rows))
     course = r.get("course")
     if course and course.get("notebooks"):

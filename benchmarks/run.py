@@ -13,10 +13,13 @@ Sections (standard-library timing, medians of repeated runs):
    and ``weight_shapes`` of DeepSeek-V3 (~45k tensors).
 3. The same parameter count through ``transformers`` on the meta device, warm (in
    this process) and in a fresh process, checked equal to ``param_count``.
-4. Widget redraw: every registered explorer, every control changed many times;
+4. Widget redraw, kernel side: every registered explorer, every control changed many times;
    the time of the assignment (ipywidgets observers run synchronously) until the
    table and the PNG figure are updated.
 5. The whole course: every notebook executed on a fresh kernel with nbclient.
+6. In the browser (benchmarks/browser.py): JupyterLab in headless Chromium, a key press
+   on each explorer's slider until the new figure is painted, p50 and p90, beside the
+   floor of a bare slider swapping two PNGs; per renderer and pixel density.
 
 Every section prints its target and PASS/MISS. The script reports; it never
 asserts a timing: it exits 0 when targets are missed. It exits 1 only when a
@@ -48,7 +51,7 @@ if ROOT not in sys.path:  # run from a checkout without installing
 TARGET_IMPORT_MS = 150
 TARGET_COUNT_US = 50
 TARGET_META_RATIO = 1000
-TARGET_REDRAW_MS = 50
+TARGET_P90_MS = 200  # a key press to the new figure painted, in the browser (section 6)
 TARGET_COURSE_S = 45
 
 HEAVY = ("pandas", "matplotlib", "ipywidgets", "numpy")
@@ -414,10 +417,9 @@ def bench_transformers(repeat, fresh_models, count_times):
 # --- 4. widget redraw -----------------------------------------------------------------------
 
 def _option_values(c):
-    vals = getattr(c, "_options_values", None)
-    if vals is None and hasattr(c, "options"):
-        vals = [o[1] if isinstance(o, (tuple, list)) and len(o) == 2 else o for o in c.options]
-    return list(vals) if vals is not None else None
+    if not hasattr(c, "options"):
+        return None
+    return [o[1] if isinstance(o, (tuple, list)) and len(o) == 2 else o for o in c.options]
 
 
 def _candidates(c):
@@ -520,8 +522,9 @@ def _measure_control(ex, key, changes):
 
 
 def bench_widgets(changes):
-    section("4. widget redraw: change a control, wait for table + figure",
-            f"median redraw < {TARGET_REDRAW_MS} ms per explorer, figure included")
+    section("4. widget redraw, kernel side: change a control, wait for table + figure",
+            "none here (the reader's target is end to end, in the browser: section 6); "
+            "every change redraws, no error")
     try:
         import llmcourse.widgets as W
     except Exception as e:  # a topic module that does not import: report, do not crash
@@ -561,14 +564,14 @@ def bench_widgets(changes):
                 raise RuntimeError("no control could be changed to a second valid value")
             parts = [p for m in r["controls"].values() for p in m.get("parts", [])]
             r["parts_median_s"] = {k: median([p[k] for p in parts if k in p])
-                                   for k in ("compute", "draw", "render", "publish")
+                                   for k in ("compute", "draw", "render", "encode", "publish")
                                    if any(k in p for p in parts)}
             r.update(median_s=median(wall), cpu_median_s=median(cpu),
                      p90_s=sorted(wall)[int(0.9 * (len(wall) - 1))], changes=len(wall),
                      slowest_control=max(((k, median(m["wall"])) for k, m in
                                           r["controls"].items() if "wall" in m),
                                          key=lambda kv: kv[1]))
-            r["ok"] = (r["median_s"] * 1e3 < TARGET_REDRAW_MS and "error" not in r
+            r["ok"] = ("error" not in r
                        and r.get("pixels_equal_savefig") is not False)
             pm = r["parts_median_s"]
             same = r.get("pixels_equal_savefig")
@@ -577,7 +580,7 @@ def bench_widgets(changes):
             rows.append([name, fig_col, len(ex.controls),
                          r["changes"], ms(r["median_s"]), ms(r["cpu_median_s"]), ms(r["p90_s"]),
                          " / ".join(ms(pm[k]) if k in pm else "-"
-                                    for k in ("compute", "draw", "render", "publish")),
+                                    for k in ("compute", "draw", "render", "encode", "publish")),
                          f"{r['slowest_control'][0]} {ms(r['slowest_control'][1])}",
                          ms(r["build_s"], 0), verdict(r["ok"])])
         except Exception as e:
@@ -589,12 +592,12 @@ def bench_widgets(changes):
         res["explorers"][name] = r
     if rows:
         table(["explorer", "figure", "controls", "changes", "median ms", "cpu ms", "p90 ms",
-               "compute / draw / render / publish ms", "slowest control (median ms)",
-               "build ms", f"< {TARGET_REDRAW_MS} ms"], rows)
+               "compute / draw / render / encode / publish ms", "slowest control (median ms)",
+               "build ms", "ok"], rows)
         print("median ms = wall clock of `control.value = x` (the observers run synchronously); "
               "cpu ms = this process's CPU time for the same; the split is Explorer.last_timings: "
-              "compute = engine rows, draw = the topic's draw function, render = matplotlib + "
-              "PNG encoding, publish = widget values")
+              "compute = engine rows, draw = the topic's draw function, render = matplotlib's "
+              "draw, encode = PNG encoding, publish = widget values")
         print("\nper control (A <-> B alternated; 'seen' = what changed in the output):")
         table(["explorer", "control", "values", "median ms", "cpu ms", "seen"], detail,
               align=["<", "<", "<", ">", ">", "<"])
@@ -690,6 +693,33 @@ def bench_course(limit=None):
     return res
 
 
+# --- 6. in the browser --------------------------------------------------------------------------
+
+def bench_browser_section(changes, configs):
+    section("6. redraw in the browser: a key press on a slider until the new figure is painted",
+            f"p90 < {TARGET_P90_MS} ms for every explorer (JupyterLab, headless Chromium)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError as e:
+        print(f"SKIPPED: playwright not installed ({e}); pip install -r requirements-test.txt")
+        return {"skipped": str(e)}
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import browser
+    import browser_helpers
+    if not os.access(browser_helpers.CHROMIUM, os.X_OK):
+        print("SKIPPED: /usr/bin/chromium is missing (make browser)")
+        return {"skipped": "no chromium"}
+    res = browser.bench_browser(changes, configs)
+    print("ms from the keydown event on the slider handle until the figure's <img> has a new "
+          "src, is complete, and one requestAnimationFrame later (performance.now() in the "
+          "page); kernel split = medians of Explorer.timing_log in the notebook's kernel; "
+          "floor = a bare IntSlider swapping two pre-rendered PNGs of the same size")
+    res["ok"] = all(m.get("p90_ms", 1e9) < TARGET_P90_MS
+                    for c in res["configs"].values() for n, m in c["explorers"].items()
+                    if n != "floor" and c["renderer"] == "public" and c["density"] == 1)
+    return res
+
+
 # --- main --------------------------------------------------------------------------------------
 
 def summary(results):
@@ -716,9 +746,20 @@ def summary(results):
                      verdict(not tf["mismatches"])])
     wid = results.get("widgets", {})
     for name, r in wid.get("explorers", {}).items():
-        rows.append([f"redraw: {name}", f"< {TARGET_REDRAW_MS} ms",
-                     f"{ms(r['median_s'])} ms" if "median_s" in r else r.get("error", "?"),
+        rows.append([f"kernel-side redraw: {name}", "no error",
+                     f"{ms(r['median_s'])} ms median" if "median_s" in r else r.get("error", "?"),
                      verdict(r.get("ok"))])
+    br = results.get("browser", {})
+    for cfg, c in br.get("configs", {}).items():
+        for name, m in c.get("explorers", {}).items():
+            if "p90_ms" not in m:
+                rows.append([f"browser redraw [{cfg}]: {name}", "", m.get("error", "?"), "ERROR"])
+                continue
+            floor = name == "floor"
+            rows.append([f"browser redraw [{cfg}]: {name}",
+                         "(the floor)" if floor else f"p90 < {TARGET_P90_MS} ms",
+                         f"p50 {m['p50_ms']:.0f} ms, p90 {m['p90_ms']:.0f} ms",
+                         "" if floor else verdict(m["p90_ms"] < TARGET_P90_MS)])
     course = results.get("course", {})
     if "total_s" in course:
         rows.append(["whole course", f"< {TARGET_COURSE_S} s",
@@ -735,7 +776,9 @@ def main(argv=None):
                     help="CI mode: few repetitions, a subset for the fresh transformers process")
     ap.add_argument("--json", metavar="PATH", help="write the raw results as JSON")
     ap.add_argument("--only", metavar="SECTIONS",
-                    help="comma-separated subset: import,counts,transformers,widgets,course")
+                    help="comma-separated subset: import,counts,transformers,widgets,course,browser")
+    ap.add_argument("--browser-configs", default="public:1,public:2,fast:1",
+                    help="section 6: renderer:density of the explorer figures, comma-separated")
     ap.add_argument("--notebooks", type=int, metavar="N",
                     help="execute only the first N notebooks (default: all)")
     args = ap.parse_args(argv)
@@ -768,6 +811,8 @@ def main(argv=None):
     run("transformers", bench_transformers, 1 if quick else 5, fresh, count_times)
     run("widgets", bench_widgets, 4 if quick else 30)
     run("course", bench_course, args.notebooks)
+    run("browser", bench_browser_section, 8 if quick else 24,
+        ("public:1",) if quick else tuple(args.browser_configs.split(",")))
     info["load_avg_end"] = _loadavg()
     results["seconds"] = time.perf_counter() - t_start
     summary(results)

@@ -6,7 +6,7 @@ cell's last expression) and does not touch pyplot's global state.
 
 from .style import (COLORS, COMPONENT_COLORS, CONCEPT_COLORS, COMPONENT_HATCHES,  # noqa: F401
                     CONCEPT_DASHES, CONCEPT_MARKERS, MIN_TEXT_PT, STYLE, TEXT_SIZES, color_of,
-                    ink_for, label_bars, new_figure, png_bytes, styled)
+                    figure_png, ink_for, label_bars, new_figure, png_bytes, styled)
 from .anatomy import *  # noqa: F401,F403
 from .heads import *  # noqa: F401,F403
 from .kvcache import *  # noqa: F401,F403
@@ -28,7 +28,7 @@ def _register_png_formatter():
     if ip is None:
         return
     from matplotlib.figure import Figure
-    ip.display_formatter.formatters["image/png"].for_type(Figure, png_bytes)
+    ip.display_formatter.formatters["image/png"].for_type(Figure, figure_png)
 
 
 _register_png_formatter()

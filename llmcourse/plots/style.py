@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import io
 
-__all__ = ["new_figure", "clear_figure", "png_bytes", "encode_png", "styled", "plain_log_axis", "STYLE",
+__all__ = ["new_figure", "clear_figure", "png_bytes", "figure_png", "agg_canvas", "encode_canvas",
+           "encode_png", "styled", "enforce_min_text", "plain_log_axis", "STYLE",
            "MIN_TEXT_PT", "TEXT_SIZES", "PETROFF10", "COLORS", "COMPONENT_COLORS", "CONCEPT_COLORS",
            "COLOR_GROUPS", "COMPONENT_HATCHES", "CONCEPT_MARKERS", "CONCEPT_DASHES", "color_of",
            "ink_for", "label_bars"]
@@ -155,30 +156,67 @@ def label_bars(ax, bars, labels, min_fraction=0.06, **kwargs):
 
 def styled(func):
     """Decorator: run a plotting function under the course style (titles, ticks and
-    labels take their sizes when they are drawn, so the whole function needs it)."""
+    labels take their sizes when they are drawn, so the whole function needs it); the
+    Figure it returns has no text below ``MIN_TEXT_PT``."""
     import functools
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         import matplotlib as mpl
+        from matplotlib.figure import Figure
         with mpl.rc_context(STYLE):
-            return func(*args, **kwargs)
+            out = func(*args, **kwargs)
+        if isinstance(out, Figure):
+            enforce_min_text(out)
+        return out
     return wrapper
+
+
+def enforce_min_text(fig, minimum=None):
+    """Raise every text of ``fig`` smaller than ``minimum`` (default ``MIN_TEXT_PT``) to
+    it: a size asked for by number (``fontsize=9``) cannot undercut the course minimum.
+    Returns the texts it changed. ``styled`` figures and explorers call it."""
+    from matplotlib.text import Text
+    m = MIN_TEXT_PT if minimum is None else minimum
+    small = fig.findobj(lambda a: isinstance(a, Text) and a.get_fontsize() < m)
+    for t in small:
+        t.set_fontsize(m)
+    return small
+
+
+# --- rendering: public matplotlib and PIL APIs only -------------------------------------
+#
+# A figure is drawn by its Agg canvas (``FigureCanvasAgg.draw``) and its RGBA buffer
+# encoded by PIL at zlib level 1 (a figure is mostly flat colour: the fastest level
+# compresses it almost as well as the default). An explorer's figure keeps one canvas,
+# so matplotlib's own text-metric cache (per renderer) lasts between redraws.
+# docs/benchmarks.md has the measurements behind these choices.
+
+# Pixel density of the PNGs shown in notebooks (static figures): 2 draws each figure at
+# 200 dpi and shows it at its 100-dpi size, so it stays sharp when the browser zooms (a
+# lecturer's Ctrl +). Explorers redraw on every change and stay at EXPLORER_DENSITY: the
+# browser measurement (docs/benchmarks.md) shows what a denser live figure costs.
+STATIC_DENSITY = 2
+EXPLORER_DENSITY = 1
+RENDERER = "fast"  # "public": FigureCanvasAgg + PIL only; "fast": the text-caching renderer below
 
 
 def new_figure(nrows=1, ncols=1, size=(10, 4.8), fast=False, **subplot_kw):
     """A styled Figure and its axes (``fig, ax`` or ``fig, axes``).
 
     ``fast=True`` (for widgets that redraw live) uses fixed margins instead of
-    constrained layout, which would otherwise cost about half of each redraw.
+    constrained layout, which would otherwise cost about half of each redraw, and
+    gives the figure its lasting Agg canvas at ``EXPLORER_DENSITY``.
     """
     import matplotlib as mpl
     from matplotlib.figure import Figure
     with mpl.rc_context(STYLE):
-        fig = Figure(figsize=size, layout=None if fast else "constrained")
         if fast:
-            _canvas_class()(fig)  # one lasting canvas: its caches survive redraws
+            fig = Figure(figsize=size, layout=None, dpi=STYLE["figure.dpi"] * EXPLORER_DENSITY)
+            agg_canvas(fig)  # one lasting canvas: its caches survive redraws
             fig.subplots_adjust(left=0.09, right=0.98, top=0.9, bottom=0.14, wspace=0.3)
+        else:
+            fig = Figure(figsize=size, layout="constrained")
         axes = fig.subplots(nrows, ncols, **subplot_kw) if nrows and ncols else None
     return fig, axes
 
@@ -193,24 +231,70 @@ def clear_figure(fig):
         fig.subplots_adjust(**keep)
 
 
-def png_bytes(fig):
-    """Render a figure to PNG bytes (no metadata, so the bytes are stable).
+def agg_canvas(fig):
+    """The figure's Agg canvas: a bare ``Figure`` (no canvas yet) gets a lasting one;
+    a figure on another canvas (an interactive backend) is left alone (None)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    canvas = fig.canvas
+    if type(canvas) is FigureCanvasBase:
+        canvas = (_canvas_class() if RENDERER == "fast" else FigureCanvasAgg)(fig)
+    return canvas if isinstance(canvas, FigureCanvasAgg) else None
 
-    A live explorer calls this on every change, so this is the fast path: the
-    figure keeps one Agg canvas whose renderer remembers laid-out strings and
-    rendered glyphs between redraws, and :func:`encode_png` writes the pixels
-    (half the time of PIL's encoder). The pixels are the ones ``savefig`` makes.
-    """
+
+def encode_canvas(canvas):
+    """PNG bytes of what ``canvas`` last drew (RGB, zlib level 1, no metadata: the same
+    pixels give the same bytes)."""
+    from PIL import Image
+    img = Image.frombuffer("RGBA", canvas.get_width_height(physical=True), canvas.buffer_rgba(),
+                           "raw", "RGBA", 0, 1)
+    if img.getextrema()[3][0] == 255:  # every pixel opaque (a figure has a facecolor)
+        img = img.convert("RGB")
+    buf = io.BytesIO()
+    img.save(buf, format="png", compress_level=1)
+    return buf.getvalue()
+
+
+def png_bytes(fig):
+    """Draw a figure and return its PNG bytes (at the figure's own dpi; see
+    :func:`figure_png` for the denser PNG a notebook shows)."""
     import matplotlib as mpl
     with mpl.rc_context(STYLE):
-        canvas = _agg_canvas(fig)
-        if canvas is None:  # another kind of canvas, or another dpi: plain savefig
+        canvas = agg_canvas(fig)
+        if canvas is None:  # another kind of canvas: let savefig pick the renderer
             buf = io.BytesIO()
-            fig.savefig(buf, format="png", metadata={"Software": None},
+            fig.savefig(buf, format="png", dpi=fig.dpi, metadata={"Software": None},
                         pil_kwargs={"compress_level": 1})
             return buf.getvalue()
         canvas.draw()
-        return encode_png(canvas.buffer_rgba())
+        return encode_canvas(canvas)
+
+
+def figure_png(fig):
+    """``(png, metadata)`` for Jupyter: the figure drawn at ``STATIC_DENSITY`` times its
+    dpi, shown at its 1x width and height (sharp when the browser zooms)."""
+    import matplotlib as mpl
+    w, h = fig.get_size_inches() * fig.dpi
+    with mpl.rc_context(STYLE):
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=fig.dpi * STATIC_DENSITY,
+                    metadata={"Software": None}, pil_kwargs={"compress_level": 1})
+    return buf.getvalue(), {"width": round(w), "height": round(h)}
+
+
+# --- a faster Agg canvas for figures that are drawn again and again ----------------------
+#
+# Profiling a live redraw (docs/benchmarks.md) showed a third of matplotlib's draw
+# in text: every string is laid out and every glyph rasterised by FreeType again on
+# each draw, though an explorer redraws the same tick labels, legend and title
+# nearly every time. The renderer below keeps both: a string's layout, and each
+# glyph's bitmap keyed by its sub-pixel offset (a whole-pixel shift moves a bitmap
+# without changing it), so the pixels are exactly those of the stock renderer.
+# It overrides one private method, so it is used only with the matplotlib minor
+# version it was checked against; any other gets the stock FigureCanvasAgg.
+
+_FAST_TEXT_MPL = ("3.11.",)
+_canvas_cls = None
 
 
 def encode_png(rgba):
@@ -240,40 +324,12 @@ def encode_png(rgba):
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", body) + chunk(b"IEND", b"")
 
 
-# --- a faster Agg canvas for figures that are drawn again and again ----------------------
-#
-# Profiling a live redraw (docs/benchmarks.md) showed a third of matplotlib's draw
-# in text: every string is laid out and every glyph rasterised by FreeType again on
-# each draw, though an explorer redraws the same tick labels, legend and title
-# nearly every time. The renderer below keeps both: a string's layout, and each
-# glyph's bitmap keyed by its sub-pixel offset (a whole-pixel shift moves a bitmap
-# without changing it), so the pixels are exactly those of the stock renderer.
-# It overrides one private method, so it is used only with the matplotlib minor
-# version it was checked against; any other gets the stock FigureCanvasAgg.
-
-_FAST_TEXT_MPL = ("3.11.",)
-_canvas_cls = None
-
-
 def _canvas_class():
     """The Agg canvas class to attach to figures (built on first use)."""
     global _canvas_cls
     if _canvas_cls is None:
         _canvas_cls = _make_canvas_class()
     return _canvas_cls
-
-
-def _agg_canvas(fig):
-    """The figure's Agg canvas (a bare ``Figure`` gets a lasting one), or None
-    when ``savefig`` would render differently from a plain draw."""
-    from matplotlib.backend_bases import FigureCanvasBase
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    if fig.dpi != STYLE["savefig.dpi"]:
-        return None
-    canvas = fig.canvas
-    if type(canvas) is FigureCanvasBase:
-        canvas = _canvas_class()(fig)
-    return canvas if isinstance(canvas, FigureCanvasAgg) else None
 
 
 def _make_canvas_class():

@@ -15,6 +15,7 @@ with the exact number), ``lc-error`` on the message line, ``lc-figure`` on the i
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import html
 import time
@@ -57,13 +58,16 @@ class Explorer:
         self.error: str = ""
         self.last_seconds = 0.0
         self.last_timings: dict = {}
+        self.timing_log = collections.deque(maxlen=2000)  # every update's last_timings
         self.title = W.HTML(f"<h3 style='margin:4px 0'>{html.escape(title)}</h3>" if title else "")
         self.note = W.HTML(f"<div style='color:#555'>{note}</div>" if note else "")
         self.error_line = W.HTML("")
         self.error_line.add_class("lc-error")
         self.summary = W.HTML("")
         self.summary.add_class("lc-summary")
-        self.image = W.Image(format="png", layout=W.Layout(max_width="100%", height="auto"))
+        # shown at the figure's 100-dpi size whatever its pixel density
+        self.image = W.Image(format="png", width=str(round(100 * figsize[0])),
+                             layout=W.Layout(max_width="100%", height="auto"))
         self.image.add_class("lc-figure")
         self.fig = None
         self._held = 0            # depth of nested hold() blocks
@@ -127,8 +131,9 @@ class Explorer:
         """Recompute and redraw; on a bad setting show the message instead.
 
         ``last_seconds`` is the time this took; ``last_timings`` splits it into
-        ``compute``, ``draw`` (the topic's draw function), ``render`` (matplotlib
-        and PNG encoding) and ``publish`` (widget values), for the benchmark.
+        ``compute``, ``draw`` (the topic's draw function), ``render`` (matplotlib's
+        draw of the figure), ``encode`` (the PNG) and ``publish`` (widget values), for
+        the benchmark; ``timing_log`` keeps them for the last updates.
         """
         t0 = time.perf_counter()
         timings, png = {}, None
@@ -137,14 +142,19 @@ class Explorer:
             t1 = time.perf_counter()
             timings["compute"] = t1 - t0
             if self._draw is not None:
-                from ..plots.style import STYLE, png_bytes
+                from ..plots import style
                 import matplotlib as mpl
-                with mpl.rc_context(STYLE):
+                with mpl.rc_context(style.STYLE):
                     self._draw(self.fig, self.values, rows)
+                    style.enforce_min_text(self.fig)
                     t2 = time.perf_counter()
-                    png = png_bytes(self.fig)
-                t3 = time.perf_counter()
-                timings["draw"], timings["render"] = t2 - t1, t3 - t2
+                    canvas = style.agg_canvas(self.fig)
+                    canvas.draw()
+                    t3 = time.perf_counter()
+                    png = (style.encode_png(canvas.buffer_rgba()) if style.RENDERER == "fast"
+                           else style.encode_canvas(canvas))
+                t4 = time.perf_counter()
+                timings.update(draw=t2 - t1, render=t3 - t2, encode=t4 - t3)
         except ValueError as e:  # the engine's one-line message
             self.show_error(str(e))
         except Exception as e:  # a bug: still no traceback in the reader's face
@@ -160,6 +170,7 @@ class Explorer:
             timings["publish"] = time.perf_counter() - t4
         self.last_seconds = time.perf_counter() - t0
         self.last_timings = timings
+        self.timing_log.append(dict(timings, total=self.last_seconds))
 
     def show_error(self, msg):
         """Show a one-line message in the error line; the table dims to the last valid
