@@ -44,6 +44,7 @@ EXAMPLES = {
     "layer": lambda: [0],
     "seq_len": lambda: [8192],
     "batch": lambda: [1],
+    "gpu": lambda: [lc.list_gpus()[0]] if hasattr(lc, "list_gpus") else [],
 }
 
 
