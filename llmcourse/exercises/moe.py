@@ -66,7 +66,7 @@ def _moe_cases():
              lambda: load_model("DeepSeek-V3").replace(n_routed_experts=64,
                                                        num_experts_per_tok=4),
              lambda: load_model("Qwen3-30B-A3B").replace(num_experts=32, num_experts_per_tok=2)]
-    for name in ("GLM-4.5-Air", "Qwen1.5-MoE-A2.7B-Chat"):
+    for name in ("GLM-4.5-Air", "Qwen1.5-MoE-A2.7B-Chat", "Llama-4-Scout-17B-16E-Instruct"):
         if name in list_models():
             cases.append(name)
     return tuple(cases)

@@ -21,7 +21,13 @@ _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
              "Qwen2-7B": (7, -11, "left"), "gemma-2-2b": (-7, 3, "right"),
              "phi-2": (7, -11, "left"), "Llama-3.2-3B": (-7, 6, "right"),
              "DeepSeek-V2": (7, 4, "left"), "Qwen3-235B-A22B": (7, -12, "left"),
-             "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (0, -17, "center")}
+             "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (0, -17, "center"),
+             "Mixtral-8x7B-v0.1": (0, -18, "center"), "gpt2": (8, -14, "left"),
+             "Llama-4-Scout-17B-16E-Instruct": (-7, 4, "right"), "GLM-4.5-Air": (7, -13, "left"),
+             "Qwen1.5-MoE-A2.7B-Chat": (-7, -6, "right")}
+# shorter names where the zoo name would run across other points
+_SHORT = {"Llama-4-Scout-17B-16E-Instruct": "Llama-4-Scout", "Qwen1.5-MoE-A2.7B-Chat":
+          "Qwen1.5-MoE-A2.7B", "Qwen3-Next-80B-A3B": "Qwen3-Next-80B-A3B"}
 
 
 def zoo_memory_compute(models=None, seq_len=SEQ_LEN):
@@ -55,16 +61,17 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
                 if not moe and name not in _DENSE_NAMED:
                     continue
                 dx, dy, ha = _LABEL_AT.get(name, (-7, 2, "right") if not moe else (7, -4, "left"))
-                ax.annotate(name, (x, y), xytext=(dx, dy), textcoords="offset points",
+                ax.annotate(_SHORT.get(name, name), (x, y), xytext=(dx, dy),
+                            textcoords="offset points",
                             fontsize=TEXT_SIZES["label"], color=color, ha=ha)
-        lo, hi = 0.5, 4000
+        lo, hi = 0.15, 4000
         # dense models do about 2 FLOPs per parameter per token, and bf16 is 2 bytes per parameter
         ax.plot([lo, hi], [lo * GiB / B, hi * GiB / B], color=color_of("reference"), ls="--", lw=1.2,
                 label="2 FLOPs per stored parameter (a dense model)")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(lo, hi)
-        ax.set_ylim(0.5, 400)
+        ax.set_ylim(0.15, 400)
         plain_log_axis(ax.xaxis)
         plain_log_axis(ax.yaxis)
         ax.set_xlabel("weights in bf16 (GiB, log scale): memory follows total parameters")

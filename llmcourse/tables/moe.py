@@ -65,6 +65,10 @@ PUBLISHED = {
     "Qwen3-235B-A22B": ("235B", "22B", "Qwen3-235B-A22B model card"),
     "Mixtral-8x7B-v0.1": ("46.7B", "12.9B", "Mistral AI, Mixtral of experts"),
     "gpt-oss-20b": ("21B", "3.6B", "OpenAI gpt-oss model card"),
+    "Qwen1.5-MoE-A2.7B-Chat": ("14.3B", "2.7B", "Qwen1.5-MoE-A2.7B model card"),
+    "GLM-4.5-Air": ("106B", "12B", "GLM-4.5 model card"),
+    # Meta's 109B total includes the vision encoder; the zoo holds the text model
+    "Llama-4-Scout-17B-16E-Instruct": ("109B", "17B", "Meta Llama 4 model card"),
 }
 
 
@@ -72,7 +76,9 @@ def active_conventions_table(models=None, formatted=True):
     """Published 'active' figures next to the engine's active count, and the same
     count without the input embedding, and without the embedding and the lm_head."""
     rows = []
-    for m in (models if models is not None else list(PUBLISHED)):
+    from ..zoo import list_models
+    zoo = set(list_models())
+    for m in (models if models is not None else [m for m in PUBLISHED if m in zoo]):
         cfg = as_config(m)
         pc = param_count(cfg)
         pub_total, pub_active, _src = PUBLISHED.get(cfg.name, ("", "", ""))

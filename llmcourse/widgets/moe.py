@@ -52,7 +52,7 @@ def moe_rows(cfg, seq_len=SEQ_LEN):
     return [
         Row("experts", "layout", layout, layout),
         Row("total parameters", "total", pc.total, f"{pc.total:,} ({human_count(pc.total)})"),
-        Row("active per token (embedding + lm_head in)", "active", pc.active,
+        Row("active per token", "active", pc.active,
             f"{pc.active:,} ({human_count(pc.active)})"),
         Row("active without the input embedding", "active_no_embed", pc.active - pc.embedding,
             f"{pc.active - pc.embedding:,} ({human_count(pc.active - pc.embedding)})"),
@@ -60,7 +60,7 @@ def moe_rows(cfg, seq_len=SEQ_LEN):
             f"{100 * pc.active / pc.total:.1f}%"),
         Row("weights (bf16)", "bf16_bytes", bf16,
             f"{human_bytes(bf16)} ({human_bytes(bf16, 'GB')})"),
-        Row("weights (fp8)", "fp8_bytes", fp8, f"{human_bytes(fp8)} ({human_bytes(fp8, 'GB')})"),
+        Row("weights (fp8, 1 byte each)", "fp8_bytes", fp8, f"{human_bytes(fp8)} ({human_bytes(fp8, 'GB')})"),
         Row(f"FLOPs per token ({seq_len:,}-token prompt)", "flops_per_token", fl,
             f"{fl:,} ({fl / 10**9:,.2f} GFLOP)"),
     ]
