@@ -16,7 +16,8 @@ from .config import from_hf_config
 from .counts import flops_per_token, kv_cache_bytes, param_count, weight_bytes
 from .zoo import as_config
 
-__all__ = ["mha_baseline", "gqa_memory_saving", "ffn_attention_split", "FFN_COMPONENTS"]
+__all__ = ["mha_baseline", "gqa_memory_saving", "ffn_attention_split", "mlp_is_gated",
+           "mlp_twin", "FFN_COMPONENTS"]
 
 # the parts of a layer that are the feed-forward network (dense MLP or MoE)
 FFN_COMPONENTS = ("mlp", "shared_experts", "experts", "router")
@@ -72,6 +73,29 @@ def gqa_memory_saving(cfg, seq_len, batch=1, dtype="bf16"):
 
 
 # --- FFN versus attention -------------------------------------------------------------
+
+def mlp_is_gated(cfg):
+    """True if a dense model's MLP multiplies three hidden x intermediate matrices per
+    layer (gate, up, down: SwiGLU/GeGLU, fused or not), False for two (fc1, fc2: the
+    classic GELU MLP of GPT-2, Pythia, phi-2). Read from the engine's tensor list,
+    so it holds for every family."""
+    cfg = as_config(cfg)
+    per_layer = cfg.hidden_size * cfg.intermediate_size
+    dense_layers = param_count(cfg).matmul_components["mlp"] // per_layer
+    return dense_layers == 3 * cfg.num_hidden_layers
+
+
+def mlp_twin(cfg, gated):
+    """A minimal config whose MLP is ``cfg``'s width and depth in the other layout:
+    gated (Llama: gate/up/down, no biases) or plain (phi-2: fc1/fc2 with biases).
+    Only its MLP is meant: pass it as ``mlp_cfg`` to :func:`ffn_attention_split`."""
+    cfg = as_config(cfg)
+    return from_hf_config({
+        "model_type": "llama" if gated else "phi", "hidden_size": cfg.hidden_size,
+        "intermediate_size": cfg.intermediate_size, "num_hidden_layers": cfg.num_hidden_layers,
+        "num_attention_heads": 1, "num_key_value_heads": 1, "vocab_size": 1,
+    }, name=f"{cfg.name} with a {'gated' if gated else 'plain'} MLP")
+
 
 def ffn_attention_split(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
     """Parameters and forward FLOPs per token split into attention, FFN and the rest.

@@ -187,3 +187,15 @@ def test_ffn_flop_share_prediction_is_the_causal_average():
     total = ffn + 2 * 4096 * 128 * 80 * 32 + int(2 * 32 * 256 * 32 * 65536.5) + 2 * 128256 * 4096
     assert check("ffn-3", 100 * ffn / total)
     assert "(n+1)/2" in check("ffn-3", 13.5)
+
+
+def test_gated_or_plain_is_read_from_the_tensors():
+    from llmcourse.sizing import mlp_is_gated
+    assert not mlp_is_gated(lc.load_model("phi-2"))                 # fc1, fc2
+    assert mlp_is_gated(lc.load_model("gemma-2-2b"))                # GeGLU: gate, up, down
+    phi = lc.load_model("phi-2")
+    gated = ffn_attention_split(phi, mlp_cfg=with_mlp_kind(phi, MLP_KINDS[1]))
+    shipped = ffn_attention_split(phi)
+    assert gated["ffn_params"] == 32 * 3 * 2560 * 10240             # no biases
+    assert gated["attention_params"] == shipped["attention_params"]
+    assert gated["other_params"] == shipped["other_params"]        # LayerNorm, lm_head bias kept

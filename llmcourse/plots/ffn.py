@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..sizing import ffn_attention_split
+from ..sizing import ffn_attention_split, mlp_is_gated
 from ..zoo import as_config
 from matplotlib.ticker import MaxNLocator
 
@@ -20,7 +20,7 @@ def _cfgs(models):
 
 
 def _is_gated(cfg):
-    return cfg.family != "phi"
+    return mlp_is_gated(cfg)
 
 
 @styled

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..sizing import ffn_attention_split
+from ..sizing import ffn_attention_split, mlp_is_gated, mlp_twin
 from ..tables.ffn import dense_models
 from ..units import human_count
 from ..zoo import load_model
@@ -16,25 +16,23 @@ SEQ_LENS = [2**k for k in range(9, 18)]
 
 
 def with_mlp_kind(cfg, kind):
-    """A config whose MLP has the layout ``kind``: a gated three-matrix MLP (Llama
-    layout, no MLP biases) or a plain two-matrix MLP with biases (Phi-2 layout),
-    with ``cfg``'s hidden_size, intermediate_size and layers. Only its MLP is
-    meant: pass it as ``mlp_cfg`` to :func:`~llmcourse.sizing.ffn_attention_split`
-    so attention, norms and lm_head stay ``cfg``'s ("as shipped" returns ``cfg``)."""
+    """The config the MLP comes from for ``kind``: ``cfg`` itself when its MLP already
+    has that layout ("as shipped" always), else a twin of the same hidden_size,
+    intermediate_size and depth with a gated three-matrix MLP (Llama layout, no MLP
+    biases) or a plain two-matrix MLP with biases (phi-2 layout). Only its MLP is
+    meant: pass it as ``mlp_cfg`` to :func:`~llmcourse.sizing.ffn_attention_split`,
+    so attention, norms and lm_head stay ``cfg``'s."""
     if kind not in MLP_KINDS:
         raise ValueError(f"MLP kind: must be one of {', '.join(MLP_KINDS)} (got {kind!r})")
-    plain = cfg.family == "phi"
-    keep = {"layer_types": list(cfg.layer_types), "head_dim": cfg.head_dim}
-    if kind == MLP_KINDS[1] and plain:
-        return cfg.replace(model_type="llama", attention_bias=True, mlp_bias=False, **keep)
-    if kind == MLP_KINDS[2] and not plain:
-        return cfg.replace(model_type="phi", **keep)
-    return cfg
+    if kind == MLP_KINDS[0]:
+        return cfg
+    gated = kind == MLP_KINDS[1]
+    return cfg if mlp_is_gated(cfg) == gated else mlp_twin(cfg, gated)
 
 
-def _kind_text(cfg):
-    return ("plain MLP: fc1, fc2 with biases (2 matrices)" if cfg.family == "phi"
-            else "gated MLP: gate_proj, up_proj, down_proj (3 matrices)")
+def _kind_text(gated):
+    return ("gated MLP: gate_proj, up_proj, down_proj (3 matrices)" if gated
+            else "plain MLP: fc1, fc2 with biases (2 matrices)")
 
 
 def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
@@ -42,11 +40,12 @@ def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
     ``mlp_cfg``: the MLP taken from this config (see :func:`with_mlp_kind`)."""
     s = ffn_attention_split(cfg, seq_len, mode, mlp_cfg=mlp_cfg)
     mlp = mlp_cfg if mlp_cfg is not None else cfg
+    gated = mlp_is_gated(mlp)
     H, inter, n = cfg.hidden_size, mlp.intermediate_size, cfg.num_hidden_layers
     per_layer = s["ffn_params"] // n
     pct = lambda x: round(100 * x, 1)  # noqa: E731
     return [
-        Row("MLP", "mlp_kind", "plain" if mlp.family == "phi" else "gated", _kind_text(mlp)),
+        Row("MLP", "mlp_kind", "gated" if gated else "plain", _kind_text(gated)),
         Row("intermediate_size / hidden_size", "ffn_ratio", round(inter / H, 4),
             f"{inter:,} / {H:,} = {inter / H:.3f}x"),
         Row("FFN parameters per layer", "ffn_params_per_layer", per_layer, f"{per_layer:,}"),
