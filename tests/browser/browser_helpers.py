@@ -285,6 +285,9 @@ _PROBLEMS_JS = r"""
   const scope = root ? document.querySelector(root) : document;
   const out = [];
   if (!scope) return out;
+  // in lecture mode (a Voila page) an exercise says nothing until it is answered
+  const lecture = document.body && document.body.hasAttribute('data-voila');
+  const exercise = /^\s*\[[\w.-]+\] (No answer yet|Not yet|Right\.)/;
   const asText = /^\s*(VBox|HBox|Box|GridBox|IntSlider|FloatSlider|SelectionSlider|IntRangeSlider|Dropdown|IntText|FloatText|BoundedIntText|Text|HTML|HTMLMath|Label|Image|Output|Button|ToggleButtons|RadioButtons|Checkbox|Tab|Accordion|interactive)\(/;
   for (const o of scope.querySelectorAll('.jp-OutputArea-output')) {
     const mime = o.getAttribute('data-mime-type') || '';
@@ -294,6 +297,8 @@ _PROBLEMS_JS = r"""
     else if (/Traceback \(most recent call last\)|There was an error when executing cell/.test(text))
       out.push('traceback shown: ' + text.slice(0, 600));
     if (asText.test(text)) out.push('widget shown as text, not rendered: ' + text.slice(0, 200));
+    if (lecture && exercise.test(text))
+      out.push('exercise prompt in lecture mode: ' + text.slice(0, 200));
     if (/Error displaying widget|Loading widget\.\.\.|model not found/i.test(text))
       out.push('widget failed to render: ' + text.slice(0, 200));
   }
@@ -319,7 +324,8 @@ _RUN_DONE_JS = r"""
 
 
 def problems(page, root: str | None = None) -> list[str]:
-    """Error outputs, tracebacks and widgets that did not render, as readable lines."""
+    """Error outputs, tracebacks and widgets that did not render, as readable lines; on a
+    Voila page (lecture mode) also any exercise prompt ("[kv-2] No answer yet ...")."""
     return page.evaluate(_PROBLEMS_JS, root)
 
 

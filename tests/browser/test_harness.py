@@ -74,3 +74,26 @@ def test_harness_sees_tracebacks_and_unrendered_widgets(lab, lab_root, lab_page)
         book.run_all(bh.code_cell_count(nb))
     text = str(info.value)
     assert "ZeroDivisionError" in text and "widget shown as text" in text, text
+
+
+def test_harness_sees_exercise_prompts_in_lecture_mode(voila_tree, voila_root, projector_page):
+    """On a Voila page an exercise prompt is a problem; `check(id, None)` prints none there.
+    Each page has an explorer: once it renders, every cell's output is on the page."""
+    ex = lc.exercises.list_exercises()[0]
+    prompt = bh.write_notebook(voila_root / "harness_prompt.ipynb", [
+        ("code", "import llmcourse as lc\nlc.widgets.kv_cache_explorer()"),
+        ("code", f"print('[{ex.id}] No answer yet: write yours in place of None, "
+                 "then run this cell again.')"),
+    ])
+    quiet = bh.write_notebook(voila_root / "harness_quiet.ipynb", [
+        ("code", "import llmcourse as lc\nlc.widgets.kv_cache_explorer()"),
+        ("code", f"prediction = None\nlc.exercises.check({ex.id!r}, prediction)"),
+    ])
+    page = projector_page
+    for nb, expect_prompt in ((prompt, True), (quiet, False)):
+        page.goto(f"{voila_tree.url}/voila/render/{nb.name}", wait_until="commit",
+                  timeout=bh.PAGE_LOAD_MS)
+        bh.ExplorerView(page, "kv_cache").wait_rendered(timeout=bh.RUN_ALL_MS)
+        found = [p for p in bh.problems(page) if p.startswith("exercise prompt")]
+        assert bool(found) == expect_prompt, (nb.name, bh.problems(page))
+    assert page.errors == []
