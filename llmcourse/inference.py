@@ -26,7 +26,8 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from .config import ConfigError
-from .counts import dtype_bits, flops_per_token, kv_cache_bytes, kv_cache_bytes_per_token_per_layer
+from .counts import (_layer_type_counts, dtype_bits, flops_per_token, kv_cache_bytes,
+                     kv_cache_bytes_per_token_per_layer, linear_state_bytes)
 from .hardware import as_gpu
 from .quantization import AS_SHIPPED, SCHEMES, StoredWeights, get_scheme, scheme_as_shipped, stored_weights
 from .zoo import as_config
@@ -114,24 +115,30 @@ class MemoryPlan(NamedTuple):
     batch: int
     weight_bytes: int
     kv_cache_bytes: int
+    state_bytes: int          # linear-attention layers' fixed state (Qwen3-Next); else 0
     reserve_bytes: int
     usable_bytes: int
     capacity_bytes: int
     max_position_embeddings: int | None
 
     @property
+    def cache_bytes(self):
+        """KV cache plus any linear-attention state: what the sequences keep."""
+        return self.kv_cache_bytes + self.state_bytes
+
+    @property
     def total_bytes(self):
-        """Weights + KV cache + reserve: what the setup asks of the GPUs."""
-        return self.weight_bytes + self.kv_cache_bytes + self.reserve_bytes
+        """Weights + cache + reserve: what the setup asks of the GPUs."""
+        return self.weight_bytes + self.cache_bytes + self.reserve_bytes
 
     @property
     def fits(self):
-        return self.weight_bytes + self.kv_cache_bytes <= self.usable_bytes
+        return self.weight_bytes + self.cache_bytes <= self.usable_bytes
 
     @property
     def free_bytes(self):
         """Usable bytes left after weights and cache (negative: short by that much)."""
-        return self.usable_bytes - self.weight_bytes - self.kv_cache_bytes
+        return self.usable_bytes - self.weight_bytes - self.cache_bytes
 
     @property
     def beyond_max_position(self):
@@ -143,7 +150,7 @@ class MemoryPlan(NamedTuple):
         gb = 1e9
         ctx = " (beyond max_position_embeddings)" if self.beyond_max_position else ""
         return (f"MemoryPlan({self.model} on {self.n_gpus} x {self.gpu}: weights "
-                f"{self.weight_bytes / gb:,.2f} GB + KV {self.kv_cache_bytes / gb:,.2f} GB "
+                f"{self.weight_bytes / gb:,.2f} GB + KV {self.cache_bytes / gb:,.2f} GB "
                 f"({self.batch} x {self.seq_len:,} tokens{ctx}) + reserve "
                 f"{self.reserve_bytes / gb:,.2f} GB = {self.total_bytes / gb:,.2f} GB of "
                 f"{self.capacity_bytes / gb:,.2f} GB: {'fits' if self.fits else 'does not fit'})")
@@ -166,8 +173,8 @@ def memory_plan(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len
     kv = _kv_dtype(kv_dtype)
     w, _, label, _ = _weights(cfg, weights)
     return MemoryPlan(cfg.name, gpu.name, n_gpus, label, kv, seq_len, batch, w,
-                      kv_cache_bytes(cfg, seq_len, batch, kv), capacity - usable, usable,
-                      capacity, cfg.get("max_position_embeddings"))
+                      kv_cache_bytes(cfg, seq_len, batch, kv), linear_state_bytes(cfg, batch),
+                      capacity - usable, usable, capacity, cfg.get("max_position_embeddings"))
 
 
 class ContextLimit(NamedTuple):
@@ -217,24 +224,38 @@ def max_context(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", batch=1
                 utilization=DEFAULT_UTILIZATION):
     """The longest context (tokens per sequence) whose KV cache for ``batch`` sequences
     fits beside the weights: exact (it fits; one more token does not), in closed form,
-    sliding-window and MLA layers included. Reported beside ``max_position_embeddings``.
+    sliding-window, chunked (Llama-4), MLA and linear-attention (Qwen3-Next: a fixed
+    state per sequence) layers included. Reported beside ``max_position_embeddings``.
     """
     cfg = as_config(cfg)
     _whole("batch", batch)
     kv = _kv_dtype(kv_dtype)
     budget, gpu = _budget(cfg, gpu, n_gpus, weights, utilization)
+    budget -= linear_state_bytes(cfg, batch)       # fixed per sequence, whatever the context
     a = kv_cache_bytes_per_token_per_layer(cfg, kv) * batch   # bytes per token per layer
-    n_sliding = cfg.layer_types.count("sliding_attention")
-    n_full = len(cfg.layer_types) - n_sliding
+    counts = _layer_type_counts(cfg)
     mpe = cfg.get("max_position_embeddings")
-    if a == 0:
+    # layers that stop growing at a cap: sliding windows and Llama-4's attention chunks
+    caps = sorted([(cfg.sliding_window, counts.get("sliding_attention", 0)),
+                   (cfg.get("attention_chunk_size"), counts.get("chunked_attention", 0))],
+                  key=lambda c: c[0] or 0)
+    caps = [(cap, n) for cap, n in caps if n]
+    slope = counts.get("full_attention", 0) + sum(n for _, n in caps)   # layers still growing
+    base = 0                                                            # bytes of capped layers
+    if (a == 0 or slope == 0) and budget >= 0:   # no layer's cache grows with context
         return ContextLimit(None, mpe, batch)
-    w = cfg.sliding_window if n_sliding else None
-    s = budget // (a * (n_full + n_sliding))      # every layer still growing
-    if n_sliding and s > w:                        # past the window only full layers grow
-        if n_full == 0:
+    s = None if budget >= 0 else 0
+    for cap, n in (caps if s is None else ()):
+        s = (budget - base) // (a * slope)
+        if s <= cap:
+            break
+        base += a * n * cap
+        slope -= n
+        s = None
+    if s is None:                                   # past every cap
+        if slope == 0:                              # every KV layer capped: no memory limit
             return ContextLimit(None, mpe, batch)
-        s = (budget - a * n_sliding * w) // (a * n_full)
+        s = (budget - base) // (a * slope)
     if s < 1:
         raise ConfigError(
             f"batch: at batch {batch} not even one token per sequence fits beside the weights "
@@ -250,7 +271,7 @@ def max_batch(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=4
     _whole("seq_len", seq_len)
     kv = _kv_dtype(kv_dtype)
     budget, gpu = _budget(cfg, gpu, n_gpus, weights, utilization)
-    per_seq = kv_cache_bytes(cfg, seq_len, 1, kv)
+    per_seq = kv_cache_bytes(cfg, seq_len, 1, kv) + linear_state_bytes(cfg, 1)
     if per_seq == 0:
         raise ConfigError("kv_dtype: a cache of zero bytes per sequence has no batch limit")
     b = budget // per_seq
@@ -306,7 +327,7 @@ class StepBound(NamedTuple):
     batch: int
     seq_len: int
     weight_bytes_read: float
-    kv_bytes: int
+    kv_bytes: int             # KV cache (and any linear-attention state) read per step
     flops: float
     bandwidth: float          # bytes/s of all GPUs together
     peak: float               # FLOP/s of all GPUs together, at compute_dtype
@@ -370,7 +391,8 @@ def _step(mode, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch, compute_dty
     per_tok = flops_per_token(cfg, seq_len, mode).total
     flops = float(per_tok) * tokens
     return StepBound(mode, cfg.name, gpu.name, n_gpus, batch, seq_len, read,
-                     kv_cache_bytes(cfg, seq_len, batch, kv), flops,
+                     kv_cache_bytes(cfg, seq_len, batch, kv) + linear_state_bytes(cfg, batch),
+                     flops,
                      gpu.bandwidth_bytes_per_s * n_gpus, gpu.peak(cd) * n_gpus, cd)
 
 

@@ -214,13 +214,14 @@ def _skipped(name, patterns):
                for p in patterns)
 
 
-def _matrix_dims(t):
-    """(matrices, out, in) of a matmul weight as stored: (out, in) for a Linear;
-    gpt-oss stores its fused experts as (experts, in, out)."""
+def _matrix_dims(t, in_out=False):
+    """(matrices, out, in) of a matmul weight as stored: (out, in) for a Linear,
+    (in, out) for GPT-2's Conv1D (``in_out``); gpt-oss and Llama-4 store fused
+    experts as (experts, in, out). Anything else (a depthwise conv) is not a matrix."""
     if t.fused > 1 and len(t.shape) == 3:
         return t.shape[0], t.shape[2], t.shape[1]
     if len(t.shape) == 2:
-        return 1, t.shape[0], t.shape[1]
+        return (1, t.shape[1], t.shape[0]) if in_out else (1, t.shape[0], t.shape[1])
     return 0, 0, 0
 
 
@@ -256,7 +257,7 @@ def stored_weights(cfg, scheme=AS_SHIPPED, base_dtype=None):
                     buffers += b
                     kept += b
                     continue
-                m, out_f, in_f = _matrix_dims(t)
+                m, out_f, in_f = _matrix_dims(t, in_out=cfg.model_type == "gpt2")
                 convert = (sch.quantizes and t.matmul and m and t.component not in KEEP_16BIT
                            and (sch.targets == "linear" or t.routed)
                            and not _skipped(name, skip))

@@ -146,6 +146,32 @@ def test_sliding_window_and_mla_limits():
     assert lim.tokens == budget // (61 * 576 * 2)
 
 
+def test_every_zoo_model_limits_are_exact():
+    for name in lc.list_models():
+        assert _check_inverse(lc.load_model(name), "H200", 8, "as shipped", "fp8", 2, 4096) == 1, name
+
+
+def test_chunked_and_linear_attention_layers():
+    # Llama-4-Scout: chunked layers keep at most attention_chunk_size tokens; past the chunk
+    # only the full-attention layers grow
+    scout = lc.load_model("Llama-4-Scout-17B-16E-Instruct")
+    assert _check_inverse(scout, "B200", 8, "bf16", "bf16", 1, 8192) == 1
+    n_full = scout.layer_types.count("full_attention")
+    n_chunk = scout.layer_types.count("chunked_attention")
+    c = scout.attention_chunk_size
+    per = lc.kv_cache_bytes_per_token_per_layer(scout)
+    budget = 8 * 180 * 10**9 * 9 // 10 - lc.stored_weights(scout, "bf16").total
+    assert lc.max_context(scout, "B200", 8, "bf16").tokens == \
+        (budget - n_chunk * c * per) // (n_full * per)
+    # Qwen3-Next: linear-attention layers keep a fixed state per sequence, not a KV cache
+    nxt = lc.load_model("Qwen3-Next-80B-A3B")
+    plan = lc.memory_plan(nxt, "H200", 2, "bf16", seq_len=8192, batch=4)
+    assert plan.state_bytes == lc.linear_state_bytes(nxt, 4) > 0
+    assert plan.total_bytes == plan.weight_bytes + plan.kv_cache_bytes + plan.state_bytes \
+        + plan.reserve_bytes
+    assert _check_inverse(nxt, "H200", 2, "bf16", "bf16", 4, 8192) == 1
+
+
 def test_max_position_embeddings_is_reported_beside_the_memory_limit():
     lim = lc.max_context("Qwen3-30B-A3B", "H200")
     assert lim.max_position_embeddings == 40960 and lim.tokens > 40960

@@ -107,7 +107,7 @@ def draw_fit_and_speed(fig, data):
         state = _setup(fig)
     plan = data["plan"]
     left, right = state["left"], state["right"]
-    parts = [("weights", plan.weight_bytes, "weights"), ("kv_cache", plan.kv_cache_bytes, "KV cache"),
+    parts = [("weights", plan.weight_bytes, "weights"), ("kv_cache", plan.cache_bytes, "KV cache"),
              ("reserve", plan.reserve_bytes, "reserve")]
     top = max(plan.total_bytes, plan.capacity_bytes) / GB * 1.22
     left.set_ylim(0, top)

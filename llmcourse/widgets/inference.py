@@ -44,6 +44,9 @@ def fit_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch):
             f"{_gb(plan.weight_bytes)} ({plan.weight_bytes:,} B)"),
         Row(f"KV cache ({kv_dtype}, {batch} x {seq_len:,} tokens){ctx_note}", "kv_cache_bytes",
             plan.kv_cache_bytes, f"{_gb(plan.kv_cache_bytes)} ({plan.kv_cache_bytes:,} B)"),
+    ] + ([Row("linear-attention state (bf16, fixed per sequence)", "state_bytes",
+              plan.state_bytes, f"{_gb(plan.state_bytes)} ({plan.state_bytes:,} B)")]
+         if plan.state_bytes else []) + [
         Row("runtime reserve (10%: vLLM's gpu_memory_utilization 0.9)", "reserve_bytes",
             plan.reserve_bytes, _gb(plan.reserve_bytes)),
         Row(f"capacity ({n_gpus} x {plan.gpu})", "capacity_bytes", plan.capacity_bytes,
