@@ -28,7 +28,7 @@ def ffn_ratios(models):
     """intermediate_size / hidden_size of each model, with the 8/3 and 4 rules marked;
     gated MLPs solid, plain ones hatched (colour is not the only channel)."""
     cfgs = sorted(_cfgs(models), key=lambda c: c.intermediate_size / c.hidden_size)
-    fig, ax = new_figure(size=(10, 0.31 * len(cfgs) + 2.0))
+    fig, ax = new_figure(size=(10, 0.28 * len(cfgs) + 2.0))
     gated_c, plain_c = color_of("component:mlp"), color_of("reference")
     for i, c in enumerate(cfgs):
         r = c.intermediate_size / c.hidden_size
@@ -64,7 +64,7 @@ def ffn_attention_share(models, seq_len=4096, mode="prefill"):
     rest (embedding, norms, lm_head), one bar per model."""
     cfgs = _cfgs(models)
     splits = [ffn_attention_split(c, seq_len, mode) for c in cfgs]
-    fig, axes = new_figure(1, 2, size=(12, 0.31 * len(cfgs) + 2.4), sharey=True)
+    fig, axes = new_figure(1, 2, size=(12, 0.27 * len(cfgs) + 2.3), sharey=True)
     parts = [("attention", COMPONENT_COLORS["attention"]), ("ffn", COMPONENT_COLORS["mlp"]),
              ("other", color_of("other"))]
     names = {"attention": "attention", "ffn": "FFN (MLP)",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..counts import kv_cache_bytes_per_token_per_layer, param_count, weight_bytes
+from ..counts import kv_cache_bytes, param_count, weight_bytes
 from ..units import GiB
 from ..zoo import as_config, list_models
 
@@ -45,8 +45,8 @@ COLUMNS = {
     "non_embedding": ("non-embedding", lambda c: _pc(c).non_embedding),
     "embedding_share": ("embedding %", lambda c: round(100 * _pc(c).embedding / _pc(c).total, 1)),
     "weights_bf16_gib": ("bf16 weights (GiB)", lambda c: round(weight_bytes(c, "bf16") / GiB, 2)),
-    "kv_bytes_per_token": ("KV bytes/token (bf16)",
-                           lambda c: kv_cache_bytes_per_token_per_layer(c) * c.num_hidden_layers),
+    "kv_bytes_per_token": ("KV bytes/token (bf16)",  # every caching layer, one token
+                           lambda c: kv_cache_bytes(c, 1)),
 }
 
 
