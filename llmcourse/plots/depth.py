@@ -109,7 +109,7 @@ def approx_error_bars(models=None):
     errs = [(c.name, 100 * (approx_params_12Ld2(c) - layer_params(c)) / layer_params(c))
             for c in cfgs]
     errs.sort(key=lambda t: t[1])
-    fig, ax = new_figure(size=(11, 0.36 * len(errs) + 1.6))
+    fig, ax = new_figure(size=(11, 0.31 * len(errs) + 1.6))
     names = [n for n, _ in errs]
     vals = [v for _, v in errs]
     under, over = color_of("series:5"), color_of("series:0")
@@ -139,7 +139,7 @@ def embedding_share_bars(models=None):
     horizontal bars with each share written at the end of its own segment."""
     cfgs = sorted((as_config(m) for m in (models if models is not None else dense_models())),
                   key=lambda c: param_count(c).total, reverse=True)
-    fig, ax = new_figure(size=(11, 0.34 * len(cfgs) + 1.7))
+    fig, ax = new_figure(size=(11, 0.3 * len(cfgs) + 1.7))
     names, emb, head = [], [], []
     for c in cfgs:
         pc = param_count(c)

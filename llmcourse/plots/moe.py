@@ -118,13 +118,13 @@ def total_vs_active_bars(models=None, title=None):
     absolute figures written beside each bar."""
     cfgs = [as_config(m) for m in (models if models is not None else moe_models())]
     cfgs.sort(key=lambda c: param_count(c).total)
-    fig, ax = new_figure(size=(11, 0.62 * len(cfgs) + 1.7))
+    fig, ax = new_figure(size=(11, 0.46 * len(cfgs) + 1.7))
     ys = list(range(len(cfgs)))
     pcs = [param_count(c) for c in cfgs]
     share = [100 * pc.active / pc.total for pc in pcs]
-    ax.barh(ys, [100] * len(ys), height=0.62, color="none", hatch="//",
+    ax.barh(ys, [100] * len(ys), height=0.6, color="none", hatch="//",
             edgecolor=color_of("total"), label="total: stored, in memory")
-    ax.barh(ys, share, height=0.62, color=color_of("active"),
+    ax.barh(ys, share, height=0.6, color=color_of("active"),
             label="active: used by one token")
     for y, pc, s in zip(ys, pcs, share):
         ax.text(101.5, y, f"{pc.active / B:,.2f}B of {pc.total / B:,.2f}B ({s:.1f}%)",
