@@ -30,7 +30,9 @@ from .counts import flops_per_token, param_count
 from .zoo import as_config
 
 __all__ = ["PRECISIONS", "OPTIMIZERS", "RECOMPUTE", "ATTENTION", "TrainingMemory",
-           "training_memory", "bytes_per_param", "fewest_gpus", "korthikanti_activation_bytes", "TrainingFlops", "training_flops",
+           "training_memory", "bytes_per_param", "fewest_gpus", "layer_activation_bytes",
+           "data_parallel_size",
+           "measured_activations", "korthikanti_activation_bytes", "TrainingFlops", "training_flops",
            "training_time", "CHINCHILLA_TOKENS_PER_PARAM", "chinchilla_tokens"]
 
 # --- conventions: bytes per parameter ------------------------------------------------
@@ -424,6 +426,35 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
                                         zero_stage=zero_stage, dp=dp, tp=tp, attention=attn))
 
 
+def layer_activation_bytes(cfg, seq_len=1, micro_batch=1, precision="bf16-mixed",
+                           attention="flash", tp=1):
+    """Bytes one layer saves for backward (no recomputation), per layer kind:
+    ``[(n_layers, is_moe, bytes of one such layer), ...]``. With the defaults
+    (one token), the bytes per token of one layer."""
+    cfg = as_config(cfg)
+    _int("seq_len", seq_len)
+    _int("micro_batch", micro_batch)
+    act = PRECISIONS[_choice("precision", precision, tuple(PRECISIONS))]["act"]
+    _choice("attention", attention, ATTENTION)
+    out = []
+    for n_layers, _, is_moe in _groups(cfg):
+        per_tok = sum(_layer_terms(cfg, is_moe, seq_len, attention, act, tp).values())
+        out.append((n_layers, is_moe, per_tok * seq_len * micro_batch
+                    + (4 * cfg.num_experts if is_moe else 0)))
+    return out
+
+
+def data_parallel_size(n_gpus, tp=1):
+    """How many data-parallel replicas ``n_gpus`` GPUs make with tensor-parallel groups
+    of ``tp``: ``n_gpus // tp``, refused unless ``tp`` divides ``n_gpus``."""
+    _int("n_gpus", n_gpus, hi=MAX_GPUS)
+    _int("tp", tp, hi=MAX_GPUS)
+    if n_gpus % tp:
+        raise ConfigError(f"n_gpus: must be a multiple of tp={tp} (each data-parallel replica "
+                          f"is a group of tp GPUs) (got {n_gpus})")
+    return n_gpus // tp
+
+
 def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1, **settings):
     """The fewest GPUs (``dp x tp``) whose memory holds :func:`training_memory`'s
     per-GPU total, or ``None`` if no count does (what is not sharded, such as the
@@ -466,6 +497,18 @@ def korthikanti_activation_bytes(cfg, seq_len, micro_batch=1, flash=False, bytes
     s, b, h, a = seq_len, micro_batch, cfg.hidden_size, cfg.num_attention_heads
     per_layer = Fraction(34 * s * b * h) + (0 if flash else Fraction(5 * a * s * s * b))
     return int(cfg.num_hidden_layers * per_layer * bytes_per_value / 2)
+
+
+def measured_activations():
+    """The stored measurements (``llmcourse/data/activations_measured.json``, written
+    by ``benchmarks/measure_activations.py`` on CPU): a dict with the torch and
+    transformers versions, the small models' configs and one row per setting."""
+    import json
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                        "activations_measured.json")
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
 
 
 # --- compute --------------------------------------------------------------------------

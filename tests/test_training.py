@@ -198,3 +198,12 @@ def test_korthikanti_formula_by_hand():
     # GPT-3-like: 34 s b h + 5 a s^2 b per layer, 2 bytes per value
     assert lc.training.korthikanti_activation_bytes(LLAMA8, 2048, 1) == 32 * (
         34 * 2048 * 4096 + 5 * 32 * 2048 * 2048)
+
+
+def test_layer_activation_bytes_sum_to_the_layer_terms():
+    m = training_memory("Qwen3-30B-A3B", 2048, 2, attention="eager")
+    layers = lc.training.layer_activation_bytes("Qwen3-30B-A3B", 2048, 2, attention="eager")
+    outside = sum(v for k, v in m.activation_terms.items()
+                  if k in ("token ids (int64)", "rotary cos/sin tables (once per model)",
+                           "final norm and lm_head input"))
+    assert sum(n * b for n, _, b in layers) == m.activations - outside

@@ -10,3 +10,4 @@ from .base import (EXERCISES, KINDS, Exercise, Verdict, check, concept, derive, 
                    design, exercise, hint, list_exercises, predict, solution)
 from . import anatomy, heads, kvcache, ffn, depth, moe, whatif  # noqa: F401  (register)
 from . import inference  # noqa: F401  (register)
+from . import training  # noqa: F401  (register)

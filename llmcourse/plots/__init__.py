@@ -15,6 +15,7 @@ from .depth import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .whatif import *  # noqa: F401,F403
 from .inference import *  # noqa: F401,F403
+from .training import *  # noqa: F401,F403
 
 
 def _register_png_formatter():

@@ -14,3 +14,4 @@ from .depth import *  # noqa: F401,F403
 from .moe import *  # noqa: F401,F403
 from .whatif import *  # noqa: F401,F403
 from .inference import *  # noqa: F401,F403
+from .training import *  # noqa: F401,F403

@@ -102,6 +102,13 @@ SPECS = [
                       invalid=Invalid("n_gpus", 0, lambda: lc.memory_plan(
                           model("Qwen3-30B-A3B"), "H100 SXM 80GB", n_gpus=0))),
     ]),
+    NotebookSpec("08_what_training_costs.ipynb", [
+        # lc.widgets.training_explorer(): Llama-3.1-8B, 8,192 x 1, bf16-mixed AdamW, ZeRO-3, 8 x H100
+        ExplorerCheck("training", control="zero_stage", value=2, key="total",
+                      expect=lambda: lc.training_memory(model("Llama-3.1-8B"), 8192, 1,
+                                                        zero_stage=2, dp=8).total,
+                      invalid=Invalid("n_gpus", 0, lambda: lc.training.data_parallel_size(0))),
+    ]),
 ]
 
 

@@ -1,0 +1,171 @@
+"""Exercises for lesson 08, what training costs (ids train-*)."""
+
+from __future__ import annotations
+
+from ..counts import param_count
+from ..hardware import load_gpu
+from ..training import RECOMPUTE, fewest_gpus, layer_activation_bytes, training_memory
+from ..zoo import load_model
+from .base import concept, derive, design, predict
+
+__all__ = []
+
+NB = "08_what_training_costs"
+_L31 = "Llama-3.1-8B"
+
+
+def _states(zero_stage, dp=8, precision="bf16-mixed"):
+    m = training_memory(load_model(_L31), 8192, 1, precision=precision, zero_stage=zero_stage,
+                        dp=dp)
+    return m.params + m.grads + m.optimizer
+
+
+def _n():
+    return param_count(load_model(_L31)).total
+
+
+predict(
+    "train-1", NB,
+    "Llama-3.1-8B in bf16-mixed with AdamW (16 B/param), ZeRO-2 over 8 GPUs: how many bytes "
+    "of weights + grads + optimizer state does each GPU hold? Write your prediction before "
+    "running the check (within 1%).",
+    expected=lambda: _states(2),
+    why="ZeRO-2 shards the optimizer state (fp32 master 4 + m and v 8 = 12 B/param) and the "
+        "bf16 grads (2 B/param) over the 8 GPUs, but every GPU keeps the full bf16 weights "
+        "(2 B/param): 2N + (2 + 12)N/8 = 3.75 B per parameter, about 30.1 GB for N = 8.03B. "
+        "ZeRO-3 would also shard the weights: 16N/8 = 2 B per parameter.",
+    hint="sort the 16 bytes into what ZeRO-2 shards (divided by 8) and what it keeps whole.",
+    rel_tol=0.01, unit="bytes",
+    mistakes=((lambda: 16 * _n(), "that is the whole 16 B/param on one GPU: ZeRO-2 shards most "
+                                  "of it"),
+              (lambda: 2 * _n(), "that is ZeRO-3 (all 16 B/param divided by 8): ZeRO-2 keeps a "
+                                 "full copy of the weights on every GPU"),
+              (lambda: 4 * _n() + 12 * _n() // 8, "that is ZeRO-1: it shards only the optimizer "
+                                                  "state; ZeRO-2 shards the grads too")),
+    wrong=(16 * 8_030_261_248, 2 * 8_030_261_248, 10**9, "30e9"),
+)
+
+
+S_EAGER = 4096
+
+
+def _per_token_layer(cfg):
+    """The engine's bytes per token of one layer (bf16, eager attention, 4,096 tokens)."""
+    return layer_activation_bytes(cfg, seq_len=S_EAGER, attention="eager")[0][2] // S_EAGER
+
+
+def _flash_per_token_layer(cfg):
+    h, I = cfg.hidden_size, cfg.intermediate_size
+    nh, nkv, hd = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim
+    norm = 4 * h + 4 + 2 * h                      # fp32 input, fp32 rstd, bf16 normalized
+    attn = 2 * h + 2 * (nh * hd + 2 * nkv * hd) + 2 * nh * hd + 4 * nh
+    mlp = 2 * h + 2 * 4 * I
+    return 2 * norm + attn + mlp
+
+
+def _solution_per_token_layer(cfg):
+    h, I, s = cfg.hidden_size, cfg.intermediate_size, S_EAGER
+    nh, hd = cfg.num_attention_heads, cfg.head_dim
+    norm = 4 * h + 4 + 2 * h
+    qkv = 2 * 3 * nh * hd                     # k and v repeated to every query head
+    scores = nh * s * (4 + 2)                 # fp32 probabilities and their bf16 copy
+    attn = 2 * h + qkv + 2 * nh * hd + scores
+    return 2 * norm + attn + 2 * h + 2 * 4 * I
+
+
+def _wrong_not_repeated(cfg):   # eager, but k and v kept at the KV heads
+    nkv, nh, hd = cfg.num_key_value_heads, cfg.num_attention_heads, cfg.head_dim
+    return _solution_per_token_layer(cfg) - 2 * 2 * (nh - nkv) * hd
+
+
+def _wrong_bf16_scores(cfg):    # the scores counted once, at 2 bytes
+    return _solution_per_token_layer(cfg) - cfg.num_attention_heads * S_EAGER * 4
+
+
+derive(
+    "train-2", NB,
+    "Write activation_bytes(cfg): the bytes one Llama-style layer (no QK-norm) saves for "
+    "backward per token in bf16 with *eager* attention at 4,096 tokens (sequence length "
+    "s = 4096, micro-batch 1). Start from the FlashAttention layer derived above and apply "
+    "what eager attention changes. The checker runs it on models the notebook did not show.",
+    reference=_per_token_layer,
+    cases=(_L31, "Qwen2-7B", "Mistral-Nemo-Base-2407", "Llama-3.2-1B", "Meta-Llama-3-70B",
+           lambda: load_model(_L31).replace(num_key_value_heads=1, intermediate_size=11008)),
+    why="Eager attention multiplies q by k repeated to every query head (repeat_kv makes a "
+        "copy), so k and v are saved at n_h heads, GQA or not; it saves the s x s "
+        "probabilities in fp32 (softmax's output) and their bf16 copy (the input of the "
+        "product with v): 6 s bytes per head and token, and no log-sum-exp. At 4,096 tokens "
+        "that score term alone is 786,432 B per token for 32 heads, more than the rest of "
+        "the layer.",
+    hint="three things change from the FlashAttention layer: how many heads k and v are "
+         "saved at, a term that grows with s, and one small fp32 term that disappears.",
+    solution=_solution_per_token_layer,
+    wrong=(_flash_per_token_layer, _wrong_not_repeated, _wrong_bf16_scores),
+)
+
+
+def _fewest_overall():
+    return min(n for n in (fewest_gpus(_L31, "H100 SXM 80GB", 8192, 1, zero_stage=3,
+                                       recompute=r) for r in RECOMPUTE) if n)
+
+
+def _validate_design(answer):
+    if not isinstance(answer, dict) or set(answer) != {"n_gpus", "recompute"}:
+        return False, 'give a dict {"n_gpus": ..., "recompute": ...}'
+    n, r = answer["n_gpus"], answer["recompute"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        return False, "n_gpus must be a positive whole number"
+    if r not in RECOMPUTE:
+        return False, f"recompute must be one of {', '.join(RECOMPUTE)}"
+    cap = load_gpu("H100 SXM 80GB").memory_bytes
+    m = training_memory(_L31, 8192, 1, zero_stage=3, dp=n, recompute=r)
+    if m.total > cap:
+        return False, (f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}, each holds "
+                       f"{m.total / 1e9:,.1f} GB, more than 80 GB")
+    best = _fewest_overall()
+    if n > best:
+        return False, (f"it fits ({m.total / 1e9:,.1f} GB per GPU), but fewer GPUs would do: "
+                       "look at what ZeRO-3 leaves whole on every GPU")
+    return True, (f"{n} GPUs, {m.total / 1e9:,.1f} GB each: the fewest that fit.")
+
+
+design(
+    "train-3", NB,
+    "Full fine-tuning of Llama-3.1-8B at 8,192 tokens, micro-batch 1, bf16-mixed with AdamW, "
+    "ZeRO-3, on H100 80 GB GPUs. Choose the recomputation and the number of GPUs: the fewest "
+    "GPUs that fit. Answer {\"n_gpus\": ..., \"recompute\": ...}.",
+    validate=_validate_design,
+    why="ZeRO-3 divides the 16 B/param states by the GPU count, but not the activations: "
+        "without recomputation about 59 GB of activations and logits stay on every GPU, so "
+        "the 128 GB of states need 7 GPUs; full recomputation keeps only the layer inputs and "
+        "one layer (about 11 GB), and 2 GPUs suffice, for a third more compute.",
+    hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
+         "setting shrinks the part it does not?",
+    solution={"n_gpus": 2, "recompute": "full"},
+    wrong=({"n_gpus": 1, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
+           {"n_gpus": 4, "recompute": "full"}, [2, "full"]),
+)
+
+
+concept(
+    "train-4", NB,
+    "You train with FlashAttention. What does Korthikanti et al.'s *selective* recomputation "
+    "(recompute the attention core: QK^T, softmax, the weighted sum of V) save you?",
+    options={"a": "The s x s attention scores: the term that grows with the square of the "
+                  "sequence length.",
+             "b": "Nothing: FlashAttention never stores the s x s scores, it recomputes them "
+                  "block by block in the backward pass already.",
+             "c": "The q, k and v tensors, since they are inputs of the attention core.",
+             "d": "The MLP's intermediate tensors, the largest term of a layer."},
+    correct="b",
+    feedback={"a": "that is what selective recomputation removes in eager attention; "
+                   "FlashAttention has already removed it",
+              "b": "Right: the fused kernel keeps only q, k, v, its output and one log-sum-exp "
+                   "per head, so the s x s term is gone before any recomputation.",
+              "c": "q, k and v are kept: they are what the recomputation starts from",
+              "d": "selective recomputation leaves the MLP alone; only full recomputation "
+                   "drops its tensors"},
+    why="Korthikanti et al. (2022) chose the attention core because it held the 5as²b term "
+        "at little FLOP cost; FlashAttention (Dao et al. 2022) reaches the same memory by "
+        "design, which is why recompute='selective' changes nothing with attention='flash'.",
+)

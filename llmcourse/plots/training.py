@@ -1,0 +1,211 @@
+"""Figures for the training-cost lesson (lesson 08)."""
+
+from __future__ import annotations
+
+from ..training import bytes_per_param, korthikanti_activation_bytes, training_memory
+from ..zoo import as_config
+from .style import (CONCEPT_MARKERS, TEXT_SIZES, clear_figure, color_of, ink_for, new_figure,
+                    plain_log_axis, styled)
+
+__all__ = ["PARTS", "draw_training_memory", "training_memory_by_zero_stage",
+           "activations_vs_measured", "memory_vs_seq_len", "crossover_seq_len"]
+
+GB = 10**9
+# the five parts of per-GPU training memory: (TrainingMemory attribute, label, colour key)
+PARTS = (("params", "weights", "weights"), ("grads", "grads", "gradients"),
+         ("optimizer", "optimizer state", "optimizer"),
+         ("activations", "activations", "activations"), ("logits", "logits", "lm_head"))
+_HATCH = {"params": "", "grads": "//", "optimizer": "..", "activations": "", "logits": "xx"}
+
+
+def _setup_memory_axes(fig, labels):
+    """Build the bars, labels and capacity line once; later redraws move them."""
+    clear_figure(fig)
+    if fig.get_layout_engine() is None:   # an explorer's fixed margins: room for the labels
+        fig.subplots_adjust(left=0.12, right=0.97, top=0.9, bottom=0.27)
+    ax = fig.subplots()
+    n = len(labels)
+    y = list(range(n))[::-1]
+    st = {"ax": ax, "n": n, "y": y, "bars": {}, "texts": {}}
+    for attr, name, color in PARTS:
+        c = color_of(color)
+        st["bars"][attr] = ax.barh(y, [0] * n, height=0.62, color=c, hatch=_HATCH[attr],
+                                   edgecolor="white", linewidth=0.8, label=name)
+        st["texts"][attr] = [ax.text(0, yy, "", ha="center", va="center", color=ink_for(c),
+                                     fontsize=TEXT_SIZES["label"]) for yy in y]
+    st["totals"] = [ax.text(0, yy, "", va="center", fontsize=TEXT_SIZES["label"]) for yy in y]
+    st["outline"] = ax.barh(y, [0] * n, height=0.78, fill=False,
+                            edgecolor=color_of("highlight"), linewidth=2.5)
+    st["cap"] = ax.axvline(1, color=color_of("reference"), ls="--", lw=2)
+    st["cap_text"] = ax.text(1, n - 0.5, "", color=color_of("reference"), va="bottom",
+                             ha="left", fontsize=TEXT_SIZES["label"])
+    ax.set_yticks(y, labels)
+    ax.set_ylim(-0.6, n - 0.1)
+    ax.set_xlabel("memory per GPU (GB = 10^9 bytes)")
+    ax.grid(axis="y", visible=False)
+    ax.legend(handles=[st["bars"][a] for a, _, _ in PARTS], loc="upper center", ncol=5,
+              fontsize=TEXT_SIZES["legend"], bbox_to_anchor=(0.5, -0.2), frameon=False)
+    st["labels"] = list(labels)
+    fig._lc_training_state = st
+    return st
+
+
+def draw_training_memory(fig, rows, capacity_bytes=None, gpu_label="", highlight=None,
+                         title=None):
+    """Stacked horizontal bars of per-GPU memory (decimal GB), one per ``(label,
+    TrainingMemory)`` in ``rows``, against a GPU's capacity. The first call builds the
+    axes; later calls on the same figure move the bars (a live redraw)."""
+    labels = [r[0] for r in rows]
+    st = getattr(fig, "_lc_training_state", None)
+    if st is None or st["labels"] != labels or st["ax"] not in fig.axes:
+        st = _setup_memory_axes(fig, labels)
+    ax, y = st["ax"], st["y"]
+    top = max([m.total for _, m in rows] + [capacity_bytes or 0]) / GB
+    span = top * 1.12
+    ax.set_xlim(0, span)
+    left = [0.0] * len(rows)
+    for attr, _, _ in PARTS:
+        for i, (_, m) in enumerate(rows):
+            w = getattr(m, attr) / GB
+            bar = st["bars"][attr][i]
+            bar.set_x(left[i])
+            bar.set_width(w)
+            t = st["texts"][attr][i]
+            t.set_position((left[i] + w / 2, y[i]))
+            t.set_text((f"{w:,.0f}" if w >= 10 else f"{w:,.1f}") if w >= 0.07 * span else "")
+            left[i] += w
+    for i, (_, m) in enumerate(rows):
+        st["totals"][i].set_position((left[i] + span * 0.01, y[i]))
+        st["totals"][i].set_text(f"{m.total / GB:,.1f} GB")
+        st["outline"][i].set_width(left[i] if i == highlight else 0)
+        st["outline"][i].set_visible(i == highlight)
+    st["cap"].set_visible(bool(capacity_bytes))
+    st["cap_text"].set_visible(bool(capacity_bytes))
+    if capacity_bytes:
+        cap = capacity_bytes / GB
+        st["cap"].set_xdata([cap, cap])
+        st["cap_text"].set_x(cap)
+        st["cap_text"].set_text(f" {gpu_label} {cap:,.0f} GB")
+    ax.set_title(title or "Training memory per GPU", loc="left", pad=16)
+    return ax
+
+
+@styled
+def training_memory_by_zero_stage(model, seq_len, micro_batch=1, dp=8, gpu=None, title=None,
+                                  **settings):
+    """Per-GPU memory of one setting at ZeRO stages 0-3 over ``dp`` GPUs, against a
+    GPU's memory (a name from :func:`llmcourse.list_gpus`)."""
+    cfg = as_config(model)
+    rows = [(f"ZeRO-{k}" if k else "no ZeRO (DDP)",
+             training_memory(cfg, seq_len, micro_batch, zero_stage=k, dp=dp, **settings))
+            for k in range(4)]
+    cap, label = None, ""
+    if gpu is not None:
+        from ..hardware import as_gpu
+        g = as_gpu(gpu)
+        cap, label = g.memory_bytes, g.name
+    fig, _ = new_figure(size=(11, 4.6))
+    draw_training_memory(fig, rows, cap, label, title=title or (
+        f"{cfg.name}, {seq_len:,} tokens x {micro_batch}, {dp} GPUs: "
+        "each ZeRO stage shards one more part"))
+    return fig
+
+
+@styled
+def activations_vs_measured(data, title=None):
+    """The engine's count of bytes saved for backward and the textbook
+    ``34 s b h + 5 a s^2 b`` formula, each divided by what PyTorch saved (the stored
+    measurements, ``llmcourse/data/activations_measured.json``), against the measured
+    bytes."""
+    from ..config import from_hf_config
+    fig, ax = new_figure(size=(11, 5.2))
+    ours, theirs = [], []
+    for r in data["rows"]:
+        cfg = from_hf_config(data["models"][r["model"]])
+        prec = data["engine_precision"][r["dtype"]]
+        attn = data["engine_attention"][r["attn_implementation"]]
+        est = training_memory(cfg, r["seq_len"], r["batch"], precision=prec,
+                              attention=attn).saved_for_backward
+        k = korthikanti_activation_bytes(cfg, r["seq_len"], r["batch"], flash=attn == "flash",
+                                         bytes_per_value=4 if r["dtype"] == "fp32" else 2)
+        ours.append((r["saved_bytes"] / 1e6, est / r["saved_bytes"]))
+        theirs.append((r["saved_bytes"] / 1e6, k / r["saved_bytes"]))
+    ax.scatter([m for m, _ in theirs], [q for _, q in theirs], s=60,
+               marker=CONCEPT_MARKERS["approx"], color=color_of("approx"),
+               label="34·s·b·h + 5·a·s²·b per layer (Korthikanti et al. 2022)", zorder=3)
+    ax.scatter([m for m, _ in ours], [q for _, q in ours], s=60,
+               marker=CONCEPT_MARKERS["exact"], color=color_of("exact"),
+               label="this course: every saved tensor counted (lc.training_memory)", zorder=4)
+    ax.axhline(1, color=color_of("reference"), lw=1.2)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    plain_log_axis(ax.xaxis, "{:,g}")
+    plain_log_axis(ax.yaxis)
+    ax.set_xticks([3, 10, 30, 100, 300])
+    ax.set_yticks([0.25, 0.5, 1, 2])
+    lo = min(q for _, q in theirs + ours)
+    hi = max(q for _, q in theirs + ours)
+    ax.set_ylim(min(0.2, lo / 1.2), max(2.5, hi * 1.2))
+    ax.set_xlabel("MB PyTorch saved for backward (measured on CPU, log scale)")
+    ax.set_ylabel("estimate / measured (log scale)")
+    worst = [q for _, q in theirs]
+    ax.set_title(title or (f"Each saved tensor counted: equal to PyTorch in all {len(ours)} "
+                           f"settings\nThe 34·s·b·h rule: {min(worst):.2f}× to "
+                           f"{max(worst):.2f}× of the measured bytes"), loc="left")
+    ax.legend(loc="lower right")
+    return fig
+
+
+def crossover_seq_len(model, micro_batch=1, **settings):
+    """The shortest sequence at which activations + logits outweigh weights + grads +
+    optimizer state (FlashAttention, no recomputation: both sides are affine in the
+    length, so two evaluations give it exactly)."""
+    cfg = as_config(model)
+    settings = dict(settings, attention="flash", recompute="none")
+    m1, m2 = (training_memory(cfg, s, micro_batch, **settings) for s in (1, 2))
+    a1, slope = m1.activations + m1.logits, (m2.activations + m2.logits) - (m1.activations + m1.logits)
+    need = m1.states - a1      # activations at length s: a1 + slope * (s - 1)
+    return max(1, need // slope + 2) if need >= 0 else 1
+
+
+@styled
+def memory_vs_seq_len(model, micro_batch=1, seq_lens=None, title=None, **settings):
+    """Per-GPU memory against sequence length: weights + grads + optimizer state (flat)
+    and activations + logits with FlashAttention, with eager attention (the s x s
+    scores) and with full recomputation."""
+    cfg = as_config(model)
+    seq_lens = seq_lens or [2**k for k in range(9, 18)]
+    fig, ax = new_figure(size=(11, 5))
+    base = [training_memory(cfg, s, micro_batch, **settings) for s in seq_lens]
+    bpp = bytes_per_param(base[0].settings["precision"], base[0].settings["optimizer"])
+    ax.plot(seq_lens, [m.states / GB for m in base], color=color_of("weights"), lw=2.6,
+            label=f"weights + grads + optimizer state ({bpp} B/param)")
+    styles = ((dict(attention="eager"), "--", "activations + logits, eager attention (s×s scores)"),
+              (dict(attention="flash"), "-", "activations + logits, FlashAttention"),
+              (dict(attention="flash", recompute="full"), ":",
+               "FlashAttention + full recomputation"))
+    for kw, ls, label in styles:
+        ms = [training_memory(cfg, s, micro_batch, **dict(settings, **kw)) for s in seq_lens]
+        ax.plot(seq_lens, [(m.activations + m.logits) / GB for m in ms], ls=ls, lw=2.4,
+                color=color_of("activations"), label=label)
+    cross = crossover_seq_len(cfg, micro_batch, **{k: v for k, v in settings.items()
+                                                   if k not in ("attention", "recompute")})
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    plain_log_axis(ax.yaxis, "{:,g}")
+    ax.set_xticks(seq_lens, [f"{s // 1024}K" if s >= 1024 else str(s) for s in seq_lens])
+    mpe = cfg.get("max_position_embeddings")
+    if mpe and mpe < seq_lens[-1]:
+        ax.axvspan(mpe, seq_lens[-1] * 1.2, color=color_of("reserve"), alpha=0.2)
+        ax.text(mpe * 1.05, ax.get_ylim()[1], "beyond the model's context", va="top",
+                fontsize=TEXT_SIZES["label"])
+    if seq_lens[0] <= cross <= seq_lens[-1]:
+        ax.axvline(cross, color=color_of("reference"), lw=1.2, ls="-.")
+    ax.set_xlim(seq_lens[0] / 1.2, seq_lens[-1] * 1.2)
+    ax.set_xlabel(f"sequence length (tokens, log scale), micro-batch {micro_batch}")
+    ax.set_ylabel("GB per GPU (log scale)")
+    ax.set_title(title or (f"{cfg.name}: activations outgrow the {bpp} B/param states from "
+                           f"{cross:,} tokens\n(FlashAttention, micro-batch {micro_batch}; eager "
+                           "attention's s×s scores get there far sooner)"), loc="left")
+    ax.legend(loc="upper left", fontsize=TEXT_SIZES["legend"])
+    return fig

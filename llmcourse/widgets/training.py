@@ -1,0 +1,123 @@
+"""Explorer for the training-cost lesson (lesson 08): memory per GPU and training time."""
+
+from __future__ import annotations
+
+from ..hardware import list_gpus, load_gpu
+from ..training import (ATTENTION, OPTIMIZERS, PRECISIONS, RECOMPUTE, chinchilla_tokens,
+                        data_parallel_size, fewest_gpus, training_flops, training_memory,
+                        training_time)
+from ..zoo import load_model
+from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
+
+__all__ = ["training_explorer", "training_rows", "TOKEN_BUDGETS"]
+
+SEQ_LENS = [2**k for k in range(9, 18)]
+MICRO_BATCHES = [1, 2, 4, 8, 16, 32]
+# token budgets, by label: "Chinchilla" is 20 tokens per parameter of the chosen model
+TOKEN_BUDGETS = {"Chinchilla (20 per parameter)": None, "1B tokens (a fine-tune)": 10**9,
+                 "100B tokens": 10**11, "1T tokens": 10**12, "15T tokens (Llama 3)": 15 * 10**12}
+MFUS = [0.2, 0.3, 0.4, 0.5, 0.6]
+GB = 10**9
+
+
+def _time_text(seconds):
+    if seconds < 3600:
+        return f"{seconds / 60:,.1f} minutes"
+    if seconds < 3 * 86400:
+        return f"{seconds / 3600:,.1f} hours"
+    return f"{seconds / 86400:,.1f} days"
+
+
+def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, zero_stage, gpu,
+                  n_gpus, tp=1, tokens=None, mfu=0.4, attention="flash"):
+    """The summary rows for one setting (pure: the explorer and the tests call this)."""
+    dp = data_parallel_size(n_gpus, tp)
+    g = load_gpu(gpu)
+    m = training_memory(cfg, seq_len, micro_batch, precision=precision, optimizer=optimizer,
+                        recompute=recompute, zero_stage=zero_stage, dp=dp, tp=tp,
+                        attention=attention)
+    budget = tokens if tokens is not None else chinchilla_tokens(cfg)
+    flops = training_flops(cfg, budget, seq_len, recompute=recompute)
+    secs = training_time(flops, g, n_gpus, mfu)
+    fewest = fewest_gpus(cfg, g, seq_len, micro_batch, zero_stage=zero_stage, tp=tp,
+                         precision=precision, optimizer=optimizer, recompute=recompute,
+                         attention=attention)
+    free = g.memory_bytes - m.total
+    fit = (f"fits, {free / GB:,.1f} GB to spare" if free >= 0
+           else f"does not fit: {-free / GB:,.1f} GB over")
+    rows = [Row(label, key, getattr(m, key), f"{getattr(m, key) / GB:,.2f} GB")
+            for key, label in (("params", "weights"), ("grads", "gradients"),
+                               ("optimizer", "optimizer state (master weights included)"),
+                               ("activations", "activations"), ("logits", "logits"))]
+    rows += [
+        Row(f"total per GPU, of {g.memory_bytes / GB:,.0f} GB ({g.name})", "total", m.total,
+            f"{m.total / GB:,.2f} GB: {fit}"),
+        Row(f"fewest GPUs that fit (ZeRO-{zero_stage}, tp={tp})", "fewest_gpus",
+            fewest if fewest is not None else -1,
+            f"{fewest:,}" if fewest is not None else "none: what is not sharded is too big"),
+        Row(f"{budget / 1e9:,.1f}B tokens: {flops.model:.3e} FLOPs (6·N·D + attention), "
+            f"on {n_gpus:,} GPUs at MFU {mfu:.0%} (assumed)", "seconds", round(secs),
+            _time_text(secs)),
+    ]
+    return rows
+
+
+@register("training")
+def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
+                      precision="bf16-mixed", optimizer="adamw", recompute="none",
+                      zero_stage=3, gpu="H100 SXM 80GB", n_gpus=8):
+    """Pick a model, a batch, a precision, an optimizer, recomputation, a ZeRO stage and
+    GPUs; watch the per-GPU memory against the GPU's capacity and the training time."""
+    state = {"cfg": load_model(model)}
+    controls = {
+        "model": model_dropdown(model),
+        "seq_len": selection("sequence length", SEQ_LENS, seq_len),
+        "micro_batch": selection("micro-batch", MICRO_BATCHES, micro_batch, width="260px"),
+        "precision": dropdown("precision", list(PRECISIONS), precision, width="320px"),
+        "optimizer": dropdown("optimizer", list(OPTIMIZERS), optimizer, width="230px"),
+        "recompute": dropdown("recompute", list(RECOMPUTE), recompute, width="220px"),
+        "attention": dropdown("attention", list(ATTENTION), "flash", width="200px"),
+        "zero_stage": selection("ZeRO stage", [0, 1, 2, 3], zero_stage, width="220px"),
+        "gpu": dropdown("GPU", list_gpus(), load_gpu(gpu).name, width="300px"),
+        "n_gpus": int_text("GPUs", n_gpus, width="160px"),
+        "tp": selection("tensor parallel", [1, 2, 4, 8], 1, width="240px"),
+        "tokens": dropdown("token budget", list(TOKEN_BUDGETS), list(TOKEN_BUDGETS)[0],
+                           width="330px"),
+        "mfu": selection("MFU (assumed)", MFUS, 0.4, width="260px"),
+    }
+
+    def compute(v):
+        return training_rows(state["cfg"], v["seq_len"], v["micro_batch"], v["precision"],
+                             v["optimizer"], v["recompute"], v["zero_stage"], v["gpu"],
+                             v["n_gpus"], tp=v["tp"], tokens=TOKEN_BUDGETS[v["tokens"]],
+                             mfu=v["mfu"], attention=v["attention"])
+
+    def draw(fig, v, rows):
+        from ..plots.training import draw_training_memory
+        g = load_gpu(v["gpu"])
+        tp = v["tp"]
+        dp = data_parallel_size(v["n_gpus"], tp)
+        kw = dict(precision=v["precision"], optimizer=v["optimizer"], recompute=v["recompute"],
+                  dp=dp, tp=tp, attention=v["attention"])
+        bars = [(f"ZeRO-{k}" if k else "no ZeRO", training_memory(state["cfg"], v["seq_len"],
+                                                                  v["micro_batch"],
+                                                                  zero_stage=k, **kw))
+                for k in range(4)]
+        total = next(r.value for r in rows if r.key == "total")
+        verdict = "fits" if total <= g.memory_bytes else "does not fit"
+        draw_training_memory(fig, bars, g.memory_bytes, g.name, highlight=v["zero_stage"],
+                             title=f"{state['cfg'].name}, {v['seq_len']:,} x {v['micro_batch']} "
+                                   f"tokens on {v['n_gpus']} GPUs: ZeRO-{v['zero_stage']} "
+                                   f"{verdict}")
+
+    ex = Explorer("training", controls, compute, draw, title="What does training cost?",
+                  figsize=(11, 4.2),
+                  note="Bars: per-GPU memory at each ZeRO stage for this setting (outlined: the "
+                       "stage you chose). attention: flash keeps no s x s scores, eager does "
+                       "(selective recomputation removes them). Time assumes the MFU you set; "
+                       "large runs report 35-55%.")
+
+    def on_model(change):
+        state["cfg"] = load_model(change["new"])
+    ex.on_change("model", on_model)
+    return ex

@@ -1,0 +1,28 @@
+"""The training explorer: engine values in its table, a one-line message for an
+impossible setting, and recovery."""
+
+import llmcourse as lc
+
+
+def test_explorer_shows_the_engine_values_and_recovers():
+    ex = lc.widgets.EXPLORERS["training"]()
+    assert ex.error == ""
+    cfg = lc.load_model("Llama-3.1-8B")
+    assert ex.value("total") == lc.training_memory(cfg, 8192, 1, zero_stage=3, dp=8).total
+    ex.set(recompute="full", n_gpus=2)
+    m = lc.training_memory(cfg, 8192, 1, zero_stage=3, dp=2, recompute="full")
+    assert ex.value("total") == m.total and m.total <= lc.load_gpu("H100").memory_bytes
+    assert ex.value("fewest_gpus") == 2
+    # 8 GPUs at 40% MFU for 20 tokens per parameter: C / (8 x peak x 0.4), in seconds
+    c = lc.training_flops(cfg, 20 * lc.param_count(cfg).total, 8192).model
+    ex.set(n_gpus=8)
+    assert ex.value("seconds") == round(c / (8 * lc.load_gpu("H100").peak("bf16") * 0.4))
+    ex.set(n_gpus=12, tp=8)
+    assert ex.error.startswith("n_gpus: must be a multiple of tp=8")
+    ex.set(n_gpus=16)
+    assert ex.error == ""
+    assert ex.value("total") == lc.training_memory(cfg, 8192, 1, zero_stage=3, dp=2, tp=8,
+                                                   recompute="full").total
+    ex.set(model="Qwen3-30B-A3B")
+    assert ex.error == "" and ex.value("params") == lc.training_memory(
+        "Qwen3-30B-A3B", 8192, 1, zero_stage=3, dp=2, tp=8, recompute="full").params
