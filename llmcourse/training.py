@@ -150,9 +150,25 @@ def _n_param_tensors(cfg):
 
 # --- activations -----------------------------------------------------------------------
 
-def _layer_terms(cfg, is_moe, s, attention, act, tp):
+_GEMMA_NORM = ("gemma", "gemma2", "gemma3", "gemma3_text")   # normalize, scale by (1 + w) in fp32
+_QK_NORM = ("q_norm", "k_norm", "q_layernorm", "k_layernorm")
+
+
+def _mlp_width(tensors, h, component, per_expert=False):
+    """A feed-forward block's intermediate width and whether it is gated, read off its
+    matmul tensors (gated: gate, up and down = 3 x h x I values; plain: 2 x h x I)."""
+    mm = [t for t in tensors if t.component == component and t.matmul and min(t.shape) > 1]
+    if not mm:
+        return 0, False
+    elems = sum(t.numel // t.fused for t in mm)
+    gated = len(mm) >= 3 or any("gate" in t.name for t in mm)
+    return elems // ((3 if gated else 2) * h), gated
+
+
+def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp):
     """Bytes one layer saves for backward, per token (a dict of named terms;
-    ``s`` only enters the eager attention-score term)."""
+    ``s`` only enters the eager attention-score term). The norms and the feed-forward
+    widths are read off the layer's tensors (architectures.py)."""
     h = cfg.hidden_size
     nh = cfg.num_attention_heads // tp
     nkv = _cdiv(cfg.num_key_value_heads, tp)
@@ -160,37 +176,44 @@ def _layer_terms(cfg, is_moe, s, attention, act, tp):
     mt, fam = cfg.model_type, cfg.family
     terms = {}
 
-    def norm(name, width, n=1):
-        # HF RMSNorm: x.to(fp32) (saved by pow and mul), rstd (fp32), the normalized
-        # value (fp32 upcast cast back to the activation dtype) saved by the weight's mul
-        if fam == "phi":   # nn.LayerNorm: input, mean and rstd (output saved by its users)
-            terms[name] = terms.get(name, 0) + n * (act * width + 2 * f32)
-        elif mt == "gemma2":  # Gemma's norm multiplies by (1 + w) in fp32
-            terms[name] = terms.get(name, 0) + n * (f32 * width + f32 + f32 * width)
-        else:
-            terms[name] = terms.get(name, 0) + n * (f32 * width + f32 + act * width)
+    def add(name, v):
+        terms[name] = terms.get(name, 0) + v
 
-    norm("norms (input, rstd, normalized)", h)
+    # every norm the layer has, as HF runs it: RMSNorm keeps its input upcast to fp32,
+    # its fp32 rstd and the normalized value (in fp32 for Gemma's (1 + w) form);
+    # nn.LayerNorm (a norm with a bias) keeps its input, mean and rstd
+    names = {t.name for t in tensors}
+    for t in tensors:
+        if t.component != "norms" or len(t.shape) != 1 or not t.name.endswith("weight"):
+            continue
+        w = t.shape[0]
+        if t.name[:-len("weight")] + "bias" in names:
+            cost = act * w + 2 * f32
+        elif mt in _GEMMA_NORM:
+            cost = f32 * w + f32 + f32 * w
+        else:
+            cost = f32 * w + f32 + act * w
+        base = t.name.rsplit(".", 2)[-2]
+        if base in _QK_NORM:
+            times = (nh if base[0] == "q" else nkv) if w == cfg.head_dim else 1
+            add("QK-norm (q, k before norm, rstd, normalized)", times * cost)
+        elif w == h:
+            add("norms (input, rstd, normalized)", cost)
+        elif cfg.uses_mla:
+            add("MLA latents (q, kv) and their norms", cost + act * w)  # + the next matmul's input
+        else:
+            add("other norms", cost)
+
     terms["attention input (norm output)"] = act * h
     if cfg.uses_mla:
         nope, rope, vd = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
-        qk, v_dim = nope + rope, vd
-        qr, kvr = cfg.get("q_lora_rank"), cfg.kv_lora_rank
-        if qr:
-            norm("MLA latents (q, kv) and their norms", qr)
-            terms["MLA latents (q, kv) and their norms"] += act * qr
-        norm("MLA latents (q, kv) and their norms", kvr)
-        terms["MLA latents (q, kv) and their norms"] += act * kvr
-        q_el, k_el, v_el = nh * qk, nh * qk, nh * vd
-        o_el = nh * vd
+        q_el = k_el = nh * (nope + rope)
+        v_el = o_el = nh * vd
         nkv_k = nh
     else:
         hd = cfg.head_dim
         q_el, k_el, v_el, o_el = nh * hd, nkv * hd, nkv * hd, nh * hd
-        v_dim = hd
         nkv_k = nkv
-        if mt in ("qwen3", "qwen3_moe") or cfg.get("qk_layernorm"):
-            norm("QK-norm (q, k before norm, rstd, normalized)", hd, nh + nkv)
     if attention == "flash":
         # the kernel saves q, k, v (k and v at the KV heads: GQA saves memory here),
         # its output (also the o_proj input) and one fp32 log-sum-exp per head
@@ -200,25 +223,20 @@ def _layer_terms(cfg, is_moe, s, attention, act, tp):
     else:
         # eager: k and v repeated to every query head, the s x s probabilities in fp32
         # (plus their cast to the activation dtype when that is narrower)
-        rep = nh // max(nkv_k, 1) if not cfg.uses_mla else 1
+        rep = nh // max(nkv_k, 1)
         terms["q, k, v (attention kernel)"] = act * (q_el + k_el * rep + v_el * rep)
         terms["attention output (o_proj input)"] = act * o_el
         terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
-    if mt == "gemma2":
-        norm("norms (input, rstd, normalized)", h, 3)
-    elif fam != "phi":
-        norm("norms (input, rstd, normalized)", h)
-    terms["MLP input (norm output)"] = act * h if fam != "phi" else 0
+    terms["MLP input (norm output)"] = act * h if fam != "phi" else 0  # phi: one shared norm
     if not is_moe:
-        inter = _cdiv(cfg.intermediate_size, tp)
-        if fam == "phi":   # fc1 output (saved by GELU), GELU output (saved by fc2)
-            terms["MLP (gate, act, up, product)"] = act * 2 * inter
-        else:              # gate, act(gate), up, act * up
-            terms["MLP (gate, act, up, product)"] = act * 4 * inter
+        inter, gated = _mlp_width(tensors, h, "mlp")
+        inter = _cdiv(inter, tp)
+        # gated: gate, act(gate), up, act * up; plain: fc1's output (kept by the
+        # activation function) and the activation's output (kept by fc2)
+        terms["MLP (gate, act, up, product)"] = act * (4 if gated else 2) * inter
     else:
         E, k = cfg.num_experts, cfg.num_experts_per_tok
-        inter = _cdiv(cfg.intermediate_size if mt in ("mixtral", "gpt_oss")
-                      else cfg.moe_intermediate_size, tp)
+        inter = _cdiv(_mlp_width(tensors, h, "experts")[0], tp)
         # router: fp32 softmax over all experts, top-k indices; normalized top-k
         # probabilities save the k values and their sum
         router = f32 * E + i64 * k
@@ -230,9 +248,9 @@ def _layer_terms(cfg, is_moe, s, attention, act, tp):
         # fp32, Qwen3-MoE casts it to the activation dtype), three index tensors
         weight = f32 if mt == "mixtral" else act
         terms["routed experts (k per token)"] = k * (act * (2 * h + 4 * inter) + weight + 3 * i64)
-        shared = cfg.get("n_shared_experts", 0) if fam == "deepseek" else 0
+        shared, _ = _mlp_width(tensors, h, "shared_experts")
         if shared:
-            terms["shared experts"] = act * 4 * _cdiv(cfg.moe_intermediate_size * shared, tp)
+            terms["shared experts"] = act * 4 * _cdiv(shared, tp)
     return {k: v for k, v in terms.items() if v}
 
 
@@ -392,8 +410,8 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     attn = attention
     terms = {}
     largest_layer = 0
-    for n_layers, _, is_moe in _groups(cfg):
-        lt = _layer_terms(cfg, is_moe, s, attn, act, tp)
+    for n_layers, tensors, is_moe in _groups(cfg):
+        lt = _layer_terms(cfg, tensors, is_moe, s, attn, act, tp)
         if recompute == "selective":
             lt.pop("attention scores (s x s per head)", None)
         per_layer = sum(lt.values()) * s * b
@@ -437,8 +455,8 @@ def layer_activation_bytes(cfg, seq_len=1, micro_batch=1, precision="bf16-mixed"
     act = PRECISIONS[_choice("precision", precision, tuple(PRECISIONS))]["act"]
     _choice("attention", attention, ATTENTION)
     out = []
-    for n_layers, _, is_moe in _groups(cfg):
-        per_tok = sum(_layer_terms(cfg, is_moe, seq_len, attention, act, tp).values())
+    for n_layers, tensors, is_moe in _groups(cfg):
+        per_tok = sum(_layer_terms(cfg, tensors, is_moe, seq_len, attention, act, tp).values())
         out.append((n_layers, is_moe, per_tok * seq_len * micro_batch
                     + (4 * cfg.num_experts if is_moe else 0)))
     return out
