@@ -12,9 +12,11 @@ an ``Image`` between two PNGs rendered beforehand (the size of an explorer's fig
 measured the same way. The kernel-side split (compute, draw, render, encode, publish)
 comes from each explorer's ``timing_log``, read from the notebook's kernel afterwards.
 
-Each *configuration* (a renderer and a pixel density of the explorer figures) gets a
-fresh notebook and kernel. Used by ``benchmarks/run.py`` (section 6, ``--only browser``)
-and runnable alone::
+Each *configuration* is a renderer and a pixel density of the explorer figures. All
+configurations' explorers and the floor sit on one JupyterLab page in one kernel and are
+measured in interleaved rounds, so a change in the machine's load (a shared 2-core
+machine) touches each alike. Used by ``benchmarks/run.py`` (section 6, ``--only
+browser``) and runnable alone::
 
     python benchmarks/browser.py --changes 24 --configs public:1,fast:1 --json out.json
 
@@ -77,141 +79,178 @@ def quantile(xs, q):
     return statistics.quantiles(xs, n=100, method="inclusive")[round(q * 100) - 1]
 
 
-def notebook_cells(renderer, density, names):
-    setup = ("import json\n"
-             "import llmcourse as lc\n"
-             "import llmcourse.widgets as W\n"
-             "from llmcourse.plots import style\n"
-             f"style.RENDERER = {renderer!r}\n"
-             f"style.EXPLORER_DENSITY = {density!r}\n"
-             "EX = {}")
-    cells = [("code", setup)]
-    for name in names:
-        cells.append(("code", f"EX[{name!r}] = W.EXPLORERS[{name!r}]()\nEX[{name!r}]"))
+def notebook_cells(variants):
+    """One notebook: an explorer per (name, renderer, density) variant, each wrapped in
+    its own CSS class ``lc-bench-<i>``, then the floor (``lc-bench-floor``)."""
+    cells = [("code", "import llmcourse as lc\n"
+                      "import llmcourse.widgets as W\n"
+                      "from llmcourse.plots import style\n"
+                      "EX = {}")]
+    for i, (name, renderer, density) in enumerate(variants):
+        cells.append(("code", (
+            f"style.RENDERER, style.EXPLORER_DENSITY = {renderer!r}, {density!r}\n"
+            f"EX[{i}] = W.EXPLORERS[{name!r}]()\n"
+            f"EX[{i}].widget.add_class('lc-bench-{i}')\n"
+            f"EX[{i}]")))
     # the floor: two PNGs of the kv_cache explorer's figure, swapped by a bare slider
     cells.append(("code", (
         "import ipywidgets as ipw\n"
+        "style.RENDERER, style.EXPLORER_DENSITY = 'public', 1\n"
         "_src = W.EXPLORERS['kv_cache']()\n"
         "_pngs = [_src.image.value]\n"
-        "_key = next(k for k, c in _src.controls.items() if isinstance(c, ipw.SelectionSlider))\n"
-        "_c = _src.controls[_key]\n"
-        "_c.value = [v for v in _c.options if v != _c.value][0]\n"
+        "_c = next(c for c in _src.controls.values() if isinstance(c, ipw.SelectionSlider))\n"
+        "_c.index = 1 if _c.index == 0 else _c.index - 1\n"
         "_pngs.append(_src.image.value)\n"
         "_slider = ipw.IntSlider(value=0, min=0, max=40, description='floor',\n"
         "                        continuous_update=False)\n"
         "_img = ipw.Image(value=_pngs[0], format='png', width=_src.image.width,\n"
         "                 layout=ipw.Layout(max_width='100%', height='auto'))\n"
         "_slider.observe(lambda ch: setattr(_img, 'value', _pngs[ch['new'] % 2]), 'value')\n"
-        "_slider.add_class('lc-control-value'); _img.add_class('lc-figure')\n"
-        f"_floor = ipw.VBox([_slider, _img]); _floor.add_class('lc-explorer-{FLOOR}')\n"
+        "_slider.add_class('lc-control-value')\n"
+        "_slider.add_class('widget-slider')\n"
+        "_img.add_class('lc-figure')\n"
+        "_floor = ipw.VBox([_slider, _img])\n"
+        "_floor.add_class('lc-bench-floor')\n"
         "_floor")))
     return cells
 
 
-def _slider_key(page, name):
-    """The first slider control of an explorer on the page."""
-    return page.evaluate("""(name) => {
-        const root = document.querySelector('.lc-explorer-' + name);
-        for (const c of root.querySelectorAll('[class*="lc-control-"]')) {
-          if (c.classList.contains('widget-slider') && c.querySelector('.noUi-handle')) {
-            return [...c.classList].find(k => k.startsWith('lc-control-')).slice(11);
-          }
-        }
-        return null;
-    }""", name)
+class Target:
+    """One explorer (or the floor) on the page: its first slider and its figure."""
+
+    def __init__(self, page, css):
+        self.page, self.css = page, css
+        root = page.locator(f".{css}").first
+        root.wait_for(timeout=300_000)
+        self.key = page.evaluate("""(css) => {
+            const root = document.querySelector('.' + css);
+            for (const c of root.querySelectorAll('[class*="lc-control-"]')) {
+              if (c.querySelector('.noUi-handle'))
+                return [...c.classList].find(k => k.startsWith('lc-control-')).slice(11);
+            }
+            return null;
+        }""", css)
+        if self.key is None:
+            raise RuntimeError(f"{css}: no slider control")
+        self.handle = root.locator(f".lc-control-{self.key} .noUi-handle").first
+        self.img = root.locator("img.lc-figure, .lc-figure img").first
+        self.direction = "ArrowRight"
+        self.ms, self.size = [], None
+
+    def press(self, n, record=True):
+        """``n`` key presses, sweeping back and forth across the slider's range."""
+        self.img.evaluate("e => e.scrollIntoView({block: 'center'})")
+        self.handle.focus()
+        for _ in range(n):
+            now, lo, hi = (float(self.handle.get_attribute(a)) for a in
+                           ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
+            if self.direction == "ArrowRight" and now >= hi:
+                self.direction = "ArrowLeft"
+            elif self.direction == "ArrowLeft" and now <= lo:
+                self.direction = "ArrowRight"
+            self.page.evaluate(_MEASURE_JS, [self.img.element_handle(),
+                                             self.handle.element_handle()])
+            self.handle.press(self.direction)
+            r = self.page.evaluate("() => window.__lcRedraw")
+            if record:
+                self.ms.append(r["ms"])
+            self.size = (r["width"], r["height"])
+
+    def result(self):
+        return {"control": self.key, "ms": self.ms, "png_px": self.size,
+                "p50_ms": statistics.median(self.ms), "p90_ms": quantile(self.ms, 0.9),
+                "max_ms": max(self.ms)}
 
 
-def measure_explorer(page, name, changes):
-    """``changes`` key presses on the explorer's first slider, sweeping back and forth
-    across its range; the ms from keydown to the new figure painted, each."""
-    key = _slider_key(page, name)
-    if key is None:
-        return {"error": "no slider control"}
-    root = page.locator(f".lc-explorer-{name}").first
-    handle = root.locator(f".lc-control-{key} .noUi-handle").first
-    img = root.locator("img.lc-figure, .lc-figure img").first
-    img.evaluate("e => e.scrollIntoView({block: 'center'})")
-    handle.focus()
-    times, size, direction = [], None, "ArrowRight"
-    for _ in range(changes):
-        now, lo, hi = (float(handle.get_attribute(a)) for a in
-                       ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
-        if direction == "ArrowRight" and now >= hi:
-            direction = "ArrowLeft"
-        elif direction == "ArrowLeft" and now <= lo:
-            direction = "ArrowRight"
-        page.evaluate(_MEASURE_JS, [img.element_handle(), handle.element_handle()])
-        handle.press(direction)
-        r = page.evaluate("() => window.__lcRedraw")
-        times.append(r["ms"])
-        size = (r["width"], r["height"])
-    return {"control": key, "ms": times, "png_px": size,
-            "p50_ms": statistics.median(times), "p90_ms": quantile(times, 0.9),
-            "max_ms": max(times)}
-
-
-def kernel_split(lab, rel_path, names):
-    """Median compute / draw / render / encode / publish ms per explorer, from the
-    explorers' ``timing_log`` in the notebook's own kernel (all its updates since the
-    page's Run All, the first few dropped as warm-up)."""
+def kernel_split(lab, rel_path):
+    """Median compute / draw / render / encode / publish / total ms per variant, from
+    the explorers' ``timing_log`` in the notebook's own kernel (the first 4 updates of
+    each, its build and warm-up, left out)."""
     from jupyter_client import BlockingKernelClient
     sess = [s for s in lab.request("GET", "/api/sessions") or []
             if s.get("path", "").endswith(rel_path)]
     if not sess:
-        return {"error": "no session"}
+        return {}
     kid = sess[0]["kernel"]["id"]
-    runtime = Path(lab.env["JUPYTER_RUNTIME_DIR"])
-    files = list(runtime.rglob(f"kernel-{kid}.json"))
+    files = list(Path(lab.env["JUPYTER_RUNTIME_DIR"]).rglob(f"kernel-{kid}.json"))
     if not files:
-        return {"error": f"no connection file for kernel {kid} under {runtime}"}
+        return {}
     kc = BlockingKernelClient(connection_file=str(files[0]))
     kc.load_connection_file()
     kc.start_channels()
+    out = []
     try:
         kc.wait_for_ready(timeout=60)
-        out = []
-
-        def hook(msg):
-            if msg["msg_type"] == "stream":
-                out.append(msg["content"]["text"])
-        code = ("import statistics as _st\n"
-                "print(json.dumps({n: {k: _st.median([t[k] for t in list(e.timing_log)[3:] if k in t])"
+        code = ("import json as _j, statistics as _st\n"
+                "print(_j.dumps({i: {k: _st.median([t[k] for t in list(e.timing_log)[4:] if k in t])"
                 " for k in ('compute', 'draw', 'render', 'encode', 'publish', 'total')"
-                " if any(k in t for t in list(e.timing_log)[3:])} for n, e in EX.items()}))")
-        kc.execute_interactive(code, output_hook=hook, timeout=60)
+                " if any(k in t for t in list(e.timing_log)[4:])} for i, e in EX.items()}))")
+        kc.execute_interactive(code, timeout=60, output_hook=lambda m: out.append(
+            m["content"]["text"]) if m["msg_type"] == "stream" else None)
     finally:
         kc.stop_channels()
-    return json.loads("".join(out).strip().splitlines()[-1])
+    return {int(k): v for k, v in json.loads("".join(out).strip().splitlines()[-1]).items()}
 
 
-def run_config(browser, lab, lab_root, renderer, density, names, changes):
+def bench_browser(changes=24, configs=DEFAULT_CONFIGS, chunk=4):
+    """Every explorer in every configuration ("renderer:density") and the floor, on one
+    JupyterLab page, measured in interleaved rounds of ``chunk`` key presses each, so a
+    change in the machine's load touches every configuration alike."""
     import browser_helpers as bh
-    rel = f"bench_{renderer}_{density}x.ipynb"
-    nb = bh.write_notebook(lab_root / rel, notebook_cells(renderer, density, names))
-    context = browser.new_context(viewport=bh.LAB_VIEWPORT, device_scale_factor=1)
-    page = context.new_page()
-    page.set_default_timeout(bh.UPDATE_MS)
-    res = {"renderer": renderer, "density": density, "load_avg_start": _loadavg(),
-           "explorers": {}}
+    from playwright.sync_api import sync_playwright
+
+    import llmcourse.widgets as W
+    names = sorted(W.EXPLORERS)
+    configs = [(c.split(":")[0], int(c.split(":")[1])) for c in configs]
+    variants = [(n, r, d) for n in names for r, d in configs]
+    work = Path(tempfile.mkdtemp(prefix="llmcourse-bench-"))
+    lab = None
+    res = {"changes": changes, "chunk": chunk, "explorers": names,
+           "configs": {f"{r}:{d}": {"renderer": r, "density": d, "explorers": {}}
+                       for r, d in configs},
+           "load_avg_start": _loadavg()}
     try:
-        book = bh.LabNotebook(page, lab, rel, f"bench-{renderer}-{density}")
-        book.run_all(bh.code_cell_count(nb))
-        problems = bh.problems(page, ".jp-Notebook")
-        if problems:
-            res["problems"] = problems
-        for name in [*names, FLOOR]:
-            bh.ExplorerView(page, name).root.wait_for(timeout=bh.RUN_ALL_MS)
-            measure_explorer(page, name, 3)  # warm-up: first draws of new tick labels
-            res["explorers"][name] = measure_explorer(page, name, changes)
-        split = kernel_split(lab, rel, names)
-        for name, parts in split.items():
-            if name in res["explorers"]:
-                res["explorers"][name]["kernel_ms"] = {k: v * 1e3 for k, v in parts.items()}
+        env = bh.isolated_jupyter_env(work / "jupyter")
+        lab_root = work / "lab"
+        lab_root.mkdir()
+        lab = bh.start_lab(lab_root, env, work / "jupyterlab.log", token=secrets.token_hex(24))
+        rel = "bench_redraw.ipynb"
+        nb = bh.write_notebook(lab_root / rel, notebook_cells(variants))
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=bh.CHROMIUM, headless=True,
+                                         args=bh.CHROMIUM_ARGS)
+            context = browser.new_context(viewport=bh.LAB_VIEWPORT, device_scale_factor=1)
+            page = context.new_page()
+            page.set_default_timeout(bh.UPDATE_MS)
+            try:
+                book = bh.LabNotebook(page, lab, rel, "bench")
+                book.run_all(bh.code_cell_count(nb))
+                problems = bh.problems(page, ".jp-Notebook")
+                if problems:
+                    res["problems"] = problems
+                targets = {i: Target(page, f"lc-bench-{i}") for i in range(len(variants))}
+                targets[FLOOR] = Target(page, "lc-bench-floor")
+                for t in targets.values():
+                    t.press(2, record=False)  # warm-up: first draws of new tick labels
+                for _ in range(-(-changes // chunk)):
+                    for t in targets.values():
+                        t.press(chunk)
+                split = kernel_split(lab, rel)
+            finally:
+                context.close()
+                browser.close()
+        for i, (name, r, d) in enumerate(variants):
+            m = targets[i].result()
+            if i in split:
+                m["kernel_ms"] = {k: v * 1e3 for k, v in split[i].items()}
+            res["configs"][f"{r}:{d}"]["explorers"][name] = m
+        res["floor"] = targets[FLOOR].result()
     finally:
-        context.close()
-        for s in lab.request("GET", "/api/sessions") or []:
-            lab.request("DELETE", f"/api/sessions/{s['id']}")
+        if lab is not None:
+            lab.stop()
+        shutil.rmtree(work, ignore_errors=True)
     res["load_avg_end"] = _loadavg()
+    print_results(res)
     return res
 
 
@@ -222,60 +261,29 @@ def _loadavg():
         return None
 
 
-def bench_browser(changes=24, configs=DEFAULT_CONFIGS):
-    """Run every configuration; returns the results (see ``print_results``)."""
-    import browser_helpers as bh
-    from playwright.sync_api import sync_playwright
-
-    import llmcourse.widgets as W
-    names = sorted(W.EXPLORERS)
-    work = Path(tempfile.mkdtemp(prefix="llmcourse-bench-"))
-    lab = None
-    results = {"changes": changes, "configs": {}, "explorers": names}
-    try:
-        env = bh.isolated_jupyter_env(work / "jupyter")
-        lab_root = work / "lab"
-        lab_root.mkdir()
-        lab = bh.start_lab(lab_root, env, work / "jupyterlab.log", token=secrets.token_hex(24))
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=bh.CHROMIUM, headless=True,
-                                         args=bh.CHROMIUM_ARGS)
-            try:
-                for cfg in configs:
-                    renderer, density = cfg.split(":")
-                    results["configs"][cfg] = run_config(browser, lab, lab_root, renderer,
-                                                         int(density), names, changes)
-                    print_config(cfg, results["configs"][cfg])
-            finally:
-                browser.close()
-    finally:
-        if lab is not None:
-            lab.stop()
-        shutil.rmtree(work, ignore_errors=True)
-    return results
-
-
-def print_config(cfg, r):
-    from run import table  # noqa: the benchmark's plain-table printer
-    renderer, density = cfg.split(":")
-    print(f"\n-- renderer {renderer}, explorer figures at {density}x "
-          f"(load average {r['load_avg_start']} -> {r.get('load_avg_end')})")
-    rows = []
-    for name, m in r["explorers"].items():
-        if "error" in m:
-            rows.append([name, "-", "-", "-", "-", "-", m["error"]])
-            continue
-        k = m.get("kernel_ms", {})
-        split = " / ".join(f"{k[p]:.1f}" if p in k else "-"
-                           for p in ("compute", "draw", "render", "encode", "publish"))
-        ok = "floor" if name == FLOOR else ("PASS" if m["p90_ms"] < TARGET_P90_MS else "MISS")
-        rows.append([name, m["control"], len(m["ms"]), f"{m['p50_ms']:.0f}", f"{m['p90_ms']:.0f}",
-                     "x".join(map(str, m["png_px"])), split, ok])
-    table(["explorer", "key pressed on", "changes", "p50 ms", "p90 ms", "PNG px",
-           "kernel: compute / draw / render / encode / publish ms", f"p90 < {TARGET_P90_MS}"],
-          rows)
-    if r.get("problems"):
-        print("PROBLEMS on the page: " + "; ".join(r["problems"]))
+def print_results(res):
+    from run import table  # the benchmark's plain-table printer
+    print(f"load average {res['load_avg_start']} -> {res.get('load_avg_end')}; "
+          f"{res['changes']} key presses per explorer and configuration, in interleaved "
+          f"rounds of {res['chunk']}")
+    fl = res["floor"]
+    print(f"floor (a bare slider swapping two pre-rendered {fl['png_px'][0]}x{fl['png_px'][1]} "
+          f"PNGs): p50 {fl['p50_ms']:.0f} ms, p90 {fl['p90_ms']:.0f} ms")
+    for cfg, c in res["configs"].items():
+        print(f"\n-- renderer {c['renderer']}, explorer figures at {c['density']}x")
+        rows = []
+        for name, m in c["explorers"].items():
+            k = m.get("kernel_ms", {})
+            split = " / ".join(f"{k[p]:.1f}" if p in k else "-"
+                               for p in ("compute", "draw", "render", "encode", "publish"))
+            rows.append([name, m["control"], len(m["ms"]), f"{m['p50_ms']:.0f}",
+                         f"{m['p90_ms']:.0f}", "x".join(map(str, m["png_px"])), split,
+                         "PASS" if m["p90_ms"] < TARGET_P90_MS else "MISS"])
+        table(["explorer", "key pressed on", "changes", "p50 ms", "p90 ms", "PNG px",
+               "kernel: compute / draw / render / encode / publish ms",
+               f"p90 < {TARGET_P90_MS}"], rows)
+    if res.get("problems"):
+        print("PROBLEMS on the page: " + "; ".join(res["problems"]))
 
 
 def main(argv=None):

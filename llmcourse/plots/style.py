@@ -412,6 +412,8 @@ def _make_canvas_class():
     class FastFigureCanvasAgg(FigureCanvasAgg):
         """An Agg canvas whose renderer caches text (see above)."""
 
+        fast_text = True  # its PNG is written by encode_png
+
         def get_renderer(self):
             w, h = self.get_width_height(physical=True)
             key = w, h, self.figure.dpi

@@ -151,7 +151,7 @@ class Explorer:
                     canvas = style.agg_canvas(self.fig)
                     canvas.draw()
                     t3 = time.perf_counter()
-                    png = (style.encode_png(canvas.buffer_rgba()) if style.RENDERER == "fast"
+                    png = (style.encode_png(canvas.buffer_rgba()) if getattr(canvas, "fast_text", False)
                            else style.encode_canvas(canvas))
                 t4 = time.perf_counter()
                 timings.update(draw=t2 - t1, render=t3 - t2, encode=t4 - t3)
@@ -200,8 +200,11 @@ class Explorer:
                 return r.value
         raise KeyError(key)
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+    def _ipython_display_(self):
+        """Shown as its widget when it is a cell's last expression (IPython's display
+        protocol; ``display(explorer)`` works too)."""
+        from IPython.display import display
+        display(self.widget)
 
     def __repr__(self):
         return f"<Explorer {self.name}: {', '.join(self.controls)}>"
