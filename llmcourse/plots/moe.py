@@ -24,7 +24,7 @@ _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
              "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (0, -17, "center"),
              "Mixtral-8x7B-v0.1": (0, -18, "center"), "gpt2": (8, -14, "left"),
              "Llama-4-Scout-17B-16E-Instruct": (-7, 4, "right"), "GLM-4.5-Air": (7, -13, "left"),
-             "Qwen1.5-MoE-A2.7B-Chat": (-7, -6, "right")}
+             "Qwen1.5-MoE-A2.7B-Chat": (-7, -6, "right"), "DeepSeek-V3": (-9, 3, "right")}
 # shorter names where the zoo name would run across other points
 _SHORT = {"Llama-4-Scout-17B-16E-Instruct": "Llama-4-Scout", "Qwen1.5-MoE-A2.7B-Chat":
           "Qwen1.5-MoE-A2.7B", "Qwen3-Next-80B-A3B": "Qwen3-Next-80B-A3B"}
@@ -91,12 +91,12 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
         x = weight_bytes(cfg, "bf16") / GiB
         y = flops_per_token(cfg, seq_len).total / B
         art["star"].set_data([x], [y])
-        right = x > 150  # keep the label inside the axes
-        art["text"] = ax.annotate(label, (x, y), xytext=(-12, 14) if right else (12, 14),
-                                  textcoords="offset points", ha="right" if right else "left",
-                                  fontsize=TEXT_SIZES["label"], color=color_of("highlight"),
-                                  fontweight="bold",
-                                  bbox=dict(fc="white", ec="none", alpha=0.8, pad=1))
+        # the caption sits in the empty top-left corner (no model lies above the dense
+        # line), so it never covers a point; the star and the legend tie it to the point
+        art["text"] = ax.text(0.015, 0.97, f"★ {label}: {x:,.1f} GiB, {y:,.2f} GFLOP per token",
+                              transform=ax.transAxes, ha="left", va="top",
+                              fontsize=TEXT_SIZES["label"], color=color_of("highlight"),
+                              fontweight="bold")
     else:
         art["star"].set_data([], [])
     ax.set_title(title or "MoE: memory follows total parameters, compute follows active ones")
