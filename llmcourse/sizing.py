@@ -27,7 +27,8 @@ FFN_COMPONENTS = ("mlp", "shared_experts", "experts", "router")
 
 def mha_baseline(cfg, full_attention=False):
     """The same model with one KV head per query head (plain multi-head attention);
-    with ``full_attention=True`` also without sliding-window layers.
+    with ``full_attention=True`` also with every layer full attention (no sliding,
+    chunked or linear-attention layers).
 
     For MLA (DeepSeek) the baseline is the DeepSeek-V2 paper's: a standard MHA
     cache of ``num_attention_heads`` heads of ``v_head_dim`` (d_h = 128) per
@@ -47,7 +48,8 @@ def mha_baseline(cfg, full_attention=False):
     changes = {}
     if cfg.num_key_value_heads != cfg.num_attention_heads:
         changes["num_key_value_heads"] = cfg.num_attention_heads
-    if full_attention and "sliding_attention" in cfg.layer_types:
+    if full_attention and any(t != "full_attention" for t in cfg.layer_types):
+        # sliding, chunked and linear-attention layers all become full attention
         changes["layer_types"] = ["full_attention"] * cfg.num_hidden_layers
     return cfg.replace(**changes) if changes else cfg
 

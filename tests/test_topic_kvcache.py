@@ -113,7 +113,7 @@ def test_kv_explorer_model_change_resets_kv_heads_and_handles_mla():
 def test_kv_variants_compare_mha_mqa_and_no_window():
     g = lc.load_model("gemma-2-2b")
     labels = [label for label, _ in kv_variants(g)]
-    assert len(labels) == 4 and any("no sliding window" in x for x in labels)
+    assert len(labels) == 4 and any("every layer full no window" in x for x in labels)
     assert len(kv_variants(lc.load_model("DeepSeek-V3"))) == 2
 
 
@@ -237,3 +237,31 @@ def test_kv_predict_expected_values_by_hand():
     # Qwen3-8B: 2 x 36 x 8 x 128 values x 1 B x 40,960 x 4 / 2**30 = 11.25 GiB
     assert check("kv-2", 11.25)
     assert "bf16" in check("kv-2", 22.5)
+
+
+def test_explorer_shows_qwen3_next_state_beside_its_cache():
+    ex = EXPLORERS["kv_cache"]()
+    ex.set(model="Qwen3-Next-80B-A3B", seq_len=32768, batch=2)
+    assert not ex.error
+    q = lc.load_model("Qwen3-Next-80B-A3B")
+    # 12 full layers x 2 (K, V) x 2 KV heads x 256 x 2 B per token
+    assert ex.value("kv_cache_bytes") == 12 * 2 * 2 * 256 * 2 * 32768 * 2
+    # 36 linear layers x (32 x 128 x 128 + (2 x 16 x 128 + 32 x 128) x 4) values x 2 B x batch 2
+    state = 36 * (32 * 128 * 128 + (2 * 16 * 128 + 32 * 128) * 4) * 2 * 2
+    assert ex.value("linear_state_bytes") == state == lc.linear_state_bytes(q, 2)
+    assert "36 linear" in next(r.text for r in ex.rows if r.key == "sliding_layers")
+    flat = [ln for ln in ex.fig.axes[0].get_lines()
+            if ln.get_visible() and "linear-attention state" in ln.get_label()]
+    assert len(flat) == 1 and len(set(flat[0].get_ydata())) == 1
+    ex.set(seq_len=131072)
+    assert ex.value("linear_state_bytes") == state              # constant in context
+    ex.set(model="Llama-3.1-8B")
+    assert ex.value("linear_state_bytes") == 0
+
+
+def test_gemma3_keeps_one_sixth_of_the_full_cache_at_32k():
+    g = lc.load_model("gemma-3-1b-it")   # 22 sliding (window 512) + 4 full layers, MQA of 256
+    per = 2 * 1 * 256 * 2
+    assert lc.kv_cache_bytes(g, 32768) == per * (4 * 32768 + 22 * 512)
+    t = lc.tables.sliding_window_table(["gemma-3-1b-it"], contexts=(32768,))
+    assert t.loc["gemma-3-1b-it", "32K tokens"] == f"{100 * (4 * 32768 + 22 * 512) / (26 * 32768):.1f}%"

@@ -42,9 +42,10 @@ def attention_concept(cfg):
 
 def _style_of(label, cfg):
     """(colour, dash, marker) of a line: the attention kind; a variant whose label says
-    'no sliding window' keeps its kind's colour and is drawn dotted and thin."""
+    'every layer full' (the same model without its sliding, chunked or linear layers)
+    keeps its kind's colour and is drawn dotted and thin."""
     kind = attention_concept(cfg)
-    if "no sliding window" in label:
+    if "every layer full" in label:
         return color_of(kind), (0, (1, 1.5)), "None"
     return color_of(kind), CONCEPT_DASHES.get(kind, "-"), CONCEPT_MARKERS.get(kind, "None")
 
@@ -125,7 +126,9 @@ def draw_kv_cache_vs_context(fig, variants, batch=1, dtype="bf16", mark_seq_len=
     sl = state["state_line"]
     if state_bytes:
         sl.set_ydata([state_bytes / GiB] * 2)
-        sl.set_label(f"linear-attention state, constant: {state_bytes / GiB:,.2f} GiB")
+        size = (f"{state_bytes / GiB:,.2f} GiB" if state_bytes >= GiB
+                else f"{state_bytes / 2**20:,.1f} MiB")
+        sl.set_label(f"linear-attention state, constant: {size}")
         sl.set_visible(True)
         handles.append(sl)
         lo, hi = min(lo, state_bytes / GiB), max(hi, state_bytes / GiB)
@@ -190,23 +193,29 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
         c = as_config(m)
         real = kv_cache_bytes(c, seq_len, 1, dtype)
         base = kv_cache_bytes(mha_baseline(c, full_attention=True), seq_len, 1, dtype)
-        n_sl = c.layer_types.count("sliding_attention")
         kind = attention_concept(c)
         why = {"mla": "MLA latent", "mha": "MHA", "mqa": "MQA"}.get(
             kind, f"GQA {c.num_attention_heads}:{c.num_key_value_heads}")
-        if n_sl:
-            why += f" + {n_sl} sliding layers"
-        rows.append((c.name, base / real, kind, why, bool(n_sl)))
+        capped = 0
+        for t, what in (("sliding_attention", "sliding"), ("chunked_attention", "chunked"),
+                        ("linear_attention", "linear, fixed state")):
+            if t in c.layer_types:
+                why += f" + {c.layer_types.count(t)} {what}"
+                capped += c.layer_types.count(t)
+        rows.append((c.name, base / real, kind, why, bool(capped)))
     rows.sort(key=lambda r: r[1])
     fig, ax = new_figure(size=(10, 0.36 * len(rows) + 1.9))
     top = max(r[1] for r in rows)
-    seen = set()
+    seen, handles = set(), []
+    from matplotlib.lines import Line2D
     for i, (name, ratio, kind, why, sliding) in enumerate(rows):
         label = {"mha": "MHA", "gqa": "GQA", "mqa": "MQA", "mla": "MLA"}[kind]
         ax.plot([1, ratio], [i, i], color=color_of(kind), lw=1.5, alpha=0.5)
         ax.plot([ratio], [i], marker=CONCEPT_MARKERS[kind], ms=10, ls="none",
-                color=color_of(kind), mfc="white" if sliding else color_of(kind), mew=2,
-                label=None if label in seen else label)
+                color=color_of(kind), mfc="white" if sliding else color_of(kind), mew=2)
+        if label not in seen:  # the legend shows each kind once, filled
+            handles.append(Line2D([], [], marker=CONCEPT_MARKERS[kind], ms=10, ls="none",
+                                  color=color_of(kind), label=label))
         seen.add(label)
         ax.text(ratio + top * 0.03, i, f"{ratio:,.1f}×  {why}", va="center",
                 fontsize=TEXT_SIZES["label"])
@@ -215,8 +224,8 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
     ax.axvline(1, color="black", lw=1)
     ax.set_xlabel(f"times smaller than plain MHA, all layers full attention "
                   f"(KV cache at {seq_len:,} tokens)")
-    ax.set_title("GQA shrinks the cache 2–16×; MLA about 57×")
-    ax.legend(loc="lower right", title="hollow: with sliding layers")
+    ax.set_title("GQA shrinks the cache 2–16×; MLA and hybrid layers far more")
+    ax.legend(handles=handles, loc="lower right", title="hollow: not every layer\nis full attention")
     ax.grid(axis="y", visible=False)
     return fig
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..counts import kv_cache_bytes
+from ..counts import kv_cache_bytes, linear_state_bytes
 from ..sizing import gqa_memory_saving, mha_baseline
 from ..units import human_bytes
 from ..zoo import load_model
@@ -47,8 +47,8 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
     kind = _kind(cfg)
     n_sliding = cfg.layer_types.count("sliding_attention")
     top = cfg.get("max_position_embeddings")
-    layers = (f"{n_sliding} of {cfg.num_hidden_layers} hold at most {cfg.sliding_window:,} tokens"
-              if n_sliding else f"all {cfg.num_hidden_layers} full attention")
+    state = linear_state_bytes(cfg, batch, dtype)
+    layers = _layers_text(cfg)
     what = (f"MLA: caches kv_lora_rank {cfg.kv_lora_rank} + rope {cfg.qk_rope_head_dim} "
             "per layer, once" if cfg.uses_mla else
             f"{kind}: {heads} query heads, {kv} KV heads ({heads // kv}:1)")
@@ -56,7 +56,7 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
             else "MHA, same heads")
     return [
         Row("attention", "kind", kind, what),
-        Row("sliding-window layers", "sliding_layers", n_sliding, layers),
+        Row("layers", "sliding_layers", n_sliding, layers),
         Row("max context (max_position_embeddings)", "max_context", top,
             "not given in this config" if top is None else
             f"{top:,} tokens" + (f": {seq_len:,} is beyond it (a what-if)" if seq_len > top
@@ -65,6 +65,8 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
             per_tok, f"{per_tok:,} B"),
         Row(f"KV cache at {seq_len:,} tokens x batch {batch}", "kv_cache_bytes", cache,
             f"{human_bytes(cache)} ({cache:,} B)"),
+        Row("linear-attention state (the same at any context)", "linear_state_bytes", state,
+            f"{human_bytes(state, 'MiB')} ({state:,} B)" if state else "none (no linear layers)"),
         Row(f"KV cache of {base}", "mha_cache_bytes", s["mha_cache"],
             f"{human_bytes(s['mha_cache'])} ({s['mha_cache']:,} B)"),
         Row("KV cache saved vs MHA", "cache_saving", round(100 * float(s["cache_saving"]), 1),
@@ -76,6 +78,15 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
         Row("cache / weights", "cache_over_weights", round(cache / weights, 4),
             f"{cache / weights:.2f}x"),
     ]
+
+
+def _layers_text(cfg):
+    """'12 full, 36 linear (fixed state)': each kind of layer and what it keeps."""
+    kinds = (("full_attention", "full"), ("sliding_attention", f"sliding (≤ {cfg.get('sliding_window') or 0:,})"),
+             ("chunked_attention", f"chunked (≤ {cfg.get('attention_chunk_size') or 0:,})"),
+             ("linear_attention", "linear (fixed state)"))
+    parts = [f"{cfg.layer_types.count(t)} {what}" for t, what in kinds if t in cfg.layer_types]
+    return ", ".join(parts) + f" of {cfg.num_hidden_layers}"
 
 
 def kv_variants(cfg):
@@ -91,15 +102,17 @@ def kv_variants(cfg):
         out.append((f"MHA ({h} KV heads)", mha_baseline(cfg)))
     if kv != 1:
         out.append(("MQA (1 KV head)", cfg.replace(num_key_value_heads=1)))
-    if "sliding_attention" in cfg.layer_types:
-        out.append((f"{kv} KV heads, no sliding window",
+    if any(t != "full_attention" for t in cfg.layer_types):
+        why = "no window" if set(cfg.layer_types) <= {"full_attention", "sliding_attention"} \
+            else "attention"
+        out.append((f"{kv} KV heads, every layer full {why}",
                     cfg.replace(layer_types=["full_attention"] * cfg.num_hidden_layers)))
     return out
 
 
 def _state_bytes(cfg, batch, dtype):
     """The fixed-size state of linear-attention layers (0 for a model without them)."""
-    return 0
+    return linear_state_bytes(cfg, batch, dtype)
 
 
 def _window(cfg):
