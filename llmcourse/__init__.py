@@ -21,14 +21,14 @@ from .quantization import list_schemes, stored_weights
 from .training import (TrainingFlops, TrainingMemory, bytes_per_param, chinchilla_tokens,
                        training_flops, training_memory, training_time)
 from .units import human_bytes, human_count
-from .zoo import list_models, load_model
+from .zoo import list_models, load_model, model_families, model_family
 
 __version__ = "0.1.0"
 
 __all__ = ["ConfigError", "ModelConfig", "from_hf_config", "as_moe", "SUPPORTED_MODEL_TYPES",
            "ParamCount", "FlopCount", "param_count", "weight_shapes", "weight_bytes",
            "kv_cache_bytes", "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "flops_per_token",
-           "list_models", "load_model", "human_count", "human_bytes",
+           "list_models", "load_model", "model_families", "model_family", "human_count", "human_bytes",
            "GPU", "list_gpus", "load_gpu", "list_schemes", "stored_weights", "memory_plan",
            "max_context", "max_batch", "decode_step_time", "prefill_time", "critical_batch",
            "expected_experts",

@@ -78,18 +78,19 @@ _FAMILIES = {
                   defaults=dict(_COMMON, vocab_size=256000, hidden_size=3072,
                                 intermediate_size=24576, num_hidden_layers=28,
                                 num_attention_heads=16, num_key_value_heads=16, head_dim=256,
-                                max_position_embeddings=8192, tie_word_embeddings=True)),
+                                max_position_embeddings=8192, tie_word_embeddings=True,
+                                pad_token_id=0)),
     "gemma3_text": dict(family="llama", divisible_heads=True,
                         defaults=dict(_COMMON, vocab_size=262208, hidden_size=2304,
                                       intermediate_size=9216, num_hidden_layers=26,
                                       num_attention_heads=8, num_key_value_heads=4, head_dim=256,
                                       max_position_embeddings=131072, tie_word_embeddings=True,
                                       sliding_window=4096, sliding_window_pattern=6,
-                                      use_bidirectional_attention=False)),
+                                      use_bidirectional_attention=False, pad_token_id=0)),
     "phi3": dict(family="llama",
                  defaults=dict(_COMMON, vocab_size=32064, hidden_size=3072, intermediate_size=8192,
                                num_hidden_layers=32, num_attention_heads=32,
-                               max_position_embeddings=4096)),
+                               max_position_embeddings=4096, pad_token_id=32000)),
     "qwen2_moe": dict(family="llama", moe="num_experts",
                       defaults=dict(_COMMON, vocab_size=151936, hidden_size=2048,
                                     intermediate_size=5632, num_hidden_layers=24,
@@ -102,7 +103,7 @@ _FAMILIES = {
     "olmo2": dict(family="llama",
                   defaults=dict(_COMMON, vocab_size=50304, hidden_size=4096, intermediate_size=11008,
                                 num_hidden_layers=32, num_attention_heads=32,
-                                max_position_embeddings=2048)),
+                                max_position_embeddings=2048, pad_token_id=1)),
     "granite": dict(family="llama",
                     defaults=dict(_COMMON, vocab_size=32000, hidden_size=4096,
                                   intermediate_size=11008, num_hidden_layers=32,
@@ -114,6 +115,7 @@ _FAMILIES = {
                                   num_attention_heads=16, num_key_value_heads=4,
                                   max_position_embeddings=32768, tie_word_embeddings=True,
                                   mlp_bias=False, use_sliding_window=False, no_rope_layers=None,
+                                  pad_token_id=128004,
                                   no_rope_layer_interval=4)),
     "glm4_moe": dict(family="llama", moe="n_routed_experts",
                      attribute_map=dict(num_local_experts="n_routed_experts"),
@@ -226,13 +228,13 @@ def _validate(raw):
     r.update(raw)  # a null num_key_value_heads / head_dim means: derive it (below)
     amap = spec.get("attribute_map", {})
     for std, own in amap.items():  # GPT-2 reads n_embd for hidden_size, and so on
-        if own not in raw and std in raw:
+        if std in raw:  # both given: the standard name wins, as in transformers
             r[own] = raw[std]
         r[std] = r.get(own)
 
     def label(f):  # name a field as the config.json writes it
         own = amap.get(f)
-        return own if own and (own in raw or f not in raw) else f
+        return own if own and f not in raw else f
 
     if mt == "gpt2" and r["intermediate_size"] is None and _is_int(r["hidden_size"]):
         r["intermediate_size"] = 4 * r["hidden_size"]  # n_inner = None: the classic 4 x d
@@ -547,6 +549,9 @@ class ModelConfig:
                     f"{k}: not a field of a {mt!r} config "
                     f"(its fields include: {', '.join(sorted(known - {'model_type'})[:12])}, ...)")
         changes = {amap.get(k, k): v for k, v in changes.items()}
+        for std, own in amap.items():  # the change lands in the type's own field
+            if own in changes:
+                target.pop(std, None)
         target.update(changes)
         n = changes.get("num_hidden_layers", changes.get(amap.get("num_hidden_layers")))
         if _is_int(n) and n > 0:  # per-layer lists repeat their pattern to the new depth

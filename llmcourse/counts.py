@@ -110,6 +110,10 @@ class ParamCount:
 def param_count(cfg):
     """Exact parameter counts of a model: total, active per token, and a breakdown."""
     cfg = _cfg(cfg)
+    cached = cfg._cache.get("param_count")  # the config is immutable: count it once
+    if cached is not None:
+        comp, active, matmul = cached
+        return ParamCount(cfg.name, dict(comp), active, dict(matmul))
     comp = dict.fromkeys(COMPONENTS, 0)
     unused = 0                           # routed-expert parameters a token does not use
     matmul = dict.fromkeys(COMPONENTS, 0)  # weights multiplied per token, by component
@@ -135,6 +139,7 @@ def param_count(cfg):
             comp[t.component] += t.numel
     pc = ParamCount(cfg.name, comp, 0, matmul)
     pc.active = pc.total - unused
+    cfg._cache["param_count"] = (dict(comp), pc.active, dict(matmul))
     return pc
 
 

@@ -6,15 +6,51 @@ import os
 
 from .config import ConfigError, ModelConfig, from_hf_config
 
-__all__ = ["list_models", "load_model", "as_config", "CONFIG_DIR"]
+__all__ = ["list_models", "load_model", "as_config", "model_family", "model_families",
+           "FAMILIES", "CONFIG_DIR"]
+
+# family -> the model types it ships as, in the order pickers show the families
+FAMILIES = {
+    "GPT-2": ("gpt2",), "Pythia": ("gpt_neox",), "Llama": ("llama", "llama4_text"),
+    "Mistral": ("mistral", "mixtral"), "Qwen": ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
+                                                "qwen3_next"),
+    "Gemma": ("gemma", "gemma2", "gemma3_text"), "Phi": ("phi", "phi3"), "OLMo": ("olmo2",),
+    "Granite": ("granite",), "SmolLM": ("smollm3",), "GLM": ("glm4_moe",),
+    "DeepSeek": ("deepseek_v2", "deepseek_v3"), "gpt-oss": ("gpt_oss",),
+}
+_FAMILY_OF = {mt: fam for fam, types in FAMILIES.items() for mt in types}
 
 CONFIG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
 _cache = {}
 
 
-def list_models():
-    """Names of the zoo models (the config files' names), sorted case-insensitively."""
-    return sorted((f[:-5] for f in os.listdir(CONFIG_DIR) if f.endswith(".json")), key=str.lower)
+def list_models(grouped=False):
+    """Names of the zoo models (the config files' names), sorted case-insensitively;
+    ``grouped=True``: the same names ordered family by family (see :func:`model_families`)."""
+    names = sorted((f[:-5] for f in os.listdir(CONFIG_DIR) if f.endswith(".json")),
+                   key=str.lower)
+    if grouped:
+        return [n for group in model_families(names).values() for n in group]
+    return names
+
+
+def model_family(model):
+    """The family a model belongs to (``"Llama"``, ``"Qwen"``, ``"GPT-2"`` ...), from its
+    ``model_type``; a type outside :data:`FAMILIES` is its own family."""
+    cfg = as_config(model)
+    return _FAMILY_OF.get(cfg.model_type, cfg.model_type)
+
+
+def model_families(models=None):
+    """``{family: [model names]}`` for the zoo (or ``models``): families in the order of
+    :data:`FAMILIES`, names sorted case-insensitively within each."""
+    names = list_models() if models is None else [as_config(m).name for m in models]
+    groups = {}
+    for n in sorted(names, key=str.lower):
+        groups.setdefault(model_family(n), []).append(n)
+    order = list(FAMILIES)
+    return dict(sorted(groups.items(),
+                       key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
 
 
 def load_model(name):

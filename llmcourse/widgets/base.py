@@ -233,9 +233,9 @@ def dropdown(description, options, value, width="300px"):
 
 
 def model_dropdown(value, models=None, description="model"):
-    """A dropdown of zoo models."""
+    """A dropdown of zoo models (values: plain model names), family by family."""
     from ..zoo import list_models, load_model
-    models = list(models or list_models())
+    models = list(models or list_models(grouped=True))
     return dropdown(description, models, load_model(value).name)
 
 
