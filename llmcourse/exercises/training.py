@@ -138,7 +138,7 @@ design(
     why="ZeRO-3 divides the 16 B/param states by the GPU count, but not the activations: "
         "without recomputation about 59 GB of activations and logits stay on every GPU, so "
         "the 128 GB of states need 7 GPUs; full recomputation keeps only the layer inputs and "
-        "one layer (about 11 GB), and 2 GPUs suffice, for a third more compute.",
+        "one layer (about 10 GB with the logits), and 2 GPUs suffice, for a third more compute.",
     hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
          "setting shrinks the part it does not?",
     solution={"n_gpus": 2, "recompute": "full"},
