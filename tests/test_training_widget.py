@@ -23,6 +23,10 @@ def test_explorer_shows_the_engine_values_and_recovers():
     assert ex.error == ""
     assert ex.value("total") == lc.training_memory(cfg, 8192, 1, zero_stage=3, dp=2, tp=8,
                                                    recompute="full").total
-    ex.set(model="Qwen3-30B-A3B")
+    assert "of 131,072 tokens" in next(r.text for r in ex.rows if r.key == "seq_len")
+    ex.set(model="Qwen3-30B-A3B", seq_len=65536)
+    assert "beyond the model's 40,960-token context" in next(
+        r.text for r in ex.rows if r.key == "seq_len")
+    ex.set(seq_len=8192)
     assert ex.error == "" and ex.value("params") == lc.training_memory(
         "Qwen3-30B-A3B", 8192, 1, zero_stage=3, dp=2, tp=8, recompute="full").params

@@ -6,7 +6,7 @@ from ..hardware import list_gpus, load_gpu
 from ..training import (ATTENTION, OPTIMIZERS, PRECISIONS, RECOMPUTE, chinchilla_tokens,
                         data_parallel_size, fewest_gpus, training_flops, training_memory,
                         training_time)
-from ..zoo import load_model
+from ..zoo import as_config, load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
 __all__ = ["training_explorer", "training_rows", "TOKEN_BUDGETS"]
@@ -31,6 +31,7 @@ def _time_text(seconds):
 def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, zero_stage, gpu,
                   n_gpus, tp=1, tokens=None, mfu=0.4, attention="flash"):
     """The summary rows for one setting (pure: the explorer and the tests call this)."""
+    cfg = as_config(cfg)
     dp = data_parallel_size(n_gpus, tp)
     g = load_gpu(gpu)
     m = training_memory(cfg, seq_len, micro_batch, precision=precision, optimizer=optimizer,
@@ -49,6 +50,10 @@ def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, ze
             for key, label in (("params", "weights"), ("grads", "gradients"),
                                ("optimizer", "optimizer state (master weights included)"),
                                ("activations", "activations"), ("logits", "logits"))]
+    mpe = cfg.get("max_position_embeddings")
+    ctx = (f"{seq_len:,} tokens: beyond the model's {mpe:,}-token context" if mpe and seq_len > mpe
+           else f"{seq_len:,} of {mpe:,} tokens" if mpe else f"{seq_len:,} tokens")
+    rows.insert(0, Row("sequence length", "seq_len", seq_len, ctx))
     rows += [
         Row(f"total per GPU, of {g.memory_bytes / GB:,.0f} GB ({g.name})", "total", m.total,
             f"{m.total / GB:,.2f} GB: {fit}"),
