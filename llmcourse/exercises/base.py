@@ -245,6 +245,8 @@ def _check_derive(ex, answer):
             got = answer(cfg)
         except Exception as e:  # the reader's code: report it in one line
             return False, f"your function raised {type(e).__name__} on {cfg.name}: {e}"
+        if got is None:
+            return False, f"your function returned None on {cfg.name}: did it forget `return`?"
         ok, msg = _check_value(ex, got, ex.reference(cfg), ex.rel_tol,
                                f"on {cfg.name} ({cfg.model_type}) your result {_fmt(got)}")
         if not ok:
