@@ -64,10 +64,10 @@ def expert_size_field(cfg):
 
 
 def dense_models():
-    """Zoo models without experts."""
-    return [m for m in list_models() if not load_model(m).is_moe]
+    """Zoo models without experts, family by family (the order the model pickers show)."""
+    return [m for m in list_models(grouped=True) if not load_model(m).is_moe]
 
 
 def moe_models():
-    """Zoo models with routed experts."""
-    return [m for m in list_models() if load_model(m).is_moe]
+    """Zoo models with routed experts, family by family."""
+    return [m for m in list_models(grouped=True) if load_model(m).is_moe]
