@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Tensor", "layer_groups", "global_tensors", "layer_prefix", "COMPONENTS"]
+__all__ = ["Tensor", "layer_groups", "global_tensors", "layer_prefix", "mtp_tensors",
+           "COMPONENTS"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -293,3 +294,30 @@ def global_tensors(cfg):
         t += _norm("model.norm", H)
         t.append(Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied))
     return t
+
+
+def mtp_tensors(cfg):
+    """``[(prefix, tensors), ...]``: the multi-token-prediction module a checkpoint ships
+    beside the model (GLM-4.5's ``num_nextn_predict_layers``, Qwen3-Next's ``mtp.*``).
+    transformers does not build it, so the counts leave it out; ``weight_shapes`` lists
+    it with the note ``mtp, not built by transformers``.
+    """
+    H, V, mt = cfg.hidden_size, cfg.vocab_size, cfg.model_type
+    if mt == "glm4_moe":  # like DeepSeek-V3's: a whole MoE layer plus its own embedding/head
+        out = []
+        block = _attention(cfg) + _moe(cfg) + _layer_norms(cfg)
+        for j in range(cfg.get("num_nextn_predict_layers", 0)):
+            extra = [Tensor("embed_tokens.weight", (V, H), "embedding"),
+                     *_norm("enorm", H), *_norm("hnorm", H),
+                     *_linear("eh_proj", H, 2 * H, "mlp"),
+                     *_norm("shared_head.norm", H),
+                     Tensor("shared_head.head.weight", (V, H), "lm_head", matmul=True)]
+            out.append((f"model.layers.{cfg.num_hidden_layers + j}.", tuple(block + extra)))
+        return out
+    if mt == "qwen3_next":  # one full-attention MoE layer; shares the embedding and head
+        head = [*_linear("fc", H, 2 * H, "mlp"), *_norm("pre_fc_norm_embedding", H),
+                *_norm("pre_fc_norm_hidden", H), *_norm("norm", H)]
+        block = _attention(cfg) + _moe(cfg) + _layer_norms(cfg)
+        n = cfg.get("num_nextn_predict_layers", cfg.get("mtp_num_hidden_layers", 1))
+        return [("mtp.", tuple(head))] + [(f"mtp.layers.{j}.", tuple(block)) for j in range(n)]
+    return []

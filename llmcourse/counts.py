@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import COMPONENTS, global_tensors, layer_groups, layer_prefix
+from .architectures import COMPONENTS, global_tensors, layer_groups, layer_prefix, mtp_tensors
 from .config import ConfigError
 from .zoo import as_config
 
@@ -150,8 +150,10 @@ def weight_shapes(cfg, dtype="bf16"):
     ``bytes`` (at ``dtype``), ``component``, ``layer`` (-1 outside the layers),
     ``expert`` (-1 when not a routed expert's), and ``note``: ``tied to
     model.embed_tokens.weight`` for a tied lm_head (listed, as a state dict lists
-    it, but not counted again; GPT-2's is ``wte.weight``) or ``buffer`` for a stored
-    non-parameter.
+    it, but not counted again; GPT-2's is ``wte.weight``), ``buffer`` for a stored
+    non-parameter (DeepSeek-V3's and GLM's router bias), or ``mtp, not built by
+    transformers`` for the multi-token-prediction module a checkpoint ships beside the
+    model (GLM-4.5, Qwen3-Next; listed last, with layer -1, and not counted).
     """
     import pandas as pd
     cfg = _cfg(cfg)
@@ -183,6 +185,13 @@ def weight_shapes(cfg, dtype="bf16"):
                 add(prefix + t.name, t, i, -1)
     for t in glob[1:]:
         add(t.name, t, -1, -1)
+    for prefix, tensors in mtp_tensors(cfg):
+        for t in tensors:
+            names = ([(t.name.format(e=e), e) for e in range(t.per_expert)]
+                     if t.per_expert > 1 else [(t.name, -1)])
+            for name, e in names:
+                rows.append((prefix + name, t.shape, t.numel, int(t.numel * bits / 8),
+                             t.component, -1, e, "mtp, not built by transformers"))
     return pd.DataFrame(rows, columns=["name", "shape", "numel", "bytes", "component", "layer",
                                        "expert", "note"])
 

@@ -68,6 +68,7 @@ def test_moe_weight_shapes_hold_every_parameter(name):
     total, meta_shapes, routed = transformers_ref.zoo_meta(name)
     cfg = lc.load_model(name)
     ws = lc.weight_shapes(cfg)
+    ws = ws[ws["note"] != "mtp, not built by transformers"]  # (tests/test_families.py)
     counted = ws[ws["note"] == ""]
     assert int(counted["numel"].sum()) == total
     experts = ws["component"] == "experts"

@@ -299,7 +299,10 @@ def test_qwen3_next_states_equal_what_transformers_caches():
 def test_glm_router_bias_is_a_buffer_not_a_parameter():
     ws = lc.weight_shapes(lc.load_model("GLM-4.5-Air"))
     bias = ws[ws["name"].str.endswith("mlp.gate.e_score_correction_bias")]
-    assert len(bias) == 46 - 1 and set(bias["note"]) == {"buffer"}
+    # one per MoE layer (46 layers, the first dense); the MTP layer 46 has one too
+    layers = bias[bias["layer"] >= 0]
+    assert len(layers) == 46 - 1 and set(layers["note"]) == {"buffer"}
+    assert list(bias[bias["layer"] < 0]["note"]) == ["mtp, not built by transformers"]
 
 
 # --- the zoo, family by family -----------------------------------------------------------
@@ -325,3 +328,30 @@ def test_model_dropdown_lists_the_zoo_family_by_family():
 def test_a_default_padding_row_outside_a_small_vocab_is_refused_as_transformers_does():
     with pytest.raises(ValueError, match="^pad_token_id: must be below vocab_size=100"):
         lc.from_hf_config({"model_type": "phi3", "vocab_size": 100})  # default pad 32000
+
+
+# --- multi-token prediction: shipped in the checkpoint, not built by transformers ----------
+
+def _meta_total(cfg):
+    return sum(p.numel() for p in transformers_ref.meta_model(cfg.to_hf_config()).parameters())
+
+
+@pytest.mark.parametrize("name,moe_layer_at,extra", [
+    # GLM: layer 46 is a whole MoE layer with its own embedding and head, enorm, hnorm,
+    # shared_head.norm (3 x H) and eh_proj (H x 2H)
+    ("GLM-4.5-Air", 2, lambda c: 2 * c.vocab_size * c.hidden_size + 2 * c.hidden_size ** 2
+     + 3 * c.hidden_size),
+    # Qwen3-Next: mtp.layers.0 is a full-attention MoE layer; mtp.fc (H x 2H) and three norms
+    ("Qwen3-Next-80B-A3B", 4, lambda c: 2 * c.hidden_size ** 2 + 3 * c.hidden_size),
+])
+def test_mtp_weights_are_listed_not_counted(name, moe_layer_at, extra):
+    cfg = lc.load_model(name)
+    ws = lc.weight_shapes(cfg)
+    mtp = ws[ws["note"] == "mtp, not built by transformers"]
+    assert len(mtp) and (mtp["layer"] == -1).all()
+    assert int(ws[ws["note"] == ""]["numel"].sum()) == lc.param_count(cfg).total
+    # one more decoder layer of the right kind, as transformers builds it, plus the extras
+    layer = (_meta_total(cfg.replace(num_hidden_layers=moe_layer_at))
+             - _meta_total(cfg.replace(num_hidden_layers=moe_layer_at - 1)))
+    params = mtp[~mtp["name"].str.endswith("e_score_correction_bias")]  # GLM's buffer
+    assert int(params["numel"].sum()) == layer + extra(cfg)
