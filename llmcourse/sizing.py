@@ -17,7 +17,7 @@ from .counts import flops_per_token, kv_cache_bytes, param_count, weight_bytes
 from .zoo import as_config
 
 __all__ = ["mha_baseline", "gqa_memory_saving", "ffn_attention_split", "mlp_is_gated",
-           "mlp_twin", "FFN_COMPONENTS"]
+           "mlp_twin", "context_within_max", "FFN_COMPONENTS"]
 
 # the parts of a layer that are the feed-forward network (dense MLP or MoE)
 FFN_COMPONENTS = ("mlp", "shared_experts", "experts", "router")
@@ -72,6 +72,13 @@ def gqa_memory_saving(cfg, seq_len, batch=1, dtype="bf16"):
             "mha_weights": wb, "mha_cache": cb,
             "cache_saving": Fraction(cb - c, cb) if cb else Fraction(0),
             "total_saving": Fraction((wb + cb) - (w + c), wb + cb)}
+
+
+def context_within_max(cfg, seq_len):
+    """``seq_len``, or the model's ``max_position_embeddings`` if that is shorter (a
+    model is never sized past the context it was trained for)."""
+    top = as_config(cfg).get("max_position_embeddings")
+    return min(seq_len, top) if top else seq_len
 
 
 # --- FFN versus attention -------------------------------------------------------------

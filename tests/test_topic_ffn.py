@@ -199,3 +199,13 @@ def test_gated_or_plain_is_read_from_the_tensors():
     assert gated["ffn_params"] == 32 * 3 * 2560 * 10240             # no biases
     assert gated["attention_params"] == shipped["attention_params"]
     assert gated["other_params"] == shipped["other_params"]        # LayerNorm, lm_head bias kept
+
+
+def test_shares_never_size_a_model_past_its_context():
+    # GPT-2 was trained for 1,024 positions: at "4,096" it is sized at 1,024, and says so
+    t = lc.tables.ffn_share_table(["gpt2", "Llama-3.1-8B"], seq_len=4096)
+    assert t.loc["gpt2", "FLOPs at (tokens)"] == "1,024 (its max)"
+    assert t.loc["Llama-3.1-8B", "FLOPs at (tokens)"] == "4,096"
+    fig = lc.plots.ffn_attention_share(["gpt2", "Llama-3.1-8B"], seq_len=4096)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["gpt2 (at 1,024)", "Llama-3.1-8B"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..sizing import ffn_attention_split, mlp_is_gated
+from ..sizing import context_within_max, ffn_attention_split, mlp_is_gated
 from ..zoo import as_config
 from matplotlib.ticker import MaxNLocator
 
@@ -61,9 +61,10 @@ def ffn_ratios(models):
 @styled
 def ffn_attention_share(models, seq_len=4096, mode="prefill"):
     """Share of parameters and of forward FLOPs per token in attention, FFN and the
-    rest (embedding, norms, lm_head), one bar per model."""
+    rest (embedding, norms, lm_head), one bar per model. A model whose maximum context
+    is shorter than ``seq_len`` is sized at its maximum, and its label says so."""
     cfgs = _cfgs(models)
-    splits = [ffn_attention_split(c, seq_len, mode) for c in cfgs]
+    splits = [ffn_attention_split(c, context_within_max(c, seq_len), mode) for c in cfgs]
     fig, axes = new_figure(1, 2, size=(12, 0.27 * len(cfgs) + 2.3), sharey=True)
     parts = [("attention", COMPONENT_COLORS["attention"]), ("ffn", COMPONENT_COLORS["mlp"]),
              ("other", color_of("other"))]
@@ -88,7 +89,8 @@ def ffn_attention_share(models, seq_len=4096, mode="prefill"):
                 label_bars(ax, bars, [f"{v:.0f}%" for v in vals])
             left = [a + b for a, b in zip(left, vals)]
         ax.grid(axis="y", visible=False)
-    axes[0].set_yticks(y, [c.name for c in cfgs])
+    axes[0].set_yticks(y, [c.name if s["seq_len"] == seq_len else f"{c.name} (at {s['seq_len']:,})"
+                           for c, s in zip(cfgs, splits)])
     axes[0].set_xlabel("share of the model's parameters (%)")
     axes[1].set_xlabel(f"share of FLOPs per token (%), {mode} {seq_len:,}")
     axes[0].set_title("Parameters")

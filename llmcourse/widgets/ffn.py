@@ -41,6 +41,7 @@ def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
     s = ffn_attention_split(cfg, seq_len, mode, mlp_cfg=mlp_cfg)
     mlp = mlp_cfg if mlp_cfg is not None else cfg
     gated = mlp_is_gated(mlp)
+    top = cfg.get("max_position_embeddings")
     H, inter, n = cfg.hidden_size, mlp.intermediate_size, cfg.num_hidden_layers
     per_layer = s["ffn_params"] // n
     pct = lambda x: round(100 * x, 1)  # noqa: E731
@@ -60,7 +61,8 @@ def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
         Row("FFN share of one layer (FFN / (FFN + attention))", "ffn_layer_share",
             pct(s["ffn_layer_share"]), f"{100 * s['ffn_layer_share']:.1f}%"),
         Row(f"FFN share of the model's FLOPs per token ({mode}, {seq_len:,} tokens)",
-            "ffn_flop_share", pct(s["ffn_flop_share"]), f"{100 * s['ffn_flop_share']:.1f}%"),
+            "ffn_flop_share", pct(s["ffn_flop_share"]), f"{100 * s['ffn_flop_share']:.1f}%"
+            + (f" (beyond its max context, {top:,}: a what-if)" if top and seq_len > top else "")),
         Row("attention share of FLOPs (projections + scores)", "attention_flop_share",
             pct(s["attention_flop_share"]), f"{100 * s['attention_flop_share']:.1f}%"),
     ]

@@ -85,6 +85,8 @@ def _layers_text(cfg):
     kinds = (("full_attention", "full"), ("sliding_attention", f"sliding (≤ {cfg.get('sliding_window') or 0:,})"),
              ("chunked_attention", f"chunked (≤ {cfg.get('attention_chunk_size') or 0:,})"),
              ("linear_attention", "linear (fixed state)"))
+    if set(cfg.layer_types) == {"full_attention"}:
+        return f"all {cfg.num_hidden_layers} full attention"
     parts = [f"{cfg.layer_types.count(t)} {what}" for t, what in kinds if t in cfg.layer_types]
     return ", ".join(parts) + f" of {cfg.num_hidden_layers}"
 
