@@ -318,6 +318,6 @@ def mtp_tensors(cfg):
         head = [*_linear("fc", H, 2 * H, "mlp"), *_norm("pre_fc_norm_embedding", H),
                 *_norm("pre_fc_norm_hidden", H), *_norm("norm", H)]
         block = _attention(cfg) + _moe(cfg) + _layer_norms(cfg)
-        n = cfg.get("num_nextn_predict_layers", cfg.get("mtp_num_hidden_layers", 1))
+        n = cfg.get("num_nextn_predict_layers", cfg.get("mtp_num_hidden_layers", 1))  # 1 shipped
         return [("mtp.", tuple(head))] + [(f"mtp.layers.{j}.", tuple(block)) for j in range(n)]
     return []

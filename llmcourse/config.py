@@ -191,7 +191,11 @@ _POSITIVE_BY_TYPE = {
                     "no_rope_layer_interval"),
     "smollm3": ("no_rope_layer_interval",),
 }
-_NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",)}
+_NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
+                         "qwen3_next": ("num_nextn_predict_layers", "mtp_num_hidden_layers")}
+# multi-token-prediction layers a checkpoint ships (listed by weight_shapes, never counted):
+# every released model has 1; a bound keeps a what-if listing finite
+MAX_MTP_LAYERS = 1000
 
 
 def _fail(field, rule, value=None, *, show_value=True):
@@ -266,6 +270,10 @@ def _validate(raw):
             _fail(f, "must be a whole number", v)
         if v < 0:
             _fail(f, "must be zero or positive", v)
+    for f in ("num_nextn_predict_layers", "mtp_num_hidden_layers"):
+        if f in _NON_NEGATIVE_BY_TYPE.get(mt, ()) and (r.get(f) or 0) > MAX_MTP_LAYERS:
+            _fail(f, f"at most {MAX_MTP_LAYERS} multi-token-prediction layers (released models "
+                  "have 1)", r[f])
     for f in _BOOLEAN:
         v = r.get(f)
         if v is not None and not isinstance(v, bool):

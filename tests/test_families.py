@@ -355,3 +355,14 @@ def test_mtp_weights_are_listed_not_counted(name, moe_layer_at, extra):
              - _meta_total(cfg.replace(num_hidden_layers=moe_layer_at - 1)))
     params = mtp[~mtp["name"].str.endswith("e_score_correction_bias")]  # GLM's buffer
     assert int(params["numel"].sum()) == layer + extra(cfg)
+
+
+@pytest.mark.parametrize("d,field", [
+    ({"model_type": "glm4_moe", "head_dim": 128, "num_nextn_predict_layers": 10**9},
+     "num_nextn_predict_layers"),
+    ({"model_type": "qwen3_next", "mtp_num_hidden_layers": "one"}, "mtp_num_hidden_layers"),
+])
+def test_mtp_layer_counts_are_checked_and_bounded(d, field):
+    with pytest.raises(ValueError) as e:
+        lc.from_hf_config(d)
+    assert str(e.value).startswith(field)
