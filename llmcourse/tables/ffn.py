@@ -10,9 +10,10 @@ __all__ = ["dense_models", "ffn_share_table"]
 
 
 def dense_models(by_size=False):
-    """The zoo's dense models (an FFN explorer over MoE experts would mislead);
-    ``by_size=True`` sorts them by total parameters."""
-    names = [m for m in list_models() if not load_model(m).is_moe]
+    """The zoo's dense models (an FFN explorer over MoE experts would mislead), family
+    by family as the model pickers list them; ``by_size=True`` sorts them by total
+    parameters."""
+    names = [m for m in list_models(grouped=True) if not load_model(m).is_moe]
     if by_size:
         names.sort(key=lambda m: param_count(load_model(m)).total)
     return names
