@@ -187,7 +187,7 @@ def test_fewest_gpus_is_the_smallest_count_that_fits():
     fits = [training_memory(LLAMA8, dp=d, recompute="full", **kw).total <= 80 * 10**9
             for d in (n - 1, n)]
     assert fits == [False, True]
-    # without recomputation the activations alone (above 80 GB at 8K) never fit
+    # without recomputation the activations alone (above 80 GB at 64K x 4) never fit
     assert lc.training.fewest_gpus(LLAMA8, 80 * 10**9, seq_len=65536, micro_batch=4,
                                    zero_stage=3) is None
     # ZeRO-0 either fits on one GPU or never

@@ -41,7 +41,10 @@ predict(
               (lambda: 2 * _n(), "that is ZeRO-3 (all 16 B/param divided by 8): ZeRO-2 keeps a "
                                  "full copy of the weights on every GPU"),
               (lambda: 4 * _n() + 12 * _n() // 8, "that is ZeRO-1: it shards only the optimizer "
-                                                  "state; ZeRO-2 shards the grads too")),
+                                                  "state; ZeRO-2 shards the grads too"),
+              (lambda: 2 * _n() + 10 * _n() // 8, "the optimizer state of bf16-mixed training "
+                                                  "holds one more fp32 copy of every weight: "
+                                                  "count it with m and v")),
     wrong=(16 * 8_030_261_248, 2 * 8_030_261_248, 10**9, "30e9"),
 )
 

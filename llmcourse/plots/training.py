@@ -31,9 +31,14 @@ def _setup_memory_axes(fig, labels):
         c = color_of(color)
         st["bars"][attr] = ax.barh(y, [0] * n, height=0.62, color=c, hatch=_HATCH[attr],
                                    edgecolor="white", linewidth=0.8, label=name)
+        # a box in the bar's colour keeps a label legible where the capacity line crosses it
         st["texts"][attr] = [ax.text(0, yy, "", ha="center", va="center", color=ink_for(c),
-                                     fontsize=TEXT_SIZES["label"]) for yy in y]
-    st["totals"] = [ax.text(0, yy, "", va="center", fontsize=TEXT_SIZES["label"]) for yy in y]
+                                     fontsize=TEXT_SIZES["label"],
+                                     bbox=dict(facecolor=c, edgecolor="none", pad=1.0))
+                             for yy in y]
+    st["totals"] = [ax.text(0, yy, "", va="center", fontsize=TEXT_SIZES["label"],
+                            bbox=dict(facecolor=ax.get_facecolor(), edgecolor="none", pad=1.0))
+                    for yy in y]
     st["outline"] = ax.barh(y, [0] * n, height=0.78, fill=False,
                             edgecolor=color_of("highlight"), linewidth=2.5)
     st["cap"] = ax.axvline(1, color=color_of("reference"), ls="--", lw=2)
@@ -85,7 +90,8 @@ def draw_training_memory(fig, rows, capacity_bytes=None, gpu_label="", highlight
         cap = capacity_bytes / GB
         st["cap"].set_xdata([cap, cap])
         st["cap_text"].set_x(cap)
-        st["cap_text"].set_text(f" {gpu_label} {cap:,.0f} GB")
+        # GPU names carry their size ("H100 SXM 80GB"): say what the line is, once
+        st["cap_text"].set_text(f" memory of one {gpu_label}" if gpu_label else f" {cap:,.0f} GB")
     ax.set_title(title or "Training memory per GPU", loc="left", pad=16)
     return ax
 

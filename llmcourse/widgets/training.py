@@ -117,8 +117,10 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
 
     ex = Explorer("training", controls, compute, draw, title="What does training cost?",
                   figsize=(11, 4.2),
-                  note="Bars: per-GPU memory at each ZeRO stage for this setting (outlined: the "
-                       "stage you chose). attention: flash keeps no s x s scores, eager does "
+                  note="Bars: per-GPU memory at each ZeRO stage (outlined: the stage you chose). "
+                       "Activations: what a transformers model saves for backward (equal to "
+                       "PyTorch's bytes on CPU for Llama, Qwen3, Qwen3-MoE and Mixtral; for other "
+                       "families an estimate). attention: flash keeps no s x s scores, eager does "
                        "(selective recomputation removes them). Time assumes the MFU you set; "
                        "large runs report 35-55%.")
 
