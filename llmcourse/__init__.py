@@ -10,7 +10,8 @@ The core (configs, counts, bytes, FLOPs) imports only the standard library.
 pandas, matplotlib and ipywidgets when they are first used.
 """
 
-from .config import SUPPORTED_MODEL_TYPES, ConfigError, ModelConfig, as_moe, from_hf_config
+from .config import (SUPPORTED_MODEL_TYPES, ConfigError, ModelConfig, as_moe, config_from_json,
+                     from_hf_config)
 from .counts import (FlopCount, ParamCount, flops_per_token, kv_cache_bytes,
                      kv_cache_bytes_per_token_per_layer, linear_state_bytes, param_count,
                      weight_bytes, weight_shapes)
@@ -25,7 +26,7 @@ from .zoo import list_models, load_model, model_families, model_family
 
 __version__ = "0.1.0"
 
-__all__ = ["ConfigError", "ModelConfig", "from_hf_config", "as_moe", "SUPPORTED_MODEL_TYPES",
+__all__ = ["ConfigError", "ModelConfig", "from_hf_config", "config_from_json", "as_moe", "SUPPORTED_MODEL_TYPES",
            "ParamCount", "FlopCount", "param_count", "weight_shapes", "weight_bytes",
            "kv_cache_bytes", "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "flops_per_token",
            "list_models", "load_model", "model_families", "model_family", "human_count", "human_bytes",

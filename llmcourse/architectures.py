@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Tensor", "layer_groups", "global_tensors", "layer_prefix", "mtp_tensors",
-           "COMPONENTS"]
+from .limits import ConfigError
+
+__all__ = ["Tensor", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
+           "layer_prefix", "mtp_tensors", "COMPONENTS"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -209,21 +211,6 @@ def _moe(c):
     return t
 
 
-def _is_moe_layer(c, i):
-    if not c.is_moe:
-        return False
-    if c.family == "deepseek":
-        return i >= c.get("first_k_dense_replace", 0) and i % c.get("moe_layer_freq", 1) == 0
-    mt = c.model_type
-    if mt in ("qwen3_moe", "qwen2_moe", "qwen3_next"):
-        return i not in (c.get("mlp_only_layers") or []) and (i + 1) % c.get("decoder_sparse_step", 1) == 0
-    if mt == "glm4_moe":
-        return i >= c.first_k_dense_replace
-    if mt == "llama4_text":
-        return i in c.moe_layers
-    return True
-
-
 def _layer_norms(c):
     H, mt = c.hidden_size, c.model_type
     if c.family == "phi":  # attention and MLP run in parallel after one LayerNorm
@@ -240,24 +227,54 @@ def _layer_norms(c):
     return t
 
 
+class LayerGroup(NamedTuple):
+    """The layers of one :class:`~llmcourse.layers.LayerKind` and their tensors.
+
+    ``indices`` is a :class:`~llmcourse.layers.LayerIndices` view: ``len``, ``in``,
+    ``[0]`` and ``[-1]`` are arithmetic, so a billion-layer model costs nothing."""
+    indices: object
+    tensors: tuple
+
+    @property
+    def kind(self):
+        return self.indices.kind
+
+    @property
+    def count(self):
+        return len(self.indices)
+
+
+_MIXERS = {"full_attention": _attention, "sliding_attention": _attention,
+           "chunked_attention": _attention, "linear_attention": _linear_attention}
+
+
+def kind_tensors(cfg, kind):
+    """The tensors of one layer of ``kind`` (a :class:`~llmcourse.layers.LayerKind`):
+    its token mixer (attention of any kind, or Qwen3-Next's linear attention), its MLP
+    (dense or routed experts) and its norms."""
+    mixer = _MIXERS.get(kind.attention)
+    if mixer is None:
+        raise ConfigError(f"layer_types: {kind.attention} layers have no tensor layout "
+                          f"for model_type {cfg.model_type!r}")
+    mlp = {"dense": _dense_mlp, "moe": _moe}.get(kind.mlp)
+    if mlp is None:
+        raise ConfigError(f"layer_types: {kind.mlp} MLP layers have no tensor layout for "
+                          f"model_type {cfg.model_type!r}")
+    return tuple(mixer(cfg) + mlp(cfg) + _layer_norms(cfg))
+
+
 def layer_groups(cfg):
-    """``[(layer_indices, tensors), ...]``: layers that share one tensor list.
+    """``[LayerGroup(indices, tensors), ...]``: one group per layer kind, in the order
+    the kinds first appear; unpacks as ``for indices, tensors in layer_groups(cfg)``.
 
     Cached on the (immutable) config.
     """
     cached = cfg._cache.get("layer_groups")
     if cached is not None:
         return cached
-    norms = _layer_norms(cfg)
-    by_kind = {}  # (token mixer, feed-forward) -> layer indices
-    for i in range(cfg.num_hidden_layers):
-        mixer = "linear" if cfg.layer_types[i] == "linear_attention" else "attention"
-        by_kind.setdefault((mixer, _is_moe_layer(cfg, i)), []).append(i)
-    groups = []
-    for (mixer, moe), idx in by_kind.items():
-        mix = _linear_attention(cfg) if mixer == "linear" else _attention(cfg)
-        groups.append((tuple(idx), tuple(mix + (_moe(cfg) if moe else _dense_mlp(cfg)) + norms)))
-    groups.sort(key=lambda g: g[0][0])
+    sched = cfg.layer_schedule
+    groups = [LayerGroup(sched.indices(kind), kind_tensors(cfg, kind))
+              for kind in sched.counts()]
     cfg._cache["layer_groups"] = groups
     return groups
 

@@ -13,20 +13,132 @@ ever executed: ``auto_map`` and friends are kept as data and ignored.
 from __future__ import annotations
 
 import json
+import math
 import os
 from types import MappingProxyType
 
-__all__ = ["ConfigError", "ModelConfig", "from_hf_config", "as_moe", "SUPPORTED_MODEL_TYPES"]
+from .layers import Axis, LayerSchedule, LayerTypes
+from .limits import (MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_JSON_VALUES, MAX_LIST, MAX_SIZE,
+                     ConfigError, field_name, show)
 
-
-class ConfigError(ValueError):
-    """An impossible or unreadable model configuration (one-line message)."""
+__all__ = ["ConfigError", "ModelConfig", "from_hf_config", "config_from_json", "as_moe",
+           "SUPPORTED_MODEL_TYPES"]
 
 
 # --- what each model_type reads -------------------------------------------------
 # family: which tensor layout (see architectures.py); defaults: Hugging Face's own
 # defaults for fields a config.json may leave out (from each transformers
-# ``*Config`` class); moe: which field holds the routed expert count.
+# ``*Config`` class); moe: which field holds the routed expert count; layers: the
+# layer schedule, a function of the resolved config returning one Axis per layer
+# property (see llmcourse/layers.py and CONTRIBUTING.md, "Layer schedules"):
+# ``attention`` (default: every layer sliding when a sliding_window is set, else
+# full; with no sliding_window, sliding layers attend fully), ``mlp`` (default:
+# every layer MoE for a MoE model, else dense), ``rope`` (default: every layer).
+# An explicit ``layer_types`` list replaces ``attention``.
+
+def _windowed_by_depth(r):
+    """Qwen2/Qwen3: with use_sliding_window, layers from max_window_layers on slide."""
+    if not r.get("use_sliding_window"):
+        return dict(attention=Axis.constant("full_attention"))
+    return dict(attention=Axis.cycle(("sliding_attention", 1),
+                                     prefix=[("full_attention", r["max_window_layers"])],
+                                     field="max_window_layers"))
+
+
+def _alternating(r):
+    """Gemma-2, gpt-oss: sliding, full, sliding, full, ..."""
+    return dict(attention=Axis.cycle(("sliding_attention", 1), ("full_attention", 1),
+                                     field="layer_types"))
+
+
+def _qwen3_moe_layers(r):
+    """MoE where (i + 1) % decoder_sparse_step == 0, except mlp_only_layers (dense)."""
+    step = r["decoder_sparse_step"]
+    mlp = Axis.every(step, "moe", "dense", phase=step - 1, field="decoder_sparse_step")
+    return dict(_windowed_by_depth(r), mlp=mlp.override(r.get("mlp_only_layers") or (), "dense"))
+
+
+def _deepseek_layers(r):
+    """Full attention (MLA); MoE from first_k_dense_replace on. transformers builds
+    every later layer as MoE and ignores moe_layer_freq (DeepSeek's own modeling code
+    keeps every moe_layer_freq-th; every released model has 1), and so do we."""
+    return dict(attention=Axis.constant("full_attention"),
+                mlp=Axis.cycle(("moe", 1), prefix=[("dense", r["first_k_dense_replace"])],
+                               field="first_k_dense_replace"))
+
+
+def _full_attention(r):
+    return dict(attention=Axis.constant("full_attention"))
+
+
+def _nope_axis(r, layers):
+    """SmolLM3 / Llama-4: which layers use RoPE (no_rope_layers: 1 = RoPE, 0 = NoPE; by
+    default every no_rope_layer_interval-th layer is NoPE)."""
+    nrl = r.get("no_rope_layers")
+    if not nrl:  # transformers treats an empty list as absent
+        n = r["no_rope_layer_interval"]
+        return Axis.every(n, False, True, phase=n - 1, field="no_rope_layer_interval")
+    return Axis.from_list([bool(v) for v in nrl[:layers]], field="no_rope_layers")
+
+
+def _gemma3_layers(r):
+    """Gemma-3: sliding_window_pattern - 1 sliding layers, then one full."""
+    return dict(attention=Axis.cycle(("sliding_attention", r["sliding_window_pattern"] - 1),
+                                     ("full_attention", 1), field="sliding_window_pattern"))
+
+
+def _llama4_layers(r):
+    """Llama-4: RoPE layers attend within chunks, NoPE layers (every 4th) to all; MoE in
+    moe_layers (by default every interleave_moe_layer_step-th layer)."""
+    rope = _nope_axis(r, r["num_hidden_layers"])
+    attention = rope.map(lambda v: "chunked_attention" if v else "full_attention")
+    ml = r.get("moe_layers")
+    if ml is None:
+        step = r["interleave_moe_layer_step"]
+        mlp = Axis.every(step, "moe", "dense", phase=step - 1, field="interleave_moe_layer_step")
+    else:
+        mlp = Axis.constant("dense", field="moe_layers").override(ml, "moe")
+    return dict(attention=attention, mlp=mlp, rope=rope)
+
+
+def _qwen3_next_layers(r):
+    """Qwen3-Next: full_attention_interval - 1 gated-DeltaNet layers, then one full;
+    MoE as Qwen3-MoE."""
+    n = r["full_attention_interval"]
+    return dict(_qwen3_moe_layers(r),
+                attention=Axis.cycle(("linear_attention", n - 1), ("full_attention", 1),
+                                     field="full_attention_interval"))
+
+
+def _smollm3_layers(r):
+    """SmolLM3: a NoPE layer in every 4; with a window, the NoPE layers slide."""
+    rope = _nope_axis(r, r["num_hidden_layers"])
+    if not r.get("use_sliding_window") or r.get("sliding_window") is None:
+        return dict(attention=Axis.constant("full_attention"), rope=rope)
+    return dict(attention=rope.map(lambda v: "full_attention" if v else "sliding_attention"),
+                rope=rope)
+
+
+def _qwen2_moe_layers(r):
+    """Qwen1.5/2-MoE: with use_sliding_window, even layers below max_window_layers slide."""
+    attention = Axis.constant("full_attention")
+    if r.get("use_sliding_window"):
+        mwl = min(r["max_window_layers"], r["num_hidden_layers"])
+        if mwl > MAX_LIST:
+            _fail("max_window_layers", f"with use_sliding_window, the course reads at most "
+                  f"{MAX_LIST:,} windowed layers", mwl)
+        attention = Axis(prefix=[("sliding_attention" if i % 2 == 0 else "full_attention", 1)
+                                 for i in range(mwl)], period=[("full_attention", 1)],
+                         field="max_window_layers")
+    return dict(_qwen3_moe_layers(r), attention=attention)
+
+
+def _glm4_moe_layers(r):
+    """GLM-4.5: the first first_k_dense_replace layers dense, then MoE."""
+    return dict(attention=Axis.constant("full_attention"),
+                mlp=Axis.cycle(("moe", 1), prefix=[("dense", r["first_k_dense_replace"])],
+                               field="first_k_dense_replace"))
+
 
 _COMMON = dict(num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
                attention_bias=False, sliding_window=None, layer_types=None)
@@ -34,32 +146,32 @@ _COMMON = dict(num_key_value_heads=None, head_dim=None, tie_word_embeddings=Fals
 _FAMILIES = {
     "llama": dict(family="llama", defaults=dict(_COMMON, mlp_bias=False)),
     "mistral": dict(family="llama", defaults=dict(_COMMON, sliding_window=4096)),
-    "qwen2": dict(family="llama", defaults=dict(_COMMON, use_sliding_window=False,
+    "qwen2": dict(family="llama", layers=_windowed_by_depth, defaults=dict(_COMMON, use_sliding_window=False,
                                                 max_window_layers=28)),
-    "qwen3": dict(family="llama", defaults=dict(_COMMON, use_sliding_window=False,
+    "qwen3": dict(family="llama", layers=_windowed_by_depth, defaults=dict(_COMMON, use_sliding_window=False,
                                                 max_window_layers=28)),
-    "qwen3_moe": dict(family="llama", moe="num_experts",
+    "qwen3_moe": dict(family="llama", moe="num_experts", layers=_qwen3_moe_layers,
                       defaults=dict(_COMMON, use_sliding_window=False, max_window_layers=28,
                                     decoder_sparse_step=1, mlp_only_layers=[],
                                     num_experts=128, num_experts_per_tok=8,
                                     moe_intermediate_size=768)),
     "mixtral": dict(family="llama", moe="num_local_experts",
                     defaults=dict(_COMMON, num_local_experts=8, num_experts_per_tok=2)),
-    "gemma2": dict(family="llama", defaults=dict(_COMMON, tie_word_embeddings=True,
+    "gemma2": dict(family="llama", layers=_alternating, defaults=dict(_COMMON, tie_word_embeddings=True,
                                                  sliding_window=4096)),
-    "phi": dict(family="phi", defaults=dict(_COMMON, qk_layernorm=False)),
-    "gpt_oss": dict(family="llama", moe="num_local_experts",
+    "phi": dict(family="phi", layers=_full_attention, defaults=dict(_COMMON, qk_layernorm=False)),
+    "gpt_oss": dict(family="llama", moe="num_local_experts", layers=_alternating,
                     defaults=dict(_COMMON, attention_bias=True, sliding_window=128,
                                   num_local_experts=128, num_experts_per_tok=4)),
-    "deepseek_v2": dict(family="deepseek", moe="n_routed_experts",
+    "deepseek_v2": dict(family="deepseek", moe="n_routed_experts", layers=_deepseek_layers,
                         defaults=dict(_COMMON, first_k_dense_replace=0, n_shared_experts=None,
                                       q_lora_rank=1536, moe_layer_freq=1)),
-    "deepseek_v3": dict(family="deepseek", moe="n_routed_experts",
+    "deepseek_v3": dict(family="deepseek", moe="n_routed_experts", layers=_deepseek_layers,
                         defaults=dict(_COMMON, first_k_dense_replace=3, n_shared_experts=1,
                                       q_lora_rank=1536, moe_layer_freq=1)),
     # --- more families (issue 12). Defaults: each transformers 5 ``*Config`` class, so a
     # config.json that leaves a key out reads as transformers reads it.
-    "gpt2": dict(family="gpt2",
+    "gpt2": dict(family="gpt2", layers=_full_attention,
                  # GPT-2's own names for the standard fields (transformers' attribute_map)
                  attribute_map=dict(hidden_size="n_embd", num_hidden_layers="n_layer",
                                     num_attention_heads="n_head",
@@ -68,19 +180,19 @@ _FAMILIES = {
                  defaults=dict(num_key_value_heads=None, head_dim=None, vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12,
                                n_head=12, n_inner=None, tie_word_embeddings=True,
                                add_cross_attention=False, layer_types=None, sliding_window=None)),
-    "gpt_neox": dict(family="neox",
+    "gpt_neox": dict(family="neox", layers=_full_attention,
                      defaults=dict(num_key_value_heads=None, head_dim=None, vocab_size=50432,
                                    hidden_size=6144, num_hidden_layers=44,
                                    num_attention_heads=64, intermediate_size=24576,
                                    max_position_embeddings=2048, tie_word_embeddings=False,
                                    attention_bias=True, layer_types=None, sliding_window=None)),
-    "gemma": dict(family="llama",
+    "gemma": dict(family="llama", layers=_full_attention,
                   defaults=dict(_COMMON, vocab_size=256000, hidden_size=3072,
                                 intermediate_size=24576, num_hidden_layers=28,
                                 num_attention_heads=16, num_key_value_heads=16, head_dim=256,
                                 max_position_embeddings=8192, tie_word_embeddings=True,
                                 pad_token_id=0)),
-    "gemma3_text": dict(family="llama", divisible_heads=True,
+    "gemma3_text": dict(family="llama", divisible_heads=True, layers=_gemma3_layers,
                         defaults=dict(_COMMON, vocab_size=262208, hidden_size=2304,
                                       intermediate_size=9216, num_hidden_layers=26,
                                       num_attention_heads=8, num_key_value_heads=4, head_dim=256,
@@ -91,7 +203,7 @@ _FAMILIES = {
                  defaults=dict(_COMMON, vocab_size=32064, hidden_size=3072, intermediate_size=8192,
                                num_hidden_layers=32, num_attention_heads=32,
                                max_position_embeddings=4096, pad_token_id=32000)),
-    "qwen2_moe": dict(family="llama", moe="num_experts",
+    "qwen2_moe": dict(family="llama", moe="num_experts", layers=_qwen2_moe_layers,
                       defaults=dict(_COMMON, vocab_size=151936, hidden_size=2048,
                                     intermediate_size=5632, num_hidden_layers=24,
                                     num_attention_heads=16, num_key_value_heads=16,
@@ -100,16 +212,16 @@ _FAMILIES = {
                                     decoder_sparse_step=1, moe_intermediate_size=1408,
                                     shared_expert_intermediate_size=5632, num_experts_per_tok=4,
                                     num_experts=60, mlp_only_layers=[], qkv_bias=True)),
-    "olmo2": dict(family="llama",
+    "olmo2": dict(family="llama", layers=_full_attention,
                   defaults=dict(_COMMON, vocab_size=50304, hidden_size=4096, intermediate_size=11008,
                                 num_hidden_layers=32, num_attention_heads=32,
                                 max_position_embeddings=2048, pad_token_id=1)),
-    "granite": dict(family="llama",
+    "granite": dict(family="llama", layers=_full_attention,
                     defaults=dict(_COMMON, vocab_size=32000, hidden_size=4096,
                                   intermediate_size=11008, num_hidden_layers=32,
                                   num_attention_heads=32, max_position_embeddings=2048,
                                   mlp_bias=False)),
-    "smollm3": dict(family="llama",
+    "smollm3": dict(family="llama", layers=_smollm3_layers,
                     defaults=dict(_COMMON, vocab_size=128256, hidden_size=2048,
                                   intermediate_size=11008, num_hidden_layers=36,
                                   num_attention_heads=16, num_key_value_heads=4,
@@ -117,7 +229,7 @@ _FAMILIES = {
                                   mlp_bias=False, use_sliding_window=False, no_rope_layers=None,
                                   pad_token_id=128004,
                                   no_rope_layer_interval=4)),
-    "glm4_moe": dict(family="llama", moe="n_routed_experts",
+    "glm4_moe": dict(family="llama", moe="n_routed_experts", layers=_glm4_moe_layers,
                      attribute_map=dict(num_local_experts="n_routed_experts"),
                      defaults=dict(_COMMON, vocab_size=151552, hidden_size=4096,
                                    intermediate_size=10944, num_hidden_layers=46,
@@ -126,7 +238,7 @@ _FAMILIES = {
                                    num_experts_per_tok=8, n_shared_experts=1,
                                    n_routed_experts=128, first_k_dense_replace=1,
                                    use_qk_norm=False, num_nextn_predict_layers=1)),
-    "llama4_text": dict(family="llama", moe="num_local_experts",
+    "llama4_text": dict(family="llama", moe="num_local_experts", layers=_llama4_layers,
                         defaults=dict(_COMMON, vocab_size=202048, hidden_size=5120,
                                       intermediate_size=8192, intermediate_size_mlp=16384,
                                       num_hidden_layers=48, num_attention_heads=40,
@@ -136,7 +248,7 @@ _FAMILIES = {
                                       interleave_moe_layer_step=1, use_qk_norm=True,
                                       no_rope_layers=None, no_rope_layer_interval=4,
                                       attention_chunk_size=8192)),
-    "qwen3_next": dict(family="llama", moe="num_experts",
+    "qwen3_next": dict(family="llama", moe="num_experts", layers=_qwen3_next_layers,
                        defaults=dict(_COMMON, vocab_size=151936, hidden_size=2048,
                                      intermediate_size=5632, num_hidden_layers=48,
                                      num_attention_heads=16, num_key_value_heads=2, head_dim=256,
@@ -169,8 +281,13 @@ _POSITIVE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_s
              "intermediate_size", "num_key_value_heads", "head_dim", "moe_intermediate_size",
              "num_experts_per_tok", "kv_lora_rank", "qk_rope_head_dim", "v_head_dim",
              "q_lora_rank", "sliding_window", "decoder_sparse_step", "moe_layer_freq",
-             "num_experts", "num_local_experts", "n_routed_experts", "max_window_layers")
+             "num_experts", "num_local_experts", "n_routed_experts", "max_window_layers",
+             "max_position_embeddings", "experts_per_token", "n_group", "topk_group")
 _NON_NEGATIVE = ("n_shared_experts", "first_k_dense_replace", "qk_nope_head_dim")
+# fields read elsewhere in the course, checked for their type when present
+_NUMBER = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "partial_rotary_factor")
+_STRING = ("torch_dtype", "dtype", "hidden_act", "_name_or_path")
+_OBJECT = ("text_config", "rope_scaling", "quantization_config")
 _BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_window",
             "qk_layernorm", "qkv_bias", "use_qk_norm", "add_cross_attention",
             "use_bidirectional_attention")
@@ -201,12 +318,76 @@ MAX_MTP_LAYERS = 1000
 def _fail(field, rule, value=None, *, show_value=True):
     msg = f"{field}: {rule}"
     if show_value:
-        msg += f" (got {value!r})"
+        msg += f" (got {show(value)})"
     raise ConfigError(msg)
 
 
 def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+_FLAT = frozenset((str, int, float, bool, type(None)))
+
+
+def _plain_json(obj, where="config"):
+    """A deep copy of ``obj`` as plain JSON data (dict, list, str, int, float, bool,
+    None), refusing what a config.json cannot hold: other types, non-string keys,
+    nesting deeper than MAX_JSON_DEPTH, more than MAX_JSON_VALUES values, whole
+    numbers of more than 1,000 digits. Iterative: no RecursionError."""
+    from collections.abc import Mapping, Sequence
+
+    def convert(value, path):
+        if value is None or isinstance(value, (str, bool, float)):
+            return value, None
+        if isinstance(value, int):
+            if value.bit_length() > 3300:  # about 1,000 digits
+                _fail(path, "a whole number with more than 1,000 digits cannot be a config value",
+                      value)
+            return int(value), None
+        if isinstance(value, Mapping):
+            return {}, list(value.items())
+        if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
+            if len(value) > MAX_LIST:
+                _fail(path, f"a list longer than {MAX_LIST:,} entries cannot be read", value)
+            if all(type(x) in _FLAT for x in value):  # a flat list (layer_types): one pass
+                if any(type(x) is int and x.bit_length() > 3300 for x in value):
+                    _fail(path, "a whole number with more than 1,000 digits cannot be a config "
+                          "value", show_value=False)
+                return list(value), None
+            return [], list(enumerate(value))
+        _fail(path, f"must be a JSON value (number, string, true/false, null, list or object), "
+              f"not a {type(value).__name__}", show_value=False)
+
+    root, items = convert(obj, where)
+    if items is None:
+        return root
+    stack = [(root, items, 1, where, None)]
+    count = 0
+    while stack:
+        container, items, depth, path, top = stack.pop()
+        for key, value in items:
+            count += 1
+            if count > MAX_JSON_VALUES:
+                _fail(where, f"holds more than {MAX_JSON_VALUES:,} values; a config.json has a "
+                      "few hundred", show_value=False)
+            if isinstance(container, dict) and not isinstance(key, str):
+                _fail(path, f"keys must be strings (got {show(key)})", show_value=False)
+            sub = field_name(key) if path == where else (
+                f"{path}.{field_name(key)}" if isinstance(container, dict) else f"{path}[{key}]")
+            copy, sub_items = convert(value, sub)
+            if sub_items is None and type(copy) is list:
+                count += len(copy)
+            if isinstance(container, dict):
+                container[key] = copy
+            else:
+                container.append(copy)
+            if sub_items is not None:
+                if depth + 1 > MAX_JSON_DEPTH:
+                    _fail(top, f"nested deeper than {MAX_JSON_DEPTH} levels; a config.json uses "
+                          "3 or 4", show_value=False)
+                if sub_items:  # each container fills its own items in order
+                    stack.append((copy, sub_items, depth + 1, sub, top or sub))
+    return root
 
 
 def _unsupported_hint():
@@ -262,6 +443,8 @@ def _validate(raw):
             _fail(label(f), "must be a whole number", v)
         if v <= 0:
             _fail(label(f), "must be positive", v)
+        if v > MAX_SIZE:
+            _fail(label(f), f"at most {MAX_SIZE:,} (a trillion) here; no real model comes near", v)
     for f in _NON_NEGATIVE + _NON_NEGATIVE_BY_TYPE.get(mt, ()):
         v = r.get(f)
         if v is None:
@@ -270,6 +453,8 @@ def _validate(raw):
             _fail(f, "must be a whole number", v)
         if v < 0:
             _fail(f, "must be zero or positive", v)
+        if v > MAX_SIZE:
+            _fail(f, f"at most {MAX_SIZE:,} (a trillion) here; no real model comes near", v)
     for f in ("num_nextn_predict_layers", "mtp_num_hidden_layers"):
         if f in _NON_NEGATIVE_BY_TYPE.get(mt, ()) and (r.get(f) or 0) > MAX_MTP_LAYERS:
             _fail(f, f"at most {MAX_MTP_LAYERS} multi-token-prediction layers (released models "
@@ -278,6 +463,19 @@ def _validate(raw):
         v = r.get(f)
         if v is not None and not isinstance(v, bool):
             _fail(f, "must be true or false", v)
+    for f in _NUMBER:
+        v = r.get(f)
+        if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool)
+                              or not math.isfinite(v) or v < 0):
+            _fail(f, "must be a finite number, zero or more", v)
+    for f in _STRING:
+        v = r.get(f)
+        if v is not None and not isinstance(v, str):
+            _fail(f, "must be a string", v)
+    for f in _OBJECT:
+        v = r.get(f)
+        if v is not None and not isinstance(v, dict):
+            _fail(f, "must be a JSON object or null", v)
     if mt == "gpt2" and r.get("add_cross_attention"):
         _fail("add_cross_attention", "a decoder with cross-attention to an encoder is not a "
               "language model this course counts; set it to false", True)
@@ -285,6 +483,8 @@ def _validate(raw):
     heads = r["num_attention_heads"]
     hidden = r["hidden_size"]
     pad = r.get("pad_token_id")
+    if pad is not None and not _is_int(pad):
+        _fail("pad_token_id", "must be a whole number or null", pad)
     if _is_int(pad) and pad >= r["vocab_size"]:  # the embedding could not hold it
         _fail("pad_token_id", f"must be below vocab_size={r['vocab_size']}", pad)
     kv = r["num_key_value_heads"] if r.get("num_key_value_heads") is not None else heads
@@ -313,7 +513,8 @@ def _validate(raw):
         top_k = raw["experts_per_token"]
     if moe_field:
         if top_k > experts:
-            _fail("num_experts_per_tok", f"cannot exceed the {experts} experts ({moe_field})",
+            noun = "expert" if experts == 1 else "experts"
+            _fail("num_experts_per_tok", f"cannot exceed the {experts:,} {noun} ({moe_field})",
                   top_k)
     if spec["family"] == "deepseek" or mt == "glm4_moe":
         fk = r["first_k_dense_replace"]
@@ -324,48 +525,32 @@ def _validate(raw):
     if mt in ("qwen3_moe", "qwen2_moe", "qwen3_next"):
         mol = r.get("mlp_only_layers")
         mol = [] if mol is None else mol
-        if not isinstance(mol, list) or not all(_is_int(i) and 0 <= i < layers for i in mol):
-            _fail("mlp_only_layers", f"must be a list of layer indices in 0..{layers - 1}", mol)
+        if not isinstance(mol, list) or len(mol) > MAX_LIST or not all(
+                _is_int(i) and 0 <= i < layers for i in mol):
+            _fail("mlp_only_layers", f"must be a list of layer indices in 0..{layers - 1:,}"
+                  f" (at most {MAX_LIST:,} of them)", mol)
         r["mlp_only_layers"] = mol
     if mt == "qwen3_next" and r["linear_num_value_heads"] % r["linear_num_key_heads"]:
         _fail("linear_num_value_heads", "must be a multiple of linear_num_key_heads="
               f"{r['linear_num_key_heads']} (value heads are grouped over key heads)",
               r["linear_num_value_heads"])
-    if mt == "llama4_text":
+    if mt == "llama4_text":  # (None: every interleave_moe_layer_step-th layer, in the schedule)
         ml = r.get("moe_layers")
-        if ml is None:
-            step = r["interleave_moe_layer_step"]
-            ml = list(range(step - 1, layers, step))
-        elif not isinstance(ml, list) or not all(_is_int(i) and 0 <= i < layers for i in ml):
-            _fail("moe_layers", f"must be a list of layer indices in 0..{layers - 1}", ml)
-        r["moe_layers"] = ml
+        if ml is not None and (not isinstance(ml, list) or len(ml) > MAX_LIST or not all(
+                _is_int(i) and 0 <= i < layers for i in ml)):
+            _fail("moe_layers", f"must be a list of layer indices in 0..{layers - 1:,}"
+                  f" (at most {MAX_LIST:,} of them)", ml)
     if mt in ("smollm3", "llama4_text"):  # 1 = the layer uses RoPE, 0 = NoPE (no position code)
-        nrl = r.get("no_rope_layers")
-        if not nrl:  # transformers treats an empty list as absent
-            n = r["no_rope_layer_interval"]
-            nrl = [int((i + 1) % n != 0) for i in range(layers)]
-        elif (not isinstance(nrl, list) or len(nrl) < layers
-              or not all(v in (0, 1) and not isinstance(v, float) for v in nrl)):
-            _fail("no_rope_layers", f"must list a 0 or 1 for each of the {layers} layers", nrl)
-        r["no_rope_layers"] = nrl
+        nrl = r.get("no_rope_layers")  # empty or null: every no_rope_layer_interval-th is NoPE
+        if nrl and (not isinstance(nrl, list) or len(nrl) < layers or len(nrl) > MAX_LIST
+                    or not all(_is_int(v) and v in (0, 1) for v in nrl)):
+            _fail("no_rope_layers", f"must list a 0 or 1 for each of the {layers:,} layers "
+                  f"(at most {MAX_LIST:,})", nrl)
     if mt == "gemma3_text" and r.get("use_bidirectional_attention") and _is_int(r["sliding_window"]):
         r["sliding_window"] = r["sliding_window"] // 2 + 1  # as Gemma3TextConfig does
 
-    sw = r.get("sliding_window")
-    allowed = _LAYER_TYPES_BY_TYPE.get(mt, _LAYER_TYPES)
-    lt = r.get("layer_types")
-    if lt is not None:
-        if not isinstance(lt, list) or len(lt) != layers:
-            _fail("layer_types", f"must list one entry per layer (num_hidden_layers={layers})",
-                  f"{len(lt)} entries" if isinstance(lt, list) else lt)
-        bad = [t for t in lt if t not in allowed]
-        if bad:
-            _fail("layer_types", f"entries must be one of {', '.join(allowed)}", bad[0])
-        if "sliding_attention" in lt and sw is None:
-            _fail("sliding_window", "layer_types has sliding_attention layers, so a window "
-                  "size is required", sw)
-    else:
-        lt = _default_layer_types(mt, r, layers)
+    schedule = _layer_schedule(mt, spec, r, layers)
+    lt = LayerTypes(schedule)
     if "chunked_attention" in lt and r.get("attention_chunk_size") is None:
         _fail("attention_chunk_size", "layer_types has chunked_attention layers, so a chunk "
               "size is required", None)
@@ -378,7 +563,8 @@ def _validate(raw):
         intermediate_size=r["intermediate_size"],
         tie_word_embeddings=bool(r["tie_word_embeddings"]),
         num_experts=experts or 0, num_experts_per_tok=top_k or 0,
-        layer_types=tuple(lt), sliding_window=sw, text_model_of=None, resolved=r,
+        layer_types=lt, layer_schedule=schedule, sliding_window=r.get("sliding_window"),
+        text_model_of=None, resolved=r,
     )
 
 
@@ -402,43 +588,39 @@ def _validate_text_config(raw, mt):
     return r
 
 
-def _default_layer_types(mt, r, layers):
-    """The kind of each layer when the config has no ``layer_types`` (the same rule as
-    each transformers ``*Config``)."""
+def _layer_schedule(mt, spec, r, layers):
+    """The :class:`~llmcourse.layers.LayerSchedule` of a resolved config: the family's
+    declaration (``layers=`` in ``_FAMILIES``, the same rule as each transformers
+    ``*Config``), an explicit ``layer_types`` in place of its attention."""
+    axes = spec["layers"](r) if "layers" in spec else {}
     sw = r.get("sliding_window")
-    if mt == "gemma3_text":
-        pattern = r["sliding_window_pattern"]
-        return ["sliding_attention" if (i + 1) % pattern else "full_attention"
-                for i in range(layers)]
-    if mt == "llama4_text":  # RoPE layers attend within chunks; every 4th (NoPE) layer to all
-        return ["chunked_attention" if rope else "full_attention"
-                for rope in r["no_rope_layers"][:layers]]
-    if mt == "qwen3_next":  # gated DeltaNet layers, one full-attention layer in every interval
-        n = r["full_attention_interval"]
-        return ["linear_attention" if (i + 1) % n else "full_attention" for i in range(layers)]
-    if mt == "smollm3":
-        if not r.get("use_sliding_window") or sw is None:
-            return ["full_attention"] * layers
-        return ["sliding_attention" if not rope else "full_attention"
-                for rope in r["no_rope_layers"][:layers]]
-    if sw is None or mt in _NO_WINDOW:
-        return ["full_attention"] * layers
-    if mt == "qwen2_moe":
-        if not r.get("use_sliding_window"):
-            return ["full_attention"] * layers
-        mwl = r.get("max_window_layers")
-        return ["sliding_attention" if (i + 1) % 2 and i < mwl else "full_attention"
-                for i in range(layers)]
-    if mt in ("qwen2", "qwen3", "qwen3_moe"):
-        if not r.get("use_sliding_window"):
-            return ["full_attention"] * layers
-        mwl = r.get("max_window_layers")
-        return ["sliding_attention" if i >= mwl else "full_attention" for i in range(layers)]
-    if mt == "gemma2":
-        return ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(layers)]
-    if mt == "gpt_oss":
-        return ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)]
-    return ["sliding_attention"] * layers  # llama-style with a window: mistral, mixtral, phi3
+    allowed = _LAYER_TYPES_BY_TYPE.get(mt, _LAYER_TYPES)
+    lt = r.get("layer_types")
+    if lt is not None:
+        if not isinstance(lt, list):
+            _fail("layer_types", "must be a list with one entry per layer", lt)
+        if len(lt) != layers:
+            _fail("layer_types", f"must list one entry per layer (num_hidden_layers={layers:,})",
+                  f"{len(lt):,} entries", show_value=True)
+        kinds = set()
+        for t in lt:
+            if not isinstance(t, str) or t not in allowed:
+                _fail("layer_types", f"entries must be one of {', '.join(allowed)}", t)
+            kinds.add(t)
+        if "sliding_attention" in kinds and sw is None:
+            _fail("sliding_window", "layer_types has sliding_attention layers, so a window "
+                  "size is required", sw)
+        axes["attention"] = Axis.from_list(lt, field="layer_types")
+    elif "attention" not in axes:
+        if sw is None or mt in _NO_WINDOW:
+            axes["attention"] = Axis.constant("full_attention")
+        else:  # llama-style with a window: mistral, mixtral, phi3
+            axes["attention"] = Axis.constant("sliding_attention", field="sliding_window")
+    elif sw is None:  # a sliding layer without a window attends to everything
+        axes["attention"] = axes["attention"].map(
+            lambda v: "full_attention" if v == "sliding_attention" else v)
+    axes.setdefault("mlp", Axis.constant("moe" if spec.get("moe") else "dense"))
+    return LayerSchedule(layers, **axes)
 
 
 class ModelConfig:
@@ -447,8 +629,12 @@ class ModelConfig:
     Attributes use the Hugging Face names. A few are *resolved*: ``head_dim``
     (given, or hidden_size // num_attention_heads), ``num_key_value_heads``
     (defaults to the head count), ``num_experts`` (the routed experts, whatever
-    the model's own field is called; 0 for a dense model), ``layer_types`` (one
-    ``full_attention``/``sliding_attention`` per layer).
+    the model's own field is called; 0 for a dense model), ``layer_types`` (the
+    attention kind of each layer, ``full_attention``/``sliding_attention``/
+    ``chunked_attention``/``linear_attention``, a read-only sequence whose ``len``,
+    ``count``, ``counts()`` and ``[i]`` are arithmetic; listing it is limited to
+    ``MAX_LIST`` layers), ``layer_schedule`` (the
+    :class:`~llmcourse.layers.LayerSchedule`: how many layers of each kind).
 
     Use :meth:`replace` for what-if changes and :meth:`to_hf_config` to get a
     ``config.json`` dict back.
@@ -459,10 +645,14 @@ class ModelConfig:
     def __init__(self, raw, name=None):
         if not isinstance(raw, dict):
             raise ConfigError(f"config: must be a JSON object (a dict), got {type(raw).__name__}")
-        raw = json.loads(json.dumps(raw))  # a private deep copy of plain JSON data
+        if name is not None and not isinstance(name, str):
+            raise ConfigError(f"name: must be a string, got {type(name).__name__}")
+        raw = _plain_json(raw)  # a private deep copy of plain JSON data, bounded
         object.__setattr__(self, "_r", _validate(raw))
         object.__setattr__(self, "_raw", MappingProxyType(raw))
-        object.__setattr__(self, "name", name or raw.get("_name_or_path") or raw["model_type"])
+        path = raw.get("_name_or_path")
+        object.__setattr__(self, "name", name or (path if isinstance(path, str) else None)
+                           or raw["model_type"])
         object.__setattr__(self, "_cache", {})
 
     # --- attribute access in the HF vocabulary --------------------------------
@@ -554,7 +744,7 @@ class ModelConfig:
         for k in changes:
             if k not in known or (outer and k == "model_type"):
                 raise ConfigError(
-                    f"{k}: not a field of a {mt!r} config "
+                    f"{field_name(k)}: not a field of a {mt!r} config "
                     f"(its fields include: {', '.join(sorted(known - {'model_type'})[:12])}, ...)")
         changes = {amap.get(k, k): v for k, v in changes.items()}
         for std, own in amap.items():  # the change lands in the type's own field
@@ -566,6 +756,11 @@ class ModelConfig:
             for key in ("layer_types", "no_rope_layers"):
                 pattern = target.get(key)
                 if key not in changes and isinstance(pattern, list) and pattern:
+                    if n > MAX_LIST:
+                        raise ConfigError(
+                            f"num_hidden_layers: this config lists {key}, one entry per layer, "
+                            f"so the course repeats it for at most {MAX_LIST:,} layers (got "
+                            f"{n:,}); pass {key}=None to use the family's own pattern")
                     target[key] = [pattern[i % len(pattern)] for i in range(n)]
             if mt == "llama4_text" and "moe_layers" not in changes \
                     and isinstance(target.get("moe_layers"), list):
@@ -591,6 +786,70 @@ class ModelConfig:
         return path
 
 
+def _sniff(data):
+    """What a file that is not a config.json probably is (None if it may be one)."""
+    if data[:4] == b"GGUF":
+        return "a GGUF weights file"
+    if data[:4] == b"PK\x03\x04":
+        return "a zip archive (a PyTorch .bin/.pt checkpoint?)"
+    if data[:2] == b"\x80\x02" or data[:1] == b"\x80" and data[1:2] in (b"\x03", b"\x04", b"\x05"):
+        return "a pickle file (a PyTorch checkpoint?)"
+    if len(data) >= 10 and data[8:10] in (b'{"', b"{ ") and int.from_bytes(data[:8], "little") > 1:
+        return "a safetensors weights file"
+    return None
+
+
+def config_from_json(data, name=None, source="config"):
+    """A :class:`ModelConfig` from the text of a ``config.json`` (``str`` or ``bytes``,
+    e.g. an uploaded or pasted file). A UTF-8 byte-order mark is accepted, as
+    transformers accepts it; text that is not a config gets a one-line
+    :class:`ConfigError` saying what it is (``source`` names it in the message)."""
+    return _from_json(data, name, source, source)
+
+
+def _from_json(data, name, source, field_source):
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        data = bytes(data)
+        if len(data) > MAX_FILE_BYTES:
+            raise ConfigError(f"{source}: {len(data):,} bytes is too large for a config.json "
+                              f"(at most {MAX_FILE_BYTES // 2**20} MiB; a config.json is a few kB)")
+        what = _sniff(data)
+        if what:
+            raise ConfigError(f"{source}: {what}, not a config.json")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"{source}: not UTF-8 text (byte {e.start:,}); a config.json is "
+                              "UTF-8 JSON") from None
+    elif isinstance(data, str):
+        text = data
+        if len(text) > MAX_FILE_BYTES:
+            raise ConfigError(f"{source}: {len(text):,} characters is too large for a config.json "
+                              f"(at most {MAX_FILE_BYTES // 2**20} MiB; a config.json is a few kB)")
+        text = text.removeprefix("\ufeff")
+    else:
+        raise ConfigError(f"{source}: must be the text of a config.json (str or bytes), "
+                          f"got {type(data).__name__}")
+    if not text.strip():
+        raise ConfigError(f"{source}: empty; paste or choose a config.json")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"{source}: not valid JSON ({e.msg} at line {e.lineno}, "
+                          f"column {e.colno})") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: nested deeper than {MAX_JSON_DEPTH} levels; a config.json "
+                          "uses 3 or 4") from None
+    except ValueError as e:  # e.g. a number of more than 4,300 digits
+        raise ConfigError(f"{source}: not valid JSON ({' '.join(str(e).split())[:80]})") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: must hold a JSON object, got {type(raw).__name__}")
+    try:
+        return ModelConfig(raw, name=name)
+    except ConfigError as e:
+        raise ConfigError(f"{field_source}: {e}") from None
+
+
 def from_hf_config(source, name=None):
     """Read a Hugging Face config: a dict, a path to a ``config.json``, or a folder holding one."""
     if isinstance(source, ModelConfig):
@@ -601,30 +860,29 @@ def from_hf_config(source, name=None):
         raise ConfigError(f"source: must be a dict, a config.json path or a folder, "
                           f"got {type(source).__name__}")
     path = os.fspath(source)
+    if not isinstance(path, str):
+        raise ConfigError("source: a path must be text, not bytes")
     if os.path.isdir(path):
+        if not os.path.isfile(os.path.join(path, "config.json")):
+            raise ConfigError(f"config file {path}: a folder without a config.json")
         path = os.path.join(path, "config.json")
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        size = os.path.getsize(path)
+        if size > MAX_FILE_BYTES:
+            kind = "a safetensors weights file" if path.endswith(".safetensors") else "a file"
+            raise ConfigError(f"config file {path}: {kind} of {size:,} bytes, too large for a "
+                              f"config.json (at most {MAX_FILE_BYTES // 2**20} MiB)")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(f"config file {path}: not found") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"config file {path}: cannot be read ({e})") from None
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"config file {path}: not valid JSON ({e.msg} at line {e.lineno}, "
-                          f"column {e.colno})") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(f"config file {path}: must hold a JSON object, got {type(raw).__name__}")
+    except OSError as e:
+        raise ConfigError(f"config file {path}: cannot be read ({e.strerror or e})") from None
     if name is None:  # a folder's name, or the file's stem for e.g. Qwen3-8B.json
         base = os.path.basename(path)
         name = (os.path.basename(os.path.dirname(os.path.abspath(path))) if base == "config.json"
                 else os.path.splitext(base)[0])
-    try:
-        return ModelConfig(raw, name=name)
-    except ConfigError as e:
-        raise ConfigError(f"{os.path.basename(path)}: {e}") from None
+    return _from_json(data, name, f"config file {path}", os.path.basename(path))
 
 
 # a dense model_type and the MoE model_type with the same attention and norms

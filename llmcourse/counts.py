@@ -11,6 +11,7 @@ from fractions import Fraction
 
 from .architectures import COMPONENTS, global_tensors, layer_groups, layer_prefix, mtp_tensors
 from .config import ConfigError
+from .limits import MAX_WEIGHT_ROWS, show
 from .zoo import as_config
 
 __all__ = ["ParamCount", "param_count", "weight_shapes", "weight_bytes", "kv_cache_bytes",
@@ -43,7 +44,7 @@ _cfg = as_config
 def _positive_int(name, value, allow_zero=False):
     if not isinstance(value, int) or isinstance(value, bool) or value < (0 if allow_zero else 1):
         rule = "a whole number, zero or more" if allow_zero else "a positive whole number"
-        raise ConfigError(f"{name}: must be {rule} (got {value!r})")
+        raise ConfigError(f"{name}: must be {rule} (got {show(value)})")
 
 
 # --- parameters ------------------------------------------------------------------
@@ -118,9 +119,9 @@ def param_count(cfg):
     unused = 0                           # routed-expert parameters a token does not use
     matmul = dict.fromkeys(COMPONENTS, 0)  # weights multiplied per token, by component
     E, k = cfg.num_experts, cfg.num_experts_per_tok
-    for idx, tensors in layer_groups(cfg):
-        n_layers = len(idx)
-        for t in tensors:
+    for group in layer_groups(cfg):
+        n_layers = group.count
+        for t in group.tensors:
             if t.buffer:
                 continue
             n = t.numel * t.per_expert * n_layers
@@ -154,10 +155,22 @@ def weight_shapes(cfg, dtype="bf16"):
     non-parameter (DeepSeek-V3's and GLM's router bias), or ``mtp, not built by
     transformers`` for the multi-token-prediction module a checkpoint ships beside the
     model (GLM-4.5, Qwen3-Next; listed last, with layer -1, and not counted).
+
+    A listing of more than ``MAX_WEIGHT_ROWS`` (200,000) tensors is refused
+    (DeepSeek-V3 has 45,395); :func:`param_count` counts any model.
     """
-    import pandas as pd
     cfg = _cfg(cfg)
     bits = dtype_bits(dtype)
+    groups = layer_groups(cfg)
+    n_rows = len(global_tensors(cfg)) + sum(g.count * sum(t.per_expert for t in g.tensors)
+                                            for g in groups)
+    n_rows += sum(t.per_expert for _, tensors in mtp_tensors(cfg) for t in tensors)
+    if n_rows > MAX_WEIGHT_ROWS:
+        fields = "num_hidden_layers" + (f" and {cfg.moe_field}" if cfg.is_moe else "")
+        raise ConfigError(f"{fields}: this model stores {n_rows:,} tensors; weight_shapes lists "
+                          f"at most {MAX_WEIGHT_ROWS:,} (DeepSeek-V3 has 45,395); param_count "
+                          f"counts any model")
+    import pandas as pd
     rows = []
     glob = global_tensors(cfg)
 
@@ -173,11 +186,11 @@ def weight_shapes(cfg, dtype="bf16"):
         rows.append((name, shape, numel, nbytes, component, layer, expert, note))
 
     add(glob[0].name, glob[0], -1, -1)
-    by_layer = {i: tensors for idx, tensors in layer_groups(cfg) for i in idx}
+    by_kind = {g.kind: g.tensors for g in groups}
     prefix_of = layer_prefix(cfg)
-    for i in range(cfg.num_hidden_layers):
+    for i, kind in enumerate(cfg.layer_schedule.expand()):
         prefix = prefix_of.format(i=i)
-        for t in by_layer[i]:
+        for t in by_kind[kind]:
             if t.per_expert > 1:
                 for e in range(t.per_expert):
                     add(prefix + t.name.format(e=e), t, i, e)
@@ -229,13 +242,7 @@ def kv_cache_bytes_per_token_per_layer(cfg, dtype="bf16"):
 
 def _layer_type_counts(cfg):
     """How many layers of each kind (full / sliding / chunked / linear attention)."""
-    counts = cfg._cache.get("layer_type_counts")
-    if counts is None:
-        counts = {}
-        for t in cfg.layer_types:
-            counts[t] = counts.get(t, 0) + 1
-        cfg._cache["layer_type_counts"] = counts
-    return counts
+    return cfg.layer_types.counts()  # arithmetic over the layer schedule
 
 
 def kv_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
