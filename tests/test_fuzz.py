@@ -31,7 +31,11 @@ KNOWN = (set().union(*ZOO.values())
          | {f for spec in config_module._FAMILIES.values() for f in spec["defaults"]}
          | {f for fs in config_module._REQUIRED_BY_TYPE.values() for f in fs})
 FIELDS = sorted(KNOWN)
-ARGUMENTS = {"seq_len", "batch", "dtype", "mode", "name", "source", "config"}
+# the functions' own arguments (a refusal may name one: "weights: ... more than the GPU holds")
+ARGUMENTS = {"seq_len", "batch", "dtype", "mode", "name", "source", "config", "weights", "gpu",
+             "n_gpus", "kv_dtype", "utilization", "scheme", "base_dtype", "micro_batch",
+             "precision", "optimizer", "recompute", "zero_stage", "dp", "tp", "attention",
+             "tokens", "compute_dtype"}
 
 HANG_SECONDS = 2        # any call: far above what any answer takes (microseconds to ms)
 LISTING_SECONDS = 6     # weight_shapes builds a DataFrame of up to MAX_WEIGHT_ROWS rows
@@ -123,6 +127,18 @@ CALLS = [
     ("as_moe", lambda d: lc.as_moe(d, 8, 2)),
     ("layer_types", lambda d: (lc.from_hf_config(d).layer_types.count("full_attention"),
                                repr(lc.from_hf_config(d).layer_schedule))),
+    # lesson 07: inference memory and speed
+    ("stored_weights", lambda d: (lc.stored_weights(d), lc.stored_weights(d, "int4-g128"))),
+    ("memory_plan", lambda d: lc.memory_plan(d, "H100 SXM 80GB", seq_len=32_768, batch=4)),
+    ("max_context", lambda d: lc.max_context(d, "H100 SXM 80GB", n_gpus=8)),
+    ("max_batch", lambda d: lc.max_batch(d, "H100 SXM 80GB", seq_len=8192)),
+    ("decode_step_time", lambda d: lc.decode_step_time(d, "H100 SXM 80GB", batch=8)),
+    ("prefill_time", lambda d: lc.prefill_time(d, "H100 SXM 80GB")),
+    # lesson 08: training
+    ("training_memory", lambda d: lc.training_memory(d, 4096, micro_batch=2, zero_stage=3,
+                                                     dp=8)),
+    ("training_flops", lambda d: lc.training_flops(d, 10**12, 4096)),
+    ("chinchilla_tokens", lambda d: lc.chinchilla_tokens(d)),
 ]
 
 
