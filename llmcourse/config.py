@@ -282,15 +282,16 @@ _POSITIVE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_s
              "num_experts_per_tok", "kv_lora_rank", "qk_rope_head_dim", "v_head_dim",
              "q_lora_rank", "sliding_window", "decoder_sparse_step", "moe_layer_freq",
              "num_experts", "num_local_experts", "n_routed_experts", "max_window_layers",
-             "max_position_embeddings", "experts_per_token", "n_group", "topk_group")
+             "max_position_embeddings", "experts_per_token", "n_group", "topk_group",
+             "attention_chunk_size")
 _NON_NEGATIVE = ("n_shared_experts", "first_k_dense_replace", "qk_nope_head_dim")
 # fields read elsewhere in the course, checked for their type when present
 _NUMBER = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "partial_rotary_factor")
-_STRING = ("torch_dtype", "dtype", "hidden_act", "_name_or_path")
+_STRING = ("torch_dtype", "dtype", "hidden_act", "hidden_activation", "_name_or_path")
 _OBJECT = ("text_config", "rope_scaling", "quantization_config")
 _BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_window",
             "qk_layernorm", "qkv_bias", "use_qk_norm", "add_cross_attention",
-            "use_bidirectional_attention")
+            "use_bidirectional_attention", "norm_topk_prob")
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 _LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
                         "qwen3_next": ("full_attention", "linear_attention")}
