@@ -135,8 +135,8 @@ CALLS = [
     ("decode_step_time", lambda d: lc.decode_step_time(d, "H100 SXM 80GB", batch=8)),
     ("prefill_time", lambda d: lc.prefill_time(d, "H100 SXM 80GB")),
     # lesson 08: training
-    # training_memory joins once it reads Llama-4's experts (it raises AttributeError on
-    # Llama-4-Scout at main today: tests/test_training.py::test_every_zoo_model_has_an_estimate)
+    ("training_memory", lambda d: lc.training_memory(d, 4096, micro_batch=2, zero_stage=3,
+                                                     dp=8)),
     ("training_flops", lambda d: lc.training_flops(d, 10**12, 4096)),
     ("chinchilla_tokens", lambda d: lc.chinchilla_tokens(d)),
 ]
