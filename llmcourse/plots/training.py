@@ -138,7 +138,8 @@ def activations_vs_measured(data, title=None):
         theirs.append((r["saved_bytes"] / 1e6, k / r["saved_bytes"]))
     ax.scatter([m for m, _ in theirs], [q for _, q in theirs], s=60,
                marker=CONCEPT_MARKERS["approx"], color=color_of("approx"),
-               label="34·s·b·h + 5·a·s²·b per layer (Korthikanti et al. 2022)", zorder=3)
+               label="34·s·b·h per layer, + 5·a·s²·b if eager (Korthikanti et al. 2022)",
+               zorder=3)
     ax.scatter([m for m, _ in ours], [q for _, q in ours], s=60,
                marker=CONCEPT_MARKERS["exact"], color=color_of("exact"),
                label="this course: every saved tensor counted (lc.training_memory)", zorder=4)

@@ -5,13 +5,17 @@ from __future__ import annotations
 from ..config import from_hf_config
 from ..training import korthikanti_activation_bytes, measured_activations, training_memory
 
-__all__ = ["activations_measured_table"]
+__all__ = ["activations_measured_table", "format_measured"]
+
+RULE = "34·s·b·h rule"
 
 
 def activations_measured_table(data=None):
     """One row per stored measurement: the bytes PyTorch saved for backward, this
-    course's count (``training_memory(...).saved_for_backward``) and the textbook
-    ``34 s b h + 5 a s^2 b`` per layer, each with its ratio to the measurement."""
+    course's count (``training_memory(...).saved_for_backward``) and the textbook rule
+    (Korthikanti et al. 2022: ``34 s b h`` bytes per layer, plus ``5 a s^2 b`` with eager
+    attention, which stores the scores; 2 bytes per value for bf16 rows, 4 for fp32),
+    each with its ratio to the measurement."""
     import pandas as pd
     data = data or measured_activations()
     rows = []
@@ -27,5 +31,16 @@ def activations_measured_table(data=None):
                      "dtype": r["dtype"], "batch": r["batch"], "seq_len": r["seq_len"],
                      "measured (B)": r["saved_bytes"], "engine (B)": est,
                      "engine / measured": round(est / r["saved_bytes"], 4),
-                     "34sbh+5as²b (B)": k, "34sbh / measured": round(k / r["saved_bytes"], 2)})
+                     f"{RULE} (B)": k, "rule / measured": round(k / r["saved_bytes"], 2)})
     return pd.DataFrame(rows)
+
+
+def format_measured(df):
+    """For reading: bytes as '1,234,567', every ratio with two decimals and a '×'
+    ('1.00×', '0.50×': the same precision in every row)."""
+    from . import fmt
+    out = df.copy()
+    for col in out.columns:
+        if col.endswith("/ measured"):
+            out[col] = out[col].map("{:.2f}×".format)
+    return fmt(out)
