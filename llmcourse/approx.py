@@ -19,9 +19,17 @@ from .counts import param_count
 from .zoo import as_config, list_models, load_model
 
 __all__ = ["approx_params_12Ld2", "layer_params", "outside_layers_params", "moe_layer_count",
-           "expert_size_field", "dense_models", "moe_models", "SEQ_LEN"]
+           "expert_size_field", "dense_models", "moe_models", "SEQ_LEN", "prompt_len"]
 
 SEQ_LEN = 4096  # the prompt length the lessons quote FLOPs per token at
+
+
+def prompt_len(cfg, seq_len=SEQ_LEN):
+    """``seq_len``, or the model's whole context (``max_position_embeddings``) where that
+    is shorter: gpt2 (1,024) and phi-2 (2,048) cannot read a 4,096-token prompt."""
+    cfg = as_config(cfg)
+    ctx = cfg.max_position_embeddings
+    return min(seq_len, ctx) if ctx else seq_len
 
 
 def approx_params_12Ld2(cfg):

@@ -24,7 +24,7 @@ predict(
     "depth-1", NB,
     "Meta-Llama-3-8B has 32 layers. Give it 64, everything else unchanged: by what factor "
     "does its total parameter count grow? (a ratio such as 1.5; within 0.5%)",
-    expected=_total_ratio, rel_tol=0.005, unit="×",
+    expected=_total_ratio, rel_tol=0.005,
     mistakes=((lambda: 2.0, "2× would mean every parameter sits in a layer; the embedding, "
                             "the lm_head and the final norm do not grow with depth"),),
     why="The layers double exactly; the embedding and the untied lm_head (1.05B together) do "
@@ -78,10 +78,16 @@ derive(
     solution=_llama_total, wrong=(_untied_always, _mha_assumed, _twelve_ld2),
     why="One layer is 2·d·n_h·d_h + 2·d·n_kv·d_h (attention) + 3·d·d_ff (SwiGLU) + 2·d "
         "(two RMSNorms); the embedding is V·d, counted once when the lm_head is tied.",
-    hint="Start from the Meta-Llama-3-8B cell of the lesson; what changes when "
-         "tie_word_embeddings is true?")
+    hint="Count one layer, then what sits outside the stack; a tied model stores the "
+         "vocabulary matrix once, an untied one twice.")
 
 _TARGET = "Meta-Llama-3-8B"
+
+
+def _whole(v):
+    """A whole number (2816 or 2816.0), not a bool or a string."""
+    return (isinstance(v, (int, float)) and not isinstance(v, bool)
+            and float(v).is_integer())
 
 
 def _deep_narrow_ok(answer):
@@ -89,11 +95,13 @@ def _deep_narrow_ok(answer):
     if isinstance(answer, ModelConfig):
         cfg = answer
     else:
-        if not (isinstance(answer, tuple) and len(answer) == 2
-                and all(isinstance(v, int) and not isinstance(v, bool) for v in answer)):
+        if not (isinstance(answer, (tuple, list)) and len(answer) == 2
+                and all(_whole(v) for v in answer)):
             return False, ("answer with two whole numbers, (hidden_size, intermediate_size), "
                            "or with a config")
-        hidden, inter = answer
+        hidden, inter = (int(v) for v in answer)
+        if hidden % 128:
+            return False, f"hidden_size {hidden:,} is not a multiple of 128"
         cfg = load_model(_TARGET).replace(num_hidden_layers=64, hidden_size=hidden,
                                           intermediate_size=inter)
     if cfg.num_hidden_layers != 64:
@@ -108,10 +116,15 @@ def _deep_narrow_ok(answer):
                        f"{'more' if off > 0 else 'fewer'} parameters than Meta-Llama-3-8B's "
                        f"32 (allowed: 2%)")
     near = "within 0.1% of" if abs(off) < 0.05 else f"{off:+.1f}% from"
+    ratio = cfg.intermediate_size / cfg.hidden_size
+    why = ("Each layer's parameters grow like d² at a fixed MLP ratio, so half the budget per "
+           "layer divides d by about √2: 4,096 / √2 ≈ 2,896.")
+    if abs(ratio - 3.5) > 0.5:
+        why = (f"You changed the MLP's shape too: intermediate_size is {ratio:.2f}× hidden_size "
+               f"against Meta-Llama-3-8B's 3.5×. That meets the budget; keeping the ratio and "
+               f"narrowing d by about √2 (4,096 / √2 ≈ 2,896) is the other way.")
     return True, (f"64 layers of d = {cfg.hidden_size:,} hold {mine:,} parameters, "
-                  f"{near} Meta-Llama-3-8B's 32 layers of d = 4,096. Each layer's "
-                  f"parameters grow like d², so half the budget per layer divides d by about "
-                  f"√2: 4,096 / √2 ≈ 2,896.")
+                  f"{near} Meta-Llama-3-8B's 32 layers of d = 4,096. {why}")
 
 
 design(
@@ -150,5 +163,4 @@ concept(
              "at all.",
     },
     why="N is what grows with the layers and what the layers compute with; the embedding "
-        "share is a property of the tokenizer and the width. Their paper shows the cleaner "
-        "power law (their figure 6).")
+        "share is a property of the tokenizer and the width.")

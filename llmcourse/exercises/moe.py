@@ -23,6 +23,11 @@ def _mixtral16_total_change():
     return param_count(_mixtral(num_local_experts=16)).total - param_count(_mixtral()).total
 
 
+def _mixtral8_more_experts():  # the total's change without the router rows
+    c = _mixtral()
+    return 8 * 3 * c.hidden_size * c.intermediate_size * c.num_hidden_layers
+
+
 predict(
     "moe-1", NB,
     "Mixtral-8x7B routes each token to 2 of its 8 experts. Give it 16 experts per layer and "
@@ -32,10 +37,12 @@ predict(
     mistakes=((lambda: 0, "nearly: a token still runs 2 experts, but one part that every "
                           "token uses grows with the number of experts"),
               (_mixtral16_total_change, "that is how much the total grows (8 more experts in "
-                                        "each of 32 layers); a token still runs only 2")),
+                                        "each of 32 layers); a token still runs only 2"),
+              (_mixtral8_more_experts, "that is the size of the 8 new experts in all 32 layers, "
+                                       "which only the total holds; a token still runs 2")),
     why="The router scores every expert for every token: its matrix is num_local_experts × d "
         "per layer, so 8 more experts add 8 × 4,096 × 32 layers = 1,048,576 active parameters. "
-        "The experts a token runs stay 2. Memory grows by 45B, compute by 0.01%.",
+        "The experts a token runs stay 2. Memory grows by 45B, compute by less than 0.01%.",
     hint="List what one token touches in an MoE layer, and ask which of those has a size "
          "that depends on the number of experts.",
     wrong=(0, 2 * 14336 * 4096 * 3 * 32, "0"))
@@ -91,11 +98,12 @@ derive(
 
 def _llama_moe_ok(answer):
     from ..config import as_moe
-    if not (isinstance(answer, tuple) and len(answer) == 3
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in answer)):
+    if not (isinstance(answer, (tuple, list)) and len(answer) == 3
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                    and float(v).is_integer() for v in answer)):
         return False, ("answer with three whole numbers: (num_experts, num_experts_per_tok, "
                        "moe_intermediate_size)")
-    E, k, size = answer
+    E, k, size = (int(v) for v in answer)
     cfg = as_moe(load_model("Meta-Llama-3-8B"), E, k, moe_intermediate_size=size)
     pc = param_count(cfg)
     total, active = pc.total / 1e9, pc.active / 1e9

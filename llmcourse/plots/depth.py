@@ -156,7 +156,7 @@ def embedding_share_bars(models=None):
                 f"{e:.1f}% embedding + {h:.1f}% lm_head = {e + h:.1f}%")
         ax.text(e + h + 0.4, i, text, va="center", fontsize=TEXT_SIZES["label"])
     ax.set_yticks(list(y), names)
-    ax.set_xlim(0, max(e + h for e, h in zip(emb, head)) * 1.75)
+    ax.set_xlim(0, max(e + h for e, h in zip(emb, head)) * 2.0)   # room for the longest label
     ax.set_xlabel("% of total parameters")
     ax.set_ylabel("model (total parameters)")
     first, last = cfgs[-1], cfgs[0]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..approx import SEQ_LEN, moe_models
+from ..approx import SEQ_LEN, moe_models, prompt_len
 from ..counts import flops_per_token, param_count, weight_bytes
 from ..units import GiB
 from ..zoo import as_config, list_models
@@ -31,14 +31,15 @@ _SHORT = {"Llama-4-Scout-17B-16E-Instruct": "Llama-4-Scout", "Qwen1.5-MoE-A2.7B-
 
 
 def zoo_memory_compute(models=None, seq_len=SEQ_LEN):
-    """``[(name, is_moe, bf16 GiB, GFLOP per token), ...]`` for zoo models (cached)."""
+    """``[(name, is_moe, bf16 GiB, GFLOP per token), ...]`` for zoo models (cached).
+    FLOPs at a ``seq_len``-token prompt, or at the model's whole context if shorter."""
     key = (tuple(models) if models is not None else None, seq_len)
     if key not in _ZOO:
         pts = []
         for m in (models if models is not None else list_models()):
             c = as_config(m)
             pts.append((c.name, c.is_moe, weight_bytes(c, "bf16") / GiB,
-                        flops_per_token(c, seq_len).total / B))
+                        flops_per_token(c, prompt_len(c, seq_len)).total / B))
         _ZOO[key] = pts
     return _ZOO[key]
 
@@ -75,7 +76,8 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
         plain_log_axis(ax.xaxis)
         plain_log_axis(ax.yaxis)
         ax.set_xlabel("weights in bf16 (GiB, log scale): memory follows total parameters")
-        ax.set_ylabel(f"GFLOP per token, {seq_len:,}-token prompt (log)")
+        ax.set_ylabel(f"GFLOP per token (log), {seq_len:,}-token prompt\n"
+                      "or the model's whole context if shorter")
         # hollow, so the zoo point under it (the model it started from) stays visible
         star, = ax.plot([], [], "*", ms=22, mfc="none", mec=color_of("highlight"), mew=2, zorder=4,
                         label="this setting" if highlight else "_nolegend_")
@@ -89,7 +91,7 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
     if highlight is not None:
         label, cfg = highlight
         x = weight_bytes(cfg, "bf16") / GiB
-        y = flops_per_token(cfg, seq_len).total / B
+        y = flops_per_token(cfg, prompt_len(cfg, seq_len)).total / B
         art["star"].set_data([x], [y])
         # the caption sits in the empty top-left corner (no model lies above the dense
         # line), so it never covers a point; the star and the legend tie it to the point

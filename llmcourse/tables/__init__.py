@@ -81,11 +81,15 @@ def census(cfg, formatted=True):
     import pandas as pd
     pc = param_count(as_config(cfg))
     rows = [(k, v, Fraction(100 * v, pc.total)) for k, v in pc.components.items() if v]
-    df = pd.DataFrame([(k, v, float(round(p, 2))) for k, v, p in rows],
+    df = pd.DataFrame([(k, v, float(round(p, 1))) for k, v, p in rows],
                       columns=["component", "parameters", "% of total"]).set_index("component")
     df.loc["total"] = [pc.total, 100.0]
     df["parameters"] = df["parameters"].astype("int64")
-    return fmt(df) if formatted else df
+    if not formatted:
+        return df
+    out = fmt(df)
+    out["% of total"] = df["% of total"].map("{:.1f}".format)   # the course's one decimal
+    return out
 
 
 from .anatomy import *  # noqa: E402,F401,F403  (lesson 0's tables)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..approx import (SEQ_LEN, approx_params_12Ld2, dense_models, layer_params,
-                      outside_layers_params)
+                      outside_layers_params, prompt_len)
 from ..counts import flops_per_token, param_count, weight_bytes
 from ..units import human_bytes, human_count
 from ..zoo import load_model
@@ -50,7 +50,10 @@ def depth_width_rows(cfg, seq_len=SEQ_LEN):
     inside, est = layer_params(cfg), approx_params_12Ld2(cfg)
     outside = outside_layers_params(cfg)
     err = 100 * (est - inside) / inside
-    fl = flops_per_token(cfg, seq_len)
+    n = prompt_len(cfg, seq_len)     # never past the model's context
+    fl = flops_per_token(cfg, n)
+    prompt = (f"{n:,}-token prompt" if n == seq_len else
+              f"{n:,}-token prompt, the model's whole context")
     wb = weight_bytes(cfg, "bf16")
     shape = (f"{cfg.num_hidden_layers} layers, d {cfg.hidden_size:,}, "
              f"{cfg.num_attention_heads}×{cfg.head_dim} q heads, {cfg.num_key_value_heads} KV, "
@@ -64,7 +67,7 @@ def depth_width_rows(cfg, seq_len=SEQ_LEN):
         Row("estimate error vs exact layers", "approx_error_pct", round(err, 1), f"{err:+.1f}%"),
         Row("embedding + lm_head + final norm", "outside_layers", outside,
             f"{outside:,} ({100 * outside / pc.total:.1f}% of total)"),
-        Row(f"FLOPs per token ({seq_len:,}-token prompt)", "flops_per_token", fl.total,
+        Row(f"FLOPs per token ({prompt})", "flops_per_token", fl.total,
             f"{fl.total:,} ({fl.total / 10**9:,.2f} GFLOP)"),
         Row("weights (bf16)", "weight_bytes", wb, human_bytes(wb)),
     ]
