@@ -14,7 +14,7 @@ forward, when memory peaks.
 
     python benchmarks/measure_activations.py      # writes llmcourse/data/activations_measured.json
 
-CPU only (this project's CI has no GPU). ``tests/test_training_activations.py``
+CPU only (this project's CI has no GPU). ``tests/test_training_torch.py``
 re-measures a few cases with :func:`measure` and compares them with the engine.
 """
 
