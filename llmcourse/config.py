@@ -309,6 +309,12 @@ _POSITIVE_BY_TYPE = {
                     "no_rope_layer_interval"),
     "smollm3": ("no_rope_layer_interval",),
 }
+# null in a config.json: derive it (KV heads = heads, head_dim = hidden / heads, no MLP-only
+# layers, no position code pattern given) rather than a value it cannot be
+_NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_moe", "olmo2",
+                     "granite", "smollm3", "glm4_moe", "llama4_text", "qwen3_next")
+_NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
+                 "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window")
 _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
                          "qwen3_next": ("num_nextn_predict_layers", "mtp_num_hidden_layers")}
 # multi-token-prediction layers a checkpoint ships (listed by weight_shapes, never counted):
@@ -430,6 +436,11 @@ def _validate(raw):
     # own K and V, head_dim = hidden / heads (the defaults). A config that sets them is a
     # what-if (GPT-2 with GQA) that the course counts and transformers cannot build.
 
+    if mt in _NULL_IS_AN_ERROR:  # a null where transformers needs a value
+        for f, default in spec["defaults"].items():
+            if default is not None and r.get(f) is None and f not in _NULL_DERIVES:
+                _fail(label(f), f"must not be null (leave it out for the default, {default!r})",
+                      None)
     for f in _REQUIRED + _REQUIRED_BY_TYPE.get(mt, ()):
         if raw.get(f) is None and r.get(f) is None:
             _fail(label(f), f"required for model_type {mt!r} but missing", show_value=False)

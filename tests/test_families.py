@@ -366,3 +366,15 @@ def test_mtp_layer_counts_are_checked_and_bounded(d, field):
     with pytest.raises(ValueError) as e:
         lc.from_hf_config(d)
     assert str(e.value).startswith(field)
+
+
+@pytest.mark.parametrize("d,field", [
+    ({"model_type": "glm4_moe", "head_dim": 128, "first_k_dense_replace": None},
+     "first_k_dense_replace"),
+    ({"model_type": "qwen2_moe", "moe_intermediate_size": None}, "moe_intermediate_size"),
+    ({"model_type": "gpt2", "n_embd": None}, "n_embd"),
+])
+def test_a_null_where_a_value_is_needed_is_named(d, field):
+    with pytest.raises(ValueError) as e:
+        lc.from_hf_config(d)
+    assert str(e.value).startswith(field) and "\n" not in str(e.value)
