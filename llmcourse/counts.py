@@ -355,12 +355,13 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         keys += n["sliding_attention"] * _mean_keys(seq_len, cfg.sliding_window, mode)
     if n.get("chunked_attention"):
         keys += n["chunked_attention"] * _mean_chunk_keys(seq_len, cfg.attention_chunk_size, mode)
-    attention = per_key * keys
+    attention = int(per_key * keys)
     if n.get("linear_attention"):  # a fixed cost per token, whatever the context length
-        attention += n["linear_attention"] * 6 * (cfg.linear_num_value_heads
-                                                  * cfg.linear_key_head_dim
-                                                  * cfg.linear_value_head_dim)
-    return FlopCount(cfg.name, matmul, int(attention), mode, seq_len)
+        r = cfg._r["resolved"]
+        attention += n["linear_attention"] * 6 * (r["linear_num_value_heads"]
+                                                  * r["linear_key_head_dim"]
+                                                  * r["linear_value_head_dim"])
+    return FlopCount(cfg.name, matmul, attention, mode, seq_len)
 
 
 def _mean_chunk_keys(n, chunk, mode):
