@@ -140,3 +140,24 @@ def test_flops_row_says_gflop(ex):
     row = next(r for r in ex.rows if r.key == "flops_per_token")
     fl = lc.flops_per_token(lc.load_model("Meta-Llama-3-8B"), approx.SEQ_LEN).total
     assert row.text == f"{fl:,} ({fl / 1e9:.2f} GFLOP)"
+
+
+def test_flops_never_run_past_the_models_context(ex):
+    # gpt2 reads at most n_positions = 1,024 tokens: its FLOPs row is taken there and says so
+    ex.set(model="gpt2")
+    row = next(r for r in ex.rows if r.key == "flops_per_token")
+    assert "1,024-token prompt" in row.label and "whole context" in row.label
+    assert row.value == lc.flops_per_token(lc.load_model("gpt2"), 1024).total
+    ex.set(model="Meta-Llama-3-8B")  # 8,192 tokens of context: the lesson's 4,096 stand
+    row = next(r for r in ex.rows if r.key == "flops_per_token")
+    assert "4,096-token prompt" in row.label and "whole context" not in row.label
+
+
+def test_design_answers_as_a_list_or_whole_floats_are_read():
+    assert lc.exercises.check("depth-3", [2816, 10560])
+    assert lc.exercises.check("depth-3", (2816.0, 10560))
+    assert "multiple of 128" in lc.exercises.check("depth-3", (2896, 10136))
+    # keeping d = 4,096 and shrinking the MLP to 5,461 meets the budget too: it passes,
+    # and the feedback says the MLP ratio moved (5,461 / 4,096 = 1.33 against 3.5)
+    v = lc.exercises.check("depth-3", (4096, 5461))
+    assert v and "1.33×" in v

@@ -121,3 +121,29 @@ def test_exercise_expectations_by_hand():
     assert lc.exercises.check("moe-3", (16, 2, 7168))
     assert lc.param_count(lc.as_moe(lc.load_model("Meta-Llama-3-8B"), 16, 2,
                                     moe_intermediate_size=7168)).total == total
+
+
+def test_memory_vs_compute_takes_each_model_within_its_context():
+    from llmcourse.plots.moe import zoo_memory_compute
+    pts = {name: gflop for name, _moe, _gib, gflop in zoo_memory_compute()}
+    # gpt2 reads at most 1,024 tokens and phi-2 2,048: their points are taken there
+    assert pts["gpt2"] == lc.flops_per_token(lc.load_model("gpt2"), 1024).total / 10**9
+    assert pts["phi-2"] == lc.flops_per_token(lc.load_model("phi-2"), 2048).total / 10**9
+    assert pts["Meta-Llama-3-8B"] == lc.flops_per_token(
+        lc.load_model("Meta-Llama-3-8B"), 4096).total / 10**9
+    fig = plots.memory_vs_compute()
+    assert "whole context if shorter" in fig.axes[0].get_ylabel()
+
+
+def test_census_prints_one_decimal():
+    t = lc.tables.census("DeepSeek-V3")
+    assert list(t["% of total"]) == ["0.1", "1.7", "0.2", "0.4", "97.4", "0.0", "0.0", "0.1",
+                                     "100.0"]   # 653,908,770,816 / 671,026,404,352 = 97.45...%
+    raw = lc.tables.census("DeepSeek-V3", formatted=False)
+    assert raw.loc["total", "parameters"] == 671_026_404_352   # DeepSeek-V3's published 671B
+
+
+def test_moe_design_answer_as_a_list_is_read():
+    assert lc.exercises.check("moe-3", [16, 2, 7168])
+    # the 8 new experts without their router rows: named as the total's change, not "× too large"
+    assert "only the total holds" in lc.exercises.check("moe-1", 8 * 3 * 4096 * 14336 * 32)
