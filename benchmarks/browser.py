@@ -48,11 +48,13 @@ FLOOR = "floor"  # the bare slider swapping two PNGs
 DEFAULT_CONFIGS = ("public:1", "public:2", "fast:1")
 
 _MEASURE_JS = r"""
-([img, handle]) => {
+([img, handle, error]) => {
   const before = img.getAttribute('src');
   window.__lcRedraw = new Promise((resolve, reject) => {
     let t0 = null;
-    const timer = setTimeout(() => reject(new Error('no new figure within 60 s')), 60000);
+    // no new figure (the same PNG bytes are not sent again): give up on this press
+    const timer = setTimeout(() => { obs.disconnect(); errs.disconnect();
+                                     resolve({timeout: true}); }, 20000);
     handle.addEventListener('keydown', () => { t0 = performance.now(); },
                             {once: true, capture: true});
     const painted = () => requestAnimationFrame(() => {
@@ -61,11 +63,18 @@ _MEASURE_JS = r"""
     });
     const obs = new MutationObserver(() => {
       if (img.getAttribute('src') === before) return;
-      obs.disconnect();
+      obs.disconnect(); errs.disconnect();
       if (img.complete && img.naturalWidth > 0) painted();
       else img.addEventListener('load', painted, {once: true});
     });
     obs.observe(img, {attributes: true, attributeFilter: ['src']});
+    // an impossible setting (e.g. fewer heads than KV heads) shows a message, no figure
+    const errs = new MutationObserver(() => {
+      if (!error || !error.innerText.trim()) return;
+      obs.disconnect(); errs.disconnect(); clearTimeout(timer);
+      resolve({error: error.innerText.trim()});
+    });
+    if (error) errs.observe(error, {childList: true, subtree: true, characterData: true});
   });
 }
 """
@@ -134,14 +143,19 @@ class Target:
             raise RuntimeError(f"{css}: no slider control")
         self.handle = root.locator(f".lc-control-{self.key} .noUi-handle").first
         self.img = root.locator("img.lc-figure, .lc-figure img").first
+        err = root.locator(".lc-error")
+        self.error = err.first.element_handle() if err.count() else None
         self.direction = "ArrowRight"
-        self.ms, self.size = [], None
+        self.ms, self.size, self.skipped, self.unchanged = [], None, 0, 0
 
     def press(self, n, record=True):
         """``n`` key presses, sweeping back and forth across the slider's range."""
         self.img.evaluate("e => e.scrollIntoView({block: 'center'})")
         self.handle.focus()
-        for _ in range(n):
+        done = 0
+        for _ in range(3 * n):
+            if done == n:
+                break
             now, lo, hi = (float(self.handle.get_attribute(a)) for a in
                            ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
             if self.direction == "ArrowRight" and now >= hi:
@@ -149,15 +163,25 @@ class Target:
             elif self.direction == "ArrowLeft" and now <= lo:
                 self.direction = "ArrowRight"
             self.page.evaluate(_MEASURE_JS, [self.img.element_handle(),
-                                             self.handle.element_handle()])
+                                             self.handle.element_handle(), self.error])
             self.handle.press(self.direction)
             r = self.page.evaluate("() => window.__lcRedraw")
+            if "timeout" in r:  # the figure did not change at all: not a redraw to time
+                self.unchanged += 1
+                continue
+            if "error" in r:  # an impossible setting: turn back, do not count it
+                self.direction = "ArrowLeft" if self.direction == "ArrowRight" else "ArrowRight"
+                self.skipped += 1
+                continue
             if record:
                 self.ms.append(r["ms"])
+            done += 1
             self.size = (r["width"], r["height"])
 
     def result(self):
         return {"control": self.key, "ms": self.ms, "png_px": self.size,
+                "impossible_settings_skipped": self.skipped,
+                "presses_without_new_figure": self.unchanged,
                 "p50_ms": statistics.median(self.ms), "p90_ms": quantile(self.ms, 0.9),
                 "max_ms": max(self.ms)}
 
