@@ -1,4 +1,4 @@
-"""The Explorer pattern shared by every lesson, and the fast PNG path it uses."""
+"""The Explorer pattern shared by every lesson, and the two PNG paths it can use."""
 
 import io
 
@@ -31,6 +31,36 @@ def test_every_explorer_builds_and_its_png_is_what_savefig_draws(name):
     slow = _pixels(buf.getvalue())
     assert fast.shape[:2] == slow.shape[:2]
     assert np.array_equal(fast[..., :3], slow[..., :3])
+
+
+@pytest.mark.parametrize("renderer", ["public", "fast"])
+def test_both_renderers_draw_savefigs_pixels(renderer, monkeypatch):
+    """The explorer's two render paths (docs/benchmarks.md, section 6) draw the same
+    pixels: the public one (FigureCanvasAgg + PIL) and the text-caching one."""
+    import numpy as np
+
+    from llmcourse.plots import style
+    monkeypatch.setattr(style, "RENDERER", renderer)
+    ex = W.EXPLORERS["kv_cache"]()
+    assert getattr(ex.fig.canvas, "fast_text", False) == (renderer == "fast")
+    ex.set(num_key_value_heads=[v for v in ex.controls["num_key_value_heads"].options
+                                if v != ex.values["num_key_value_heads"]][0])
+    buf = io.BytesIO()
+    ex.fig.savefig(buf, format="png")
+    assert np.array_equal(_pixels(ex.image.value)[..., :3], _pixels(buf.getvalue())[..., :3])
+
+
+def test_the_fast_path_is_gated_to_the_matplotlib_it_was_checked_against(monkeypatch):
+    """On another matplotlib minor version the explorers get the stock Agg canvas (and
+    PIL's encoder): slower, but nothing private is touched."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from llmcourse.plots import style
+    monkeypatch.setattr(style, "_FAST_TEXT_MPL", ("0.0.",))
+    monkeypatch.setattr(style, "_canvas_cls", None)
+    assert style._canvas_class() is FigureCanvasAgg
+    ex = W.EXPLORERS["kv_cache"]()
+    assert type(ex.fig.canvas) is FigureCanvasAgg and ex.image.value[:4] == b"\x89PNG"
 
 
 def test_png_bytes_are_stable():

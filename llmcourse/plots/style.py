@@ -184,21 +184,31 @@ def enforce_min_text(fig, minimum=None):
     return small
 
 
-# --- rendering: public matplotlib and PIL APIs only -------------------------------------
+# --- rendering --------------------------------------------------------------------------
 #
-# A figure is drawn by its Agg canvas (``FigureCanvasAgg.draw``) and its RGBA buffer
-# encoded by PIL at zlib level 1 (a figure is mostly flat colour: the fastest level
-# compresses it almost as well as the default). An explorer's figure keeps one canvas,
-# so matplotlib's own text-metric cache (per renderer) lasts between redraws.
-# docs/benchmarks.md has the measurements behind these choices.
+# A figure in a notebook is drawn once, by ``savefig`` (public APIs only). An explorer's
+# figure is drawn on every change by its own lasting Agg canvas, so matplotlib's
+# text-metric cache (per renderer) lasts between redraws, and sent as a PNG.
+#
+# Which canvas draws an explorer (RENDERER) was decided by measuring what the reader
+# sees, a key press until the new figure is painted in the browser (benchmarks/browser.py,
+# docs/benchmarks.md section 6): with public APIs only ("public": FigureCanvasAgg.draw and
+# PIL's PNG encoder at zlib level 1) every explorer took 1.1-1.7x as long, median, as with
+# the text-caching canvas below ("fast", which overrides private matplotlib methods and
+# writes the PNG itself), and neither met the 200 ms p90 target on the loaded 2-core
+# machine. So "fast" stays, for explorers only, gated to the matplotlib minor version it
+# was checked against (any other gets the stock canvas: slower, never wrong), with a test
+# that its pixels equal savefig's. Re-measure with `python benchmarks/run.py --only
+# browser`; if "public:1" passes there, set RENDERER = "public" and delete the fast path.
 
 # Pixel density of the PNGs shown in notebooks (static figures): 2 draws each figure at
 # 200 dpi and shows it at its 100-dpi size, so it stays sharp when the browser zooms (a
-# lecturer's Ctrl +). Explorers redraw on every change and stay at EXPLORER_DENSITY: the
-# browser measurement (docs/benchmarks.md) shows what a denser live figure costs.
+# lecturer's Ctrl +). Explorers redraw on every change and stay at EXPLORER_DENSITY 1:
+# measured, 2x made every explorer's redraw 16-71% slower in the browser (PNG encoding
+# alone 2.6-4.5x) for a figure that only gains when zoomed.
 STATIC_DENSITY = 2
 EXPLORER_DENSITY = 1
-RENDERER = "fast"  # "public": FigureCanvasAgg + PIL only; "fast": the text-caching renderer below
+RENDERER = "fast"  # "public": FigureCanvasAgg + PIL only (see above)
 
 
 def new_figure(nrows=1, ncols=1, size=(10, 4.8), fast=False, **subplot_kw):
