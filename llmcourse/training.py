@@ -95,12 +95,9 @@ def _cdiv(a, b):
 
 
 def _groups(cfg):
-    """``[(n_layers, tensors, is_moe), ...]``."""
-    out = []
-    for idx, tensors in layer_groups(cfg):
-        n = idx if isinstance(idx, int) else len(idx)
-        out.append((n, tensors, any(t.routed for t in tensors)))
-    return out
+    """``[(n_layers, tensors, is_moe), ...]``: one entry per layer kind, its layer count
+    by arithmetic (a layer schedule's runs), so a billion layers cost what 32 cost."""
+    return [(g.count, g.tensors, any(t.routed for t in g.tensors)) for g in layer_groups(cfg)]
 
 
 def bytes_per_param(precision="bf16-mixed", optimizer="adamw"):

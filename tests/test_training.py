@@ -207,3 +207,35 @@ def test_layer_activation_bytes_sum_to_the_layer_terms():
                   if k in ("token ids (int64)", "rotary cos/sin tables (once per model)",
                            "final norm and lm_head input"))
     assert sum(n * b for n, _, b in layers) == m.activations - outside
+
+
+def test_a_billion_layers_costs_what_32_layers_cost():
+    """A what-if of 10^9 layers answers in well under a second (layers are counted as
+    runs of identical layers, never one by one), exact by hand for Llama-3.1-8B; a config
+    that lists one entry per layer is refused in one line naming the field."""
+    L, s = 10**9, 4096
+    h, I, V, nh, nkv, hd = 4096, 14336, 128256, 32, 8, 128          # Llama-3.1-8B config.json
+    per_layer = 2 * h * nh * hd + 2 * h * nkv * hd + 3 * h * I + 2 * h   # q, o; k, v; MLP; 2 norms
+    outside = 2 * V * h + h                                             # untied embedding + lm_head, final norm
+    assert outside + 32 * per_layer == N8                               # the real model, as a check
+    N = outside + L * per_layer
+    norm = 4 * h + 4 + 2 * h                                            # fp32 input, fp32 rstd, bf16 output
+    a_layer = 2 * norm + 2 * h + 2 * (nh + 2 * nkv) * hd + 2 * nh * hd + 4 * nh + 2 * h + 2 * 4 * I
+    t0 = time.perf_counter()
+    big = lc.load_model("Llama-3.1-8B").replace(num_hidden_layers=L)
+    m = training_memory(big, s, 1, zero_stage=3, dp=8)
+    assert m.params == -(-2 * N // 8) and m.grads == -(-2 * N // 8)
+    assert m.optimizer == -(-(12 * N + 4 * (9 * L + 3)) // 8)           # + one fp32 step per tensor
+    assert m.activations == s * (L * a_layer + 8 + norm + 2 * h) + 2 * 2 * s * hd
+    full = training_memory(big, s, 1, recompute="full")
+    assert full.activation_terms["layer inputs (checkpoints)"] == L * 2 * h * s
+    for name in ("DeepSeek-V3", "gemma-3-1b-it", "Llama-4-Scout-17B-16E-Instruct",
+                 "Qwen3-Next-80B-A3B", "Qwen3-30B-A3B", "gpt2"):
+        other = lc.load_model(name).replace(num_hidden_layers=L)
+        assert training_memory(other, s, 2, recompute="full", zero_stage=3, dp=64).total > 0
+        assert lc.training.fewest_gpus(other, "H100 SXM 80GB", s) is None   # far too big
+        training_flops(other, 10**12, s)
+    assert time.perf_counter() - t0 < 1.0
+    with pytest.raises(ValueError) as e:
+        lc.load_model("gpt-oss-20b").replace(num_hidden_layers=L)
+    assert str(e.value).startswith("num_hidden_layers:") and "\n" not in str(e.value)
