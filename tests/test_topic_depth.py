@@ -161,3 +161,21 @@ def test_design_answers_as_a_list_or_whole_floats_are_read():
     # and the feedback says the MLP ratio moved (5,461 / 4,096 = 1.33 against 3.5)
     v = lc.exercises.check("depth-3", (4096, 5461))
     assert v and "1.33×" in v
+
+
+def test_depth2_catches_head_dim_taken_from_the_width():
+    # Llama-3.2-1B with head_dim 128: q and o are 2048 × 4096, not 2048 × 2048. By hand:
+    # 16 layers × (2·2048·32·128 + 2·2048·8·128 + 3·2048·8192 + 2·2048) + 128,256·2048 + 2048
+    d = 2048
+    layer = 2 * d * 32 * 128 + 2 * d * 8 * 128 + 3 * d * 8192 + 2 * d
+    assert 16 * layer + 128_256 * d + d == lc.param_count(
+        lc.load_model("Llama-3.2-1B").replace(head_dim=128)).total
+
+    def width_head_dim(cfg):
+        L, d, V = cfg.num_hidden_layers, cfg.hidden_size, cfg.vocab_size
+        d_h = d // cfg.num_attention_heads
+        attn = 2 * d * cfg.num_attention_heads * d_h + 2 * d * cfg.num_key_value_heads * d_h
+        per_layer = attn + 3 * d * cfg.intermediate_size + 2 * d
+        return L * per_layer + V * d * (1 if cfg.tie_word_embeddings else 2) + d
+    v = lc.exercises.check("depth-2", width_head_dim)
+    assert not v and "Llama-3.2-1B (edited)" in v

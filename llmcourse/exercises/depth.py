@@ -56,13 +56,20 @@ def _mha_assumed(cfg):  # k and v as wide as q: GQA forgotten
         cfg.num_attention_heads - cfg.num_key_value_heads) * d_h
 
 
+def _head_dim_from_width(cfg):  # head_dim taken as hidden / heads, not from the config
+    c = cfg.replace(head_dim=cfg.hidden_size // cfg.num_attention_heads)
+    return _llama_total(c)
+
+
 def _twelve_ld2(cfg):
     return 12 * cfg.num_hidden_layers * cfg.hidden_size ** 2
 
 
 def _llama_cases():
     cases = ["Llama-3.2-1B", "Meta-Llama-3-70B", "Llama-3.2-3B",
-             lambda: _llama(num_hidden_layers=48, num_key_value_heads=4)]
+             lambda: _llama(num_hidden_layers=48, num_key_value_heads=4),
+             # a what-if whose heads are wider than d / heads: 32 × 128 = 4,096 = 2d
+             lambda: load_model("Llama-3.2-1B").replace(head_dim=128)]
     from ..zoo import list_models
     if "Llama-3.1-8B" in list_models():
         cases.append("Llama-3.1-8B")
@@ -73,9 +80,10 @@ derive(
     "depth-2", NB,
     "Write `def total_params(cfg)` for a Llama-family model (GQA attention, SwiGLU MLP, "
     "RMSNorm; tied or untied embeddings) from its config fields. The checker runs it on "
-    "Llama models the lesson never counted, tied and untied, and on a what-if.",
+    "Llama models the lesson never counted, tied and untied, and on what-ifs.",
     reference=lambda cfg: param_count(cfg).total, cases=_llama_cases(),
-    solution=_llama_total, wrong=(_untied_always, _mha_assumed, _twelve_ld2),
+    solution=_llama_total, wrong=(_untied_always, _mha_assumed, _head_dim_from_width,
+                                  _twelve_ld2),
     why="One layer is 2·d·n_h·d_h + 2·d·n_kv·d_h (attention) + 3·d·d_ff (SwiGLU) + 2·d "
         "(two RMSNorms); the embedding is V·d, counted once when the lm_head is tied.",
     hint="Count one layer, then what sits outside the stack; a tied model stores the "
