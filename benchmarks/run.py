@@ -811,8 +811,10 @@ def main(argv=None):
     run("transformers", bench_transformers, 1 if quick else 5, fresh, count_times)
     run("widgets", bench_widgets, 4 if quick else 30)
     run("course", bench_course, args.notebooks)
+    from llmcourse.plots import style
+    shipped = f"{style.RENDERER}:{style.EXPLORER_DENSITY}"
     run("browser", bench_browser_section, 8 if quick else 24,
-        ("public:1",) if quick else tuple(args.browser_configs.split(",")))
+        (shipped,) if quick else tuple(args.browser_configs.split(",")))
     info["load_avg_end"] = _loadavg()
     results["seconds"] = time.perf_counter() - t_start
     summary(results)
