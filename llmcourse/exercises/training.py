@@ -86,7 +86,7 @@ def _wrong_bf16_scores(cfg):    # the scores counted once, at 2 bytes
 
 
 derive(
-    "train-2", NB,
+    "train-3", NB,
     "Write activation_bytes(cfg): the bytes one Llama-style layer (no QK-norm) saves for "
     "backward per token in bf16 with *eager* attention at 4,096 tokens (sequence length "
     "s = 4096, micro-batch 1). Start from the FlashAttention layer derived above and apply "
@@ -133,7 +133,7 @@ def _validate_design(answer):
 
 
 design(
-    "train-3", NB,
+    "train-2", NB,
     "Full fine-tuning of Llama-3.1-8B at 8,192 tokens, micro-batch 1, bf16-mixed with AdamW, "
     "ZeRO-3, on H100 80 GB GPUs. Choose the recomputation and the number of GPUs: the fewest "
     "GPUs that fit. Answer {\"n_gpus\": ..., \"recompute\": ...}.",
