@@ -223,7 +223,7 @@ def new_figure(nrows=1, ncols=1, size=(10, 4.8), fast=False, **subplot_kw):
     with mpl.rc_context(STYLE):
         if fast:
             fig = Figure(figsize=size, layout=None, dpi=STYLE["figure.dpi"] * EXPLORER_DENSITY)
-            agg_canvas(fig)  # one lasting canvas: its caches survive redraws
+            agg_canvas(fig, live=True)  # one lasting canvas: its caches survive redraws
             fig.subplots_adjust(left=0.09, right=0.98, top=0.9, bottom=0.14, wspace=0.3)
         else:
             fig = Figure(figsize=size, layout="constrained")
@@ -241,14 +241,16 @@ def clear_figure(fig):
         fig.subplots_adjust(**keep)
 
 
-def agg_canvas(fig):
-    """The figure's Agg canvas: a bare ``Figure`` (no canvas yet) gets a lasting one;
-    a figure on another canvas (an interactive backend) is left alone (None)."""
+def agg_canvas(fig, live=False):
+    """The figure's Agg canvas: a bare ``Figure`` (no canvas yet) gets a lasting one, the
+    ``RENDERER`` canvas for a ``live`` (explorer) figure, the stock one otherwise; a figure
+    on another canvas (an interactive backend) is left alone (None)."""
     from matplotlib.backend_bases import FigureCanvasBase
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     canvas = fig.canvas
     if type(canvas) is FigureCanvasBase:
-        canvas = (_canvas_class() if RENDERER == "fast" else FigureCanvasAgg)(fig)
+        fast = live and RENDERER == "fast"
+        canvas = (_canvas_class() if fast else FigureCanvasAgg)(fig)
     return canvas if isinstance(canvas, FigureCanvasAgg) else None
 
 

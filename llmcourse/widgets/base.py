@@ -148,7 +148,7 @@ class Explorer:
                     self._draw(self.fig, self.values, rows)
                     style.enforce_min_text(self.fig)
                     t2 = time.perf_counter()
-                    canvas = style.agg_canvas(self.fig)
+                    canvas = style.agg_canvas(self.fig, live=True)
                     canvas.draw()
                     t3 = time.perf_counter()
                     png = (style.encode_png(canvas.buffer_rgba()) if getattr(canvas, "fast_text", False)
