@@ -473,7 +473,11 @@ class ExplorerView:
         return c.get_attribute("data-value")
 
     def text(self, key) -> str:
-        return self.cell(key).inner_text().strip()
+        # innerText is empty for a cell JupyterLab has not rendered (far from the viewport
+        # after Run All): bring it into view first, as a person would scroll to read it
+        c = self.cell(key)
+        c.scroll_into_view_if_needed()
+        return c.inner_text().strip()
 
     @property
     def error(self):

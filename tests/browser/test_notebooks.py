@@ -39,13 +39,10 @@ LLAMA3_8B = "Meta-Llama-3-8B"
 SPECS = [
     NotebookSpec("00_start_here_anatomy.ipynb", [
         # lc.widgets.layer_anatomy_explorer(): Llama-3.2-3B, layer 0, bf16
-        # (a first step on the layer slider brings the explorer into view: JupyterLab
-        # does not render cells far from the viewport, and Run All ends at the bottom)
         ExplorerCheck("layer_anatomy", control="model", value="Qwen3-0.6B", key="total",
                       expect=lambda: lc.param_count(model("Qwen3-0.6B")).total,
                       invalid=Invalid("num_key_value_heads", 5, lambda: model("Qwen3-0.6B")
-                                      .replace(num_key_value_heads=5)),
-                      steps=[("layer", 1)]),
+                                      .replace(num_key_value_heads=5))),
     ]),
     NotebookSpec("01_heads_and_head_dim.ipynb", [
         # lc.widgets.heads_explorer("Meta-Llama-3-8B"): 32 heads, head_dim = hidden/heads, 8 KV
