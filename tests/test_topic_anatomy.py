@@ -180,3 +180,14 @@ def test_notebook_names_claims_by_what_they_are():
     assert not re.search(r"seed\s*\d", text, re.I)
     assert text.startswith("# Lesson 0 · ")
     assert "# NBVAL_IGNORE_OUTPUT" not in text
+
+
+def test_common_slips_get_their_own_feedback():
+    from llmcourse.exercises import check
+    c = lc.load_model("Llama-3.2-1B")
+    # the state-dict sum without its RMSNorm weights (2 per layer + the final norm)
+    no_norms = 1_498_482_688 - 2_048 * (2 * 16 + 1)
+    assert "RMSNorm" in check("anatomy-1", no_norms)
+    assert c.num_hidden_layers == 16 and c.hidden_size == 2_048
+    # Qwen3-0.6B in GiB where MiB was asked: 596,049,920 x 2 / 2**30
+    assert "GiB" in check("anatomy-3", 596_049_920 * 2 / 2**30)

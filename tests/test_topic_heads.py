@@ -179,3 +179,11 @@ def test_notebook_names_claims_by_what_they_are():
     assert not re.search(r"seed\s*\d", text, re.I)
     assert text.startswith("# Lesson 1 · ")
     assert "# NBVAL_IGNORE_OUTPUT" not in text
+
+
+def test_heads5_slips_get_their_own_feedback():
+    from llmcourse.exercises import check
+    # gemma-2-2b q_proj is (8 x 256, 2,304): a square 2,048 x 2,048 forgets the input side,
+    # twice 2,048 x 2,304 counts o_proj as well
+    assert "input is hidden_size" in check("heads-5", 2_048 * 2_048)
+    assert "o_proj" in check("heads-5", 2 * 2_048 * 2_304)

@@ -30,10 +30,11 @@ predict(
         (lambda: param_count(load_model("Llama-3.2-1B")).total,
          "That is the model's unique count, each matrix once. The script sums every listed "
          "tensor, and the state dict lists the tied matrix a second time as lm_head.weight."),
-        (lambda: param_count(load_model("Llama-3.2-1B")).total
+        (lambda: _listed_sum("Llama-3.2-1B")
          - load_model("Llama-3.2-1B").hidden_size * (2 * load_model("Llama-3.2-1B").num_hidden_layers + 1),
-         "You left out the RMSNorm weights (two per layer and the final norm); a state dict "
-         "lists them, and the script counts them."),
+         "You counted the tied matrix twice, as the script does, but left out the RMSNorm "
+         "weights (two per layer and the final norm), as the Llama-3.2-3B census does; a "
+         "state dict lists them, and the script counts them."),
     ),
     wrong=(1_235_814_400, 1_761_150_976, "1498482688"),
 )
@@ -114,6 +115,8 @@ predict(
          "That is MB (10**6 bytes). A MiB is 2**20 = 1,048,576 bytes."),
         (lambda: weight_bytes(load_model("Qwen3-0.6B"), "fp32") / 2**20,
          "That is fp32 (4 bytes per parameter); bf16 is 2."),
+        (lambda: weight_bytes(load_model("Qwen3-0.6B"), "bf16") / 2**30,
+         "That is GiB (2**30 bytes); the question asks for MiB (2**20 bytes)."),
     ),
     wrong=(1433.62, 1192.1, 568.44),
 )

@@ -171,13 +171,17 @@ concept(
 )
 
 
+def _gemma_q_proj():
+    return int(weight_shapes(load_model("gemma-2-2b")).set_index("name")
+               .loc["model.layers.0.self_attn.q_proj.weight", "numel"])
+
+
 predict(
     "heads-5", NB,
     "A widely shared shape table gives Gemma-2 2B's q_proj as 2304 × 2304. From the config "
     "(hidden_size 2,304, 8 heads, head_dim 256): how many parameters does one gemma-2-2b "
     "q_proj weight really hold?",
-    expected=lambda: int(weight_shapes(load_model("gemma-2-2b")).set_index("name")
-                         .loc["model.layers.0.self_attn.q_proj.weight", "numel"]),
+    expected=_gemma_q_proj,
     why="q_proj maps hidden 2,304 to heads × head_dim = 8 × 256 = 2,048, stored (2,048, 2,304): "
         "4,718,592 parameters, not 2,304² = 5,308,416.",
     hint="q_proj's output width is num_attention_heads × head_dim, whatever hidden_size is.",
@@ -185,6 +189,12 @@ predict(
         (lambda: load_model("gemma-2-2b").hidden_size ** 2,
          "That is the shape table's 2304 × 2304. q_proj's output is heads × head_dim, "
          "which for gemma-2-2b is not hidden_size."),
+        (lambda: (load_model("gemma-2-2b").num_attention_heads
+                  * load_model("gemma-2-2b").head_dim) ** 2,
+         "That is heads × head_dim on both sides. The output is 8 × 256, but q_proj reads "
+         "the hidden state, so its input is hidden_size."),
+        (lambda: 2 * _gemma_q_proj(),
+         "That counts q_proj and o_proj together; the question asks for q_proj alone."),
     ),
     wrong=(5_308_416, 2_048 * 2_048, "4718592"),
 )

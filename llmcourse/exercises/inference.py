@@ -18,6 +18,25 @@ def _llama_h200():
     return decode_step_time("Llama-3.1-8B", "H200", weights="bf16", seq_len=32768)
 
 
+# the pieces of inf-1's common mistakes, from the config and the GPU table (not typed in)
+def _h200_bw():
+    return load_gpu("H200").bandwidth_bytes_per_s
+
+
+def _llama_bf16():
+    return 2 * param_count(load_model("Llama-3.1-8B")).total
+
+
+def _llama_embedding():
+    c = load_model("Llama-3.1-8B")
+    return 2 * c.vocab_size * c.hidden_size
+
+
+def _llama_kv():
+    c = load_model("Llama-3.1-8B")
+    return 32768 * 2 * c.num_hidden_layers * c.num_key_value_heads * c.head_dim * 2
+
+
 predict(
     "inf-1", NB,
     "Llama-3.1-8B with bf16 weights and a bf16 KV cache serves one user on one H200 SXM 141GB "
@@ -33,13 +52,13 @@ predict(
          "cache holds 2 x layers x KV heads x head_dim x 2 bytes per token.",
     rel_tol=0.02, unit="tokens/s",
     mistakes=(
-        (lambda: 4.8e12 / (2 * 8030261248 + 32768 * 131072),
-         "close, but a decode step does not read the whole embedding table: it looks up one "
-         "row per token (the lm_head, a separate matrix in Llama-3.1-8B, is read in full)"),
-        (lambda: 4.8e12 / (2 * 8030261248 - 2 * 128256 * 4096),
+        (lambda: _h200_bw() / (_llama_bf16() + _llama_kv()),
+         "that reads the whole embedding table, but a decode step only looks up one row per "
+         "token (the lm_head, a separate matrix in Llama-3.1-8B, is read in full)"),
+        (lambda: _h200_bw() / (_llama_bf16() - _llama_embedding()),
          "that leaves out the KV cache: every step reads all 32,768 cached tokens of every "
          "layer"),
-        (lambda: 4.8e12 / (2 * 8030261248),
+        (lambda: _h200_bw() / _llama_bf16(),
          "that counts the weights only: every step also reads the whole KV cache"),
     ),
     wrong=(4.8e12 / (2 * 8030261248 + 32768 * 131072), 4.8e12 / (2 * 8030261248), 1000.0),
@@ -58,11 +77,11 @@ predict(
     hint="the chance that a given expert is picked by none of the tokens.",
     rel_tol=0.01, unit="experts",
     mistakes=(
-        (lambda: 8 * 16, "that assumes no two tokens share an expert; the tokens pick "
-                         "independently, so many picks land on the same experts"),
+        (lambda: 8 * 16, "128 is every expert, which 16 x 8 picks reach only if no two tokens "
+                         "share one; the tokens pick independently, so many picks land on the "
+                         "same experts, and an expert is skipped by all 16 with probability "
+                         "(1 - 8/128)^16"),
         (lambda: 8, "that is batch 1: with 16 tokens, each picks its own 8"),
-        (lambda: 128, "not quite every expert: an expert is skipped by all 16 tokens with "
-                      "probability (1 - 8/128)^16"),
     ),
     wrong=(128, 8, 50.0),
 )
