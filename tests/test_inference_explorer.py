@@ -47,8 +47,35 @@ def test_tables_and_figures():
     w = lc.tables.weights_table("gpt-oss-20b", formatted=False)
     assert w.loc["as shipped (mxfp4)", "stored (GB)"] == pytest.approx(13.761264768)
     lim = lc.tables.limits_table(["Qwen3-8B", "DeepSeek-V2"], "H200", formatted=False)
-    assert lim.loc["DeepSeek-V2", "longest context, batch 1"].startswith("none (weights)")
+    assert lim.loc["DeepSeek-V2", "longest context in memory, batch 1"].startswith("none (weights)")
     from matplotlib.figure import Figure
     assert isinstance(lc.plots.fit_and_speed("Qwen3-8B", "L4", weights="int4-g128"), Figure)
     fig = lc.plots.decode_speed_vs_context([("GQA", "Llama-3.1-8B")], "H100", batch=4)
     assert isinstance(fig, Figure)
+
+
+def test_fit_figure_title_states_where_memory_runs_out():
+    # Llama-3.1-8B, bf16, 8,192 tokens on one H100: 72e9 usable B minus 2 x 8,030,261,248 B of
+    # weights, over 8,192 x 2 x 32 x 8 x 128 x 2 B of cache per sequence = 52.09 -> batch 52;
+    # the ridge point 989.4e12 / 3.35e12 = 295.3
+    fig = lc.plots.fit_and_speed("Llama-3.1-8B", "H100", weights="bf16", seq_len=8192, batch=16)
+    assert fig.get_suptitle() == ("Llama-3.1-8B, 1 x H100: fits up to batch 52, below the "
+                                  "critical batch 295")
+    big = lc.plots.fit_and_speed("Llama-3.1-8B", "H100", weights="bf16", seq_len=8192, batch=64)
+    assert big.get_suptitle().endswith("batch 64 at 8,192 tokens does not fit")
+
+
+def test_attention_kinds_keep_the_course_colours():
+    from llmcourse.plots.style import CONCEPT_COLORS, CONCEPT_DASHES
+    llama = lc.load_model("Llama-3.1-8B")
+    fig = lc.plots.decode_speed_vs_context(
+        [("MHA", llama.replace(num_key_value_heads=32), "mha"), ("GQA", llama, "gqa")], "H100")
+    lines = [ln for ln in fig.axes[0].get_lines() if ln.get_alpha() is None]
+    assert [ln.get_color() for ln in lines] == [CONCEPT_COLORS["mha"], CONCEPT_COLORS["gqa"]]
+    assert [ln.get_linestyle() for ln in lines] == [CONCEPT_DASHES["mha"], CONCEPT_DASHES["gqa"]]
+
+
+def test_gpu_table_names_the_rate_a_chip_without_bf16_uses():
+    t = lc.tables.gpu_table()
+    assert t.loc["Mac Studio M2 Ultra 192GB", "bf16 TFLOP/s"] == "27.2 (fp32)"
+    assert t.loc["Mac Studio M2 Ultra 192GB", "FLOPs/byte (bf16)"] == "34"     # 27.2e12 / 0.8e12

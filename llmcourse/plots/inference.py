@@ -10,10 +10,10 @@ from ..hardware import as_gpu
 from ..inference import (critical_batch, decode_step_time, max_batch, memory_plan)
 from ..quantization import AS_SHIPPED, SCHEMES, scheme_as_shipped, stored_weights
 from ..zoo import as_config
-from .style import (TEXT_SIZES, clear_figure, color_of, ink_for, new_figure, plain_log_axis,
-                    styled)
+from .style import (CONCEPT_DASHES, TEXT_SIZES, clear_figure, color_of, ink_for, new_figure,
+                    plain_log_axis, styled)
 
-__all__ = ["fit_and_speed_data", "draw_fit_and_speed", "fit_and_speed",
+__all__ = ["fit_and_speed_data", "draw_fit_and_speed", "fit_and_speed", "fit_and_speed_title",
            "decode_speed_vs_context", "ROOFLINE_BATCHES"]
 
 ROOFLINE_BATCHES = [round(2 ** (k / 2)) for k in range(0, 21)]   # 1 .. 1024, half-octaves
@@ -119,7 +119,7 @@ def draw_fit_and_speed(fig, data):
         bar.set_height(h)
         text.set_position((0, bottom + h / 2))
         text.set_text(f"{name}\n{h:,.1f} GB" if h >= 0.13 * top else
-                      f"{name} {h:,.1f}" if h >= 0.055 * top else "")
+                      f"{name} {h:,.1f} GB" if h >= 0.055 * top else "")
         bottom += h
     cap = plan.capacity_bytes / GB
     state["cap"].set_ydata([cap, cap])
@@ -167,27 +167,43 @@ def fit_and_speed(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_l
     """The explorer's figure as a static one: memory against capacity, and the decode
     bound against batch."""
     fig, _ = new_figure(0, 0, size=size)
-    draw_fit_and_speed(fig, fit_and_speed_data(cfg, gpu, n_gpus, weights, kv_dtype, seq_len,
-                                               batch))
-    fig.suptitle(f"{as_config(cfg).name} on {n_gpus} x {as_gpu(gpu).name}: bounds on an ideal "
-                 "machine")
+    data = fit_and_speed_data(cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch)
+    draw_fit_and_speed(fig, data)
+    fig.suptitle(fit_and_speed_title(data))
     return fig
+
+
+def fit_and_speed_title(data):
+    """The figure's point in words: how far the batch can grow before memory runs out,
+    against the weights' critical batch (the roofline's knee), for ``data``."""
+    where = f"{data['model']}, {data['n_gpus']} x {data['gpu'].split(' ')[0]}"
+    plan, mb, cb = data["plan"], data["max_batch"], data["critical_batch"]
+    if not plan.fits:
+        return f"{where}: batch {data['batch']} at {data['seq_len']:,} tokens does not fit"
+    if mb < cb:
+        return f"{where}: fits up to batch {mb:,}, below the critical batch {cb:,.0f}"
+    return f"{where}: compute-bound past batch {cb:,.0f}, fits up to batch {mb:,}"
 
 
 @styled
 def decode_speed_vs_context(variants, gpu, batch=1, weights="bf16", kv_dtype="bf16",
                             contexts=None, title=None):
     """Decode tokens/s per user (upper bound) against context, one line per ``(label,
-    cfg)``: a smaller KV cache is a faster decode step at long context."""
+    cfg)`` or ``(label, cfg, concept)`` (``"mha"``, ``"gqa"``, ``"mqa"``, ``"mla"``: drawn
+    in that concept's course colour and dash): a smaller KV cache is a faster decode step
+    at long context."""
     gpu = as_gpu(gpu)
     contexts = contexts or [2 ** k for k in range(9, 18)]
     fig, ax = new_figure(size=(10, 4.8))
     any_faded = False
-    for i, (label, cfg) in enumerate(variants):
+    for i, (label, cfg, *concept) in enumerate(variants):
         ys = [decode_step_time(cfg, gpu, 1, weights, kv_dtype, n, batch).tokens_per_s_per_user
               for n in contexts]
         fits = [memory_plan(cfg, gpu, 1, weights, kv_dtype, n, batch).fits for n in contexts]
-        color, ls = color_of(f"series:{i}"), ["-", "--", ":", "-."][i % 4]
+        if concept:
+            color, ls = color_of(concept[0]), CONCEPT_DASHES[concept[0]]
+        else:
+            color, ls = color_of(f"series:{i}"), ["-", "--", ":", "-."][i % 4]
         ax.plot(contexts, ys, lw=2.6, color=color, ls=ls, alpha=0.3)       # every point
         last = max((j for j, f in enumerate(fits) if f), default=-1)
         if last >= 0:                                                      # the part that fits

@@ -16,10 +16,12 @@ def gpu_table(gpus=None, formatted=True):
     TFLOP/s per dtype (blank: no such tensor cores), and the ridge point in FLOPs per
     byte at bf16 (above it a kernel is compute-bound)."""
     import pandas as pd
-    rows = []
+    rows, stand_ins = [], {}
     for name in gpus or list_gpus():
         g = as_gpu(name)
         p = g.peak_flops
+        if "bf16" not in p and "fp16" not in p:     # no 16-bit rate published (Apple): bf16
+            stand_ins[g.name] = g.peak("bf16")      # bounds use the figure the chip has
         rows.append({"gpu": g.name, "vendor": g.vendor, "memory (GB)": g.memory_bytes / 1e9,
                      "bandwidth (TB/s)": g.bandwidth_bytes_per_s / 1e12,
                      "bf16 TFLOP/s": p.get("bf16", p.get("fp16", float("nan"))) / 1e12,
@@ -27,7 +29,12 @@ def gpu_table(gpus=None, formatted=True):
                      "int8 TOP/s": p.get("int8", float("nan")) / 1e12,
                      "FLOPs/byte (bf16)": g.critical_intensity("bf16")})
     df = pd.DataFrame(rows).set_index("gpu")
-    return fmt(df) if formatted else df
+    if not formatted:
+        return df
+    out = fmt(df)
+    for gpu, flops in stand_ins.items():   # say which figure the ridge point was taken from
+        out.loc[gpu, "bf16 TFLOP/s"] = f"{flops / 1e12:,.1f} ({as_gpu(gpu).peak_dtype('bf16')})"
+    return out
 
 
 def weights_table(model, schemes=None, formatted=True):
@@ -59,10 +66,10 @@ def limits_table(models, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", bat
         row = {"model": cfg.name}
         try:
             lim = max_context(cfg, gpu, n_gpus, weights, kv_dtype, batch=batch)
-            row[f"longest context, batch {batch}"] = ("no limit" if lim.tokens is None
-                                                      else f"{lim.tokens:,}")
+            row[f"longest context in memory, batch {batch}"] = ("no limit" if lim.tokens is None
+                                                                else f"{lim.tokens:,}")
         except ValueError as e:
-            row[f"longest context, batch {batch}"] = f"none ({str(e).split(':')[0]})"
+            row[f"longest context in memory, batch {batch}"] = f"none ({str(e).split(':')[0]})"
         mpe = cfg.get("max_position_embeddings")
         row["max_position_embeddings"] = f"{mpe:,}" if mpe else "?"
         try:
