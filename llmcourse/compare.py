@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from .config import ModelConfig, from_hf_config
 from .counts import flops_per_token, kv_cache_bytes, param_count, weight_bytes
+from .quantization import stored_weights
 from .units import human_bytes, human_count
+from .zoo import as_config
 
 __all__ = ["SUMMARY_KEYS", "size_summary", "compare_configs", "config_diff", "change_percent",
            "readable"]
@@ -23,12 +25,13 @@ SUMMARY_KEYS = {
     "embedding_params": "embedding parameters",
     "weights_bf16": "weights in bf16",
     "weights_fp8": "weights in fp8",
-    "weights_int4": "weights in int4",
+    "weights_int4": "weights in int4, idealised",
+    "weights_int4_g128": "weights in int4, as AWQ/GPTQ store them",
     "kv_cache_bytes": "KV cache in bf16",
     "flops_prefill": "FLOPs per token, prefill",
     "flops_decode": "FLOPs per token, decode",
 }
-_BYTES = ("weights_bf16", "weights_fp8", "weights_int4", "kv_cache_bytes")
+_BYTES = ("weights_bf16", "weights_fp8", "weights_int4", "weights_int4_g128", "kv_cache_bytes")
 _FLOPS = ("flops_prefill", "flops_decode")
 
 
@@ -46,8 +49,11 @@ def size_summary(cfg, seq_len=8192, batch=1):
     """The headline sizes of one model, exact: ``{key: int}`` for every key of
     :data:`SUMMARY_KEYS`. The KV cache is for ``batch`` sequences of ``seq_len``
     tokens in bf16; FLOPs are per token at context ``seq_len`` (prefill: the
-    average over a prompt of that length; decode: one new token after it)."""
-    cfg = cfg if isinstance(cfg, ModelConfig) else from_hf_config(cfg)
+    average over a prompt of that length; decode: one new token after it).
+    ``weights_int4`` is the idealised figure (every parameter at 4 bits, nothing
+    else); ``weights_int4_g128`` is int4 as GPTQ/AWQ checkpoints store it
+    (:func:`llmcourse.stored_weights`, scheme ``int4-g128``)."""
+    cfg = as_config(cfg)
     pc = param_count(cfg)
     return {
         "total_params": pc.total,
@@ -56,6 +62,7 @@ def size_summary(cfg, seq_len=8192, batch=1):
         "weights_bf16": weight_bytes(cfg, "bf16"),
         "weights_fp8": weight_bytes(cfg, "fp8"),
         "weights_int4": weight_bytes(cfg, "int4"),
+        "weights_int4_g128": stored_weights(cfg, "int4-g128").total,
         "kv_cache_bytes": kv_cache_bytes(cfg, seq_len, batch, "bf16"),
         "flops_prefill": flops_per_token(cfg, seq_len, "prefill").total,
         "flops_decode": flops_per_token(cfg, seq_len, "decode").total,

@@ -2,6 +2,7 @@
 bad settings and bad files show one-line messages, saved configs read back (and build
 in transformers), the figure is labelled, the exercises check answers."""
 
+import time
 import json
 import os
 
@@ -22,6 +23,7 @@ def engine_summary(cfg, seq_len=SEQ, batch=BATCH):
         "total_params": pc.total, "active_params": pc.active, "embedding_params": pc.embedding,
         "weights_bf16": lc.weight_bytes(cfg, "bf16"), "weights_fp8": lc.weight_bytes(cfg, "fp8"),
         "weights_int4": lc.weight_bytes(cfg, "int4"),
+        "weights_int4_g128": lc.stored_weights(cfg, "int4-g128").total,
         "kv_cache_bytes": lc.kv_cache_bytes(cfg, seq_len, batch, "bf16"),
         "flops_prefill": lc.flops_per_token(cfg, seq_len, "prefill").total,
         "flops_decode": lc.flops_per_token(cfg, seq_len, "decode").total,
@@ -260,7 +262,7 @@ def test_load_valid_file_adds_it_to_the_models(lab, tmp_path):
 
 def test_upload_bytes(lab):
     assert lab.load_upload("config.json", b'{"model_type": "llama"') is None
-    assert lab.error.startswith("config file config.json: not valid JSON")
+    assert lab.error.startswith("config.json: not valid JSON")
     assert "lc-upload-" not in lab.error  # no temporary path in the message
     good = json.dumps(lc.load_model("gemma-2-2b").to_hf_config()).encode()
     assert lab.load_upload("gemma.json", good) == "gemma (loaded)"
@@ -349,13 +351,9 @@ def test_lab_figure_updates_in_place(lab):
     assert round(lab.value("kv_cache_bytes") / 2**30, 6) in heights
 
 
-@pytest.mark.parametrize("ex_id", ["whatif-1", "whatif-2", "whatif-3"])
-def test_exercises(ex_id):
-    ex = lc.exercises.EXERCISES[ex_id]
-    right = ex.answer()
-    assert lc.exercises.check(ex_id, right)
-    assert not lc.exercises.check(ex_id, right * 2)
-    assert "No answer yet" in lc.exercises.check(ex_id, None)
+def test_exercises_are_of_three_kinds():
+    exs = lc.exercises.list_exercises(notebook="06_whatif_lab")
+    assert {e.kind for e in exs} == {"predict", "design", "concept"} and len(exs) >= 3
 
 
 def test_exercise_answers_are_what_the_lab_shows():
@@ -363,9 +361,100 @@ def test_exercise_answers_are_what_the_lab_shows():
     lab.set(num_hidden_layers=18)
     assert lc.exercises.check("whatif-1", originals_of(lab)["total_params"]
                               - lab.value("total_params"))
-    lab.set(model="Qwen3-30B-A3B")
-    lab.set(num_experts_per_tok=4)
-    assert lc.exercises.check("whatif-2", lab.value("active_params"))
-    lab.set(model="Meta-Llama-3-8B")
-    lab.set(num_experts=8, num_experts_per_tok=2)
-    assert lc.exercises.check("whatif-3", lab.value("weights_bf16") / 2**30)
+    assert lc.exercises.check("whatif-4", originals_of(lab)["weights_int4_g128"] / 2**30)
+    lab.set(model="Llama-3.1-8B")
+    lab.set(seq_len=32768, batch=16, num_key_value_heads=4)
+    assert lab.value("kv_cache_bytes") < 40 * 2**30
+    assert lc.exercises.check("whatif-2", lab.controls["num_key_value_heads"].value)
+    assert lab.value("flops_decode") > lab.value("flops_prefill")  # whatif-3's premise
+
+
+# --- issue 9 and 16: what a curious reader types ----------------------------------------
+
+def test_derived_head_dim_follows_and_a_typed_value_is_a_choice():
+    lab = whatif_lab("Meta-Llama-3-8B")       # no head_dim in its config: 4096 / 32 = 128
+    lab.set(num_attention_heads=16)
+    assert lab.controls["head_dim"].value == 256 == lab.edited.head_dim  # refreshed
+    lab.set(head_dim=128)                     # typed: 16 heads of 128
+    assert lab.edited.head_dim == 128 and lab.edited.num_attention_heads == 16
+    assert lab.value("total_params") == lc.param_count(
+        lc.load_model("Meta-Llama-3-8B").replace(num_attention_heads=16, head_dim=128)).total
+    lab.set(model="Qwen3-8B")                 # a new model forgets the typed fields
+    assert lab.typed == set() and lab.controls["head_dim"].value == 128
+
+
+def test_typing_the_base_value_writes_it():
+    lab = whatif_lab("Meta-Llama-3-8B")
+    lab.set(num_attention_heads=16)
+    lab.set(head_dim=300)
+    lab.set(head_dim=128)                     # equal to the base's derived value: still explicit
+    assert lab.edited.to_hf_config()["head_dim"] == 128
+
+
+def test_a_billion_layers_then_32():
+    lab = whatif_lab("Meta-Llama-3-8B")
+    t0 = time.perf_counter()
+    lab.set(num_hidden_layers=1_000_000_000)
+    assert time.perf_counter() - t0 < 1.0
+    assert lab.error == ""
+    big = lc.load_model("Meta-Llama-3-8B").replace(num_hidden_layers=1_000_000_000)
+    assert lab.value("total_params") == lc.param_count(big).total
+    assert "1,000,000,000 layers" in lab.shapes.value
+    lab.set(num_hidden_layers=32)
+    assert lab.error == "" and lab.value("total_params") == lc.param_count(
+        lc.load_model("Meta-Llama-3-8B")).total
+    assert lab.image.value[:4] == b"\x89PNG"
+
+
+def test_huge_value_is_a_one_line_message():
+    lab = whatif_lab("Meta-Llama-3-8B")
+    lab.set(num_hidden_layers=2**40)
+    assert lab.error.startswith("num_hidden_layers") and "1,000,000,000,000" in lab.error
+    lab.set(num_hidden_layers=32)
+    assert lab.error == ""
+
+
+def test_no_sliding_window():
+    lab = whatif_lab("gemma-2-2b")
+    assert "sliding_window" in lab.fields and lab.controls["sliding_window"].value == 4096
+    lab.set(sliding_window=0)
+    g = lc.load_model("gemma-2-2b")
+    full = g.replace(sliding_window=None, layer_types=None)
+    assert full.layer_types.count("full_attention") == 26
+    assert lab.value("kv_cache_bytes") == lc.kv_cache_bytes(full, 8192)
+    lab.set(model="gpt-oss-20b")              # lists layer_types: they become all full
+    lab.set(sliding_window=0)
+    assert lab.error == "" and lab.edited.layer_types.count("full_attention") == 24
+    lab.set(sliding_window=512)
+    assert lab.edited.sliding_window == 512
+
+
+def test_q_lora_rank_zero_is_full_rank():
+    lab = whatif_lab("DeepSeek-V2")
+    lab.set(q_lora_rank=0)
+    assert lab.error == "" and lab.edited.get("q_lora_rank") is None
+    names = [t.name for t in lc.architectures.layer_groups(lab.edited)[0].tensors]
+    assert "self_attn.q_proj.weight" in names and "self_attn.q_a_proj.weight" not in names
+
+
+def test_paste_a_config():
+    lab = whatif_lab("Meta-Llama-3-8B")
+    lab.load_text('{"model_type": "llama", ')
+    assert lab.error.startswith("pasted config: not valid JSON")
+    lab.load_text(json.dumps({**lc.load_model("Qwen3-8B").to_hf_config(), "model_type": ["x"]}))
+    assert lab.error.startswith("pasted config: model_type")
+    lab.load_text("\ufeff" + json.dumps(lc.load_model("Qwen3-8B").to_hf_config()))
+    assert lab.error == "" and lab.base == lc.load_model("Qwen3-8B")
+
+
+def test_upload_of_a_weights_file():
+    lab = whatif_lab("Meta-Llama-3-8B")
+    header = json.dumps({"w": {"dtype": "BF16", "shape": [1], "data_offsets": [0, 2]}}).encode()
+    lab.load_upload("model.safetensors", len(header).to_bytes(8, "little") + header + b"\0\0")
+    assert lab.error == "model.safetensors: a safetensors weights file, not a config.json"
+
+
+def test_one_expert_is_singular_in_the_lab():
+    lab = whatif_lab("Mixtral-8x7B-v0.1")
+    lab.set(num_experts=1)
+    assert "the 1 expert (" in lab.error

@@ -16,7 +16,7 @@ _PANELS = (
      [("total", "total_params"), ("active\nper token", "active_params")]),
     ("memory", "memory (GiB)", GiB,
      [("weights\nbf16", "weights_bf16"), ("weights\nfp8", "weights_fp8"),
-      ("weights\nint4", "weights_int4"), ("KV cache\nbf16", "kv_cache_bytes")]),
+      ("int4, as\nGPTQ stores", "weights_int4_g128"), ("KV cache\nbf16", "kv_cache_bytes")]),
     ("compute", "GFLOPs per token", 1e9,
      [("prefill", "flops_prefill"), ("decode", "flops_decode")]),
 )

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import html
 import os
-import shutil
-import tempfile
 import time
 
 from ..architectures import global_tensors, layer_groups
 from ..compare import SUMMARY_KEYS, change_percent, config_diff, size_summary
-from ..config import ConfigError, as_moe, from_hf_config
+from ..config import ConfigError, as_moe, config_from_json, from_hf_config
+from ..limits import MAX_LIST
 from ..counts import param_count
 from ..units import human_bytes, human_count
 from ..zoo import list_models, load_model
@@ -35,9 +34,14 @@ EDITABLE_FIELDS = (
     "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
     "head_dim", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
     "v_head_dim", "intermediate_size", "vocab_size", "num_experts", "num_experts_per_tok",
-    "moe_intermediate_size", "n_shared_experts", "first_k_dense_replace",
+    "moe_intermediate_size", "n_shared_experts", "first_k_dense_replace", "sliding_window",
     "tie_word_embeddings",
 )
+# fields where 0 in the box means null in config.json (none at all)
+ZERO_MEANS_NONE = {
+    "q_lora_rank": "0 = full-rank q_proj",
+    "sliding_window": "0 = no window",
+}
 _MLA_FIELDS = ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
                "v_head_dim")
 _DENSE_TOP_K = 2  # the top-k offered when a dense model is given experts
@@ -84,7 +88,7 @@ def _fields_for(cfg):
     """The editable fields this model's architecture uses, in display order."""
     fields = ["hidden_size", "num_hidden_layers", "num_attention_heads"]
     if cfg.uses_mla:
-        fields += [f for f in _MLA_FIELDS if cfg.get(f) is not None]
+        fields += list(_MLA_FIELDS)
     else:
         fields += ["num_key_value_heads", "head_dim"]
     if _intermediate_matters(cfg):
@@ -96,6 +100,8 @@ def _fields_for(cfg):
         fields.append("moe_intermediate_size")
     if cfg.uses_mla:
         fields += ["n_shared_experts", "first_k_dense_replace"]
+    if "sliding_attention" in cfg.layer_types:
+        fields.append("sliding_window")
     fields.append("tie_word_embeddings")
     return [f for f in EDITABLE_FIELDS if f in fields]
 
@@ -111,23 +117,43 @@ def _field_value(cfg, field):
     if field in ("hidden_size", "num_hidden_layers", "num_attention_heads",
                  "num_key_value_heads", "head_dim", "intermediate_size", "vocab_size"):
         return getattr(cfg, field)
+    if field == "sliding_window" and "sliding_attention" not in cfg.layer_types:
+        return 0
     return cfg.get(field, 0)
 
 
-def edited_config(base, values, fields=None):
+def _field_change(base, field, value):
+    """``{config.json field: value}`` for a box's value (0 means null where the box
+    says so; no window also makes an explicit layer_types list all full attention)."""
+    if field in ZERO_MEANS_NONE and value == 0:
+        value = None
+    if field == "sliding_window" and value is None:
+        lt = base.to_hf_config().get("layer_types")
+        if isinstance(lt, list):
+            if base.num_hidden_layers > MAX_LIST:
+                raise ConfigError(f"sliding_window: dropping the window rewrites layer_types, "
+                                  f"one entry per layer, for at most {MAX_LIST:,} layers")
+            return {"sliding_window": None,
+                    "layer_types": ["full_attention"] * base.num_hidden_layers}
+    return {field: value}
+
+
+def edited_config(base, values, fields=None, typed=()):
     """The edited config: ``base`` with every field in ``values`` that differs from
-    the base's own value. For a dense model, ``num_experts > 0`` applies
-    :func:`llmcourse.as_moe` (Llama -> Mixtral layout, Qwen3 -> Qwen3-MoE) after the
-    other edits. A field left at the base's value is not written, so e.g. an unset
-    ``head_dim`` keeps following ``hidden_size / num_attention_heads``.
-    Raises the engine's one-line ``ValueError`` for an impossible setting."""
+    the base's own value, and every field in ``typed`` (the reader typed it: an
+    explicit choice, even when it equals the base's value). For a dense model,
+    ``num_experts > 0`` applies :func:`llmcourse.as_moe` (Llama -> Mixtral layout,
+    Qwen3 -> Qwen3-MoE) after the other edits. A field neither changed nor typed is
+    not written, so an unset ``head_dim`` keeps following ``hidden_size /
+    num_attention_heads``. Raises the engine's one-line ``ValueError`` for an
+    impossible setting."""
     fields = _fields_for(base) if fields is None else fields
     changes = {}
     for f in fields:
         if f not in values or f in ("num_experts", "num_experts_per_tok"):
             continue
-        if values[f] != _field_value(base, f):
-            changes[f] = values[f]
+        if f in typed or values[f] != _field_value(base, f):
+            changes.update(_field_change(base, f, values[f]))
     if base.is_moe:
         if values.get("num_experts", base.num_experts) != base.num_experts:
             changes[base.moe_field] = values["num_experts"]
@@ -164,7 +190,8 @@ def whatif_rows(original, edited, seq_len=8192, batch=1, original_summary=None):
     labels = dict(SUMMARY_KEYS)
     labels.update({
         "weights_bf16": "weights, bf16", "weights_fp8": "weights, fp8",
-        "weights_int4": "weights, int4",
+        "weights_int4": "weights, int4 idealised (½ byte per parameter)",
+        "weights_int4_g128": "weights, int4 as GPTQ/AWQ store them",
         "kv_cache_bytes": f"KV cache, bf16, {_ctx(seq_len)} tokens × batch {batch}",
         "flops_prefill": f"FLOPs per token, prefill of {_ctx(seq_len)}",
         "flops_decode": f"FLOPs per token, decoding at {_ctx(seq_len)}",
@@ -190,12 +217,12 @@ def _shape_text(t):
     return s
 
 
-def _layer_ranges(idx):
-    n = len(idx)
+def _layer_ranges(n, first, last):
+    """'1 layer (3)', '58 layers (3–60)' or '13 layers' (not contiguous): arithmetic."""
     if n == 1:
-        return f"1 layer ({idx[0]})"
-    span = f" ({idx[0]}–{idx[-1]})" if idx[-1] - idx[0] == n - 1 else ""
-    return f"{n} layers{span}"
+        return f"1 layer ({first:,})"
+    span = f" ({first:,}–{last:,})" if last - first == n - 1 else ""
+    return f"{n:,} layers{span}"
 
 
 def layer_shapes(cfg):
@@ -207,14 +234,19 @@ def layer_shapes(cfg):
         if t.name.endswith(".weight") and len(t.shape) == 2:
             out[("embedding and output", t.name.removesuffix(".weight"))] = _shape_text(t)
     groups = layer_groups(cfg)
-    out[("attention", "")] = _layer_ranges(tuple(range(cfg.num_hidden_layers)))
-    for t in groups[0][1]:
+    L = cfg.num_hidden_layers
+    out[("attention", "")] = _layer_ranges(L, 0, L - 1)
+    for t in groups[0].tensors:
         if t.matmul and t.component == "attention":
             out[("attention", t.name.removesuffix(".weight"))] = _shape_text(t)
-    for idx, tensors in groups:
-        kind = "MoE MLP" if any(t.routed for t in tensors) else "dense MLP"
-        out[(kind, "")] = _layer_ranges(idx)
-        for t in tensors:
+    for mlp, kind in (("dense", "dense MLP"), ("moe", "MoE MLP")):
+        these = [g for g in groups if g.kind.mlp == mlp]
+        if not these:
+            continue
+        out[(kind, "")] = _layer_ranges(sum(g.count for g in these),
+                                        min(g.indices[0] for g in these),
+                                        max(g.indices[-1] for g in these))
+        for t in these[0].tensors:
             if t.matmul and t.component != "attention":
                 out[(kind, t.name.removesuffix(".weight"))] = _shape_text(t)
     return out
@@ -284,6 +316,8 @@ class WhatIfLab(Explorer):
         self.fields = _fields_for(self.base)
         self.edited = self.base
         self._orig_cache = {}
+        self.typed = set()            # fields the reader typed: explicit choices
+        self._programmatic = False    # True while the lab itself sets a box
         controls = {
             "model": dropdown("model", list_models(), self.base.name, width="330px"),
             "seq_len": selection("context (tokens)", SEQ_LENS, seq_len, width="360px"),
@@ -296,6 +330,8 @@ class WhatIfLab(Explorer):
             else:
                 controls[f] = int_text(f, 0, width="270px")
         self._reset_fields(controls)  # values and visibility for the first model
+        for f in EDITABLE_FIELDS:     # before the explorer's own observer: typed first
+            controls[f].observe(lambda ch, f=f: self._on_typed(f), names="value")
 
         # loading and saving (not inputs of compute: kept out of ``controls``)
         self.path_box = W.Text(placeholder="path/to/config.json (or a folder holding one)",
@@ -308,6 +344,12 @@ class WhatIfLab(Explorer):
         self.upload = W.FileUpload(accept=".json", multiple=False,
                                    description="Upload config.json", layout=W.Layout(width="200px"))
         self.upload.add_class("lc-upload")
+        self.paste_box = W.Textarea(placeholder="or paste the text of a config.json here",
+                                    layout=W.Layout(width="420px", height="60px"))
+        self.paste_box.add_class("lc-paste")
+        self.paste_button = W.Button(description="Read pasted", icon="paste",
+                                     layout=W.Layout(width="120px"))
+        self.paste_button.add_class("lc-paste-button")
         self.save_box = W.Text(value=save_path or os.path.join("whatif-model", "config.json"),
                                description="save to", style={"description_width": "initial"},
                                layout=W.Layout(width="420px"))
@@ -333,9 +375,10 @@ class WhatIfLab(Explorer):
         self.on_change("model", self._on_model)  # a new model resets the fields: one redraw
         self.load_button.on_click(lambda _b: self.load_path(self.path_box.value))
         self.upload.observe(self._on_upload, names="value")
+        self.paste_button.on_click(lambda _b: self.load_text(self.paste_box.value))
         self.save_button.on_click(lambda _b: self.save(self.save_box.value))
-        load_row = W.HBox([self.path_box, self.load_button, self.upload],
-                          layout=W.Layout(flex_flow="row wrap"))
+        load_row = W.HBox([self.path_box, self.load_button, self.upload, self.paste_box,
+                           self.paste_button], layout=W.Layout(flex_flow="row wrap"))
         save_row = W.HBox([self.save_box, self.save_button], layout=W.Layout(flex_flow="row wrap"))
         tables = W.HBox([self.summary, self.shapes],
                         layout=W.Layout(flex_flow="row wrap", align_items="flex-start",
@@ -349,16 +392,39 @@ class WhatIfLab(Explorer):
                                 self.error_line, tables, self.image, save_row, self.save_status]
 
     # --- model and fields -----------------------------------------------------
+    def _on_typed(self, field):
+        if not self._programmatic:
+            self.typed.add(field)
+
+    def _set_quietly(self, control, value):
+        """Set a box without it counting as typed and without a redraw."""
+        self._programmatic = True
+        self._held += 1
+        try:
+            control.value = value
+        finally:
+            self._held -= 1
+            self._programmatic = False
+
     def _reset_fields(self, controls=None):
         controls = controls or self.controls
         self.fields = _fields_for(self.base)
+        self.typed = set()
         moe_field = _moe_field_of(self.base) if "num_experts" in self.fields else None
+        self._programmatic = True
+        try:
+            for f in EDITABLE_FIELDS:
+                c = controls[f]
+                shown = f in self.fields
+                c.layout.display = "" if shown else "none"
+                if shown:
+                    c.value = _field_value(self.base, f)
+        finally:
+            self._programmatic = False
         for f in EDITABLE_FIELDS:
             c = controls[f]
-            shown = f in self.fields
-            c.layout.display = "" if shown else "none"
-            if shown:
-                c.value = _field_value(self.base, f)
+            if f in ZERO_MEANS_NONE:
+                c.description = f"{f} ({ZERO_MEANS_NONE[f]})"
             if f == "num_experts":
                 c.description = (moe_field if self.base.is_moe
                                  else f"{moe_field} (0 = dense)") if moe_field else f
@@ -375,7 +441,17 @@ class WhatIfLab(Explorer):
     # --- compute and draw -----------------------------------------------------
     def edited_config(self, values=None):
         """The edited config for the current (or given) control values."""
-        return edited_config(self.base, values or self.values, self.fields)
+        return edited_config(self.base, values or self.values, self.fields, self.typed)
+
+    def _refresh_derived(self):
+        """Boxes the reader did not type show the edited model's own values (e.g.
+        head_dim = hidden_size / heads after the heads change)."""
+        for f in self.fields:
+            if f in self.typed or f in ("num_experts", "num_experts_per_tok"):
+                continue
+            value = _field_value(self.edited, f)
+            if self.controls[f].value != value:
+                self._set_quietly(self.controls[f], value)
 
     def _compute(self, v):
         edited = self.edited_config(v)
@@ -400,6 +476,7 @@ class WhatIfLab(Explorer):
         t0 = time.perf_counter()
         super().update()
         if not self.error:
+            self._refresh_derived()
             self.shapes.value = shapes_table_html(self.base, self.edited)
             self.changes.value = ("<div style='color:#333'>config.json: "
                                   f"{html.escape(diff_text(self.base, self.edited))}</div>")
@@ -475,20 +552,23 @@ class WhatIfLab(Explorer):
 
     def load_upload(self, filename, content):
         """Load an uploaded file's bytes (read by the engine, so the messages are its own)."""
-        tmp = tempfile.mkdtemp(prefix="lc-upload-")
+        safe = os.path.basename(str(filename)) or "config.json"
+        stem = os.path.splitext(safe)[0]
         try:
-            safe = os.path.basename(filename) or "config.json"
-            path = os.path.join(tmp, safe)
-            with open(path, "wb") as fh:
-                fh.write(content)
-            stem = os.path.splitext(safe)[0]
-            try:
-                cfg = from_hf_config(path, name="uploaded config" if stem == "config" else stem)
-            except ValueError as e:
-                self.show_error(str(e).replace(os.path.join(tmp, ""), ""))
-                return None
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            cfg = config_from_json(content, name="uploaded config" if stem == "config" else stem,
+                                   source=safe)
+        except ValueError as e:
+            self.show_error(str(e))
+            return None
+        return self.load_config(cfg)
+
+    def load_text(self, text):
+        """Load the pasted text of a config.json (a bad paste shows the one-line message)."""
+        try:
+            cfg = config_from_json(text or "", name="pasted config", source="pasted config")
+        except ValueError as e:
+            self.show_error(str(e))
+            return None
         return self.load_config(cfg)
 
     # --- saving ------------------------------------------------------------------
