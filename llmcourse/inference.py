@@ -46,8 +46,8 @@ REAL_ENGINES = (
     "These are bounds on an ideal machine. Measured decode uses only part of the peak memory "
     "bandwidth: Databricks' 'LLM Inference Performance Engineering: Best Practices' (2023) "
     "defines model bandwidth utilization (achieved over peak bandwidth) and works an example at "
-    "50% (a 7B bf16 model at 14 ms per token on a 2 TB/s GPU); tuned engines get closer, never "
-    "to 100%, and add scheduling and sampling time.")
+    "50% (a 7B bf16 model at 14 ms per token on a 2 TB/s GPU); a bound is never reached, and a "
+    "real step adds scheduling, sampling and communication time.")
 KV_DTYPES = ("bf16", "fp16", "fp8", "int8", "int4", "fp32")
 
 

@@ -46,8 +46,9 @@ predict(
     expected=lambda: _llama_h200().tokens_per_s_per_user,
     why="One step reads every weight matrix (16.06 GB minus the 1.05 GB embedding table, of "
         "which it looks up a single row) and the whole cache (32,768 x 131,072 B = 4.29 GB): "
-        "19.31 GB / 4.8e12 B/s = 4.02 ms, so at most 249 tokens/s. The FLOPs (about 16 GFLOP) "
-        "take 0.03 ms at 989 TFLOP/s: decode at batch 1 is bandwidth-bound by 100x.",
+        "19.30 GB / 4.8e12 B/s = 4.02 ms, so at most 249 tokens/s. The FLOPs (about 32 GFLOP: "
+        "16 for the weights, 16 more for attention over 32,768 keys) take 0.03 ms at 989 "
+        "TFLOP/s: decode at batch 1 is bandwidth-bound by over 100x.",
     hint="time per step >= (bytes of weights read + bytes of KV cache read) / bandwidth; the "
          "cache holds 2 x layers x KV heads x head_dim x 2 bytes per token.",
     rel_tol=0.02, unit="tokens/s",
