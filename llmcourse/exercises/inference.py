@@ -191,12 +191,12 @@ concept(
 
 concept(
     "inf-6", NB,
-    "Qwen3-30B-A3B has 30.5B parameters in all and 3.3B active per token. At batch 256, "
+    "Qwen3-30B-A3B has 30.5B parameters in all and 3.35B active per token. At batch 256, "
     "roughly how many bytes of bf16 weights does one decode step read?",
     {"a": "About 6.7 GB: 2 bytes per active parameter, whatever the batch.",
      "b": "About 61 GB: nearly every expert is picked by some token, so nearly all weights are "
           "read.",
-     "c": "About 1.7 TB: 256 tokens each read their 3.3B active parameters.",
+     "c": "About 1.7 TB: 256 tokens each read their 3.35B active parameters.",
      "d": "Nothing: at batch 256 the weights stay in the GPU's caches."},
     "b",
     {"a": "That is batch 1. With 256 tokens, each picking 8 of 128 experts, an expert escapes "
