@@ -547,7 +547,10 @@ class TrainingFlops:
     gradient with respect to the input and to the weight); ``attention`` = 3 x the
     forward attention FLOPs (causal, averaged over the sequence). ``model`` is
     their sum, what MFU counts; ``hardware`` adds the recomputed forward
-    (``recompute="full"``: one more forward; ``"selective"``: one more attention).
+    (``recompute="full"``: one more forward; ``"selective"`` with eager attention: one
+    more attention forward; with FlashAttention there are no stored scores to drop, so
+    selective recomputation adds nothing). The recomputation inside FlashAttention's
+    own backward kernel is not counted, as MFU does not count it.
     """
 
     __slots__ = ("model_name", "tokens", "seq_len", "matmul", "attention", "recompute_extra")
@@ -574,21 +577,24 @@ class TrainingFlops:
                 f"+ attention {self.attention:.4g}, tokens={self.tokens:,}, seq_len={self.seq_len:,})")
 
 
-def training_flops(cfg, tokens, seq_len, recompute="none"):
+def training_flops(cfg, tokens, seq_len, recompute="none", attention="flash"):
     """Training FLOPs (forward + backward) for ``tokens`` tokens in sequences of
     ``seq_len``: ``6 x N x D`` for the N active matmul weights (the lm_head
     included, the embedding lookup not) plus 3 x the forward attention term.
-    Exact integers (the attention average is rounded down per token)."""
+    Exact integers (the attention average is rounded down per token). ``recompute``
+    and ``attention`` only change the ``hardware`` FLOPs (see :class:`TrainingFlops`)."""
     cfg = as_config(cfg)
     _int("tokens", tokens, hi=10**16)
     _int("seq_len", seq_len)
     _choice("recompute", recompute, RECOMPUTE)
+    _choice("attention", attention, ATTENTION)
     fpt = flops_per_token(cfg, seq_len, "prefill")
     matmul = 3 * fpt.matmul * tokens
-    attention = 3 * fpt.attention * tokens
-    extra = {"none": 0, "selective": fpt.attention * tokens,
+    attn_flops = 3 * fpt.attention * tokens
+    extra = {"none": 0,
+             "selective": fpt.attention * tokens if attention == "eager" else 0,
              "full": (fpt.matmul + fpt.attention) * tokens}[recompute]
-    return TrainingFlops(cfg.name, tokens, seq_len, matmul, attention, extra)
+    return TrainingFlops(cfg.name, tokens, seq_len, matmul, attn_flops, extra)
 
 
 def training_time(flops, gpu, n_gpus=1, mfu=0.4, dtype="bf16"):

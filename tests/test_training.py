@@ -124,6 +124,11 @@ def test_flops_are_six_n_d_plus_attention():
     fwd = 2 * 2 * 32 * 128 * 32 * (s + 1) // 2
     assert f.attention == 3 * fwd * D
     assert training_flops(LLAMA8, D, s, recompute="full").hardware == f.model * 4 // 3
+    # selective recomputation redoes the attention forward only where scores were dropped
+    assert training_flops(LLAMA8, D, s, recompute="selective", attention="eager").hardware \
+        == f.model + fwd * D
+    assert training_flops(LLAMA8, D, s, recompute="selective", attention="flash").hardware \
+        == f.model
     # Chinchilla: 20 tokens per parameter (Hoffmann et al. 2022)
     assert lc.chinchilla_tokens(LLAMA8) == 20 * N8
 

@@ -30,3 +30,21 @@ def test_explorer_shows_the_engine_values_and_recovers():
     ex.set(seq_len=8192)
     assert ex.error == "" and ex.value("params") == lc.training_memory(
         "Qwen3-30B-A3B", 8192, 1, zero_stage=3, dp=2, tp=8, recompute="full").params
+
+
+def test_recomputation_time_is_shown_beside_the_mfu_time():
+    """MFU counts the model's FLOPs; recomputation is extra hardware work, shown in its own
+    row: full recomputation redoes the forward (6·N·D becomes 8·N·D: 4/3 of the time at
+    the same utilization); selective recomputation with FlashAttention redoes nothing."""
+    from llmcourse.widgets.training import training_rows
+    args = ("Llama-3.1-8B", 8192, 1, "bf16-mixed", "adamw")
+
+    def rows(recompute, attention="flash"):
+        return {r.key: r.value for r in training_rows(*args, recompute, 3, "H100 SXM 80GB", 8,
+                                                      attention=attention)}
+    none, full = rows("none"), rows("full")
+    assert "seconds_recompute" not in none and "seconds_recompute" not in rows("selective")
+    assert full["seconds"] == none["seconds"]
+    assert abs(full["seconds_recompute"] - none["seconds"] * 4 / 3) <= 1
+    eager = rows("selective", attention="eager")
+    assert none["seconds"] < eager["seconds_recompute"] < full["seconds_recompute"]

@@ -38,7 +38,7 @@ def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, ze
                         recompute=recompute, zero_stage=zero_stage, dp=dp, tp=tp,
                         attention=attention)
     budget = tokens if tokens is not None else chinchilla_tokens(cfg)
-    flops = training_flops(cfg, budget, seq_len, recompute=recompute)
+    flops = training_flops(cfg, budget, seq_len, recompute=recompute, attention=attention)
     secs = training_time(flops, g, n_gpus, mfu)
     fewest = fewest_gpus(cfg, g, seq_len, micro_batch, zero_stage=zero_stage, tp=tp,
                          precision=precision, optimizer=optimizer, recompute=recompute,
@@ -64,6 +64,12 @@ def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, ze
             f"on {n_gpus:,} GPUs at MFU {mfu:.0%} (assumed)", "seconds", round(secs),
             _time_text(secs)),
     ]
+    if flops.recompute_extra:
+        # MFU counts the model's FLOPs only: the recomputed forward is extra work on top
+        hw = training_time(flops.hardware, g, n_gpus, mfu)
+        rows.append(Row(f"with {recompute} recomputation the GPUs also redo "
+                        f"{flops.recompute_extra:.3e} FLOPs: at the same utilization",
+                        "seconds_recompute", round(hw), _time_text(hw)))
     return rows
 
 
