@@ -179,3 +179,11 @@ def test_depth2_catches_head_dim_taken_from_the_width():
         return L * per_layer + V * d * (1 if cfg.tie_word_embeddings else 2) + d
     v = lc.exercises.check("depth-2", width_head_dim)
     assert not v and "Llama-3.2-1B (edited)" in v
+
+
+def test_depth_change_table_stays_within_the_context():
+    t = lc.tables.depth_change_table("gpt2", 24, formatted=False)
+    row = "attention FLOPs/token (1,024-token prompt, the model's whole context)"
+    assert t.loc[row, "12 layers"] == lc.flops_per_token(lc.load_model("gpt2"), 1024).attention
+    t = lc.tables.depth_change_table("Meta-Llama-3-8B", 64, formatted=False)
+    assert "attention FLOPs/token (4,096-token prompt)" in t.index

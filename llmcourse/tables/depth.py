@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..approx import (SEQ_LEN, approx_params_12Ld2, dense_models, layer_params,
-                      outside_layers_params)
+                      outside_layers_params, prompt_len)
 from ..counts import flops_per_token, kv_cache_bytes, param_count
 from ..zoo import as_config
 
@@ -89,18 +89,20 @@ def depth_change_table(model, num_hidden_layers, seq_len=SEQ_LEN, formatted=True
     from . import fmt
     base = as_config(model)
     new = base.replace(num_hidden_layers=num_hidden_layers)
+    n = prompt_len(base, seq_len)   # never past the model's context (gpt2: 1,024)
+    prompt = f"{n:,}-token prompt" + ("" if n == seq_len else ", the model's whole context")
     out = {}
     for label, cfg in ((f"{base.num_hidden_layers} layers", base),
                        (f"{num_hidden_layers} layers", new)):
         pc = param_count(cfg)
-        fl = flops_per_token(cfg, seq_len)
+        fl = flops_per_token(cfg, n)
         out[label] = {
             "params in the layers": layer_params(cfg),
             "embedding + lm_head + final norm": outside_layers_params(cfg),
             "total - token embedding": pc.non_embedding,
             "total params": pc.total,
             "matmul FLOPs/token": fl.matmul,
-            f"attention FLOPs/token ({seq_len:,}-token prompt)": fl.attention,
+            f"attention FLOPs/token ({prompt})": fl.attention,
             "FLOPs/token, total": fl.total,
             "KV cache bytes/token (bf16, all layers)": kv_cache_bytes(cfg, 1),
         }
