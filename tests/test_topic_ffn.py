@@ -209,3 +209,20 @@ def test_shares_never_size_a_model_past_its_context():
     fig = lc.plots.ffn_attention_share(["gpt2", "Llama-3.1-8B"], seq_len=4096)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels == ["gpt2 (at 1,024)", "Llama-3.1-8B"]
+
+
+def test_ffn5_answer_is_the_smallest_whole_tile_width_for_8_way_tensor_parallelism():
+    # derived by brute force, not from the exercise: widths at or above 8/3 x 5632 whose
+    # 8 shards are whole 128-wide tiles; the smallest is option c
+    target = 8 * 5632 / 3
+    fits = [w for w in range(15000, 17000) if w >= target and w % 8 == 0 and (w // 8) % 128 == 0]
+    assert fits[0] == 15360
+    assert check("ffn-5", "c")
+    for wrong in ("a", "b", "d"):
+        assert not check("ffn-5", wrong)
+
+
+def test_ffn3_names_the_32k_share_printed_above_its_exercise():
+    share_32k = 100 * ffn_attention_split(lc.load_model("Llama-3.1-8B"), 32768)["ffn_flop_share"]
+    verdict = check("ffn-3", round(share_32k, 1))
+    assert not verdict and "32,768" in str(verdict)

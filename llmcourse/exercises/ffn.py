@@ -73,6 +73,12 @@ def _flop_share(seq_len, mode):
     return 100 * ffn_attention_split(load_model("Llama-3.1-8B"), seq_len, mode)["ffn_flop_share"]
 
 
+def _ffn_over_fixed():
+    """The FFN's share if the context-dependent scores are forgotten (n = 0 keys)."""
+    split = ffn_attention_split(load_model("Llama-3.1-8B"), 131072, "prefill")
+    return split["ffn_flops"] / (split["total_flops"] - split["attention_score_flops"])
+
+
 predict(
     "ffn-3", NB,
     "Llama-3.1-8B reads a prompt of 131,072 tokens, its full context (prefill, causal: "
@@ -89,8 +95,14 @@ predict(
     mistakes=((lambda: _flop_share(131072, "decode"),
                "you let every token attend to all 131,072 keys; in a causal prompt token i "
                "attends to i keys, (n+1)/2 on average"),
-              (lambda: 75.1, "you left out the attention scores, which grow with the context")),
-    wrong=(13.5, 75.1, 70.1, "22.8"),
+              (lambda: _flop_share(32768, "prefill"),
+               "that is the share at 32,768 tokens; at 131,072 each token sees four times as "
+               "many keys on average, so the scores weigh four times as much"),
+              (lambda: _flop_share(4096, "prefill"),
+               "that is the share at 4,096 tokens: redo the scores term with n = 131,072"),
+              (lambda: 100 * _ffn_over_fixed(),
+               "you left out the attention scores, which grow with the context")),
+    wrong=(13.5, 75.1, 70.1, 47.8, "22.8"),
 )
 
 concept(
@@ -105,7 +117,7 @@ concept(
     },
     correct="a",
     feedback={
-        "a": "Right: 3 · d · (8/3 · d) = 8 · d² = 2 · d · 4d.",
+        "a": "3 · d · (8/3 · d) = 8 · d² = 2 · d · 4d.",
         "b": "the gate multiplies element by element; it halves nothing, and the output "
              "width is intermediate_size either way.",
         "c": "8/3 × 4096 = 10,922.67 is not even a whole number: rounding to a multiple is a "
@@ -118,23 +130,29 @@ concept(
 
 concept(
     "ffn-5", NB,
-    "Meta rounds the FFN width up to a multiple of `multiple_of` (256, 1024, 4096). What "
-    "does the rounding buy?",
+    "A what-if model has hidden_size 5,632 and a gated MLP. It will run with 8-way tensor "
+    "parallelism (each GPU holds 1/8 of the intermediate dimension) on GPUs that multiply "
+    "in 128-wide tiles. You want the FFN as close to 8/3 × hidden as possible, not below "
+    "it, with every GPU's shard made of whole tiles. Which intermediate_size?",
     options={
-        "a": "Fewer parameters than the exact 8/3 × hidden.",
-        "b": "Matrix shapes that split evenly into the GPU's matmul tiles and across the "
-             "GPUs of tensor parallelism, so no compute is wasted on ragged edges.",
-        "c": "An intermediate_size that is a power of two.",
-        "d": "Exactly 8/3 × hidden after the rounding.",
+        "a": "15,018",
+        "b": "15,104",
+        "c": "15,360",
+        "d": "16,384",
     },
-    correct="b",
+    correct="c",
     feedback={
-        "a": "rounding *up* adds parameters (10,922 becomes 11,008 for LLaMA-2 7B).",
-        "b": "Right: 14,336 = 8 × 1,792 = 8 × 14 × 128 splits into 8 tensor-parallel shards "
-             "of whole 128-wide tiles.",
-        "c": "14,336 and 11,008 are not powers of two; they are multiples of 1,024 and 256.",
-        "d": "the rounded value is slightly above 8/3 × hidden (times the multiplier).",
+        "a": "15,018 is 8/3 × 5,632 truncated; 15,018 / 8 = 1,877.25 does not even split "
+             "into 8 equal shards, let alone whole tiles.",
+        "b": "15,104 is a multiple of 256, but 15,104 / 8 = 1,888 = 14.75 × 128: every "
+             "shard ends in a partial tile.",
+        "c": "8 shards of whole 128-wide tiles need a multiple of 8 × 128 = 1,024; the "
+             "first one at or above 15,018.7 is 15,360 = 8 × 1,920 = 8 × 15 × 128, only "
+             "2.3% wider than 8/3 × hidden.",
+        "d": "16,384 splits into whole tiles too (8 × 2,048), but it is 9.1% wider than "
+             "8/3 × hidden; 15,360 is the first multiple of 1,024 above it, 2.3% wider.",
     },
-    why="GPU matrix multiplies work in tiles (multiples of 64 or 128 along each dimension), "
-        "and Megatron-style tensor parallelism splits the intermediate dimension across GPUs.",
+    why="This is what Meta's multiple_of does: Llama-3.1-8B rounds up to a multiple of "
+        "1,024 and Llama-3-70B to 4,096, so the intermediate dimension splits into whole "
+        "tiles across tensor-parallel GPUs (Shoeybi et al. 2019).",
 )

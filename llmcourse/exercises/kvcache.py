@@ -135,8 +135,8 @@ concept(
     feedback={
         "a": "every one of the 32 query heads still computes its own scores against every "
              "cached key: the score FLOPs do not change; only k_proj/v_proj shrink.",
-        "b": "Right: a decode step does little arithmetic per byte it loads; the time is "
-             "spent moving weights and cache from memory.",
+        "b": "a decode step does little arithmetic per byte it loads; the time is spent "
+             "moving weights and cache from memory.",
         "c": "the weights shrink by under 10% (only k_proj and v_proj), and 15 GB never fit "
              "in the tens of MB of on-chip memory.",
         "d": "every token still attends to every earlier token (no window); the keys are "
