@@ -205,6 +205,16 @@ def test_ratio_figure_uses_a_linear_axis_and_fits_a_projector():
     assert any(t.startswith(f"{65536 / 1152:.1f}×") for t in texts)  # 2·128·128 vs 512+64
 
 
+def test_ratio_figure_sizes_no_model_past_its_context():
+    # gemma-2-2b runs to 8,192 tokens: at 32K its ratio is taken at 8,192, where 13 of 26
+    # layers hold 4,096 tokens: all-full MHA (8 heads) / (4 KV heads, 3/4 of the tokens)
+    fig = lc.plots.kv_saving_ratios(["gemma-2-2b", "gpt2"], seq_len=32768)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    gemma = next(t for t in texts if "sliding" in t)
+    assert gemma.startswith(f"{8 / (4 * 0.75):.1f}×") and "at 8K, its max" in gemma
+    assert any(t.startswith("1.0×") and "at 1K, its max" in t for t in texts)   # GPT-2: 1,024
+
+
 # --- exercises (the registry test feeds each its solution and wrong answers) -------------
 
 def test_kv_exercises_cover_three_kinds():

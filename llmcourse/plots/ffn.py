@@ -36,7 +36,8 @@ def ffn_ratios(models):
         ax.barh(i, r, color=gated_c if gated else plain_c, height=0.65,
                 hatch="" if gated else "//", edgecolor="white")
         ax.text(r + 0.05, i, f"{r:.2f}× = {c.intermediate_size:,} / {c.hidden_size:,}",
-                va="center", fontsize=TEXT_SIZES["label"])
+                va="center", fontsize=TEXT_SIZES["label"], zorder=3,
+                bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.0))
     ax.axvline(8 / 3, color="black", ls="--", lw=1.3)
     ax.axvline(4, color="black", ls=":", lw=1.5)
     from matplotlib.lines import Line2D
@@ -86,7 +87,7 @@ def ffn_attention_share(models, seq_len=4096, mode="prefill"):
             if ax is axes[0]:
                 handles.append(Patch(color=color, label=label2[part]))
             if part == "ffn":
-                label_bars(ax, bars, [f"{v:.0f}%" for v in vals])
+                label_bars(ax, bars, [f"{v:.1f}%" for v in vals])
             left = [a + b for a, b in zip(left, vals)]
         ax.grid(axis="y", visible=False)
     axes[0].set_yticks(y, [c.name if s["seq_len"] == seq_len else f"{c.name} (at {s['seq_len']:,})"
@@ -169,7 +170,7 @@ def draw_ffn_explorer(fig, shipped, current, curve, title):
         bar_f.set_x(a)
         bar_f.set_width(f)
         text.set_x(a + f)
-        text.set_text(f" {100 * f / (a + f):.0f}% FFN")
+        text.set_text(f" {100 * f / (a + f):.1f}% FFN")
         widest = max(widest, a + f)
     ax1.set_xlim(0, widest * 1.5)
     key, splits = curve

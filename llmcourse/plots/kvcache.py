@@ -186,22 +186,27 @@ def kv_cache_vs_context(variants, batch=1, dtype="bf16", title=None, weights_byt
 @styled
 def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
     """How many times smaller each model's cache is than plain MHA with every layer
-    full attention (same query heads), at ``seq_len``: one dot per model on a linear
-    axis, labelled with the ratio and what makes it."""
+    full attention (same query heads), at ``seq_len`` or the model's maximum context if
+    that is shorter: one dot per model on a linear axis, labelled with the ratio and
+    what makes it."""
     rows = []
     for m in models:
         c = as_config(m)
-        real = kv_cache_bytes(c, seq_len, 1, dtype)
-        base = kv_cache_bytes(mha_baseline(c, full_attention=True), seq_len, 1, dtype)
+        top = c.get("max_position_embeddings")
+        n = min(seq_len, top) if top else seq_len   # never size a model past its context
+        real = kv_cache_bytes(c, n, 1, dtype)
+        base = kv_cache_bytes(mha_baseline(c, full_attention=True), n, 1, dtype)
         kind = attention_concept(c)
         why = {"mla": "MLA latent", "mha": "MHA", "mqa": "MQA"}.get(
             kind, f"GQA {c.num_attention_heads}:{c.num_key_value_heads}")
         capped = 0
         for t, what in (("sliding_attention", "sliding"), ("chunked_attention", "chunked"),
-                        ("linear_attention", "linear, fixed state")):
+                        ("linear_attention", "linear (fixed state not counted)")):
             if t in c.layer_types:
                 why += f" + {c.layer_types.count(t)} {what}"
                 capped += c.layer_types.count(t)
+        if n < seq_len:
+            why += f" (at {_ctx(n)}, its max)"
         rows.append((c.name, base / real, kind, why, bool(capped)))
     rows.sort(key=lambda r: r[1])
     fig, ax = new_figure(size=(10, 0.36 * len(rows) + 1.9))
@@ -222,7 +227,7 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
     ax.set_yticks(range(len(rows)), [r[0] for r in rows])
     ax.set_xlim(0, top * 1.55)
     ax.axvline(1, color="black", lw=1)
-    ax.set_xlabel(f"times smaller than plain MHA, all layers full attention "
+    ax.set_xlabel(f"times smaller than plain MHA, all layers full "
                   f"(KV cache at {seq_len:,} tokens)")
     ax.set_title("GQA shrinks the cache 2–16×; MLA and hybrid layers far more")
     ax.legend(handles=handles, loc="lower right", title="hollow: not every layer\nis full attention")
@@ -243,7 +248,7 @@ def gqa_total_memory_saving(models=("Meta-Llama-3-8B", "Qwen2-7B"), dtype="bf16"
                label=f"the claim: {100 * lo:.0f}–{100 * hi:.0f}% less memory")
     cache_pcts = []
     for i, c in enumerate(cfgs):
-        col = color_of(f"series:{i}")
+        col = color_of(f"series:{(4, 6, 9)[i % 3]}")   # not MHA blue / GQA vermilion: these are models
         ratio = f"{c.num_attention_heads}:{c.num_key_value_heads}"
         ys = [100 * float(gqa_memory_saving(c, n, 1, dtype)["total_saving"]) for n in xs]
         cache = 100 * float(gqa_memory_saving(c, xs[-1], 1, dtype)["cache_saving"])
@@ -259,7 +264,7 @@ def gqa_total_memory_saving(models=("Meta-Llama-3-8B", "Qwen2-7B"), dtype="bf16"
     ax.set_ylim(0, 100)
     ax.set_xlabel("tokens held in the cache = context × batch (log scale)")
     ax.set_ylabel(f"memory saved vs MHA (%, {dtype})")
-    ax.set_title(f"GQA cuts the KV cache by {min(cache_pcts):.0f}–{max(cache_pcts):.0f}%; "
+    ax.set_title(f"GQA cuts the KV cache by {min(cache_pcts):.1f}–{max(cache_pcts):.1f}%; "
                  f"all memory by {100 * lo:.0f}–{100 * hi:.0f}% only in a band")
     fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2)
     return fig
