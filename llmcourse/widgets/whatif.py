@@ -369,9 +369,10 @@ class WhatIfLab(Explorer):
             "whatif", controls, self._compute, self._draw, title="What-if lab",
             figsize=(11, 4.5),
             note="Type a value and press Enter. Boxes are the model's config.json fields. "
-                 "A field left as it is keeps its rule (e.g. an unset head_dim follows "
-                 "hidden_size / num_attention_heads). For a dense model, a number of experts "
-                 "above 0 turns its MLP into routed experts (lc.as_moe).")
+                 "A value you type is an explicit choice; a box you leave follows the edited "
+                 "model (an unset head_dim follows hidden_size / num_attention_heads). For a "
+                 "dense model, a number of experts above 0 turns its MLP into routed experts "
+                 "(lc.as_moe).")
         self.on_change("model", self._on_model)  # a new model resets the fields: one redraw
         self.load_button.on_click(lambda _b: self.load_path(self.path_box.value))
         self.upload.observe(self._on_upload, names="value")

@@ -209,3 +209,32 @@ def test_notebook_as_lecture(spec, request, voila_root, projector_page):
     assert bh.problems(page) == []
     assert bh.popups(page) == []
     assert page.errors == [], "JavaScript errors on the page"
+
+
+def test_whatif_lab_answers_a_billion_layers_within_a_second(lab, lab_root, lab_page):
+    """Issue 16, as a reader would try it: type 1,000,000,000 into the lab's layers box
+    and the exact answer is on the page within a second; type 32 and the table and the
+    figure are back within a second."""
+    from playwright.sync_api import expect
+    notebook = "06_whatif_lab.ipynb"
+    page = lab_page
+    book = bh.LabNotebook(page, lab, f"notebooks/{notebook}", "nb-06-billion-layers")
+    book.run_all(bh.code_cell_count(lab_root / "notebooks" / notebook))
+    view = bh.ExplorerView(page, "whatif").wait_rendered()
+    view.control("num_hidden_layers").evaluate("e => e.scrollIntoView({block: 'center'})")
+    big = model(LLAMA3_8B).replace(num_hidden_layers=1_000_000_000)
+    src = view.figure_src()
+    view.set("num_hidden_layers", 1000000000)
+    view.expect_value("total_params", lc.param_count(big).total, timeout=1000)
+    view.expect_value("kv_cache_bytes", lc.kv_cache_bytes(big, 8192), timeout=1000)
+    view.expect_no_error(timeout=1000)
+    expect(view.figure.first).not_to_have_attribute("src", src or "", timeout=1000)
+    bh.screenshot(page, "lab-06_whatif_lab-billion-layers", view.root)
+    src = view.figure_src()
+    view.set("num_hidden_layers", 32)
+    view.expect_value("total_params", lc.param_count(model(LLAMA3_8B)).total, timeout=1000)
+    view.expect_no_error(timeout=1000)
+    expect(view.figure.first).not_to_have_attribute("src", src or "", timeout=1000)
+    page.wait_for_function("e => e.complete && e.naturalWidth > 0",
+                           arg=view.figure.first.element_handle(), timeout=1000)
+    assert bh.problems(page, ".jp-Notebook") == []
