@@ -124,6 +124,7 @@ def test_predict_feedback_is_proportionate(toy):
     assert "17.0% high" in lc.exercises.check("toy-p", 1170)
     assert "5.0% low" in lc.exercises.check("toy-p", 950)
     assert "3× too small" in lc.exercises.check("toy-p", 333.3333)
+    assert "43,000× too large" in lc.exercises.check("toy-p", 43_000_000)
     assert "tied lm_head twice" in lc.exercises.check("toy-p", 2000)
     assert "give a number" in lc.exercises.check("toy-p", "1000")
     assert "give a number" in lc.exercises.check("toy-p", [1000])

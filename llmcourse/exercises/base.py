@@ -169,7 +169,9 @@ def _off_by(answer, expected):
         return "the sign is wrong"
     ratio = answer / expected
     if ratio >= 1.5 or ratio <= 1 / 1.5:
-        return (f"{ratio:.3g}× too large" if ratio > 1 else f"{1 / ratio:.3g}× too small")
+        factor = ratio if ratio > 1 else 1 / ratio
+        shown = f"{factor:,.0f}" if factor >= 100 else f"{factor:.3g}"
+        return f"{shown}× too large" if ratio > 1 else f"{shown}× too small"
     pct = 100 * (ratio - 1)
     if abs(pct) < 0.05:
         return f"{abs(pct):.2g}% {'high' if pct > 0 else 'low'}: the course's numbers are exact"
