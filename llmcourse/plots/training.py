@@ -161,7 +161,14 @@ def activations_vs_measured(data=None, title=None):
     ax.set_title(title or (f"Each saved tensor counted: equal to PyTorch in all {len(ours)} "
                            f"settings\nThe 34·s·b·h rule: {min(worst):.2f}× to "
                            f"{max(worst):.2f}× of the measured bytes"), loc="left")
-    ax.legend(loc="lower right")
+    # direct labels: the course's points on the line at 1, the rule's cloud below it
+    ax.annotate("this course: every saved tensor counted (lc.training_memory) = PyTorch",
+                (min(m for m, _ in ours), 1), xytext=(0, 10), textcoords="offset points",
+                color=color_of("exact"), fontsize=TEXT_SIZES["label"], va="bottom")
+    ax.annotate("34·s·b·h per layer, + 5·a·s²·b if eager (Korthikanti et al. 2022)",
+                (min(m for m, _ in theirs), min(lo, 0.4)), xytext=(0, -8),
+                textcoords="offset points", color=color_of("approx"),
+                fontsize=TEXT_SIZES["label"], va="top")
     return fig
 
 
@@ -187,16 +194,29 @@ def memory_vs_seq_len(model, micro_batch=1, seq_lens=None, title=None, **setting
     fig, ax = new_figure(size=(11, 5))
     base = [training_memory(cfg, s, micro_batch, **settings) for s in seq_lens]
     bpp = bytes_per_param(base[0].settings["precision"], base[0].settings["optimizer"])
-    ax.plot(seq_lens, [m.states / GB for m in base], color=color_of("weights"), lw=2.6,
+    states = [m.states / GB for m in base]
+    ax.plot(seq_lens, states, color=color_of("weights"), lw=2.6,
             label=f"weights + grads + optimizer state ({bpp} B/param)")
-    styles = ((dict(attention="eager"), "--", "activations + logits, eager attention (s×s scores)"),
-              (dict(attention="flash"), "-", "activations + logits, FlashAttention"),
+    # each line labelled where it has room: (index of the point, offset, alignment)
+    last = len(seq_lens) - 1
+    labels = [(states, f"weights + grads + optimizer state\n({bpp} B/param)", "weights",
+               0, (4, 6), "left", "bottom")]
+    styles = ((dict(attention="eager"), "--", "activations + logits, eager attention (s×s scores)",
+               "eager attention (s×s scores)", min(5, last), (-10, 0), "right", "center"),
+              (dict(attention="flash"), "-", "activations + logits, FlashAttention",
+               "FlashAttention", min(7, last), (-8, 6), "right", "bottom"),
               (dict(attention="flash", recompute="full"), ":",
-               "FlashAttention + full recomputation"))
-    for kw, ls, label in styles:
+               "FlashAttention + full recomputation", "FlashAttention + full recomputation",
+               min(2, last), (0, -8), "left", "top"))
+    for kw, ls, label, short, i, off, ha, va in styles:
         ms = [training_memory(cfg, s, micro_batch, **dict(settings, **kw)) for s in seq_lens]
-        ax.plot(seq_lens, [(m.activations + m.logits) / GB for m in ms], ls=ls, lw=2.4,
-                color=color_of("activations"), label=label)
+        ys = [(m.activations + m.logits) / GB for m in ms]
+        ax.plot(seq_lens, ys, ls=ls, lw=2.4, color=color_of("activations"), label=label)
+        labels.append((ys, short, "activations", i, off, ha, va))
+    for ys, text, color, i, off, ha, va in labels:
+        ax.annotate(text, (seq_lens[i], ys[i]), xytext=off, textcoords="offset points",
+                    ha=ha, va=va, color=color_of(color), fontsize=TEXT_SIZES["label"],
+                    bbox=dict(facecolor=ax.get_facecolor(), edgecolor="none", pad=0.5))
     cross = crossover_seq_len(cfg, micro_batch, **{k: v for k, v in settings.items()
                                                    if k not in ("attention", "recompute")})
     ax.set_xscale("log", base=2)
@@ -207,14 +227,15 @@ def memory_vs_seq_len(model, micro_batch=1, seq_lens=None, title=None, **setting
     if mpe and mpe < seq_lens[-1]:
         ax.axvspan(mpe, seq_lens[-1] * 1.2, color=color_of("reserve"), alpha=0.2)
         ax.text(mpe * 1.05, ax.get_ylim()[1], "beyond the model's context", va="top",
-                fontsize=TEXT_SIZES["label"])
+                fontsize=TEXT_SIZES["label"],
+                bbox=dict(facecolor=ax.get_facecolor(), edgecolor="none", pad=0.5))
     if seq_lens[0] <= cross <= seq_lens[-1]:
         ax.axvline(cross, color=color_of("reference"), lw=1.2, ls="-.")
     ax.set_xlim(seq_lens[0] / 1.2, seq_lens[-1] * 1.2)
     ax.set_xlabel(f"sequence length (tokens, log scale), micro-batch {micro_batch}")
     ax.set_ylabel("GB per GPU (log scale)")
+    past = f", past its {mpe:,}-token context" if mpe and cross > mpe else ""
     ax.set_title(title or (f"{cfg.name}: activations outgrow the {bpp} B/param states from "
-                           f"{cross:,} tokens\n(FlashAttention, micro-batch {micro_batch}; eager "
+                           f"{cross:,} tokens{past}\n(FlashAttention, micro-batch {micro_batch}; eager "
                            "attention's s×s scores get there far sooner)"), loc="left")
-    ax.legend(loc="upper left", fontsize=TEXT_SIZES["legend"])
     return fig
