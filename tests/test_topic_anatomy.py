@@ -151,11 +151,13 @@ def test_lesson_formulas_by_hand():
     Llama/Qwen3/Mistral model of the zoo (the notebook checks one)."""
     for name in lc.list_models():
         cfg = lc.load_model(name)
-        if cfg.model_type not in ("llama", "qwen3", "mistral") or cfg.is_moe:
+        if cfg.model_type not in ("llama", "qwen3", "mistral", "qwen2") or cfg.is_moe:
             continue
         d, hd = cfg.hidden_size, cfg.head_dim
-        layer = 2 * d * hd * (cfg.num_attention_heads + cfg.num_key_value_heads) \
-            + 3 * d * cfg.intermediate_size + 2 * d + (2 * hd if cfg.model_type == "qwen3" else 0)
+        nh, nkv = cfg.num_attention_heads, cfg.num_key_value_heads
+        layer = 2 * d * hd * (nh + nkv) + 3 * d * cfg.intermediate_size + 2 * d \
+            + (2 * hd if cfg.model_type == "qwen3" else 0) \
+            + ((nh + 2 * nkv) * hd if cfg.model_type == "qwen2" else 0)   # q, k, v biases
         emb = cfg.vocab_size * d
         total = emb + cfg.num_hidden_layers * layer + d + (0 if cfg.tie_word_embeddings else emb)
         assert total == lc.param_count(cfg).total, name
@@ -167,6 +169,13 @@ def test_exercise_answers_by_hand():
     assert ex["anatomy-1"].expected() == 1_235_814_400 + 128_256 * 2_048
     # Qwen3-0.6B in bf16, tied matrix once: 596,049,920 × 2 B in MiB
     assert ex["anatomy-3"].expected() == 596_049_920 * 2 / 2**20
+    # anatomy-2 runs on Qwen2-7B, whose q, k, v biases the lesson never counts: by hand,
+    # 28 x (2·3584·128·32 + 3·3584·18944 + 2·3584 + (28 + 2·4)·128) + 2 x 152064·3584 + 3584
+    # (untied), also what transformers counts for it (tests/test_exact_vs_transformers.py)
+    qwen2 = lc.load_model("Qwen2-7B")
+    assert "Qwen2-7B" in ex["anatomy-2"].cases
+    assert ex["anatomy-2"].reference(qwen2) == 7_615_616_512 == \
+        28 * (2 * 3584 * 128 * 32 + 3 * 3584 * 18944 + 2 * 3584 + 36 * 128) + 2 * 152064 * 3584 + 3584
     assert {e.kind for e in lc.exercises.list_exercises("00_start_here_anatomy")} == \
         {"predict", "derive", "concept"}
 

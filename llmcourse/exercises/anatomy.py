@@ -48,6 +48,8 @@ def _model_params(cfg):
     layer = 2 * d * hd * (nh + nkv) + 3 * d * inter + 2 * d
     if cfg.model_type == "qwen3":           # QK-norm: q_norm and k_norm, head_dim each
         layer += 2 * hd
+    if cfg.model_type == "qwen2":           # biases on q, k, v: one per output unit
+        layer += (nh + 2 * nkv) * hd
     embedding = vocab * d
     lm_head = 0 if cfg.tie_word_embeddings else vocab * d
     return embedding + layers * layer + d + lm_head     # + d: the final norm
@@ -65,6 +67,20 @@ def _no_qk_norm(cfg):
     return cfg.vocab_size * d + cfg.num_hidden_layers * layer + d + lm_head
 
 
+def _bias_as_hidden(cfg):
+    """Qwen2's three biases taken as hidden_size wide each (k and v are n_kv · h_d)."""
+    extra = 0
+    if cfg.model_type == "qwen2":
+        hd, nkv = cfg.head_dim, cfg.num_key_value_heads
+        extra = cfg.num_hidden_layers * (3 * cfg.hidden_size - (cfg.num_attention_heads + 2 * nkv) * hd)
+    return _model_params(cfg) + extra
+
+
+def _qwen2_what_if():
+    """A config no notebook shows: Qwen2-7B with 7 KV heads (its biases on k and v grow)."""
+    return load_model("Qwen2-7B").replace(num_key_value_heads=7)
+
+
 def _hidden_over_heads(cfg):
     return _model_params(cfg.replace(head_dim=cfg.hidden_size // cfg.num_attention_heads))
 
@@ -80,20 +96,23 @@ def _untied_qwen():
 
 derive(
     "anatomy-2", NB,
-    "Write model_params(cfg): the exact parameter count of a dense Llama-, Mistral- or "
-    "Qwen3-style model (SwiGLU MLP, RMSNorm, no biases) from its config fields. Count a tied lm_head "
-    "once, and add Qwen3's QK-norm (cfg.model_type == 'qwen3').",
+    "Write model_params(cfg): the exact parameter count of a dense Llama-, Mistral-, Qwen2- or "
+    "Qwen3-style model (SwiGLU MLP, RMSNorm) from its config fields. Count a tied lm_head "
+    "once, add Qwen3's QK-norm (cfg.model_type == 'qwen3'), and Qwen2's biases: q_proj, "
+    "k_proj and v_proj each have one (cfg.model_type == 'qwen2'); o_proj and the MLP have none.",
     reference=lambda cfg: param_count(cfg).total,
     cases=("Qwen3-0.6B", "Llama-3.2-1B", "Meta-Llama-3-70B", "Qwen3-14B",
-           "Mistral-Nemo-Base-2407", _untied_qwen, _dense_what_if),
+           "Mistral-Nemo-Base-2407", "Qwen2-7B", _untied_qwen, _dense_what_if, _qwen2_what_if),
     why="One layer is 2·d·h_d·(n_h + n_kv) + 3·d·I + 2·d (+ 2·h_d for Qwen3's q_norm and "
-        "k_norm); the model adds the embedding V·d, the final norm d, and V·d again only "
-        "when lm_head is not tied. The formula reads head_dim from the config, so Qwen3's "
+        "k_norm; + (n_h + 2·n_kv)·h_d for Qwen2's biases, one per output unit of q, k and v); "
+        "the model adds the embedding V·d, the final norm d, and V·d again only when lm_head "
+        "is not tied. The formula reads head_dim from the config, so Qwen3's "
         "heads × head_dim ≠ hidden_size is no special case.",
     solution=_model_params,
     hint="Start from the one-layer formula above; then ask which matrices exist once per "
-         "model, and whether a tied lm_head is a new matrix.",
-    wrong=(_tied_twice, _no_qk_norm, _hidden_over_heads),
+         "model, whether a tied lm_head is a new matrix, and how wide each projection's output "
+         "(and so its bias) is.",
+    wrong=(_tied_twice, _no_qk_norm, _hidden_over_heads, _bias_as_hidden),
 )
 
 
