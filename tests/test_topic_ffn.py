@@ -226,3 +226,11 @@ def test_ffn3_names_the_32k_share_printed_above_its_exercise():
     share_32k = 100 * ffn_attention_split(lc.load_model("Llama-3.1-8B"), 32768)["ffn_flop_share"]
     verdict = check("ffn-3", round(share_32k, 1))
     assert not verdict and "32,768" in str(verdict)
+
+
+def test_ffn4_gated_mlp_at_4x_has_one_and_a_half_times_the_weights():
+    gemma = lc.load_model("gemma-2-2b")
+    assert gemma.intermediate_size == 4 * gemma.hidden_size
+    gated = lc.param_count(gemma).components["mlp"] // gemma.num_hidden_layers
+    assert gated * 2 == 3 * (2 * gemma.hidden_size * 4 * gemma.hidden_size)   # 1.5x a plain 4x MLP
+    assert check("ffn-4", "b") and not check("ffn-4", "a")

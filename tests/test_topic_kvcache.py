@@ -275,3 +275,18 @@ def test_gemma3_keeps_one_sixth_of_the_full_cache_at_32k():
     assert lc.kv_cache_bytes(g, 32768) == per * (4 * 32768 + 22 * 512)
     t = lc.tables.sliding_window_table(["gemma-3-1b-it"], contexts=(32768,))
     assert t.loc["gemma-3-1b-it", "32K tokens"] == f"{100 * (4 * 32768 + 22 * 512) / (26 * 32768):.1f}%"
+
+
+def test_kv4_feedback_numbers_by_hand():
+    # Llama-3.1-8B: 8,030,261,248 parameters (its model card); MHA adds k_proj and v_proj
+    # rows for 24 more KV heads of 128 in each of 32 layers; bf16 weights and cache
+    mha_weights = (8_030_261_248 + 2 * 32 * 4096 * 24 * 128) * 2
+    gqa_weights = 8_030_261_248 * 2
+    mha_cache, gqa_cache = (2 * 32 * kv * 128 * 2 * 512 for kv in (32, 8))
+    assert f"{mha_weights / 1e9:.2f}" == "17.67" and f"{mha_cache / 1e9:.2f}" == "0.27"
+    mha_read, gqa_read = mha_weights + mha_cache, gqa_weights + gqa_cache
+    assert (f"{mha_read / 1e9:.2f}", f"{gqa_read / 1e9:.2f}") == ("17.94", "16.13")
+    assert f"{mha_read / gqa_read:.2f}" == "1.11"
+    text = str(check("kv-4", "c"))
+    assert all(s in text for s in ("17.94", "16.13", "17.67", "0.27", "1.11×"))
+    assert lc.weight_bytes(lc.load_model("Llama-3.1-8B").replace(num_key_value_heads=32)) == mha_weights

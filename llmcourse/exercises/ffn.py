@@ -107,25 +107,27 @@ predict(
 
 concept(
     "ffn-4", NB,
-    "Why do LLaMA-style gated MLPs start from 8/3 × hidden_size rather than the classic 4×?",
+    "gemma-2-2b's gated MLP is 4× hidden (9,216 / 2,304), the width of a classic plain "
+    "GELU MLP. At the same hidden size, how many weights does its MLP have compared with a "
+    "plain 4× MLP?",
     options={
-        "a": "A gated MLP has three matrices instead of two; at 8/3 × hidden its weights "
-             "and FLOPs equal those of a 4× two-matrix MLP, so the comparison is fair.",
-        "b": "The gate halves the activations, so half the width is enough.",
-        "c": "8/3 × hidden is always a multiple of 128, which GPUs need.",
-        "d": "Gated MLPs become unstable to train above 8/3 × hidden.",
+        "a": "The same: both are 4× hidden.",
+        "b": "1.5× as many.",
+        "c": "2× as many.",
+        "d": "8/3× as many.",
     },
-    correct="a",
+    correct="b",
     feedback={
-        "a": "3 · d · (8/3 · d) = 8 · d² = 2 · d · 4d.",
-        "b": "the gate multiplies element by element; it halves nothing, and the output "
-             "width is intermediate_size either way.",
-        "c": "8/3 × 4096 = 10,922.67 is not even a whole number: rounding to a multiple is a "
-             "separate step (multiple_of).",
-        "d": "models train gated MLPs far wider: Qwen2-7B uses 5.29×, Gemma-7B 8×.",
+        "a": "the width is the same, but a gated MLP has three hidden × intermediate "
+             "matrices and a plain one two; equal weights need 8/3× for the gated one.",
+        "b": "3 · d · 4d = 12 · d² against 2 · d · 4d = 8 · d²: 1.5×. Gemma spends the extra "
+             "weights (and FLOPs) on purpose; 8/3× is where the two would cost the same.",
+        "c": "that would take four matrices; gate_proj, up_proj and down_proj are three.",
+        "d": "8/3 is the width that makes the costs equal (3 · 8/3 = 2 · 4), not a ratio "
+             "of weights.",
     },
-    why="Shazeer (2020), 'GLU Variants Improve Transformer', kept parameters and compute "
-        "equal this way and found the gated variants better at the same cost.",
+    why="Weights of one MLP: 3 · d · I gated, 2 · d · I plain. Shazeer (2020) compared GLU "
+        "variants at equal cost by cutting I to 2/3 of 4d; a model that keeps 4d pays 1.5×.",
 )
 
 concept(

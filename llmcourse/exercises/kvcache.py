@@ -118,30 +118,33 @@ design(
 )
 
 
-# --- kv-4: concept: why GQA speeds up decoding -----------------------------------------------
+# --- kv-4: concept: when GQA speeds up decoding, and by how much -----------------------------
 
 concept(
     "kv-4", NB,
-    "Generating one token at a time (decoding) with a long context, Llama-3.1-8B with 8 KV "
-    "heads runs faster than the same model with 32. What is the main reason?",
+    "The lesson found that at batch 16 and 32,768 tokens a decoding step of Llama-3.1-8B "
+    "reads about 3.4× fewer bytes with 8 KV heads than with 32. Now one user chats with a "
+    "512-token context (batch 1). Roughly how much faster is a decoding step with 8 KV heads "
+    "than with 32?",
     options={
-        "a": "GQA removes most of the attention FLOPs: the query heads share their scores.",
-        "b": "Each step reads the whole KV cache from GPU memory; 4× fewer KV heads mean 4× "
-             "fewer bytes to read, and decoding is limited by memory bandwidth, not FLOPs.",
-        "c": "GQA makes the weights much smaller, so they fit in the GPU's on-chip cache.",
-        "d": "With fewer KV heads the model attends to fewer earlier tokens.",
+        "a": "About 4×: the cache is 4× smaller.",
+        "b": "About 3.4×, as at batch 16 and 32,768 tokens.",
+        "c": "About 10%: at this size a step reads mostly weights, which GQA barely shrinks.",
+        "d": "Not at all: GQA only helps when the prompt is read (prefill).",
     },
-    correct="b",
+    correct="c",
     feedback={
-        "a": "every one of the 32 query heads still computes its own scores against every "
-             "cached key: the score FLOPs do not change; only k_proj/v_proj shrink.",
-        "b": "a decode step does little arithmetic per byte it loads; the time is spent "
-             "moving weights and cache from memory.",
-        "c": "the weights shrink by under 10% (only k_proj and v_proj), and 15 GB never fit "
-             "in the tens of MB of on-chip memory.",
-        "d": "every token still attends to every earlier token (no window); the keys are "
-             "shared between query heads, not dropped.",
+        "a": "the cache is 4× smaller, but a step reads the weights too: at 512 tokens the "
+             "MHA cache is 0.27 GB beside 17.67 GB of weights.",
+        "b": "3.4× held where the cache outweighed the weights (64 GiB of cache at batch 16 "
+             "× 32K); at batch 1 × 512 the cache is under 2% of what a step reads.",
+        "c": "MHA reads 17.94 GB per step (17.67 GB of weights + 0.27 GB of cache), GQA-8 "
+             "16.13 GB (16.06 + 0.07): 1.11×, about 11% faster. GQA pays off as context and "
+             "batch grow the cache.",
+        "d": "every decoding step reads the whole cache; GQA shrinks it in decoding as much "
+             "as in prefill. Here the cache is just small beside the weights.",
     },
-    why="Shazeer (2019) introduced MQA for exactly this: incremental decoding is bound by "
-        "memory bandwidth, and the keys and values are most of what it reads at long context.",
+    why="Decoding is bound by memory bandwidth (Shazeer 2019; Pope et al. 2022): a step's "
+        "time is about the bytes it reads, weights plus cache. GQA shrinks the cache, so "
+        "its speed-up grows with context × batch.",
 )
