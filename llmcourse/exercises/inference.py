@@ -91,37 +91,55 @@ predict(
 def _longest_context(cfg):  # the worked solution, in the notebook's own terms
     usable = 72 * 10**9                      # 90% of 80e9 B: vLLM's gpu_memory_utilization
     weights = 2 * param_count(cfg).total     # bf16
+    per_layer = 2 * cfg.num_key_value_heads * cfg.head_dim * 2      # K and V of one token, bf16
+    n_slide = sum(kind == "sliding_attention" for kind in cfg.layer_types)
+    n_full = cfg.num_hidden_layers - n_slide
+    budget = usable - weights - n_slide * (cfg.sliding_window or 0) * per_layer
+    return budget // (n_full * per_layer)
+
+
+def _every_layer_full(cfg):   # a sliding layer's cache taken to grow like a full one
     per_token = 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * cfg.head_dim * 2
-    return (usable - weights) // per_token
+    return (72 * 10**9 - 2 * param_count(cfg).total) // per_token
 
 
 def _no_reserve(cfg):
-    per_token = 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * cfg.head_dim * 2
-    return (80 * 10**9 - 2 * param_count(cfg).total) // per_token
+    return _with_usable(cfg, 80 * 10**9)
 
 
 def _gib(cfg):
-    per_token = 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * cfg.head_dim * 2
-    return (int(0.9 * 80 * 2**30) - 2 * param_count(cfg).total) // per_token
+    return _with_usable(cfg, int(0.9 * 80 * 2**30))
+
+
+def _with_usable(cfg, usable):
+    per_layer = 2 * cfg.num_key_value_heads * cfg.head_dim * 2
+    n_slide = sum(kind == "sliding_attention" for kind in cfg.layer_types)
+    budget = usable - 2 * param_count(cfg).total - n_slide * (cfg.sliding_window or 0) * per_layer
+    return budget // ((cfg.num_hidden_layers - n_slide) * per_layer)
 
 
 derive(
     "inf-3", NB,
     "Write def longest_context(cfg): the most tokens of one sequence whose bf16 KV cache fits "
     "beside the bf16 weights on one H100 SXM 80GB, keeping vLLM's 10% reserve (a whole number "
-    "of tokens: it fits, one more does not). The configs it is checked on have only "
-    "full-attention, non-MLA layers. This is the memory limit; it may exceed the model's "
-    "max_position_embeddings.",
+    "of tokens: it fits, one more does not). Some of the models it is checked on mix in "
+    "sliding-window layers: cfg.layer_types lists each layer's kind ('full_attention' or "
+    "'sliding_attention') and cfg.sliding_window the window; none uses MLA. This is the memory "
+    "limit; it may exceed the model's max_position_embeddings.",
     reference=lambda cfg: max_context(cfg, "H100 SXM 80GB", weights="bf16").tokens,
-    cases=("Llama-3.1-8B", "Qwen3-14B", "Mistral-Nemo-Base-2407", "Qwen2-7B",
-           lambda: load_model("Llama-3.1-8B").replace(num_key_value_heads=2)),
-    why="usable = 0.9 x 80e9 B; tokens = (usable - weights) // (2 x L x n_kv x h_d x 2 B). The "
-        "cache per token does not depend on the query heads at all: the what-if with 2 KV "
-        "heads fits 4x the tokens of the shipped 8.",
+    cases=("Llama-3.1-8B", "Qwen3-14B", "Mistral-Nemo-Base-2407", "Qwen2-7B", "gpt-oss-20b",
+           "gemma-2-2b", lambda: load_model("Llama-3.1-8B").replace(num_key_value_heads=2)),
+    why="usable = 0.9 x 80e9 B. A full-attention layer adds 2 x n_kv x h_d x 2 B per token; a "
+        "sliding layer stops at sliding_window tokens, so past the window only the full layers "
+        "grow: tokens = (usable - weights - n_sliding x window x per_layer) // (n_full x "
+        "per_layer). gpt-oss-20b's 12 sliding layers of 128 tokens cost almost nothing, so its "
+        "memory limit is about twice what 24 full layers would allow. The cache per token does "
+        "not depend on the query heads at all: the what-if with 2 KV heads fits 4x the tokens "
+        "of the shipped 8.",
     solution=_longest_context,
-    hint="usable bytes minus weight bytes, divided by the cache one token adds over all "
-         "layers; round down.",
-    wrong=(_no_reserve, _gib),
+    hint="usable bytes minus weight bytes, divided by what one more token adds to the cache; "
+         "ask which layers still grow once the sequence is longer than the window.",
+    wrong=(_every_layer_full, _no_reserve, _gib),
 )
 
 
