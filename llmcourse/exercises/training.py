@@ -49,6 +49,49 @@ predict(
 )
 
 
+def _fewest_overall():
+    return min(n for n in (fewest_gpus(_L31, "H100 SXM 80GB", 8192, 1, zero_stage=3,
+                                       recompute=r) for r in RECOMPUTE) if n)
+
+
+def _validate_design(answer):
+    if not isinstance(answer, dict) or set(answer) != {"n_gpus", "recompute"}:
+        return False, 'give a dict {"n_gpus": ..., "recompute": ...}'
+    n, r = answer["n_gpus"], answer["recompute"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        return False, "n_gpus must be a positive whole number"
+    if r not in RECOMPUTE:
+        return False, f"recompute must be one of {', '.join(RECOMPUTE)}"
+    cap = load_gpu("H100 SXM 80GB").memory_bytes
+    m = training_memory(_L31, 8192, 1, zero_stage=3, dp=n, recompute=r)
+    if m.total > cap:
+        return False, (f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}, each holds "
+                       f"{m.total / 1e9:,.1f} GB, more than 80 GB")
+    best = _fewest_overall()
+    if n > best:
+        return False, (f"it fits ({m.total / 1e9:,.1f} GB per GPU), but fewer GPUs would do: "
+                       "look at what ZeRO-3 leaves whole on every GPU")
+    return True, (f"{n} GPUs, {m.total / 1e9:,.1f} GB each: the fewest that fit.")
+
+
+design(
+    "train-2", NB,
+    "Full fine-tuning of Llama-3.1-8B at 8,192 tokens, micro-batch 1, bf16-mixed with AdamW, "
+    "ZeRO-3, on H100 80 GB GPUs. Choose the recomputation and the number of GPUs: the fewest "
+    "GPUs that fit. Answer {\"n_gpus\": ..., \"recompute\": ...}.",
+    validate=_validate_design,
+    why="ZeRO-3 divides the 16 B/param states by the GPU count, but not the activations: "
+        "without recomputation about 59 GB of activations and logits stay on every GPU, so "
+        "the 128 GB of states need 7 GPUs; full recomputation keeps only the layer inputs and "
+        "one layer (about 10 GB with the logits), and 2 GPUs suffice, for a third more compute.",
+    hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
+         "setting shrinks the part it does not?",
+    solution={"n_gpus": 2, "recompute": "full"},
+    wrong=({"n_gpus": 1, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
+           {"n_gpus": 4, "recompute": "full"}, [2, "full"]),
+)
+
+
 S_EAGER = 4096
 
 
@@ -104,49 +147,6 @@ derive(
          "saved at, a term that grows with s, and one small fp32 term that disappears.",
     solution=_solution_per_token_layer,
     wrong=(_flash_per_token_layer, _wrong_not_repeated, _wrong_bf16_scores),
-)
-
-
-def _fewest_overall():
-    return min(n for n in (fewest_gpus(_L31, "H100 SXM 80GB", 8192, 1, zero_stage=3,
-                                       recompute=r) for r in RECOMPUTE) if n)
-
-
-def _validate_design(answer):
-    if not isinstance(answer, dict) or set(answer) != {"n_gpus", "recompute"}:
-        return False, 'give a dict {"n_gpus": ..., "recompute": ...}'
-    n, r = answer["n_gpus"], answer["recompute"]
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        return False, "n_gpus must be a positive whole number"
-    if r not in RECOMPUTE:
-        return False, f"recompute must be one of {', '.join(RECOMPUTE)}"
-    cap = load_gpu("H100 SXM 80GB").memory_bytes
-    m = training_memory(_L31, 8192, 1, zero_stage=3, dp=n, recompute=r)
-    if m.total > cap:
-        return False, (f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}, each holds "
-                       f"{m.total / 1e9:,.1f} GB, more than 80 GB")
-    best = _fewest_overall()
-    if n > best:
-        return False, (f"it fits ({m.total / 1e9:,.1f} GB per GPU), but fewer GPUs would do: "
-                       "look at what ZeRO-3 leaves whole on every GPU")
-    return True, (f"{n} GPUs, {m.total / 1e9:,.1f} GB each: the fewest that fit.")
-
-
-design(
-    "train-2", NB,
-    "Full fine-tuning of Llama-3.1-8B at 8,192 tokens, micro-batch 1, bf16-mixed with AdamW, "
-    "ZeRO-3, on H100 80 GB GPUs. Choose the recomputation and the number of GPUs: the fewest "
-    "GPUs that fit. Answer {\"n_gpus\": ..., \"recompute\": ...}.",
-    validate=_validate_design,
-    why="ZeRO-3 divides the 16 B/param states by the GPU count, but not the activations: "
-        "without recomputation about 59 GB of activations and logits stay on every GPU, so "
-        "the 128 GB of states need 7 GPUs; full recomputation keeps only the layer inputs and "
-        "one layer (about 10 GB with the logits), and 2 GPUs suffice, for a third more compute.",
-    hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
-         "setting shrinks the part it does not?",
-    solution={"n_gpus": 2, "recompute": "full"},
-    wrong=({"n_gpus": 1, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
-           {"n_gpus": 4, "recompute": "full"}, [2, "full"]),
 )
 
 
