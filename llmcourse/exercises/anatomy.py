@@ -119,13 +119,13 @@ derive(
 predict(
     "anatomy-3", NB,
     "How many MiB (2**20 bytes) do Qwen3-0.6B's weights take in bf16, with the tied "
-    "embedding/lm_head matrix stored once? (a number, within 0.1%)",
+    "embedding/lm_head matrix stored once? (in MiB, to two decimals)",
     expected=lambda: weight_bytes(load_model("Qwen3-0.6B"), "bf16") / 2**20,
     why="596,049,920 parameters × 2 bytes = 1,192,099,840 B = 1,136.88 MiB (1,192.10 MB). "
         "The Qwen3-0.6B weight listing's '1433.62 MB' is MiB too, and counts the "
         "296.75 MiB matrix twice.",
     hint="bf16 is two bytes per parameter; a MiB is 2**20 bytes, not 10**6.",
-    rel_tol=0.001, unit="MiB",
+    rel_tol=5e-5, unit="MiB",     # two decimals; a rounded GiB figure x 1024 is 2e-4 off
     mistakes=(
         (lambda: _listed_sum("Qwen3-0.6B") * 2 / 2**20,
          "You counted the tied matrix twice, as the weight listing does: lm_head.weight is "
@@ -136,8 +136,11 @@ predict(
          "That is fp32 (4 bytes per parameter); bf16 is 2."),
         (lambda: weight_bytes(load_model("Qwen3-0.6B"), "bf16") / 2**30,
          "That is GiB (2**30 bytes); the question asks for MiB (2**20 bytes)."),
+        (lambda: round(weight_bytes(load_model("Qwen3-0.6B"), "bf16") / 2**30, 2) * 1024,
+         "That scales a GiB figure rounded to two decimals (1.11 GiB, as the explorer shows "
+         "it); work from the exact byte count."),
     ),
-    wrong=(1433.62, 1192.1, 568.44),
+    wrong=(1433.62, 1192.1, 568.44, 1136.64),
 )
 
 
