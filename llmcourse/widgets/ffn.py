@@ -48,7 +48,7 @@ def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
     return [
         Row("MLP", "mlp_kind", "gated" if gated else "plain", _kind_text(gated)),
         Row("intermediate_size / hidden_size", "ffn_ratio", round(inter / H, 4),
-            f"{inter:,} / {H:,} = {inter / H:.3f}x"),
+            f"{inter:,} / {H:,} = {inter / H:.3f}×"),
         Row("FFN parameters per layer", "ffn_params_per_layer", per_layer, f"{per_layer:,}"),
         Row(f"FFN parameters, {n} layers", "ffn_params", s["ffn_params"],
             f"{s['ffn_params']:,} ({human_count(s['ffn_params'])})"),

@@ -76,7 +76,7 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
             "total_saving", round(100 * float(s["total_saving"]), 1),
             f"{100 * float(s['total_saving']):.1f}%"),
         Row("cache / weights", "cache_over_weights", round(cache / weights, 4),
-            f"{cache / weights:.2f}x"),
+            f"{cache / weights:.2f}×"),
     ]
 
 
