@@ -72,7 +72,7 @@ predict(
     "experts would one MoE layer read, on average, in one step? (a number, within 1%)",
     expected=lambda: expected_experts(128, 8, 16),
     why="An expert escapes one token with probability 1 - 8/128 = 15/16, and all 16 tokens with "
-        "(15/16)^16 = 0.356, so 128 x (1 - 0.356) = 82.4 experts are read: 64% of the experts' "
+        "(15/16)^16 = 0.356, so 128 x (1 - 0.356) = 82.4 experts are read: 64.4% of the experts' "
         "bytes for 16 users, where one user reads 8/128 = 6.25%. Real routers are skewed, so "
         "this is an assumption, not a measurement.",
     hint="the chance that a given expert is picked by none of the tokens.",
