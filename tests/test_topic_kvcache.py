@@ -290,3 +290,52 @@ def test_kv4_feedback_numbers_by_hand():
     text = str(check("kv-4", "c"))
     assert all(s in text for s in ("17.94", "16.13", "17.67", "0.27", "1.11×"))
     assert lc.weight_bytes(lc.load_model("Llama-3.1-8B").replace(num_key_value_heads=32)) == mha_weights
+
+
+def test_mla_cache_equals_what_transformers_caches_for_deepseek_v3():
+    """Run a tiny DeepSeek-V3 on the CPU: transformers caches the latent (kv_lora_rank)
+    and the shared RoPE key, one 'head' each: the numbers kv_cache_bytes(fp32)/4 says."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    import transformers_ref
+    d = {"model_type": "deepseek_v3", "vocab_size": 64, "hidden_size": 32, "intermediate_size": 16,
+         "moe_intermediate_size": 8, "num_hidden_layers": 2, "num_attention_heads": 4,
+         "num_key_value_heads": 4, "kv_lora_rank": 16, "q_lora_rank": 12, "qk_rope_head_dim": 4,
+         "qk_nope_head_dim": 8, "v_head_dim": 6, "n_routed_experts": 4, "num_experts_per_tok": 2,
+         "n_shared_experts": 1, "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1}
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(transformers_ref.hf_config(d)).eval()
+    seq, batch = 5, 2
+    with torch.no_grad():
+        out = model(torch.randint(0, 64, (batch, seq)), use_cache=True)
+    cached = sum(t.numel() for layer in out.past_key_values.layers
+                 for t in (layer.keys, layer.values))
+    assert cached == batch * seq * 2 * (16 + 4)        # 2 layers x (latent + rope key)
+    assert cached == lc.kv_cache_bytes(lc.from_hf_config(d), seq, batch, "fp32") // 4
+
+
+def test_sliding_layers_hold_the_window_a_step_attends_to_one_more_than_transformers_keeps():
+    """Lesson 2 counts W tokens per sliding layer once the window is full: a query attends
+    to itself and the W - 1 tokens before it. transformers keeps those W - 1 between steps
+    and appends the new token's K and V during the step; the notebook says so."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    import transformers_ref
+    d = {"model_type": "gemma3_text", "vocab_size": 64, "hidden_size": 32, "intermediate_size": 16,
+         "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 2,
+         "head_dim": 8, "sliding_window": 4, "max_position_embeddings": 64}
+    cfg = lc.from_hf_config(d)
+    sliding = cfg.layer_types.count("sliding_attention")
+    assert sliding == 5                                 # Gemma-3's 5 local : 1 global
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(transformers_ref.hf_config(d)).eval()
+    seq = 10
+    with torch.no_grad():
+        out = model(torch.randint(0, 64, (1, seq)), use_cache=True)
+    kept = [layer.keys.shape[-2] for layer in out.past_key_values.layers]
+    assert kept == [3] * 5 + [10]                      # W - 1 per sliding layer, n for the full one
+    per_token = 2 * 2 * 8                               # K and V, 2 KV heads of 8, one layer
+    transformers_values = per_token * sum(kept)
+    assert lc.kv_cache_bytes(cfg, seq, 1, "fp32") // 4 == transformers_values + per_token * sliding
