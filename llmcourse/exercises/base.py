@@ -221,7 +221,8 @@ def check(id, answer):
     ok, msg = _CHECKERS[ex.kind](ex, answer)
     if ok:
         return Verdict(f"[{id}] Right. {msg or ex.why}".rstrip(), True)
-    return Verdict(_with_hint(f"[{id}] Not yet: {msg}.", ex), False)
+    end = "" if msg.endswith((".", "?", "!")) else "."
+    return Verdict(_with_hint(f"[{id}] Not yet: {msg}{end}", ex), False)
 
 
 def _check_predict(ex, answer):
