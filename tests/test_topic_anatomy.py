@@ -123,6 +123,22 @@ def test_tables_agree_with_engine():
     assert trace["operation"].str.contains("causal softmax").sum() == 1
     with pytest.raises(ValueError):
         lc.tables.decoder_trace(lc.load_model("DeepSeek-V3"))
+    # every zoo model is traced with its real tensors or refused in one line, never a KeyError
+    for name in lc.list_models():
+        cfg = lc.load_model(name)
+        try:
+            t = lc.tables.decoder_trace(cfg)
+        except ValueError as e:
+            assert str(e).startswith("model: decoder_trace covers") and cfg.model_type in str(e)
+            continue
+        ws_m = set(lc.weight_shapes(cfg)["name"])
+        layer0 = {n for n in ws_m if n.startswith("model.layers.0.")}
+        named = set(t["tensor (checkpoint name)"]) - {""}
+        assert named <= ws_m and layer0 <= named, name  # all of layer 0's tensors, no others
+    # SmolLM3 leaves RoPE out of every fourth layer (its no_rope_layers pattern 1,1,1,0)
+    smol = lc.load_model("SmolLM3-3B")
+    assert lc.tables.decoder_trace(smol, layer=3)["operation"].str.contains("NoPE").sum() == 1
+    assert lc.tables.decoder_trace(smol, layer=0)["operation"].str.contains("NoPE").sum() == 0
     html = lc.tables.layer_view(lc.load_model("Llama-3.2-3B")).data
     # one layer by hand: 2·3072·128·(24 + 8) + 3·3072·8192 + 2·3072
     assert html.count("<details") == 28 and "100,669,440 parameters" in html

@@ -39,7 +39,8 @@ def test_head_change_updates_rows(ex):
     assert ex.value("head_dim") == cfg.head_dim == 64
     assert ex.value("q_proj") == layer0(cfg, "q_proj")
     assert ex.value("attention_per_layer") == attention_per_layer(cfg)
-    assert ex.value("kv_bytes_per_token") == lc.kv_cache_bytes_per_token_per_layer(cfg) * cfg.num_hidden_layers
+    # 2 (K and V) x 32 layers x 8 KV heads x head_dim 64 x 2 bytes (bf16)
+    assert ex.value("kv_bytes_per_token") == 2 * 32 * 8 * 64 * 2
     # the KV slider now offers the divisors of 64 (and keeps its value)
     assert ex.values["num_key_value_heads"] == 8
     assert set(ex.controls["num_key_value_heads"].options) >= {1, 2, 4, 8, 16, 32, 64}
@@ -187,3 +188,11 @@ def test_heads5_slips_get_their_own_feedback():
     # twice 2,048 x 2,304 counts o_proj as well
     assert "input is hidden_size" in check("heads-5", 2_048 * 2_048)
     assert "o_proj" in check("heads-5", 2 * 2_048 * 2_304)
+
+
+def test_kv_row_counts_only_the_layers_that_cache():
+    """Qwen3-Next keeps a KV cache in its 12 full-attention layers only (the other 36 are
+    linear attention with a fixed state): 2 x 12 x 2 KV heads x 256 x 2 bytes per token."""
+    ex = lc.widgets.heads_explorer("Qwen3-Next-80B-A3B")
+    assert ex.error == ""
+    assert ex.value("kv_bytes_per_token") == 2 * 12 * 2 * 256 * 2

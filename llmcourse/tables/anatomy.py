@@ -57,19 +57,26 @@ def _mlp_text(cfg):
 
 # --- the trace of one layer ---------------------------------------------------------
 
+# model types whose decoder block is exactly the pre-norm RMSNorm / attention / SwiGLU
+# block traced below (Granite's multipliers and SmolLM3's NoPE layers add no tensors)
+TRACED_TYPES = ("llama", "mistral", "qwen2", "qwen3", "granite", "smollm3")
+
+
 def decoder_trace(model, layer=0):
     """One dense Llama-style decoder traced tensor by tensor, as a table.
 
     Each row is a step of the forward pass: the operation, the checkpoint tensor
     it uses (shapes from :func:`llmcourse.weight_shapes`, stored ``(out, in)``),
     its parameters, and the activation shape after the step. Supports the dense
-    SwiGLU family (llama, qwen2, qwen3, mistral); others raise a one-line ``ValueError``.
+    SwiGLU family with this exact block (see ``TRACED_TYPES``); others, whose blocks
+    differ (Gemma's four norms and GeGLU, OLMo-2's post-norms, Phi's fused or parallel
+    blocks, MoE), raise a one-line ``ValueError``.
     """
     import pandas as pd
     cfg = as_config(model)
-    if cfg.family != "llama" or cfg.is_moe or cfg.model_type == "gemma2":
+    if cfg.model_type not in TRACED_TYPES or cfg.is_moe:
         raise ConfigError(f"model: decoder_trace covers dense llama-style models "
-                          f"(llama, qwen2, qwen3, mistral), not {cfg.model_type!r}")
+                          f"({', '.join(TRACED_TYPES)}), not {cfg.model_type!r}")
     ws = weight_shapes(cfg).set_index("name")
     H, V, I = cfg.hidden_size, cfg.vocab_size, cfg.intermediate_size
     nh, kv, hd, L = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim, cfg.num_hidden_layers
@@ -84,15 +91,21 @@ def decoder_trace(model, layer=0):
         count = "tied: no new parameters" if r["note"] else f"{r['numel']:,}"
         rows.append((step, op, tensor, shape_text(r["shape"]), count, act))
 
+    def add_linear(step, op, weight, act):  # the weight, then its bias where the model has one
+        add(step, op, weight, act)
+        bias = weight.removesuffix(".weight") + ".bias"
+        if bias in ws.index:
+            add(step, f"+ bias ({weight.split('.')[-2]})", bias, act)
+
     bsH = f"[batch, seq, {H:,}]"
     add("tokens", "token ids in", act="[batch, seq]")
     add("embedding", "look up one row per token", "model.embed_tokens.weight", bsH)
     add("attention", "RMSNorm (scale only)", p + "input_layernorm.weight", bsH)
-    add("attention", f"q = x·Wqᵀ: {nh} query heads × head_dim {hd}", p + "self_attn.q_proj.weight",
+    add_linear("attention", f"q = x·Wqᵀ: {nh} query heads × head_dim {hd}", p + "self_attn.q_proj.weight",
         f"[batch, seq, {nh * hd:,}] → [batch, {nh}, seq, {hd}]")
-    add("attention", f"k = x·Wkᵀ: {kv} KV heads × head_dim {hd}", p + "self_attn.k_proj.weight",
+    add_linear("attention", f"k = x·Wkᵀ: {kv} KV heads × head_dim {hd}", p + "self_attn.k_proj.weight",
         f"[batch, seq, {kv * hd:,}] → [batch, {kv}, seq, {hd}]")
-    add("attention", f"v = x·Wvᵀ: {kv} KV heads × head_dim {hd}", p + "self_attn.v_proj.weight",
+    add_linear("attention", f"v = x·Wvᵀ: {kv} KV heads × head_dim {hd}", p + "self_attn.v_proj.weight",
         f"[batch, seq, {kv * hd:,}] → [batch, {kv}, seq, {hd}]")
     if p + "self_attn.q_norm.weight" in ws.index:
         add("attention", "QK-norm: RMSNorm over each query head", p + "self_attn.q_norm.weight",
@@ -100,19 +113,23 @@ def decoder_trace(model, layer=0):
         add("attention", "QK-norm: RMSNorm over each key head", p + "self_attn.k_norm.weight",
             f"[batch, {kv}, seq, {hd}]")
     theta = cfg.get("rope_theta")
-    add("attention", "RoPE: rotate q and k by position" + (f" (rope_theta={theta:,g})" if theta else ""),
-        act="shapes unchanged")
+    nope = cfg.get("no_rope_layers")
+    if isinstance(nope, list) and layer < len(nope) and not nope[layer]:
+        add("attention", "no RoPE in this layer (NoPE): q and k carry no position", act="shapes unchanged")
+    else:
+        add("attention", "RoPE: rotate q and k by position" + (f" (rope_theta={theta:,g})" if theta else ""),
+            act="shapes unchanged")
     group = "" if nh == kv else f"; each KV head serves {nh // kv} query heads (GQA)"
     add("attention", f"causal softmax(q·kᵀ/√{hd})·v: token i attends to tokens 0…i "
         f"(later positions masked){group}",
         act=f"[batch, {nh}, seq, {hd}] → [batch, seq, {nh * hd:,}]")
-    add("attention", "out = attn·Woᵀ", p + "self_attn.o_proj.weight", bsH)
+    add_linear("attention", "out = attn·Woᵀ", p + "self_attn.o_proj.weight", bsH)
     add("residual", "x = x + attention(x)", act=bsH)
     add("MLP", "RMSNorm (scale only)", p + "post_attention_layernorm.weight", bsH)
-    add("MLP", "gate = x·Wgᵀ", p + "mlp.gate_proj.weight", f"[batch, seq, {I:,}]")
-    add("MLP", "up = x·Wuᵀ", p + "mlp.up_proj.weight", f"[batch, seq, {I:,}]")
+    add_linear("MLP", "gate = x·Wgᵀ", p + "mlp.gate_proj.weight", f"[batch, seq, {I:,}]")
+    add_linear("MLP", "up = x·Wuᵀ", p + "mlp.up_proj.weight", f"[batch, seq, {I:,}]")
     add("MLP", "SwiGLU: SiLU(gate) ⊙ up", act=f"[batch, seq, {I:,}]")
-    add("MLP", "down = h·Wdᵀ", p + "mlp.down_proj.weight", bsH)
+    add_linear("MLP", "down = h·Wdᵀ", p + "mlp.down_proj.weight", bsH)
     add("residual", "x = x + MLP(x)", act=bsH)
     add("layers", f"the same block again: {L} layers in all (0 … {L - 1})", act=bsH)
     add("output", "final RMSNorm", "model.norm.weight", bsH)

@@ -3,7 +3,7 @@ are in :mod:`llmcourse.tables.heads`.)"""
 
 from __future__ import annotations
 
-from ..counts import kv_cache_bytes_per_token_per_layer, param_count
+from ..counts import kv_cache_bytes, param_count
 from ..zoo import list_models, load_model
 from .base import Explorer, Row, divisors, dropdown, model_dropdown, register, selection
 
@@ -54,13 +54,13 @@ def heads_rows(cfg, dtype="bf16"):
                             + (f" + bias {bias[1]:,}" if bias else "")))
     per_layer = attention_per_layer(cfg)
     pc = param_count(cfg)
-    kvb = kv_cache_bytes_per_token_per_layer(cfg, dtype) * cfg.num_hidden_layers
+    kvb = kv_cache_bytes(cfg, seq_len=1, dtype=dtype)  # one token, every layer that caches it
     rows += [Row("attention parameters per layer", "attention_per_layer", per_layer,
                  f"{per_layer:,}"),
              Row(f"attention, all {cfg.num_hidden_layers} layers", "attention_total",
                  pc.components["attention"], f"{pc.components['attention']:,}"),
              Row("model total", "total", pc.total, f"{pc.total:,}"),
-             Row(f"KV cache per token, all layers ({dtype})", "kv_bytes_per_token", kvb,
+             Row(f"KV cache per token, all cached layers ({dtype})", "kv_bytes_per_token", kvb,
                  f"{kvb:,} B")]
     return rows
 
