@@ -234,3 +234,16 @@ def test_ffn4_gated_mlp_at_4x_has_one_and_a_half_times_the_weights():
     gated = lc.param_count(gemma).components["mlp"] // gemma.num_hidden_layers
     assert gated * 2 == 3 * (2 * gemma.hidden_size * 4 * gemma.hidden_size)   # 1.5x a plain 4x MLP
     assert check("ffn-4", "b") and not check("ffn-4", "a")
+
+
+def test_ffn_explorer_answers_a_huge_width_quickly():
+    """A reader may type any width: 10^9 (a ratio of 244,140 to hidden 4,096) must redraw
+    with a handful of ticks, not one tick per 4 units of ratio (which took minutes)."""
+    ex = lc.widgets.ffn_explorer("Meta-Llama-3-8B")
+    ex.set(intermediate_size=10**9)
+    assert ex.error == "" and ex.value("total_params") == lc.param_count(
+        lc.load_model("Meta-Llama-3-8B").replace(intermediate_size=10**9)).total
+    assert ex.last_seconds < 5  # a hang detector: about 0.1 s here
+    assert all(len(ax.get_xticks()) <= 12 for ax in ex.fig.axes)
+    ex.set(intermediate_size=14336)
+    assert ex.error == ""

@@ -184,8 +184,14 @@ def draw_ffn_explorer(fig, shipped, current, curve, title):
     state["now"].set_xdata([r, r])
     lo, hi = min(1, r * 0.9), max(8, r * 1.05)
     ax2.set_xlim(lo, hi)
-    if state.get("x_hi") != int(hi):  # extend the fixed ticks past 8 only when needed
-        ax2.set_xticks([1, 2, 3, 4, 6, 8] + list(range(12, int(hi) + 1, 4)))
+    if state.get("x_hi") != int(hi):  # the fixed ticks up to 8; past 8, a handful (any width)
+        if hi <= 8:
+            ticks = [1, 2, 3, 4, 6, 8]
+        else:
+            from matplotlib.ticker import MaxNLocator
+            ticks = [t for t in MaxNLocator(nbins=6, integer=True).tick_values(lo, hi)
+                     if lo <= t <= hi]
+        ax2.set_xticks(ticks)
         state["x_hi"] = int(hi)
     ax2.set_title(f"whole model; FLOPs: {current['mode']} {current['seq_len']:,} tokens",
                   fontsize=TEXT_SIZES["label"])
