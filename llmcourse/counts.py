@@ -80,8 +80,11 @@ class ParamCount:
 
     @property
     def non_embedding(self):
-        """Total minus the token embedding (nanoGPT's ``non_embedding=True``): the
-        embedding is a table lookup, not compute, so scaling laws usually leave it out."""
+        """Total minus the embedding tables (the token embedding, and GPT-2's learned
+        position embedding): Kaplan et al. 2020's N. An embedding is a table lookup, not
+        compute, so scaling laws leave it out. nanoGPT's ``non_embedding=True`` subtracts
+        only the position embedding, because its tied token embedding is also its
+        lm_head; this figure is the untied analogue."""
         return self.total - self.embedding
 
     @property

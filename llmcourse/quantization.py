@@ -279,6 +279,7 @@ def stored_weights(cfg, scheme=AS_SHIPPED, base_dtype=None):
     nominal = sch.nominal if sch.quantizes else {4: "fp32", 2: "bf16"}[base]
     other = nominal if sch.targets == "linear" else {4: "fp32", 2: "bf16"}[base]
     ideal = weight_bytes(cfg, other, experts_dtype=nominal)
-    return StoredWeights(model=cfg.name, scheme=sch.name,
+    # an unquantized checkpoint is named by the dtype it is stored in (gemma-2-2b: fp32)
+    return StoredWeights(model=cfg.name, scheme=sch.name if sch.quantizes else nominal,
                          values=values, scales=scales, kept=kept, routed_experts=routed,
                          ideal=ideal, base_bytes=base, buffers=buffers)

@@ -11,7 +11,10 @@ GB, GiB, MB, MiB = 10**9, 2**30, 10**6, 2**20
 
 
 def human_count(n, digits=2):
-    """1234567890 -> '1.23B'; 5_000_000 -> '5.00M'; 999 -> '999'."""
+    """1234567890 -> '1.23B'; 5_000_000 -> '5.00M'; 999 -> '999'; past 10^15, powers
+    of ten (a what-if with a billion layers): 2.18e+17."""
+    if abs(n) >= 10**15:
+        return f"{n:.{digits}e}"
     for size, suffix in ((10**12, "T"), (10**9, "B"), (10**6, "M"), (10**3, "K")):
         if abs(n) >= size:
             return f"{n / size:.{digits}f}{suffix}"

@@ -101,3 +101,11 @@ def test_unknown_scheme_is_a_one_line_error():
     with pytest.raises(ValueError, match=r"^weights: unknown scheme 'int3'"):
         stored_weights("Qwen3-8B", "int3")
     assert "int4-g128" in SCHEMES
+
+
+def test_an_unquantized_checkpoint_is_named_by_its_stored_dtype():
+    """gemma-2-2b ships float32 (torch_dtype), so as shipped it is 4 bytes a parameter and
+    must not be called bf16; Llama-3.1-8B ships bfloat16."""
+    g = lc.stored_weights("gemma-2-2b")
+    assert g.scheme == "fp32" and g.total == 4 * lc.param_count("gemma-2-2b").total
+    assert lc.stored_weights("Llama-3.1-8B").scheme == "bf16"

@@ -7,7 +7,7 @@ lists them. Worked solutions sit, collapsed, at the end of each notebook.
 """
 
 from .base import (EXERCISES, KINDS, Exercise, Verdict, check, concept, derive,  # noqa: F401
-                   design, exercise, hint, list_exercises, predict, solution)
+                   design, hint, list_exercises, predict)
 from . import anatomy, heads, kvcache, ffn, depth, moe, whatif  # noqa: F401  (register)
 from . import inference  # noqa: F401  (register)
 from . import training  # noqa: F401  (register)

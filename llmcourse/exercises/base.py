@@ -233,7 +233,7 @@ def _check_predict(ex, answer):
             if _num(answer) == _num(v) or (ex.rel_tol and _close(_num(answer), _num(v), ex.rel_tol)):
                 if not _close(_num(answer), _num(expected), ex.rel_tol):
                     return False, feedback.rstrip(".")
-    unit = f" {ex.unit}" if ex.unit else ""
+    unit = ex.unit if ex.unit in ("%", "×") else f" {ex.unit}" if ex.unit else ""
     ok, msg = _check_value(ex, answer, expected, ex.rel_tol, f"{_fmt(answer)}{unit}")
     return ok, ("" if ok else msg)
 
@@ -297,23 +297,3 @@ def list_exercises(notebook=None, kind=None):
             continue
         out.append(ex)
     return out
-
-
-# --- transitional: the old one-number exercises, until every topic module is rewritten ---
-_LEGACY_NOTEBOOK = {"anatomy": "00_start_here_anatomy", "heads": "01_heads_and_head_dim",
-                    "kv": "02_gqa_and_kv_cache", "ffn": "03_ffn_sizing",
-                    "depth": "04_depth_and_width", "moe": "05_moe_vs_dense",
-                    "whatif": "06_whatif_lab"}
-
-
-def exercise(id, question, answer, why, hint="", rel_tol=0.0):
-    """Deprecated: the old one-number form, registered as a ``predict`` exercise."""
-    return predict(id, _LEGACY_NOTEBOOK.get(id.split("-")[0], "?"), question, answer, why,
-                   hint=hint, rel_tol=rel_tol)
-
-
-def solution(id):
-    """Deprecated: the worked solutions now sit at the end of each notebook."""
-    ex = _get(id)
-    value = ex.expected() if ex.expected else ex.solution
-    return Verdict(f"[{id}] {value!r}: {ex.why}", True)
