@@ -45,7 +45,7 @@ TARGET_P90_MS = 200
 FLOOR = "floor"  # the bare slider swapping two PNGs
 
 # the configurations a full run compares: renderer, explorer pixel density
-DEFAULT_CONFIGS = ("public:1", "public:2", "fast:1")
+DEFAULT_CONFIGS = ("auto:1", "public:1", "public:2", "fast:1")
 
 _MEASURE_JS = r"""
 ([img, handle, error]) => {
@@ -314,7 +314,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--changes", type=int, default=24)
     ap.add_argument("--configs", default=",".join(DEFAULT_CONFIGS),
-                    help="renderer:density,... (renderer: public or fast)")
+                    help="renderer:density,... (renderer: auto, as shipped; public; fast)")
     ap.add_argument("--json", metavar="PATH")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent))

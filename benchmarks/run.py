@@ -777,7 +777,7 @@ def main(argv=None):
     ap.add_argument("--json", metavar="PATH", help="write the raw results as JSON")
     ap.add_argument("--only", metavar="SECTIONS",
                     help="comma-separated subset: import,counts,transformers,widgets,course,browser")
-    ap.add_argument("--browser-configs", default="public:1,public:2,fast:1",
+    ap.add_argument("--browser-configs", default="auto:1,public:1,public:2,fast:1",
                     help="section 6: renderer:density of the explorer figures, comma-separated")
     ap.add_argument("--notebooks", type=int, metavar="N",
                     help="execute only the first N notebooks (default: all)")

@@ -33,18 +33,23 @@ def test_every_explorer_builds_and_its_png_is_what_savefig_draws(name):
     assert np.array_equal(fast[..., :3], slow[..., :3])
 
 
-@pytest.mark.parametrize("renderer", ["public", "fast"])
-def test_both_renderers_draw_savefigs_pixels(renderer, monkeypatch):
-    """The explorer's two render paths (docs/benchmarks.md, section 6) draw the same
-    pixels: the public one (FigureCanvasAgg + PIL) and the text-caching one."""
+@pytest.mark.parametrize("renderer,name", [("public", "kv_cache"), ("fast", "kv_cache"),
+                                           ("auto", "kv_cache"), ("auto", "moe")])
+def test_both_renderers_draw_savefigs_pixels(renderer, name, monkeypatch):
+    """The explorer's two render paths (docs/benchmarks.md) draw the same pixels: the
+    public one (FigureCanvasAgg + PIL) and the text-caching one; as shipped ("auto") the
+    text-caching one draws only the explorers the measurement named."""
     import numpy as np
+    import ipywidgets as ipw
 
     from llmcourse.plots import style
     monkeypatch.setattr(style, "RENDERER", renderer)
-    ex = W.EXPLORERS["kv_cache"]()
-    assert getattr(ex.fig.canvas, "fast_text", False) == (renderer == "fast")
-    ex.set(num_key_value_heads=[v for v in ex.controls["num_key_value_heads"].options
-                                if v != ex.values["num_key_value_heads"]][0])
+    ex = W.EXPLORERS[name]()
+    fast = renderer == "fast" or (renderer == "auto" and name in style.FAST_TEXT_EXPLORERS)
+    assert getattr(ex.fig.canvas, "fast_text", False) == fast
+    slider = next(c for c in ex.controls.values() if isinstance(c, ipw.SelectionSlider))
+    slider.index = 1 if slider.index == 0 else slider.index - 1
+    assert ex.error == ""
     buf = io.BytesIO()
     ex.fig.savefig(buf, format="png")
     assert np.array_equal(_pixels(ex.image.value)[..., :3], _pixels(buf.getvalue())[..., :3])
@@ -58,6 +63,7 @@ def test_the_fast_path_is_gated_to_the_matplotlib_it_was_checked_against(monkeyp
     from llmcourse.plots import style
     monkeypatch.setattr(style, "_FAST_TEXT_MPL", ("0.0.",))
     monkeypatch.setattr(style, "_canvas_cls", None)
+    monkeypatch.setattr(style, "RENDERER", "fast")
     assert style._canvas_class() is FigureCanvasAgg
     ex = W.EXPLORERS["kv_cache"]()
     assert type(ex.fig.canvas) is FigureCanvasAgg and ex.image.value[:4] == b"\x89PNG"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 
 __all__ = ["new_figure", "clear_figure", "png_bytes", "figure_png", "agg_canvas", "encode_canvas",
+           "uses_fast_text", "RENDERER", "FAST_TEXT_EXPLORERS",
            "encode_png", "styled", "enforce_min_text", "plain_log_axis", "STYLE",
            "MIN_TEXT_PT", "TEXT_SIZES", "PETROFF10", "COLORS", "COMPONENT_COLORS", "CONCEPT_COLORS",
            "COLOR_GROUPS", "COMPONENT_HATCHES", "CONCEPT_MARKERS", "CONCEPT_DASHES", "color_of",
@@ -190,16 +191,19 @@ def enforce_min_text(fig, minimum=None):
 # figure is drawn on every change by its own lasting Agg canvas, so matplotlib's
 # text-metric cache (per renderer) lasts between redraws, and sent as a PNG.
 #
-# Which canvas draws an explorer (RENDERER) was decided by measuring what the reader
-# sees, a key press until the new figure is painted in the browser (benchmarks/browser.py,
-# docs/benchmarks.md section 6): with public APIs only ("public": FigureCanvasAgg.draw and
-# PIL's PNG encoder at zlib level 1) every explorer took 1.1-1.7x as long, median, as with
-# the text-caching canvas below ("fast", which overrides private matplotlib methods and
-# writes the PNG itself), and neither met the 200 ms p90 target on the loaded 2-core
-# machine. So "fast" stays, for explorers only, gated to the matplotlib minor version it
-# was checked against (any other gets the stock canvas: slower, never wrong), with a test
-# that its pixels equal savefig's. Re-measure with `python benchmarks/run.py --only
-# browser`; if "public:1" passes there, set RENDERER = "public" and delete the fast path.
+# Which canvas draws an explorer was decided by measuring what the reader sees, a key
+# press until the new figure is painted in the browser (benchmarks/browser.py,
+# docs/benchmarks.md): with public APIs only (FigureCanvasAgg.draw and PIL's PNG encoder
+# at zlib level 1) every explorer but one stays under the 200 ms p90 target on the
+# 2-core machine; `moe` (the most text: a label per zoo model) does not, and with the
+# text-caching canvas below (which overrides private matplotlib methods and writes the
+# PNG itself) it does. So that canvas draws the explorers in FAST_TEXT_EXPLORERS only,
+# and only with the matplotlib minor version it was checked against (any other gets the
+# stock canvas: slower, never wrong); tests check that both draw savefig's pixels.
+# RENDERER: "auto" (as shipped: fast only for FAST_TEXT_EXPLORERS), "public" (never) or
+# "fast" (every explorer): the benchmark compares them.
+RENDERER = "auto"
+FAST_TEXT_EXPLORERS = frozenset({"moe"})
 
 # Pixel density of the PNGs shown in notebooks (static figures): 2 draws each figure at
 # 200 dpi and shows it at its 100-dpi size, so it stays sharp when the browser zooms (a
@@ -208,22 +212,22 @@ def enforce_min_text(fig, minimum=None):
 # alone 2.6-4.5x) for a figure that only gains when zoomed.
 STATIC_DENSITY = 2
 EXPLORER_DENSITY = 1
-RENDERER = "fast"  # "public": FigureCanvasAgg + PIL only (see above)
 
 
-def new_figure(nrows=1, ncols=1, size=(10, 4.8), fast=False, **subplot_kw):
+def new_figure(nrows=1, ncols=1, size=(10, 4.8), fast=False, explorer=None, **subplot_kw):
     """A styled Figure and its axes (``fig, ax`` or ``fig, axes``).
 
     ``fast=True`` (for widgets that redraw live) uses fixed margins instead of
     constrained layout, which would otherwise cost about half of each redraw, and
-    gives the figure its lasting Agg canvas at ``EXPLORER_DENSITY``.
+    gives the figure its lasting Agg canvas at ``EXPLORER_DENSITY`` (the text-caching
+    one when ``explorer``, the explorer's name, calls for it: see ``RENDERER``).
     """
     import matplotlib as mpl
     from matplotlib.figure import Figure
     with mpl.rc_context(STYLE):
         if fast:
             fig = Figure(figsize=size, layout=None, dpi=STYLE["figure.dpi"] * EXPLORER_DENSITY)
-            agg_canvas(fig, live=True)  # one lasting canvas: its caches survive redraws
+            agg_canvas(fig, live=uses_fast_text(explorer))  # one lasting canvas
             fig.subplots_adjust(left=0.09, right=0.98, top=0.9, bottom=0.14, wspace=0.3)
         else:
             fig = Figure(figsize=size, layout="constrained")
@@ -241,16 +245,22 @@ def clear_figure(fig):
         fig.subplots_adjust(**keep)
 
 
+def uses_fast_text(explorer):
+    """Whether the explorer named ``explorer`` is drawn by the text-caching canvas."""
+    if RENDERER == "fast":
+        return explorer is not None
+    return RENDERER == "auto" and explorer in FAST_TEXT_EXPLORERS
+
+
 def agg_canvas(fig, live=False):
     """The figure's Agg canvas: a bare ``Figure`` (no canvas yet) gets a lasting one, the
-    ``RENDERER`` canvas for a ``live`` (explorer) figure, the stock one otherwise; a figure
-    on another canvas (an interactive backend) is left alone (None)."""
+    text-caching canvas when ``live`` is true, the stock one otherwise; a figure on
+    another canvas (an interactive backend) is left alone (None)."""
     from matplotlib.backend_bases import FigureCanvasBase
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     canvas = fig.canvas
     if type(canvas) is FigureCanvasBase:
-        fast = live and RENDERER == "fast"
-        canvas = (_canvas_class() if fast else FigureCanvasAgg)(fig)
+        canvas = (_canvas_class() if live else FigureCanvasAgg)(fig)
     return canvas if isinstance(canvas, FigureCanvasAgg) else None
 
 

@@ -74,7 +74,7 @@ class Explorer:
         self._handlers = {}       # control key -> handler run before the redraw
         if draw is not None:
             from ..plots.style import new_figure
-            self.fig, _ = new_figure(0, 0, size=figsize, fast=True)
+            self.fig, _ = new_figure(0, 0, size=figsize, fast=True, explorer=name)
         for key, c in controls.items():
             c.add_class(f"lc-control-{key}")
             c.observe(self._on_change, names="value")
@@ -148,7 +148,7 @@ class Explorer:
                     self._draw(self.fig, self.values, rows)
                     style.enforce_min_text(self.fig)
                     t2 = time.perf_counter()
-                    canvas = style.agg_canvas(self.fig, live=True)
+                    canvas = style.agg_canvas(self.fig, live=style.uses_fast_text(self.name))
                     canvas.draw()
                     t3 = time.perf_counter()
                     png = (style.encode_png(canvas.buffer_rgba()) if getattr(canvas, "fast_text", False)
