@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import llmcourse as lc
+from test_config import one_line_error
 from llmcourse import config as config_module
 from llmcourse.limits import MAX_LIST, MAX_SIZE, MAX_WEIGHT_ROWS, field_name
 
@@ -176,12 +177,6 @@ def test_weight_shapes_answers_or_names_a_field(case):
 L8 = lc.load_model("Meta-Llama-3-8B")
 
 
-def one_line_error(func, *args, **kwargs):
-    with pytest.raises(ValueError) as e:
-        func(*args, **kwargs)
-    msg = str(e.value)
-    assert "\n" not in msg and "Traceback" not in msg
-    return msg
 
 
 def test_a_billion_layers_is_arithmetic():

@@ -196,17 +196,6 @@ def test_exercise_answers_by_hand():
         {"predict", "derive", "concept"}
 
 
-def test_notebook_names_claims_by_what_they_are():
-    import json
-    import pathlib
-    import re
-    nb = pathlib.Path(__file__).parent.parent / "notebooks" / "00_start_here_anatomy.ipynb"
-    text = "\n".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"])
-    assert not re.search(r"seed\s*\d", text, re.I)
-    assert text.startswith("# Lesson 0 · ")
-    assert "# NBVAL_IGNORE_OUTPUT" not in text
-
-
 def test_common_slips_get_their_own_feedback():
     from llmcourse.exercises import check
     c = lc.load_model("Llama-3.2-1B")

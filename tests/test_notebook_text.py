@@ -1,0 +1,31 @@
+"""What every notebook says to a reader, whoever wrote it: one title style, claims named
+by what they are (a reader never saw the study notes' file names), no nbval marker in
+sight, and outputs stored from one top-to-bottom run on a fresh kernel."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_reads_as_a_lesson(nb):
+    cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells)
+    number = int(nb.stem[:2])
+    assert text.startswith(f"# Lesson {number} · "), "title: '# Lesson N · Title'"
+    assert not re.search(r"seed\s*_?\d", text, re.I), "a claim named by a seed file, not by what it is"
+    assert "NBVAL_IGNORE_OUTPUT" not in text, "use the cell tag nbval-ignore-output"
+    code = [c for c in cells if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+    assert [c["execution_count"] for c in code] == list(range(1, len(code) + 1)), \
+        "stored outputs must come from one top-to-bottom run on a fresh kernel"
+    assert not any(o.get("output_type") == "error" for c in code for o in c.get("outputs", []))
+
+
+def test_every_lesson_is_here():
+    assert [int(p.stem[:2]) for p in NOTEBOOKS] == list(range(9))
