@@ -182,7 +182,7 @@ def _with_hint(msg, ex):
     return msg + (f" Hint: {ex.hint}" if ex.hint else "")
 
 
-def _check_value(ex, answer, expected, rel_tol, what):
+def _check_value(answer, expected, rel_tol, what):
     """Compare a number (or bool) with the expected one; returns (ok, message)."""
     if isinstance(expected, bool):
         if not isinstance(answer, bool):
@@ -234,7 +234,7 @@ def _check_predict(ex, answer):
                 if not _close(_num(answer), _num(expected), ex.rel_tol):
                     return False, feedback.rstrip(".")
     unit = ex.unit if ex.unit in ("%", "×") else f" {ex.unit}" if ex.unit else ""
-    ok, msg = _check_value(ex, answer, expected, ex.rel_tol, f"{_fmt(answer)}{unit}")
+    ok, msg = _check_value(answer, expected, ex.rel_tol, f"{_fmt(answer)}{unit}")
     return ok, ("" if ok else msg)
 
 
@@ -250,7 +250,7 @@ def _check_derive(ex, answer):
             return False, f"your function raised {type(e).__name__} on {cfg.name}: {e}"
         if got is None:
             return False, f"your function returned None on {cfg.name}: did it forget `return`?"
-        ok, msg = _check_value(ex, got, ex.reference(cfg), ex.rel_tol,
+        ok, msg = _check_value(got, ex.reference(cfg), ex.rel_tol,
                                f"on {cfg.name} ({cfg.model_type}) your result {_fmt(got)}")
         if not ok:
             return False, msg
