@@ -249,6 +249,17 @@ def _per_call(fn, number, repeat):
     return median([t / number for t in timeit.Timer(fn).repeat(repeat=repeat, number=number)])
 
 
+# A config memoizes its tensor layout ("layer_groups") and its parameter count. Counts are
+# timed with the layout kept and the count redone every call (the method of earlier runs);
+# "cold" also rebuilds the layout, as a reader's new what-if does.
+def _recount(cfg, count):
+    return lambda: (cfg._cache.pop("param_count", None), count())
+
+
+def _cold(cfg, count):
+    return lambda: (cfg._cache.clear(), count())
+
+
 def bench_counts(number, repeat, ws_repeat):
     import llmcourse as lc
     section("2. counts per zoo model (median µs per call, the count redone each call)",
@@ -257,24 +268,17 @@ def bench_counts(number, repeat, ws_repeat):
     for name in lc.list_models():
         cfg = lc.load_model(name)
 
-        # A config memoizes its tensor layout ("layer_groups") and its parameter count.
-        # The target is timed with the layout kept and the count redone every call (the
-        # method of earlier runs); "cold" also rebuilds the layout, as a new what-if does.
-        memo = cfg._cache
-
-        def recount(count):
-            return lambda: (memo.pop("param_count", None), count())
-
-        def cold(count):
-            return lambda: (memo.clear(), count())
-        t = {"param_count": _per_call(recount(lambda: lc.param_count(cfg)), number, repeat),
-             "kv_cache_bytes": _per_call(recount(lambda: lc.kv_cache_bytes(cfg, 8192)), number,
-                                         repeat),
-             "flops_per_token": _per_call(recount(lambda: lc.flops_per_token(cfg, 8192)),
+        t = {"param_count": _per_call(_recount(cfg, lambda: lc.param_count(cfg)), number,
+                                      repeat),
+             "kv_cache_bytes": _per_call(_recount(cfg, lambda: lc.kv_cache_bytes(cfg, 8192)),
+                                         number, repeat),
+             "flops_per_token": _per_call(_recount(cfg, lambda: lc.flops_per_token(cfg, 8192)),
                                           number, repeat),
              "flops_per_token_decode": _per_call(
-                 recount(lambda: lc.flops_per_token(cfg, 8192, mode="decode")), number, repeat),
-             "param_count_cold": _per_call(cold(lambda: lc.param_count(cfg)), number, repeat)}
+                 _recount(cfg, lambda: lc.flops_per_token(cfg, 8192, mode="decode")), number,
+                 repeat),
+             "param_count_cold": _per_call(_cold(cfg, lambda: lc.param_count(cfg)), number,
+                                           repeat)}
         # the what-if path of an explorer: a changed copy of the config, then a count
         kv = cfg.num_key_value_heads
         t["replace_then_param_count"] = _per_call(
@@ -380,13 +384,9 @@ def bench_transformers(repeat, fresh_models, count_times):
             n = build(d)
             times.append(time.perf_counter() - t)
         warm = median(times)
-        def cold():
-            cfg._cache.clear()
-            return lc.param_count(cfg)
         pc_s, cold_s = count_times.get(name) or (
-            _per_call(lambda: (cfg._cache.pop("param_count", None), lc.param_count(cfg)), 200, 3),
-            None)
-        cold_s = cold_s or _per_call(cold, 200, 3)
+            _per_call(_recount(cfg, lambda: lc.param_count(cfg)), 200, 3), None)
+        cold_s = cold_s or _per_call(_cold(cfg, lambda: lc.param_count(cfg)), 200, 3)
         r = {"meta_count": n, "param_count": ours, "equal": n == ours, "warm_s": warm,
              "param_count_s": pc_s, "ratio_warm": warm / pc_s,
              "param_count_cold_s": cold_s, "ratio_warm_cold": warm / cold_s}
