@@ -123,26 +123,18 @@ def draw_kv_cache_vs_context(fig, variants, batch=1, dtype="bf16", mark_seq_len=
         lo, hi = min(lo, min(ys)), max(hi, max(ys))
         if top <= CONTEXTS[-1] and top not in maxima:
             maxima.append(top)
-    sl = state["state_line"]
-    if state_bytes:
-        sl.set_ydata([state_bytes / GiB] * 2)
-        size = (f"{state_bytes / GiB:,.2f} GiB" if state_bytes >= GiB
-                else f"{state_bytes / 2**20:,.1f} MiB")
-        sl.set_label(f"linear-attention state, constant: {size}")
-        sl.set_visible(True)
-        handles.append(sl)
-        lo, hi = min(lo, state_bytes / GiB), max(hi, state_bytes / GiB)
-    else:
-        sl.set_visible(False)
-    w = state["weights"]
-    if weights_bytes:
-        w.set_ydata([weights_bytes / GiB] * 2)
-        w.set_label(f"weights: {weights_bytes / GiB:,.2f} GiB")
-        w.set_visible(True)
-        handles.append(w)
-        lo, hi = min(lo, weights_bytes / GiB), max(hi, weights_bytes / GiB)
-    else:
-        w.set_visible(False)
+    # constant levels: the linear-attention state (Qwen3-Next), the weights
+    state_size = (f"{state_bytes / GiB:,.2f} GiB" if state_bytes >= GiB
+                  else f"{state_bytes / 2**20:,.1f} MiB") if state_bytes else ""
+    for line, nbytes, label in (
+            (state["state_line"], state_bytes, f"linear-attention state, constant: {state_size}"),
+            (state["weights"], weights_bytes, f"weights: {(weights_bytes or 0) / GiB:,.2f} GiB")):
+        line.set_visible(bool(nbytes))
+        if nbytes:
+            line.set_ydata([nbytes / GiB] * 2)
+            line.set_label(label)
+            handles.append(line)
+            lo, hi = min(lo, nbytes / GiB), max(hi, nbytes / GiB)
     for j, (ml, mt) in enumerate(zip(state["max_lines"], state["max_texts"])):
         if j < len(maxima):
             ml.set_xdata([maxima[j]] * 2)
