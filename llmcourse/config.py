@@ -51,11 +51,16 @@ def _alternating(r):
                                      field="layer_types"))
 
 
-def _qwen3_moe_layers(r):
+def _qwen_moe_mlp(r):
     """MoE where (i + 1) % decoder_sparse_step == 0, except mlp_only_layers (dense)."""
     step = r["decoder_sparse_step"]
     mlp = Axis.every(step, "moe", "dense", phase=step - 1, field="decoder_sparse_step")
-    return dict(_windowed_by_depth(r), mlp=mlp.override(r.get("mlp_only_layers") or (), "dense"))
+    return mlp.override(r.get("mlp_only_layers") or (), "dense")
+
+
+def _qwen3_moe_layers(r):
+    """Qwen3-MoE: the MLP schedule above; attention windowed by depth, as Qwen3."""
+    return dict(_windowed_by_depth(r), mlp=_qwen_moe_mlp(r))
 
 
 def _deepseek_layers(r):
@@ -104,8 +109,8 @@ def _llama4_layers(r):
 def _qwen3_next_layers(r):
     """Qwen3-Next: full_attention_interval - 1 gated-DeltaNet layers, then one full;
     MoE as Qwen3-MoE."""
-    n = r["full_attention_interval"]
-    return dict(_qwen3_moe_layers(r),
+    n = r["full_attention_interval"]  # (no sliding window: use_sliding_window is not read)
+    return dict(mlp=_qwen_moe_mlp(r),
                 attention=Axis.cycle(("linear_attention", n - 1), ("full_attention", 1),
                                      field="full_attention_interval"))
 
@@ -130,7 +135,7 @@ def _qwen2_moe_layers(r):
         attention = Axis(prefix=[("sliding_attention" if i % 2 == 0 else "full_attention", 1)
                                  for i in range(mwl)], period=[("full_attention", 1)],
                          field="max_window_layers")
-    return dict(_qwen3_moe_layers(r), attention=attention)
+    return dict(mlp=_qwen_moe_mlp(r), attention=attention)
 
 
 def _glm4_moe_layers(r):
@@ -150,23 +155,33 @@ _FAMILIES = {
                                                 max_window_layers=28)),
     "qwen3": dict(family="llama", layers=_windowed_by_depth, defaults=dict(_COMMON, use_sliding_window=False,
                                                 max_window_layers=28)),
+    # transformers 5 stores Qwen3-MoE's expert count as num_local_experts (num_experts is
+    # its alias) and writes that key back: a saved fine-tune has no num_experts
     "qwen3_moe": dict(family="llama", moe="num_experts", layers=_qwen3_moe_layers,
+                      attribute_map=dict(num_experts="num_local_experts"),
+                      own_wins=("num_experts",),
                       defaults=dict(_COMMON, use_sliding_window=False, max_window_layers=28,
                                     decoder_sparse_step=1, mlp_only_layers=[],
-                                    num_experts=128, num_experts_per_tok=8,
+                                    num_local_experts=128, num_experts_per_tok=8,
                                     moe_intermediate_size=768)),
     "mixtral": dict(family="llama", moe="num_local_experts",
+                    attribute_map=dict(num_experts="num_local_experts"),
                     defaults=dict(_COMMON, num_local_experts=8, num_experts_per_tok=2)),
     "gemma2": dict(family="llama", layers=_alternating, defaults=dict(_COMMON, tie_word_embeddings=True,
                                                  sliding_window=4096)),
     "phi": dict(family="phi", layers=_full_attention, defaults=dict(_COMMON, qk_layernorm=False)),
     "gpt_oss": dict(family="llama", moe="num_local_experts", layers=_alternating,
+                    attribute_map=dict(num_experts="num_local_experts"),
                     defaults=dict(_COMMON, attention_bias=True, sliding_window=128,
                                   num_local_experts=128, num_experts_per_tok=4)),
     "deepseek_v2": dict(family="deepseek", moe="n_routed_experts", layers=_deepseek_layers,
+                        attribute_map=dict(num_experts="n_routed_experts"),
                         defaults=dict(_COMMON, first_k_dense_replace=0, n_shared_experts=None,
                                       q_lora_rank=1536, moe_layer_freq=1)),
     "deepseek_v3": dict(family="deepseek", moe="n_routed_experts", layers=_deepseek_layers,
+                        attribute_map=dict(num_local_experts="n_routed_experts",
+                                           num_mtp_layers="num_nextn_predict_layers"),
+                        own_wins=("num_mtp_layers",),
                         defaults=dict(_COMMON, first_k_dense_replace=3, n_shared_experts=1,
                                       q_lora_rank=1536, moe_layer_freq=1)),
     # --- more families (issue 12). Defaults: each transformers 5 ``*Config`` class, so a
@@ -230,7 +245,9 @@ _FAMILIES = {
                                   pad_token_id=128004,
                                   no_rope_layer_interval=4)),
     "glm4_moe": dict(family="llama", moe="n_routed_experts", layers=_glm4_moe_layers,
-                     attribute_map=dict(num_local_experts="n_routed_experts"),
+                     attribute_map=dict(num_local_experts="n_routed_experts",
+                                        num_mtp_layers="num_nextn_predict_layers"),
+                     own_wins=("num_mtp_layers",),
                      defaults=dict(_COMMON, vocab_size=151552, hidden_size=4096,
                                    intermediate_size=10944, num_hidden_layers=46,
                                    num_attention_heads=96, num_key_value_heads=8,
@@ -378,7 +395,9 @@ def _plain_json(obj, where="config"):
                 _fail(where, f"holds more than {MAX_JSON_VALUES:,} values; a config.json has a "
                       "few hundred", show_value=False)
             if isinstance(container, dict) and not isinstance(key, str):
-                _fail(path, f"keys must be strings (got {show(key)})", show_value=False)
+                if not _is_int(key):  # transformers' to_dict() keys id2label by int;
+                    _fail(path, f"keys must be strings (got {show(key)})", show_value=False)
+                key = str(key)  # as json.dumps writes them
             sub = field_name(key) if path == where else (
                 f"{path}.{field_name(key)}" if isinstance(container, dict) else f"{path}[{key}]")
             copy, sub_items = convert(value, sub)
@@ -419,8 +438,11 @@ def _validate(raw):
     r = dict(spec["defaults"])
     r.update(raw)  # a null num_key_value_heads / head_dim means: derive it (below)
     amap = spec.get("attribute_map", {})
+    own_wins = spec.get("own_wins", ())
     for std, own in amap.items():  # GPT-2 reads n_embd for hidden_size, and so on
-        if std in raw:  # both given: the standard name wins, as in transformers
+        # both given: the one transformers sets last wins (the alias, except where the
+        # class takes the alias as a named argument: Qwen3-MoE's num_experts)
+        if std in raw and not (std in own_wins and own in raw):
             r[own] = raw[std]
         r[std] = r.get(own)
 
@@ -446,7 +468,21 @@ def _validate(raw):
             _fail(label(f), f"required for model_type {mt!r} but missing", show_value=False)
     moe_field = spec.get("moe")
     if moe_field and r.get(moe_field) == 0:
-        _fail(moe_field, "a mixture-of-experts model needs at least one expert", 0)
+        _fail(label(moe_field), "a mixture-of-experts model needs at least one expert", 0)
+    if moe_field:  # null where transformers needs a number (issue 20: no TypeError)
+        for f in (moe_field, "num_experts_per_tok"):
+            if r.get(f) is None and not (f == "num_experts_per_tok" and mt == "gpt_oss"
+                                         and _is_int(raw.get("experts_per_token"))):
+                _fail(label(f), "a mixture-of-experts model needs a whole number here, not "
+                      "null (leave it out for the default)", None)
+    for f in ("first_k_dense_replace", "decoder_sparse_step"):
+        if f in spec["defaults"] and r.get(f) is None:
+            _fail(f, f"must not be null (leave it out for the default, "
+                  f"{spec['defaults'][f]!r})", None)
+    if r.get("use_sliding_window") and "max_window_layers" in spec["defaults"] \
+            and r.get("max_window_layers") is None:
+        _fail("max_window_layers", "must be a whole number when use_sliding_window is true "
+              "(the layers from this index on slide)", None)
     for f in _POSITIVE + _POSITIVE_BY_TYPE.get(mt, ()):
         v = r.get(f)
         if v is None:
@@ -758,10 +794,17 @@ class ModelConfig:
                 raise ConfigError(
                     f"{field_name(k)}: not a field of a {mt!r} config "
                     f"(its fields include: {', '.join(sorted(known - {'model_type'})[:12])}, ...)")
-        changes = {amap.get(k, k): v for k, v in changes.items()}
-        for std, own in amap.items():  # the change lands in the type's own field
+        def key_for(k):  # a change lands in the key the file already uses for that field
+            own = amap.get(k, k)
+            std = next((a for a, o in amap.items() if o == own), None)
+            return std if std is not None and std in target and own not in target else own
+
+        changes = {key_for(k): v for k, v in changes.items()}
+        for std, own in amap.items():  # one key per field: drop the other name
             if own in changes:
                 target.pop(std, None)
+            elif std in changes:
+                target.pop(own, None)
         target.update(changes)
         n = changes.get("num_hidden_layers", changes.get(amap.get("num_hidden_layers")))
         if _is_int(n) and n > 0:  # per-layer lists repeat their pattern to the new depth

@@ -172,6 +172,43 @@ def test_weight_shapes_answers_or_names_a_field(case):
     call("weight_shapes", lambda: lc.weight_shapes(d), d, LISTING_SECONDS)
 
 
+def _null_cases():
+    """Every field of every zoo config (and of its text_config) set to null, one at a time,
+    plus the engine's own fields that a config may leave out."""
+    for name, d in sorted(ZOO.items()):
+        for field in sorted(set(d) | KNOWN):
+            yield name, (field,)
+        for field in sorted((d.get("text_config") or {})):
+            yield name, ("text_config", field)
+
+
+@pytest.mark.parametrize("name,path", list(_null_cases()),
+                         ids=lambda v: ".".join(v) if isinstance(v, tuple) else v)
+def test_a_null_field_answers_or_names_it(name, path):
+    """null is what a reader gets from a config written by a tool that leaves a value unset
+    (issue 20: a null num_experts_per_tok, or max_window_layers with use_sliding_window);
+    every function answers or says, in one line, which field cannot be null."""
+    d = json.loads(json.dumps(ZOO[name]))
+    (d if len(path) == 1 else d.setdefault("text_config", {}))[path[-1]] = None
+    for what, fn in CALLS:
+        call(what, lambda: fn(d), d, source="config" if what == "config_from_json" else None)
+
+
+def test_null_expert_fields_are_named():
+    """The two crashes of issue 20, by name."""
+    mixtral = lc.load_model("Mixtral-8x7B-v0.1").to_hf_config()
+    msg = one_line_error(lc.from_hf_config, {**mixtral, "num_experts_per_tok": None})
+    assert msg.startswith("num_experts_per_tok:")
+    msg = one_line_error(lc.from_hf_config, {**mixtral, "num_local_experts": None})
+    assert msg.startswith("num_local_experts:")
+    nxt = lc.load_model("Qwen3-Next-80B-A3B").to_hf_config()
+    # transformers' Qwen3-Next has no sliding window: the flag and a null max_window_layers
+    # change nothing
+    odd = lc.from_hf_config({**nxt, "use_sliding_window": True, "max_window_layers": None})
+    assert lc.param_count(odd).total == lc.param_count(nxt).total
+    assert lc.kv_cache_bytes(odd, 65536) == lc.kv_cache_bytes(nxt, 65536)
+
+
 # --- the cases a curious reader found (issue 16) --------------------------------------
 
 L8 = lc.load_model("Meta-Llama-3-8B")
