@@ -127,9 +127,16 @@ def test_shape_table_claims_flags_the_known_errors():
     assert set(bad["model (as named)"]) == {"Qwen3 8B", "Gemma-2 2B"}
     gemma = t[(t["model (as named)"] == "Gemma-2 2B") & (t["tensor (as named)"] == "q/o")].iloc[0]
     # 8 heads × head_dim 256 = 2,048 out of hidden 2,304
-    assert "q_proj (2,048, 2,304)" in gemma["stored (out, in)"]
+    assert "q_proj (2048, 2304)" in gemma["stored (as in the checkpoint)"]
     phi = t[(t["model (as named)"] == "Phi-2 (2.7B)") & (t["tensor (as named)"] == "gate/up")].iloc[0]
-    assert "fc1" in phi["stored (out, in)"] and "GELU" in phi["check"]
+    assert "fc1" in phi["stored (as in the checkpoint)"] and "GELU" in phi["check"]
+    # gpt-oss fuses gate and up: the real tensor is 2,880 x 5,760 per expert (the table's
+    # 2,880 x 2,880 is right for each projection)
+    oss = t[(t["model (as named)"] == "GPT-OSS 20B (MoE)")
+            & (t["tensor (as named)"] == "expert gate/up")].iloc[0]
+    assert oss["real (in × out)"] == "gate_up_proj 2,880 × 5,760"
+    assert "(32, 2880, 5760)" in oss["stored (as in the checkpoint)"]
+    assert oss["check"].startswith("✓")
     assert lc.load_model("Qwen3-8B").intermediate_size == 12288
     assert lc.load_model("Qwen3-8B").num_hidden_layers == 36
 

@@ -97,19 +97,19 @@ design(
 concept(
     "whatif-3", NB,
     "At 8,192 tokens the lab shows more FLOPs per token for decode than for prefill. Why?",
-    {"a": "Decoding recomputes the keys and values of the whole prompt for every new token.",
-     "b": "The new token attends to all 8,192 cached tokens, while a prefill token attends, "
-          "on average over the prompt, to about half of them (token i sees i tokens).",
-     "c": "Decoding multiplies every weight twice, once for the key and once for the value.",
-     "d": "Prefill skips the lm_head for all but the last token."},
-    "b",
+    {"a": "Decoding recomputes the keys and values of the whole prompt for every new token it makes.",
+     "b": "Decoding multiplies every weight matrix twice, once for the key path, once for the value path.",
+     "c": "A decoded token attends to all 8,192 cached keys; a prompt token, on average, to half as many.",
+     "d": "Prefill computes the lm_head at a lower precision than decode, so its FLOPs count for less."},
+    "c",
     {"a": "No: that is what the KV cache avoids; decode reads the cached K and V and computes "
           "them only for the new token.",
-     "b": "Yes.",
-     "c": "No: the weight (matmul) term is the same 2 x active parameters in both modes; only "
+     "b": "No: the weight (matmul) term is the same 2 x active parameters in both modes; only "
           "the attention term differs.",
-     "d": "No: the engine counts the lm_head for every token in both modes; the difference is "
-          "in the attention term alone."},
+     "c": "Yes.",
+     "d": "No: precision changes how fast a FLOP runs, not how many there are. (A serving engine "
+          "does skip the lm_head for every prompt token but the last; the lab charges it for every "
+          "token in both modes, as training does, so that is not the difference here either.)"},
     why="The weight term is identical; the attention term grows with the keys a token attends "
         "to: n at position n (decode) against the mean of 1..n, (n+1)/2, over a causal "
         "prompt. FLOPs do not set decode speed, though: each step reads all the weights and "

@@ -14,9 +14,10 @@ ORIGINAL_COLOR, EDITED_COLOR = CONCEPT_COLORS["original"], CONCEPT_COLORS["edite
 _PANELS = (
     ("parameters", "parameters (billions)", 1e9,
      [("total", "total_params"), ("active\nper token", "active_params")]),
-    ("memory", "memory (GiB)", GiB,
-     [("weights\nbf16", "weights_bf16"), ("weights\nfp8", "weights_fp8"),
-      ("int4, as\nGPTQ stores", "weights_int4_g128"), ("KV cache\nbf16", "kv_cache_bytes")]),
+    ("weights", "weights (GiB)", GiB,
+     [("bf16", "weights_bf16"), ("fp8", "weights_fp8"), ("int4, as\nAWQ stores", "weights_int4_g128")]),
+    # the cache on its own axis: beside hundreds of GiB of weights its bars would vanish
+    ("KV cache", "KV cache, bf16 (GiB)", GiB, [("", "kv_cache_bytes")]),
     ("compute", "GFLOPs per token", 1e9,
      [("prefill", "flops_prefill"), ("decode", "flops_decode")]),
 )
@@ -70,9 +71,8 @@ def draw_whatif_bars(fig, original, edited, seq_len, batch, title=None,
                 t.set_position((r.get_x() + r.get_width() / 2, v + top * 0.015))
                 t.set_text(_fmt(v))
     ctx = _ctx(seq_len)
-    art["panels"][1]["ax"].set_title(f"memory (KV cache: {ctx} tokens × batch {batch})",
-                                     fontsize=TEXT_SIZES["axis"], y=1.0, pad=8)
-    art["panels"][2]["ax"].set_title(f"compute at {ctx} tokens", fontsize=TEXT_SIZES["axis"], y=1.0, pad=8)
+    art["panels"][2]["ax"].set_xticks([0], [f"{ctx} × {batch}"])
+    art["panels"][3]["ax"].set_title(f"compute at {ctx} tokens", fontsize=TEXT_SIZES["axis"], y=1.0, pad=8)
     if art["labels"] != tuple(labels):  # a new model: a new legend
         art["legend"].remove()
         art["legend"] = fig.legend(handles=art["handles"], labels=list(labels),
@@ -87,8 +87,8 @@ def _build(fig):
     """Axes, bars and value labels (heights are set by draw_whatif_bars)."""
     from matplotlib.ticker import MaxNLocator
     fig.clear()
-    axes = fig.subplots(1, 3, gridspec_kw={"width_ratios": [2.3, 4, 2.3]})
-    fig.subplots_adjust(left=0.075, right=0.99, top=0.76, bottom=0.14, wspace=0.32)
+    axes = fig.subplots(1, 4, gridspec_kw={"width_ratios": [2.3, 3.3, 1.3, 2.3]})
+    fig.subplots_adjust(left=0.07, right=0.99, top=0.76, bottom=0.14, wspace=0.42)
     w, gap = 0.4, 0.46  # bar width; centre to centre: two value labels fit side by side
     panels = []
     for ax, (name, ylabel, _, bars) in zip(axes, _PANELS):
@@ -103,7 +103,7 @@ def _build(fig):
         ax.set_ylabel(ylabel)
         ax.yaxis.set_major_locator(MaxNLocator(nbins=5))  # few tick labels: a fast redraw
         # fixed label places: matplotlib then skips measuring every tick label per redraw
-        ax.yaxis.set_label_coords(-0.24 if len(bars) < 3 else -0.12, 0.5)
+        ax.yaxis.set_label_coords({1: -0.5, 2: -0.26}.get(len(bars), -0.17), 0.5)
         ax.xaxis.set_label_coords(0.5, -0.1)
         ax.tick_params(axis="x", length=0)
         ax.grid(axis="x", visible=False)

@@ -72,7 +72,9 @@ SHAPE_TABLE = [
     ("GPT-OSS 20B (MoE)", "gpt-oss-20b", "k/v", (2880, 512), (_K, _V), ""),
     ("GPT-OSS 20B (MoE)", "gpt-oss-20b", "expert gate/up", (2880, 2880),
      ("mlp.experts.gate_up_proj",),
-     "per expert, but stored fused for all 32 experts as (experts, in, 2 × out), with a bias"),
+     "right for gate and for up, each 2,880 × 2,880; the checkpoint fuses them: one "
+     "gate_up_proj of 2,880 × 5,760 per expert, stored for all 32 experts as "
+     "(experts, in, 2 × out), with a bias"),
     ("GPT-OSS 20B (MoE)", "gpt-oss-20b", "expert down", (2880, 2880), ("mlp.experts.down_proj",),
      "stored for all 32 experts at once as (experts, in, out), with a bias"),
     ("Mixtral 8x7B (MoE)", "Mixtral-8x7B-v0.1", "expert gate/up", (4096, 14336),
@@ -88,20 +90,26 @@ SHAPE_TABLE = [
 ]
 
 
-def _in_out(stored, name):
+def _in_out(stored):
     """A stored shape as ``(in, out)``: a Linear is (out, in); gpt-oss's fused experts
-    are (experts, in, out) with gate and up side by side in ``out``."""
+    are (experts, in, out), one expert's (in, out) per slice."""
     if len(stored) == 3:
-        return stored[1], stored[2] // (2 if "gate_up" in name else 1)
+        return stored[1], stored[2]
     return stored[1], stored[0]
+
+
+def _per_projection(in_out, name):
+    """gpt-oss's gate_up_proj holds gate and up side by side: each is half its width."""
+    return (in_out[0], in_out[1] // 2) if "gate_up" in name else in_out
 
 
 def shape_table_claims():
     """A widely shared table of weight shapes (nine models), each row next to the real
     tensors from the engine.
 
-    The table writes ``in × out``; checkpoints store a Linear weight as ``(out, in)``
-    (gpt-oss's fused experts as ``(experts, in, out)``). ``✓`` means the table's
+    The table writes ``in × out``; checkpoints store an ``nn.Linear`` weight as
+    ``(out, in)``, gpt-oss's fused experts as ``(experts, in, out)`` (and GPT-2's Conv1D
+    as ``(in, out)``). ``✓`` means the table's
     ``in × out`` is right for every tensor it stands for (a ``q/o`` row: for q_proj
     and for o_proj); the note says what else is off. Also: the table gives Qwen3 8B
     32 layers; its config says 36.
@@ -113,14 +121,14 @@ def shape_table_claims():
         if zoo not in shapes:
             shapes[zoo] = weight_shapes(load_model(zoo)).query("layer == 0").set_index("name")
         stored = [shapes[zoo].loc[f"model.layers.0.{t}", "shape"] for t in tensors]
-        real = [_in_out(s, t) for s, t in zip(stored, tensors)]
-        ok = all(r == tuple(claimed) for r in real)
+        real = [_in_out(s) for s in stored]
+        ok = all(_per_projection(r, t) == tuple(claimed) for r, t in zip(real, tensors))
         short = [t.split(".")[-2] if t.endswith(".weight") else t.split(".")[-1] for t in tensors]
         rows.append((claimed_model, label, f"{claimed[0]:,} × {claimed[1]:,}",
-                     "; ".join(f"{n} ({', '.join(f'{d:,}' for d in s)})"
-                               for n, s in zip(short, stored)),
+                     "; ".join(f"{n} {tuple(s)}" for n, s in zip(short, stored)),
                      "; ".join(f"{n} {i:,} × {o:,}" for n, (i, o) in zip(short, real)),
                      ("✓" if ok else "✗") + (f" {note}" if note else "")))
     return wide(pd.DataFrame(rows, columns=["model (as named)", "tensor (as named)",
                                             "table says (in × out)",
-                                            "stored (out, in)", "real (in × out)", "check"]))
+                                            "stored (as in the checkpoint)", "real (in × out)",
+                                            "check"]))

@@ -191,7 +191,7 @@ def whatif_rows(original, edited, seq_len=8192, batch=1, original_summary=None):
     labels.update({
         "weights_bf16": "weights, bf16", "weights_fp8": "weights, fp8",
         "weights_int4": "weights, int4 idealised (½ byte per parameter)",
-        "weights_int4_g128": "weights, int4 as GPTQ/AWQ store them",
+        "weights_int4_g128": "weights, int4 as AWQ stores them (GPTQ adds an index per input)",
         "kv_cache_bytes": f"KV cache, bf16, {_ctx(seq_len)} tokens × batch {batch}",
         "flops_prefill": f"FLOPs per token, prefill of {_ctx(seq_len)}",
         "flops_decode": f"FLOPs per token, decoding at {_ctx(seq_len)}",
