@@ -28,7 +28,7 @@ def _half_of_everything():
 predict(
     "whatif-1", NB,
     "Qwen3-8B has num_hidden_layers = 36. What if it had 18? Predict how many parameters "
-    "fewer it has (original total minus edited total), then check with the lab.",
+    "fewer it has (original total minus edited total; within 1%), then check with the lab.",
     expected=_halved_depth_saving,
     rel_tol=0.01,
     unit="parameters",
@@ -99,7 +99,7 @@ concept(
     "At 8,192 tokens the lab shows more FLOPs per token for decode than for prefill. Why?",
     {"a": "Decoding recomputes the keys and values of the whole prompt for every new token it makes.",
      "b": "Decoding multiplies every weight matrix twice, once for the key path, once for the value path.",
-     "c": "A decoded token attends to all 8,192 cached keys; a prompt token, on average, to half as many.",
+     "c": "A decoded token attends to all 8,192 cached keys; a prompt token, on average, to half.",
      "d": "Prefill computes the lm_head at a lower precision than decode, so its FLOPs count for less."},
     "c",
     {"a": "No: that is what the KV cache avoids; decode reads the cached K and V and computes "
