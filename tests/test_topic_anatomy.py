@@ -193,7 +193,18 @@ def test_exercise_answers_by_hand():
     assert ex["anatomy-2"].reference(qwen2) == 7_615_616_512 == \
         28 * (2 * 3584 * 128 * 32 + 3 * 3584 * 18944 + 2 * 3584 + 36 * 128) + 2 * 152064 * 3584 + 3584
     assert {e.kind for e in lc.exercises.list_exercises("00_start_here_anatomy")} == \
-        {"predict", "derive", "concept"}
+        {"predict", "derive", "design", "concept"}
+    # anatomy-5 by hand: untying adds 128,256 x 3,072; one layer is 100,669,440
+    layer = 2 * 3072 * 128 * (24 + 8) + 3 * 3072 * 8192 + 2 * 3072
+    assert layer == 100_669_440
+    untied_24 = 3_212_749_824 + 128_256 * 3072 - 4 * layer
+    assert abs(untied_24 / 3_212_749_824 - 1) < 0.01
+    assert ex["anatomy-5"].validate({"tie_word_embeddings": False, "num_hidden_layers": 24})[0]
+    assert "12.3%" in check_text("anatomy-5", {"tie_word_embeddings": False})
+
+
+def check_text(id, answer):
+    return str(lc.exercises.check(id, answer))
 
 
 def test_common_slips_get_their_own_feedback():

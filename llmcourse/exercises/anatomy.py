@@ -3,7 +3,7 @@ by the engine when it is checked, never stored as a number."""
 
 from ..counts import param_count, weight_bytes, weight_shapes
 from ..zoo import load_model
-from .base import concept, derive, predict
+from .base import concept, derive, design, predict
 
 __all__ = []
 
@@ -68,7 +68,7 @@ def _no_qk_norm(cfg):
 
 
 def _bias_as_hidden(cfg):
-    """Qwen2's three biases taken as hidden_size wide each (k and v are n_kv · h_d)."""
+    """Qwen2's three biases taken as hidden_size wide each (k and v are n_kv · d_h)."""
     extra = 0
     if cfg.model_type == "qwen2":
         hd, nkv = cfg.head_dim, cfg.num_key_value_heads
@@ -103,8 +103,8 @@ derive(
     reference=lambda cfg: param_count(cfg).total,
     cases=("Qwen3-0.6B", "Llama-3.2-1B", "Meta-Llama-3-70B", "Qwen3-14B",
            "Mistral-Nemo-Base-2407", "Qwen2-7B", _untied_qwen, _dense_what_if, _qwen2_what_if),
-    why="One layer is 2·d·h_d·(n_h + n_kv) + 3·d·I + 2·d (+ 2·h_d for Qwen3's q_norm and "
-        "k_norm; + (n_h + 2·n_kv)·h_d for Qwen2's biases, one per output unit of q, k and v); "
+    why="One layer is 2·d·d_h·(n_h + n_kv) + 3·d·d_ff + 2·d (+ 2·d_h for Qwen3's q_norm and "
+        "k_norm; + (n_h + 2·n_kv)·d_h for Qwen2's biases, one per output unit of q, k and v); "
         "the model adds the embedding V·d, the final norm d, and V·d again only when lm_head "
         "is not tied. The formula reads head_dim from the config, so Qwen3's "
         "heads × head_dim ≠ hidden_size is no special case.",
@@ -171,4 +171,49 @@ concept(
     },
     why="Tying (Press & Wolf, 2017) shares one V × d matrix between the input lookup and "
         "the output projection: fewer parameters to store and train, the same FLOPs.",
+)
+
+
+# --- anatomy-5: design an untied Llama-3.2-3B at the same size --------------------------
+
+_TIED_3B = "Llama-3.2-3B"
+
+
+def _untied_same_size_ok(answer):
+    if not isinstance(answer, dict) or not answer:
+        return False, ("answer with the fields you change, as a dict, e.g. "
+                       "{\"tie_word_embeddings\": False, ...}")
+    kept = [f for f in ("vocab_size", "hidden_size") if f in answer]
+    if kept:
+        return False, (f"keep {' and '.join(kept)} as they are: the brief changes the "
+                       "model's depth or MLP, not its vocabulary or width")
+    base = load_model(_TIED_3B)
+    cfg = base.replace(**answer)  # an impossible config: the engine's one-line message
+    if cfg.tie_word_embeddings:
+        return False, "the model is still tied: set tie_word_embeddings to False"
+    n0, n = param_count(base).total, param_count(cfg).total
+    drift = n / n0 - 1
+    if abs(drift) > 0.01:
+        return False, (f"untied, it holds {abs(n - n0):,} parameters "
+                       f"{'more' if n > n0 else 'fewer'} than the original ({abs(drift):.1%}); "
+                       "the brief allows 1%")
+    return True, (f"untied at {n:,} parameters, {drift:+.2%} from the original: the second "
+                  f"{base.vocab_size:,} × {base.hidden_size:,} matrix (394,002,432) paid for "
+                  "elsewhere.")
+
+
+design(
+    "anatomy-5", NB,
+    "Llama-3.2-3B ties its lm_head. Design an untied variant (tie_word_embeddings false) whose "
+    "total stays within 1% of the original's 3,212,749,824 parameters, keeping vocab_size and "
+    "hidden_size. Give the fields you change, as a dict.",
+    validate=_untied_same_size_ok,
+    why="Untying adds a second V × d matrix, 128,256 × 3,072 = 394,002,432 parameters (12.3%). "
+        "One layer is 2·d·d_h·(n_h + n_kv) + 3·d·d_ff + 2·d = 100,669,440, so four layers fewer "
+        "(24) pay for it; a narrower MLP would too.",
+    solution={"tie_word_embeddings": False, "num_hidden_layers": 24},
+    hint="How many parameters does untying add, and how many does one layer hold?",
+    wrong=({"tie_word_embeddings": False}, {"num_hidden_layers": 24},
+           {"tie_word_embeddings": False, "vocab_size": 64_000},
+           {"tie_word_embeddings": False, "num_hidden_layers": 20}, 24),
 )

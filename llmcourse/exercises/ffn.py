@@ -86,7 +86,7 @@ predict(
     "token is the FFN? Use the FLOP formula from this lesson. (within 1% of the value, "
     "e.g. 12.3)",
     expected=lambda: _flop_share(131072, "prefill"),
-    why="The FFN's 2 · 3 · d · I · L FLOPs per token stay fixed, while the attention scores "
+    why="The FFN's 2 · 3 · d · d_ff · L FLOPs per token stay fixed, while the attention scores "
         "grow with the keys attended: at 131,072 tokens they outweigh the FFN; its share "
         "falls to about 22.8%.",
     hint="the FFN, the projections and the lm_head cost 2 FLOPs per weight; the scores cost "
@@ -126,8 +126,8 @@ concept(
         "d": "8/3 is the width that makes the costs equal (3 · 8/3 = 2 · 4), not a ratio "
              "of weights.",
     },
-    why="Weights of one MLP: 3 · d · I gated, 2 · d · I plain. Shazeer (2020) compared GLU "
-        "variants at equal cost by cutting I to 2/3 of 4d; a model that keeps 4d pays 1.5×.",
+    why="Weights of one MLP: 3 · d · d_ff gated, 2 · d · d_ff plain. Shazeer (2020) compared GLU "
+        "variants at equal cost by cutting d_ff to 2/3 of 4d; a model that keeps 4d pays 1.5×.",
 )
 
 # --- ffn-5: design a width that splits into whole tiles over 8 GPUs -------------------

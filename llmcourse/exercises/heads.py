@@ -80,8 +80,8 @@ derive(
     reference=_attention_per_layer,
     cases=("gemma-2-2b", "Qwen3-32B", "Meta-Llama-3-70B", "Qwen3-30B-A3B",
            "Mistral-Nemo-Base-2407", _wide_heads_what_if, "Llama-3.2-3B"),
-    why="q: (n_h·h_d, d); k and v: (n_kv·h_d, d) each; o: (d, n_h·h_d). Together "
-        "2·d·h_d·(n_h + n_kv). With head_dim read from the config it holds for gemma-2 "
+    why="q: (n_h·d_h, d); k and v: (n_kv·d_h, d) each; o: (d, n_h·d_h). Together "
+        "2·d·d_h·(n_h + n_kv). With head_dim read from the config it holds for gemma-2 "
         "(8 × 256 = 2,048 ≠ 2,304) and Qwen3-32B (64 × 128 = 8,192 ≠ 5,120) alike.",
     solution=_qkvo,
     hint="Each projection's width is a head count times head_dim; only o_proj maps back "
@@ -121,9 +121,9 @@ def _validate_design(answer):
 
 
 _DESIGN_WHY = (
-    "2·d·h_d·(n_h + n_kv) = 50,331,648 with d = 4,096 means h_d·(n_h + 8) = 6,144: "
+    "2·d·d_h·(n_h + n_kv) = 50,331,648 with d = 4,096 means d_h·(n_h + 8) = 6,144: "
     "head_dim 128 with 40 heads, 96 with 56, or 64 with 88. Every one is a valid design; "
-    "the budget fixes h_d·(n_h + n_kv), not the head count.")
+    "the budget fixes d_h·(n_h + n_kv), not the head count.")
 
 design(
     "heads-3", NB,

@@ -129,7 +129,7 @@ derive(
     reference=lambda cfg: max_context(cfg, "H100 SXM 80GB", weights="bf16").tokens,
     cases=("Llama-3.1-8B", "Qwen3-14B", "Mistral-Nemo-Base-2407", "Qwen2-7B", "gpt-oss-20b",
            "gemma-2-2b", lambda: load_model("Llama-3.1-8B").replace(num_key_value_heads=2)),
-    why="usable = 0.9 x 80e9 B. A full-attention layer adds 2 x n_kv x h_d x 2 B per token; a "
+    why="usable = 0.9 x 80e9 B. A full-attention layer adds 2 x n_kv x d_h x 2 B per token; a "
         "sliding layer stops at sliding_window tokens, so past the window only the full layers "
         "grow: tokens = (usable - weights - n_sliding x window x per_layer) // (n_full x "
         "per_layer). gpt-oss-20b's 12 sliding layers of 128 tokens cost almost nothing, so its "
