@@ -48,7 +48,7 @@ from .zoo import as_config
 __all__ = ["VLLM_VERSION", "BLOCK_SIZE", "NON_TORCH_BYTES", "NON_TORCH_BYTES_TP",
            "CUDA_GRAPH_BYTES", "SAMPLER_BYTES_PER_LOGIT", "VllmPlan", "vllm_plan",
            "vllm_defaults", "check_parallelism", "kv_heads_per_rank", "weights_per_gpu",
-           "kv_bytes_per_token_per_gpu", "activation_peak_bytes", "allreduce_seconds"]
+           "kv_bytes_per_token_per_gpu", "rope_cache_bytes", "activation_peak_bytes", "allreduce_seconds"]
 
 GiB = 2 ** 30
 VLLM_VERSION = "vLLM V1 engine, 0.10/0.11 (gpu_worker.determine_available_memory)"
@@ -146,14 +146,32 @@ def weights_per_gpu(cfg, tensor_parallel_size=1, pipeline_parallel_size=1,
     """Bytes of weights one GPU loads: the stored weights split over tensor-parallel
     ranks (matrices and the vocab-parallel embedding and lm_head split; the RMSNorm
     weights, ``num_hidden_layers * 2 + 1`` vectors of ``hidden_size``, replicated),
-    and the fullest pipeline stage's share of the layers."""
+    and the fullest pipeline stage's share of the layers; plus the rotary embedding's
+    cos/sin cache vLLM keeps beside them (``max_position_embeddings x rotary dim`` in the
+    model's 16-bit dtype, on every rank): vLLM's "Model loading took 14.9888 GiB" for
+    Llama-3.1-8B is 8,030,261,248 x 2 bytes + 131,072 x 128 x 2 bytes, exactly."""
     cfg = as_config(cfg)
     check_parallelism(cfg, tensor_parallel_size, pipeline_parallel_size)
     total = stored_weights(cfg, weights).total
     norms = (2 * cfg.num_hidden_layers + 1) * cfg.hidden_size * 2
     split = (total - norms) // tensor_parallel_size + norms
     stage = _stage_layers(cfg, pipeline_parallel_size)
-    return split * stage // cfg.num_hidden_layers
+    return split * stage // cfg.num_hidden_layers + rope_cache_bytes(cfg)
+
+
+def rope_cache_bytes(cfg):
+    """vLLM's rotary cos/sin cache: ``max_position_embeddings x rotary_dim x 2`` bytes
+    (``rotary_dim`` = ``qk_rope_head_dim`` for MLA, else ``head_dim`` x
+    ``partial_rotary_factor``); 0 without rotary positions (learned ``wpe``)."""
+    cfg = as_config(cfg)
+    mpe = cfg.get("max_position_embeddings") or 0
+    if cfg.get("model_type") in ("gpt2",):
+        return 0
+    if cfg.uses_mla:
+        rot = cfg.qk_rope_head_dim
+    else:
+        rot = int(cfg.head_dim * (cfg.get("partial_rotary_factor") or 1))
+    return mpe * rot * 2
 
 
 def activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs,
