@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 LAB    ?= notebooks/06_whatif_lab.ipynb
+# the student's working copy that `make course` opens (outputs cleared; never overwritten)
+STUDENT ?= student
 # JupyterLab refuses to run as root without --allow-root (containers, cloud VMs, classroom images)
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # extra JupyterLab options, e.g. make course COURSE_ARGS="--port=8899 --no-browser"
@@ -24,10 +26,13 @@ setup: $(VENV)/.course
 setup-test: $(VENV)/.test browser
 
 ## Open the course in JupyterLab (as root too); on a headless server, open the URL it prints.
+## It opens your working copy in $(STUDENT)/: the notebooks with outputs cleared, made once and
+## never overwritten (notebooks/ keeps the executed copies, for reading and for the tests).
 course: setup
+	@$(PY) -m llmcourse.student_copy notebooks $(STUDENT)
 	@echo "Starting JupyterLab. If no browser opens (a headless server), open the"
 	@echo "http://127.0.0.1:...?token=... URL printed below in your browser. Stop with Ctrl+C."
-	$(VENV)/bin/jupyter lab notebooks/ $(ALLOW_ROOT) $(COURSE_ARGS)
+	$(VENV)/bin/jupyter lab $(STUDENT)/ $(ALLOW_ROOT) $(COURSE_ARGS)
 
 ## The whole test suite: engine, exactness against transformers, notebooks (nbval), browser.
 test: setup-test

@@ -788,7 +788,8 @@ class ModelConfig:
         if "model_type" in changes and not outer:
             new_mt = changes["model_type"]
             if isinstance(new_mt, str) and new_mt in _FAMILIES:
-                known |= set(_FAMILIES[new_mt]["defaults"]) | set(_REQUIRED_BY_TYPE.get(new_mt, ()))
+                known |= (set(_FAMILIES[new_mt]["defaults"]) | set(_REQUIRED_BY_TYPE.get(new_mt, ()))
+                          | set(_FAMILIES[new_mt].get("attribute_map", {})))
         for k in changes:
             if k not in known or (outer and k == "model_type"):
                 raise ConfigError(

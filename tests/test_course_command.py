@@ -3,12 +3,16 @@ whatever user runs it (CI runs as root, where JupyterLab refuses to start unless
 told --allow-root).
 
 The test runs the Makefile's own `course` target, adding only a port and
---no-browser through COURSE_ARGS (as on a headless server), reads the URL the server
-prints for the reader to open, and requires the server to answer at it.
+--no-browser through COURSE_ARGS (as on a headless server) and a temporary place for
+the student's working copy, reads the URL the server prints for the reader to open,
+and requires the server to answer at it with the working copy: every notebook, no
+stored output (an exercise's answer must not be readable before its check).
+Then the copy as a student's work: made once, never overwritten, new lessons added.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -34,7 +38,7 @@ def test_make_course_serves_the_notebooks_as_the_current_user(tmp_path):
     log = tmp_path / "course.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            ["make", "-s", "course",
+            ["make", "-s", "course", f"STUDENT={tmp_path / 'student'}",
              f"COURSE_ARGS=--no-browser --port={port} --ServerApp.port_retries=0 "
              "--ServerApp.ip=127.0.0.1"],
             cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
@@ -57,7 +61,13 @@ def test_make_course_serves_the_notebooks_as_the_current_user(tmp_path):
             assert proc.poll() is None, f"`make course` exited ({proc.returncode}):\n{text[-2000:]}"
             assert printed.search(text), f"no URL with its token printed:\n{text[-2000:]}"
             assert status == 200, f"no answer on port {port} within 90 s:\n{text[-2000:]}"
-            assert "00_start_here_anatomy.ipynb" in contents  # it serves the course
+            served = {item["name"] for item in json.loads(contents)["content"]}
+            lessons = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
+            assert lessons <= served  # it serves the course: the working copy
+            for name in lessons:
+                nb = json.loads((tmp_path / "student" / name).read_text(encoding="utf-8"))
+                code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+                assert code and not any(c["outputs"] or c["execution_count"] for c in code)
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -66,3 +76,23 @@ def test_make_course_serves_the_notebooks_as_the_current_user(tmp_path):
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+
+
+def test_the_working_copy_is_made_once_and_never_overwritten(tmp_path):
+    from llmcourse.student_copy import make_student_copy
+    src, dst = ROOT / "notebooks", tmp_path / "student"
+    lessons = sorted(p.name for p in src.glob("*.ipynb"))
+    created, kept = make_student_copy(src, dst)
+    assert created == lessons and kept == []
+    first = dst / lessons[0]
+    original = json.loads((src / lessons[0]).read_text(encoding="utf-8"))
+    copy = json.loads(first.read_text(encoding="utf-8"))
+    assert [c["source"] for c in copy["cells"]] == [c["source"] for c in original["cells"]]
+    assert any(c.get("outputs") for c in original["cells"])  # the repository keeps outputs
+    # the student's work survives the next `make course`
+    copy["cells"][0]["source"] = "my notes"
+    first.write_text(json.dumps(copy), encoding="utf-8")
+    (dst / lessons[1]).unlink()  # a deleted lesson comes back fresh
+    created, kept = make_student_copy(src, dst)
+    assert created == [lessons[1]] and len(kept) == len(lessons) - 1
+    assert json.loads(first.read_text(encoding="utf-8"))["cells"][0]["source"] == "my notes"

@@ -36,7 +36,7 @@ def test_worked_solution_passes(ex_id):
     ex = EXS[ex_id]
     verdict = lc.exercises.check(ex_id, _solution(ex))
     assert verdict, verdict
-    assert verdict.startswith(f"[{ex_id}] Right.")
+    assert verdict.startswith(f"[{ex_id}] Right") and "Right. Right" not in verdict
 
 
 @pytest.mark.parametrize("ex_id", sorted(EXS))
@@ -121,8 +121,11 @@ def test_predict_feedback_is_proportionate(toy):
     toy(base.predict, "toy-p", "bytes?", lambda: 1000, "because", unit="bytes",
         mistakes=((lambda: 2000, "you counted the tied lm_head twice"),))
     assert lc.exercises.check("toy-p", 1000)
-    assert "17.0% high" in lc.exercises.check("toy-p", 1170)
-    assert "5.0% low" in lc.exercises.check("toy-p", 950)
+    # whole numbers: the difference itself, beside the percentage
+    assert "170 bytes high (17%)" in lc.exercises.check("toy-p", 1170)
+    assert "50 bytes low (5%)" in lc.exercises.check("toy-p", 950)
+    assert "11.7% high" in lc.exercises.check("toy-p", 1117.5)
+    assert lc.exercises.check("toy-p", 1000.0)  # a whole-number float is that number
     assert "3× too small" in lc.exercises.check("toy-p", 333.3333)
     assert "43,000× too large" in lc.exercises.check("toy-p", 43_000_000)
     assert "tied lm_head twice" in lc.exercises.check("toy-p", 2000)
@@ -130,14 +133,28 @@ def test_predict_feedback_is_proportionate(toy):
     assert "give a number" in lc.exercises.check("toy-p", [1000])
     assert lc.exercises.check("toy-p", Fraction(1000))
     assert not lc.exercises.check("toy-p", float("nan"))
-    # exact means exact: 0.01% off is not right, and says the course is exact
-    assert "exact" in lc.exercises.check("toy-p", 1000.1)
+    # exact means exact: 0.01% off is not right, and says the check wants the exact value
+    assert "exact value" in lc.exercises.check("toy-p", 1000.1)
+    assert "less than 0.001% high" in lc.exercises.check("toy-p", 1000.000001)
+    assert "e-0" not in lc.exercises.check("toy-p", 1000.000001)
+    # wording: "X is of the wrong sign", "X is zero, and it is not"
+    assert "-1,000 bytes is of the wrong sign" in lc.exercises.check("toy-p", -1000)
+    assert "0 bytes is zero, and it is not" in lc.exercises.check("toy-p", 0)
+
+
+def test_an_answer_in_billions_or_gib_is_named(toy):
+    toy(base.predict, "toy-big", "parameters?", lambda: 8_030_261_248, "because")
+    v = lc.exercises.check("toy-big", 8.03)
+    assert not v and "billions" in v and "8,030,261,248" not in v
+    toy(base.predict, "toy-gib", "bytes?", lambda: 16_060_522_496, "because", unit="bytes")
+    assert "GiB" in lc.exercises.check("toy-gib", 14.96)
+    assert "billions (or GB)" in lc.exercises.check("toy-gib", 16.06)
 
 
 def test_predict_with_tolerance_and_booleans(toy):
     toy(base.predict, "toy-t", "percent?", lambda: 41.6, "because", rel_tol=0.01)
     assert lc.exercises.check("toy-t", 41.9)
-    assert not lc.exercises.check("toy-t", 42.2)
+    assert "the check accepts within 1%" in lc.exercises.check("toy-t", 42.2)
     toy(base.predict, "toy-b", "does it grow?", lambda: False, "because")
     assert lc.exercises.check("toy-b", False)
     assert not lc.exercises.check("toy-b", True)
@@ -145,10 +162,18 @@ def test_predict_with_tolerance_and_booleans(toy):
 
 
 def test_derive_runs_the_readers_function_on_every_case(toy):
-    ref = lambda cfg: lc.param_count(cfg).total  # noqa: E731
+    ref = lambda cfg: lc.param_count(cfg).embedding  # noqa: E731
+    mine = lambda cfg: cfg.vocab_size * cfg.hidden_size  # noqa: E731
     toy(base.derive, "toy-d", "params?", ref, ["Qwen3-0.6B", "Mixtral-8x7B-v0.1"], "because",
-        solution=ref)
-    assert lc.exercises.check("toy-d", ref)
+        solution=mine)
+    assert lc.exercises.check("toy-d", mine)
+    # the engine's own answer is not a derivation: its counting functions refuse
+    for engine in (ref, lambda cfg: lc.counts.param_count(cfg).embedding,
+                   lambda cfg: lc.weight_shapes(cfg)["numel"].iloc[0]):
+        v = lc.exercises.check("toy-d", engine)
+        assert not v and "compute it from the config's fields" in v, v
+    assert lc.param_count("Qwen3-0.6B").embedding == 155_582_464  # and they come back
+    ref = mine
     v = lc.exercises.check("toy-d", lambda cfg: ref(cfg) if cfg.model_type == "qwen3" else 0)
     assert not v and "Mixtral-8x7B-v0.1" in v
     v = lc.exercises.check("toy-d", lambda cfg: cfg.no_such_field)
@@ -170,6 +195,7 @@ def test_design_and_concept(toy):
     toy(base.concept, "toy-c", "which?", {"a": "x", "b": "y"}, "B",
         {"a": "x is the MLP", "b": "y is right"}, "because")
     assert lc.exercises.check("toy-c", "b") and lc.exercises.check("toy-c", " B ")
+    assert lc.exercises.check("toy-c", "(b)") and lc.exercises.check("toy-c", "b)")
     assert "x is the MLP" in lc.exercises.check("toy-c", "a")
     assert "one letter" in lc.exercises.check("toy-c", 2)
     with pytest.raises(ValueError, match="feedback"):
@@ -181,3 +207,25 @@ def test_lecture_mode_prints_nothing_for_an_unanswered_exercise(toy, monkeypatch
     monkeypatch.setenv("VOILA_KERNEL_ID", "k")
     assert str(lc.exercises.check("toy-v", None)) == ""
     assert lc.exercises.check("toy-v", 1)
+
+
+# --- the registry as a student meets it (issue 22) -------------------------------------
+
+def test_concept_answers_are_not_given_away_by_their_length_or_letter():
+    """A student who always picks the longest option, or always (b), must not pass."""
+    concepts = [ex for ex in EXS.values() if ex.kind == "concept"]
+    assert len(concepts) >= 8
+    longest = [ex.id for ex in concepts
+               if len(ex.options[ex.correct]) >= max(len(v) for v in ex.options.values())]
+    assert len(longest) <= len(concepts) // 3, f"the correct option is the longest in {longest}"
+    letters = [ex.correct for ex in concepts]
+    common = max(set(letters), key=letters.count)
+    assert letters.count(common) <= 0.4 * len(letters), \
+        f"({common}) is correct in {letters.count(common)} of {len(letters)} questions"
+    assert len(set(letters)) >= 3
+
+
+@pytest.mark.parametrize("ex_id", sorted(e.id for e in EXS.values() if e.rel_tol))
+def test_every_tolerance_is_stated_in_the_question(ex_id):
+    ex = EXS[ex_id]
+    assert re.search(r"within|decimal", ex.question), f"{ex_id}: say how close counts as right"

@@ -115,3 +115,13 @@ def test_a_what_if_keeps_the_key_its_file_uses():
     edited = lc.from_hf_config(saved).replace(num_experts=16)
     assert edited.to_hf_config()["num_local_experts"] == 16 and edited.num_experts == 16
     assert "num_experts" not in edited.to_hf_config()
+
+
+@pytest.mark.parametrize("name", ["Qwen3-0.6B", "Llama-3.2-1B"])
+def test_a_dense_model_made_moe_counts_as_transformers_builds_it(name):
+    """as_moe writes the new type's expert field (Qwen3-MoE reads num_experts through its
+    attribute map): the what-if is the model transformers builds from the same dict."""
+    moe = lc.as_moe(lc.load_model(name).replace(num_hidden_layers=2), 8, 2)
+    m = transformers_ref.meta_model(moe.to_hf_config())
+    assert lc.param_count(moe).total == sum(p.numel() for p in m.parameters())
+    assert (moe.num_experts, moe.num_experts_per_tok) == (8, 2)

@@ -213,13 +213,13 @@ def test_shares_never_size_a_model_past_its_context():
 
 def test_ffn5_answer_is_the_smallest_whole_tile_width_for_8_way_tensor_parallelism():
     # derived by brute force, not from the exercise: widths at or above 8/3 x 5632 whose
-    # 8 shards are whole 128-wide tiles; the smallest is option c
+    # 8 shards are whole 128-wide tiles; the design accepts those within 3% of 8/3 x hidden
     target = 8 * 5632 / 3
     fits = [w for w in range(15000, 17000) if w >= target and w % 8 == 0 and (w // 8) % 128 == 0]
     assert fits[0] == 15360
-    assert check("ffn-5", "c")
-    for wrong in ("a", "b", "d"):
-        assert not check("ffn-5", wrong)
+    for w in range(14000, 17000):
+        assert bool(check("ffn-5", w)) == (w in fits and w <= 1.03 * target), w
+    assert "14.75 × 128" in check("ffn-5", 15104) and "9.1%" in check("ffn-5", 16384)
 
 
 def test_ffn3_names_the_32k_share_printed_above_its_exercise():

@@ -353,9 +353,9 @@ def test_lab_figure_updates_in_place(lab):
     assert round(lab.value("kv_cache_bytes") / 2**30, 6) in heights
 
 
-def test_exercises_are_of_three_kinds():
+def test_exercises_are_of_all_four_kinds():
     exs = lc.exercises.list_exercises(notebook="06_whatif_lab")
-    assert {e.kind for e in exs} == {"predict", "design", "concept"} and len(exs) >= 3
+    assert {e.kind for e in exs} == {"predict", "derive", "design", "concept"} and len(exs) >= 4
 
 
 def test_exercise_answers_are_what_the_lab_shows():
@@ -364,10 +364,16 @@ def test_exercise_answers_are_what_the_lab_shows():
     assert lc.exercises.check("whatif-1", originals_of(lab)["total_params"]
                               - lab.value("total_params"))
     assert lc.exercises.check("whatif-4", originals_of(lab)["weights_int4_g128"] / 2**30)
-    lab.set(model="Llama-3.1-8B")
-    lab.set(seq_len=32768, batch=16, num_key_value_heads=4)
-    assert lab.value("kv_cache_bytes") < 40 * 2**30
-    assert lc.exercises.check("whatif-2", lab.controls["num_key_value_heads"].value)
+    # whatif-2 as a reader designs it in the lab: half the KV heads, a wider MLP
+    lab.set(model="Qwen3-8B")
+    lab.set(seq_len=32768, batch=1)
+    full = lab.value("kv_cache_bytes"), lab.value("total_params")
+    lab.set(num_key_value_heads=4)
+    assert lab.value("kv_cache_bytes") * 2 == full[0]
+    assert not lc.exercises.check("whatif-2", {"num_key_value_heads": 4})  # 1.8% fewer
+    lab.set(intermediate_size=12_672)
+    assert abs(lab.value("total_params") / full[1] - 1) < 0.005
+    assert lc.exercises.check("whatif-2", {"num_key_value_heads": 4, "intermediate_size": 12_672})
     assert lab.value("flops_decode") > lab.value("flops_prefill")  # whatif-3's premise
 
 

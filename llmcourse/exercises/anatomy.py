@@ -151,23 +151,23 @@ concept(
     options={
         "a": "The storage of one vocab_size × hidden_size matrix, and the logits matmul "
              "it would have cost for every token.",
-        "b": "The storage of one vocab_size × hidden_size matrix (and, in training, its "
-             "gradient and optimizer state); the logits matmul costs exactly the same.",
-        "c": "Nothing: the state dict still lists lm_head.weight, so the checkpoint is as "
-             "large as an untied one.",
-        "d": "Half of the embedding: the embedding and lm_head each keep half of the "
-             "matrix.",
+        "b": "Nothing: the state dict still lists lm_head.weight, so the checkpoint is as "
+             "large on disk as an untied one would be.",
+        "c": "Half of the embedding: the embedding and lm_head each keep one half of the "
+             "matrix, one for the input and one for the output.",
+        "d": "One V × d matrix of storage (and its gradient and optimizer state in "
+             "training); the logits matmul costs the same.",
     },
-    correct="b",
+    correct="d",
     feedback={
         "a": "The storage, yes; the compute, no. Every token's logits are still x·Wᵀ over "
              "the whole vocabulary, 2·V·d FLOPs, whichever name W has.",
-        "b": "Right: one matrix serves both ends. The lookup at the input reads one row; "
-             "the output multiplies by all of it, as an untied lm_head would.",
-        "c": "lm_head.weight is a second name for the same storage; safetensors writes a "
+        "b": "lm_head.weight is a second name for the same storage; safetensors writes a "
              "shared tensor once, and the parameter count counts it once.",
-        "d": "The matrix is whole at both ends: the input looks up a row of it, the output "
+        "c": "The matrix is whole at both ends: the input looks up a row of it, the output "
              "multiplies by all of it.",
+        "d": "Right: one matrix serves both ends. The lookup at the input reads one row; "
+             "the output multiplies by all of it, as an untied lm_head would.",
     },
     why="Tying (Press & Wolf, 2017) shares one V × d matrix between the input lookup and "
         "the output projection: fewer parameters to store and train, the same FLOPs.",

@@ -159,30 +159,53 @@ def _close(answer, expected, rel_tol):
     return abs(answer - expected) <= rel_tol * abs(expected)
 
 
-def _off_by(answer, expected):
-    """'17.0% high', '3.2× too small' ...: how far an answer is, without the answer."""
+def _off_by(answer, expected, unit=""):
+    """'17.0% high', '3.2× too small', '7,168 parameters low (0.0012%)' ...: how far an
+    answer is, without the answer. ``what`` is said by the caller ("X is ...")."""
     if expected == 0:
-        return "it should be zero" if answer else ""
+        return "not zero, and it should be" if answer else ""
     if answer == 0:
-        return "zero is not it"
+        return "zero, and it is not"
     if (answer > 0) != (expected > 0):
-        return "the sign is wrong"
+        return "of the wrong sign"
     ratio = answer / expected
     if ratio >= 1.5 or ratio <= 1 / 1.5:
         factor = ratio if ratio > 1 else 1 / ratio
         shown = f"{factor:,.0f}" if factor >= 100 else f"{factor:.3g}"
         return f"{shown}× too large" if ratio > 1 else f"{shown}× too small"
     pct = 100 * (ratio - 1)
-    if abs(pct) < 0.05:
-        return f"{abs(pct):.2g}% {'high' if pct > 0 else 'low'}: the course's numbers are exact"
-    return f"{abs(pct):.1f}% {'high' if pct > 0 else 'low'}"
+    side = "high" if pct > 0 else "low"
+    unit = f" {unit}" if unit and unit not in ("%", "×") else ""
+    if isinstance(answer, int) and isinstance(expected, int):  # the difference itself
+        return f"{abs(answer - expected):,}{unit} {side} ({abs(pct):.2g}%)"
+    if abs(pct) < 0.05:  # a rounded figure: the check wants the exact one
+        shown = "less than 0.001%" if abs(pct) < 0.001 else f"{abs(pct):.2g}%"
+        return f"{shown} {side}: close, but the check wants the exact value, not a rounded one"
+    return f"{abs(pct):.1f}% {side}"
+
+
+def _scale_slip(answer, expected):
+    """A large expected value answered in billions, GB or GiB (8.03 for 8,030,261,248):
+    name the slip without giving the number."""
+    if not (_is_number(answer) and _is_number(expected)) or abs(expected) < 1e6 or not answer:
+        return ""
+    for factor, words in ((1e9, "billions (or GB)"), (2**30, "GiB"), (1e6, "millions (or MB)"),
+                          (2**20, "MiB")):
+        if abs(answer * factor - expected) <= 0.02 * abs(expected):
+            return (f"that looks like the value in {words}; give the whole number "
+                    f"(bytes or parameters, not {words})")
+    return ""
 
 
 def _with_hint(msg, ex):
     return msg + (f" Hint: {ex.hint}" if ex.hint else "")
 
 
-def _check_value(answer, expected, rel_tol, what):
+def _tolerance(rel_tol):
+    return f" (the check accepts within {100 * rel_tol:.3g}%)" if rel_tol else ""
+
+
+def _check_value(answer, expected, rel_tol, what, unit=""):
     """Compare a number (or bool) with the expected one; returns (ok, message)."""
     if isinstance(expected, bool):
         if not isinstance(answer, bool):
@@ -197,9 +220,14 @@ def _check_value(answer, expected, rel_tol, what):
     if isinstance(answer, float) and not math.isfinite(answer):
         return False, "give a finite number"
     answer, expected = _num(answer), _num(expected)
+    if isinstance(answer, float) and answer.is_integer() and isinstance(expected, int):
+        answer = int(answer)  # 40.0 is the whole number 40
     if _close(answer, expected, rel_tol):
         return True, ""
-    return False, f"{what} is {_off_by(answer, expected)}"
+    slip = _scale_slip(answer, expected)
+    if slip:
+        return False, f"{what}: {slip}"
+    return False, f"{what} is {_off_by(answer, expected, unit)}{_tolerance(rel_tol)}"
 
 
 def _case_config(case):
@@ -218,11 +246,26 @@ def check(id, answer):
             return Verdict("", False)
         return Verdict(_with_hint(f"[{id}] No answer yet: write yours in place of None, "
                                   "then run this cell again.", ex), False)
-    ok, msg = _CHECKERS[ex.kind](ex, answer)
+    ok, msg = _CHECKERS[ex.kind](ex, _whole(answer))
     if ok:
-        return Verdict(f"[{id}] Right. {msg or ex.why}".rstrip(), True)
+        msg = msg or ex.why
+        if msg.startswith("Yes"):  # a concept's "Yes." says what "Right." says
+            msg = msg[3:].lstrip(" .,:;")
+        lead = "" if msg.startswith("Right") else "Right. "
+        return Verdict(f"[{id}] {lead}{msg}".rstrip(), True)
     end = "" if msg.endswith((".", "?", "!")) else "."
     return Verdict(_with_hint(f"[{id}] Not yet: {msg}{end}", ex), False)
+
+
+def _whole(answer):
+    """Whole-number floats (40.0) as ints, inside tuples, lists and dicts too."""
+    if isinstance(answer, float) and math.isfinite(answer) and answer.is_integer():
+        return int(answer)
+    if isinstance(answer, (tuple, list)):
+        return type(answer)(_whole(a) for a in answer)
+    if isinstance(answer, dict):
+        return {k: _whole(v) for k, v in answer.items()}
+    return answer
 
 
 def _check_predict(ex, answer):
@@ -234,7 +277,7 @@ def _check_predict(ex, answer):
                 if not _close(_num(answer), _num(expected), ex.rel_tol):
                     return False, feedback.rstrip(".")
     unit = ex.unit if ex.unit in ("%", "×") else f" {ex.unit}" if ex.unit else ""
-    ok, msg = _check_value(answer, expected, ex.rel_tol, f"{_fmt(answer)}{unit}")
+    ok, msg = _check_value(answer, expected, ex.rel_tol, f"{_fmt(answer)}{unit}", ex.unit)
     return ok, ("" if ok else msg)
 
 
@@ -245,7 +288,10 @@ def _check_derive(ex, answer):
     for case in ex.cases:
         cfg = _case_config(case)
         try:
-            got = answer(cfg)
+            with _engine_counts_unavailable():
+                got = answer(cfg)
+        except _EngineUsed as e:
+            return False, str(e)
         except Exception as e:  # the reader's code: report it in one line
             return False, f"your function raised {type(e).__name__} on {cfg.name}: {e}"
         if got is None:
@@ -257,6 +303,45 @@ def _check_derive(ex, answer):
     return True, f"It matches the engine on all {len(ex.cases)} configs. {ex.why}"
 
 
+class _EngineUsed(Exception):
+    pass
+
+
+# what a derive answer may not call: the engine computes the very number it asks for
+_COUNTING = ("param_count", "weight_shapes", "weight_bytes", "kv_cache_bytes",
+             "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "flops_per_token",
+             "stored_weights", "training_memory", "training_flops")
+
+
+class _engine_counts_unavailable:
+    """While the reader's function runs, the engine's counting functions refuse: a derive
+    exercise asks for the arithmetic from the config's fields, not for the engine's call."""
+
+    def __enter__(self):
+        import sys
+        self.saved = []
+        for mod in [m for name, m in list(sys.modules.items())
+                    if m is not None and (name == "llmcourse" or name.startswith("llmcourse."))
+                    and not name.startswith("llmcourse.exercises")]:
+            for fn in _COUNTING:
+                if fn in vars(mod):
+                    self.saved.append((mod, fn, vars(mod)[fn]))
+                    setattr(mod, fn, self._refuse(fn))
+        return self
+
+    @staticmethod
+    def _refuse(fn):
+        def refuse(*args, **kwargs):
+            raise _EngineUsed(f"your function calls lc.{fn}, the engine's answer: compute it "
+                              "from the config's fields (cfg.hidden_size, ...) instead")
+        return refuse
+
+    def __exit__(self, *exc):
+        for mod, fn, value in self.saved:
+            setattr(mod, fn, value)
+        return False
+
+
 def _check_design(ex, answer):
     try:
         ok, msg = ex.validate(answer)
@@ -265,10 +350,15 @@ def _check_design(ex, answer):
     return bool(ok), msg
 
 
+def _letter(answer):
+    """'b', 'B', '(b)', 'b)', 'b.' -> 'b'."""
+    return answer.strip().strip("().:").strip().lower() if isinstance(answer, str) else None
+
+
 def _check_concept(ex, answer):
-    if not isinstance(answer, str) or answer.strip().lower() not in ex.options:
+    letter = _letter(answer)
+    if letter not in ex.options:
         return False, f"answer with one letter: {', '.join(sorted(ex.options))}"
-    letter = answer.strip().lower()
     if letter == ex.correct:
         return True, f"{ex.feedback.get(letter, '')} {ex.why}".strip()
     return False, f"({letter}) {ex.feedback[letter]}".rstrip(".")

@@ -153,19 +153,21 @@ concept(
     "Kaplan et al. (2020) fit their scaling laws to N, the parameters without the token and "
     "position embeddings. Why leave the embeddings out?",
     options={
-        "a": "The embedding is too small to matter.",
-        "b": "With the embeddings counted, models of different depth and width do not fall on "
-             "one loss curve; without them they do. The embedding's share depends on the "
-             "vocabulary and the width, not on how much the model computes per token in its "
-             "layers.",
-        "c": "The embedding is not trained: it is a fixed table.",
-        "d": "A tied embedding is the lm_head, so counting it would count the same matrix twice.",
+        "a": "Counted with the embeddings, models of different depth and width do not fall on "
+             "one loss curve; without them they do.",
+        "b": "The embedding is too small to matter next to the layers, so leaving it out "
+             "changes every one of the fits by less than a percent.",
+        "c": "The embedding is not trained: it is a fixed lookup table, so it adds no "
+             "capacity the loss could show.",
+        "d": "A tied embedding is the lm_head, so counting it would count the same matrix "
+             "twice.",
     },
-    correct="b",
+    correct="a",
     feedback={
-        "a": "Not in small models: it is a quarter of Qwen3-0.6B and a third of GPT-2 small.",
-        "b": "Kaplan et al., figure 6: with embeddings the curves of different shapes split, "
-             "without them they merge into one power law.",
+        "a": "Kaplan et al., figure 6: with embeddings the curves of different shapes split, "
+             "without them they merge into one power law. The embedding's share depends on "
+             "the vocabulary and the width, not on what the layers compute per token.",
+        "b": "Not in small models: it is a quarter of Qwen3-0.6B and a third of GPT-2 small.",
         "c": "It is trained like every other weight; only its forward use is a lookup.",
         "d": "A tie is counted once by every convention; the question is whether to count it "
              "at all.",

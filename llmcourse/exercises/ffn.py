@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..counts import param_count
 from ..sizing import ffn_attention_split
 from ..zoo import load_model
-from .base import concept, derive, predict
+from .base import design, concept, derive, predict
 
 __all__ = []
 
@@ -130,31 +130,46 @@ concept(
         "variants at equal cost by cutting I to 2/3 of 4d; a model that keeps 4d pays 1.5×.",
 )
 
-concept(
+# --- ffn-5: design a width that splits into whole tiles over 8 GPUs -------------------
+
+_FFN5_HIDDEN, _FFN5_TP, _FFN5_TILE = 5632, 8, 128
+
+
+def _tp_width_ok(answer):
+    if isinstance(answer, bool) or not isinstance(answer, int):
+        return False, "answer with a whole number, the intermediate_size, e.g. answer = 15000"
+    target = 8 * _FFN5_HIDDEN / 3
+    if answer < target:
+        return False, (f"{answer:,} is below 8/3 × hidden ({target:,.1f}): the design asks for "
+                       "at least the SwiGLU width")
+    shard = answer / _FFN5_TP
+    if answer % _FFN5_TP:
+        return False, f"{answer:,} does not split into {_FFN5_TP} equal shards ({shard:,.2f} each)"
+    if (answer // _FFN5_TP) % _FFN5_TILE:
+        return False, (f"each of the {_FFN5_TP} shards is {answer // _FFN5_TP:,} = "
+                       f"{answer // _FFN5_TP / _FFN5_TILE:.2f} × {_FFN5_TILE}: not whole tiles")
+    over = answer / target - 1
+    if over > 0.03:
+        return False, (f"{answer:,} splits into whole tiles, but it is {over:.1%} wider than "
+                       "8/3 × hidden; a narrower width also does (the design allows 3%)")
+    return True, (f"{answer:,} = {_FFN5_TP} shards of {answer // _FFN5_TP:,} = "
+                  f"{answer // _FFN5_TP // _FFN5_TILE} × {_FFN5_TILE}, {over:.1%} above 8/3 × hidden.")
+
+
+design(
     "ffn-5", NB,
-    "A what-if model has hidden_size 5,632 and a gated MLP. It will run with 8-way tensor "
-    "parallelism (each GPU holds 1/8 of the intermediate dimension) on GPUs that multiply "
-    "in 128-wide tiles. You want the FFN as close to 8/3 × hidden as possible, not below "
-    "it, with every GPU's shard made of whole tiles. Which intermediate_size?",
-    options={
-        "a": "15,018",
-        "b": "15,104",
-        "c": "15,360",
-        "d": "16,384",
-    },
-    correct="c",
-    feedback={
-        "a": "15,018 is 8/3 × 5,632 truncated; 15,018 / 8 = 1,877.25 does not even split "
-             "into 8 equal shards, let alone whole tiles.",
-        "b": "15,104 is a multiple of 256, but 15,104 / 8 = 1,888 = 14.75 × 128: every "
-             "shard ends in a partial tile.",
-        "c": "8 shards of whole 128-wide tiles need a multiple of 8 × 128 = 1,024; the "
-             "first one at or above 15,018.7 is 15,360 = 8 × 1,920 = 8 × 15 × 128, only "
-             "2.3% wider than 8/3 × hidden.",
-        "d": "16,384 splits into whole tiles too (8 × 2,048), but it is 9.1% wider than "
-             "8/3 × hidden; 15,360 is the first multiple of 1,024 above it, 2.3% wider.",
-    },
-    why="This is what Meta's multiple_of does: Llama-3.1-8B rounds up to a multiple of "
-        "1,024 and Llama-3-70B to 4,096, so the intermediate dimension splits into whole "
-        "tiles across tensor-parallel GPUs (Shoeybi et al. 2019).",
+    "Design a width. A what-if model has hidden_size 5,632 and a gated MLP. It will run with "
+    "8-way tensor parallelism (each GPU holds 1/8 of the intermediate dimension) on GPUs that "
+    "multiply in 128-wide tiles. Choose an intermediate_size that is at least 8/3 × hidden, "
+    "splits into 8 shards of whole tiles, and is at most 3% wider than 8/3 × hidden. "
+    "answer = <a whole number>",
+    validate=_tp_width_ok,
+    why="8 shards of whole 128-wide tiles need a multiple of 8 × 128 = 1,024; the first one at "
+        "or above 8/3 × 5,632 = 15,018.7 is 15,360, 2.3% wider. This is what Meta's "
+        "multiple_of does: Llama-3.1-8B rounds up to a multiple of 1,024 and Llama-3-70B to "
+        "4,096, so the intermediate dimension splits into whole tiles across tensor-parallel "
+        "GPUs (Shoeybi et al. 2019).",
+    solution=15360,
+    hint="A shard of whole tiles is a multiple of 128; 8 of them make a multiple of what?",
+    wrong=(15018, 15104, 16384, 14336, "15360", 15360.5),
 )

@@ -147,19 +147,22 @@ concept(
     "An MHA layer keeps hidden_size d fixed and goes from 8 heads (head_dim d/8) to 64 heads "
     "(head_dim d/64). What does it gain?",
     options={
-        "a": "More parameters: every head brings its own q, k and v matrices.",
-        "b": "More attention patterns per token (64 softmaxes, each free to look at different "
-             "positions), each computed in a narrower, lower-rank space.",
-        "c": "A smaller KV cache: each head caches a shorter vector.",
-        "d": "Fewer FLOPs: each head's dot products are shorter.",
+        "a": "More attention patterns per token (64 softmaxes over the context), each in a "
+             "narrower, lower-rank space.",
+        "b": "More parameters: every head brings its own q, k and v matrices, so 64 heads "
+             "hold far more than 8 heads did.",
+        "c": "A smaller KV cache: each head caches a shorter vector, so the cache shrinks "
+             "as the head count grows.",
+        "d": "Fewer FLOPs: each head's dot products are shorter, so the attention scores "
+             "cost less work per key.",
     },
-    correct="b",
+    correct="a",
     feedback={
-        "a": "q, k, v and o stay d × d: 64 heads of d/64 are the same matrices cut into more "
-             "slices. 4·d² either way.",
-        "b": "Right: 64 separate weightings of the context per token; each head's q·k lives in "
+        "a": "Right: 64 separate weightings of the context per token; each head's q·k lives in "
              "d/64 dimensions, so a head can express less on its own (its score matrix has "
              "rank at most head_dim).",
+        "b": "q, k, v and o stay d × d: 64 heads of d/64 are the same matrices cut into more "
+             "slices. 4·d² either way.",
         "c": "The cache holds n_kv · head_dim = 64 · d/64 = d values per token for k (and as "
              "many for v), as with 8 heads. Only fewer KV heads (GQA, MQA) shrink it.",
         "d": "The projections are the same d × d matmuls, and the scores cost "

@@ -42,7 +42,7 @@ predict(
     "Llama-3.1-8B with bf16 weights and a bf16 KV cache serves one user on one H200 SXM 141GB "
     "(4.8 TB/s). The user's sequence has 32,768 tokens in the cache. What is the upper bound "
     "on decode speed, in tokens per second for that user? Work it out on paper (bytes one step "
-    "reads, over the bandwidth) and write it down before you check.",
+    "reads, over the bandwidth) and write it down before you check (within 2%).",
     expected=lambda: _llama_h200().tokens_per_s_per_user,
     why="One step reads every weight matrix (16.06 GB minus the 1.05 GB embedding table, of "
         "which it looks up a single row) and the whole cache (32,768 x 131,072 B = 4.29 GB): "
@@ -191,11 +191,10 @@ concept(
     "inf-5", NB,
     "At 32K tokens of context, Llama-3.1-8B (8 KV heads) decodes faster than the same model "
     "would with 32 KV heads (MHA), at the same batch. Why?",
-    {"a": "GQA has fewer query heads, so attention does fewer FLOPs.",
-     "b": "Each decode step reads the whole KV cache, decode is bandwidth-bound, and GQA makes "
-          "the cache 4x smaller, so fewer bytes are read per step.",
-     "c": "GQA shrinks the MLP, the biggest part of the weights.",
-     "d": "A smaller cache lets the GPU run its tensor cores at a higher clock."},
+    {"a": "GQA has fewer query heads, so attention does fewer FLOPs per token in every step.",
+     "b": "A decode step reads the whole cache, and GQA's cache is 4x smaller.",
+     "c": "GQA shrinks the MLP, the biggest part of the weights, so each step reads fewer bytes.",
+     "d": "A smaller cache lets the GPU run its tensor cores at a higher clock while decoding."},
     "b",
     {"a": "GQA keeps all 32 query heads; only the K and V heads are shared. And decode time is "
           "set by bytes read, not FLOPs.",
@@ -212,10 +211,9 @@ concept(
     "Qwen3-30B-A3B has 30.5B parameters in all and 3.35B active per token. At batch 256, "
     "roughly how many bytes of bf16 weights does one decode step read?",
     {"a": "About 6.7 GB: 2 bytes per active parameter, whatever the batch.",
-     "b": "About 61 GB: nearly every expert is picked by some token, so nearly all weights are "
-          "read.",
-     "c": "About 1.7 TB: 256 tokens each read their 3.35B active parameters.",
-     "d": "Nothing: at batch 256 the weights stay in the GPU's caches."},
+     "b": "About 61 GB: nearly every expert is picked by some token.",
+     "c": "About 1.7 TB: 256 tokens each read their own 3.35B active parameters from memory.",
+     "d": "Nothing: at batch 256 the weights stay in the GPU's on-chip caches between steps."},
     "b",
     {"a": "That is batch 1. With 256 tokens, each picking 8 of 128 experts, an expert escapes "
           "all of them with probability (15/16)^256, about 7e-8.",

@@ -129,8 +129,8 @@ concept(
     options={
         "a": "About 4×: the cache is 4× smaller.",
         "b": "About 3.4×, as at batch 16 and 32,768 tokens.",
-        "c": "About 10%: at this size a step reads mostly weights, which GQA barely shrinks.",
-        "d": "Not at all: GQA only helps when the prompt is read (prefill).",
+        "c": "About 10%: a step here reads mostly weights, not cache.",
+        "d": "Not at all: GQA only speeds up reading the prompt (prefill), never a decoding step.",
     },
     correct="c",
     feedback={

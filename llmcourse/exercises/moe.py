@@ -139,9 +139,10 @@ concept(
     "token to top-8. What changes?",
     options={
         "a": "Total parameters grow about 4×: there are 4× as many experts.",
-        "b": "Active parameters grow 4×: a token now runs 8 experts instead of 2.",
-        "c": "Total and active stay the same but for the router (64 rows instead of 16); what "
-             "grows is the number of expert combinations a token can use.",
+        "b": "Active parameters grow 4×: a token now runs 8 experts instead of 2, so it "
+             "multiplies four times the weights.",
+        "c": "Total and active stay the same (bar a larger router); a token gets far more "
+             "expert combinations.",
         "d": "FLOPs per token fall 4×: each expert is 4× narrower.",
     },
     correct="c",

@@ -156,9 +156,9 @@ concept(
     "(recompute the attention core: QK^T, softmax, the weighted sum of V) save you?",
     options={"a": "The s x s attention scores: the term that grows with the square of the "
                   "sequence length.",
-             "b": "Nothing: FlashAttention never stores the s x s scores, it recomputes them "
-                  "block by block in the backward pass already.",
-             "c": "The q, k and v tensors, since they are inputs of the attention core.",
+             "b": "Nothing: FlashAttention never stores the s x s scores in the first place.",
+             "c": "The q, k and v tensors, since they are the inputs of the attention core and "
+                  "are recomputed from the layer's input.",
              "d": "The MLP's intermediate tensors, the largest term of a layer."},
     correct="b",
     feedback={"a": "that is what selective recomputation removes in eager attention; "

@@ -3,11 +3,12 @@ is computed by the engine when the reader checks."""
 
 from __future__ import annotations
 
+from ..config import as_moe
 from ..counts import kv_cache_bytes, param_count
 from ..quantization import stored_weights
 from ..units import GiB
 from ..zoo import load_model
-from .base import concept, design, predict
+from .base import concept, derive, design, predict
 
 __all__ = []
 
@@ -28,7 +29,7 @@ def _half_of_everything():
 predict(
     "whatif-1", NB,
     "Qwen3-8B has num_hidden_layers = 36. What if it had 18? Predict how many parameters "
-    "fewer it has (original total minus edited total), then check with the lab.",
+    "fewer it has (original total minus edited total; within 1%), then check with the lab.",
     expected=_halved_depth_saving,
     rel_tol=0.01,
     unit="parameters",
@@ -43,52 +44,44 @@ predict(
 )
 
 
-# --- whatif-2: design a KV-head count under a memory budget ----------------------------
+# --- whatif-2: design a what-if with two constraints ---------------------------------
 
-_BUDGET = 40 * GiB
-_BATCH, _SEQ = 16, 32_768
-
-
-def _cache_of(kv_heads):
-    cfg = load_model("Llama-3.1-8B").replace(num_key_value_heads=kv_heads)
-    return kv_cache_bytes(cfg, _SEQ, batch=_BATCH)
-
-
-def _kv_design_ok(answer):
-    if isinstance(answer, bool) or not isinstance(answer, int):
-        return False, "answer with a whole number of KV heads, e.g. answer = 2"
-    base = load_model("Llama-3.1-8B")
-    heads = base.num_attention_heads
-    if not 1 <= answer <= heads or heads % answer:
-        return False, (f"{answer} KV heads cannot serve {heads} query heads: each KV head "
-                       f"serves a whole group, so the count must divide {heads}")
-    cache = _cache_of(answer)
-    if cache >= _BUDGET:
-        return False, (f"with {answer} KV heads the cache for {_BATCH} sequences of "
-                       f"{_SEQ:,} tokens is {cache / GiB:.1f} GiB, not under 40 GiB")
-    fits = [k for k in range(1, heads + 1) if heads % k == 0 and _cache_of(k) < _BUDGET]
-    if answer < max(fits):
-        return False, (f"{answer} KV heads fit ({cache / GiB:.1f} GiB), but a larger count "
-                       "also fits; fewer KV heads cost quality (Ainslie et al. 2023), so keep "
-                       "as many as the budget allows")
-    return True, (f"{answer} KV heads: {cache / GiB:.1f} GiB of cache, and the next "
-                  "larger count that divides 32 would not fit.")
+def _whatif2_ok(answer):
+    if not isinstance(answer, dict) or not answer:
+        return False, ("answer with the fields you change, as a dict, e.g. "
+                       "answer = {\"num_key_value_heads\": 4}")
+    base = load_model("Qwen3-8B")
+    cfg = base.replace(**answer)  # an impossible change: the engine's one-line message
+    kv0, kv = kv_cache_bytes(base, 32_768), kv_cache_bytes(cfg, 32_768)
+    n0, n = param_count(base).total, param_count(cfg).total
+    if kv > kv0 / 2:
+        return False, (f"the KV cache at 32,768 tokens is {kv / GiB:.2f} GiB, "
+                       f"{kv / kv0:.0%} of the original's: not at most half")
+    drift = n / n0 - 1
+    if abs(drift) > 0.005:
+        return False, (f"the cache is halved, but the model now has {abs(n - n0):,} "
+                       f"parameters {'more' if n > n0 else 'fewer'} ({abs(drift):.2%}); keep the "
+                       "total within 0.5%: give back what the change took elsewhere")
+    return True, (f"the cache is {kv / kv0:.0%} of the original's and the total moved by "
+                  f"{drift:+.3%} ({n - n0:+,} parameters).")
 
 
 design(
     "whatif-2", NB,
-    "Serve Llama-3.1-8B (32 query heads, 8 KV heads) to 16 users at 32,768 tokens each "
-    "(within its 131,072-token context) with the KV cache in bf16 under 40 GiB. Keep as many "
-    "KV heads as the budget allows (each one removed costs quality). Which "
-    "num_key_value_heads? answer = <a whole number>",
-    validate=_kv_design_ok,
-    why="The cache is 2 x layers x kv_heads x head_dim x 2 bytes per token: 16 KiB per KV head "
-        "per token here, so 16 x 32,768 tokens take 8 GiB per KV head. 8 heads need 64 GiB; "
-        "the counts that divide 32 are 1, 2, 4, 8, ...: 4 heads (32 GiB) is the most that fits.",
-    solution=4,
-    hint="Work out the cache of one KV head for all 16 sequences; the count must also divide "
-         "the 32 query heads.",
-    wrong=(8, 2, 5, 0, "4"),
+    "Design a what-if of Qwen3-8B whose KV cache at 32,768 tokens is at most half the "
+    "original's, while its total parameter count stays within 0.5% of the original's. Give "
+    "the config.json fields you change, as a dict (try them in the lab first). "
+    "answer = {\"field\": value, ...}",
+    validate=_whatif2_ok,
+    why="Halving the KV heads (8 to 4) halves the cache but also removes 36 × 2 × 4,096 × 512 "
+        "= 151M parameters of k_proj and v_proj, 1.8% of the model; widening the MLP gives "
+        "them back: each unit of intermediate_size adds 36 × 3 × 4,096 = 442,368 parameters, "
+        "so about 341 more (12,288 to ~12,629, or a tile-friendly 12,544 or 12,800).",
+    solution={"num_key_value_heads": 4, "intermediate_size": 12_544},
+    hint="Which field halves the cache, what does that change cost in parameters, and which "
+         "other field can give them back?",
+    wrong=({"num_key_value_heads": 4}, {"num_key_value_heads": 2}, {"head_dim": 64},
+           {"num_key_value_heads": 5}, 4, {}),
 )
 
 
@@ -99,7 +92,7 @@ concept(
     "At 8,192 tokens the lab shows more FLOPs per token for decode than for prefill. Why?",
     {"a": "Decoding recomputes the keys and values of the whole prompt for every new token it makes.",
      "b": "Decoding multiplies every weight matrix twice, once for the key path, once for the value path.",
-     "c": "A decoded token attends to all 8,192 cached keys; a prompt token, on average, to half as many.",
+     "c": "A decoded token attends to all 8,192 cached keys; a prompt token, on average, to half.",
      "d": "Prefill computes the lm_head at a lower precision than decode, so its FLOPs count for less."},
     "c",
     {"a": "No: that is what the KV cache avoids; decode reads the cached K and V and computes "
@@ -123,6 +116,13 @@ def _gptq_qwen_gib():
     return stored_weights(load_model("Qwen3-8B"), "int4-g128").total / GiB
 
 
+def _without_scales_gib():
+    """The 16-bit embedding, lm_head and norms, every other weight at exactly 4 bits."""
+    pc = param_count(load_model("Qwen3-8B"))
+    sixteen = pc.components["embedding"] + pc.components["lm_head"] + pc.components["norms"]
+    return ((pc.total - sixteen) // 2 + 2 * sixteen) / GiB
+
+
 def _ideal_int4_gib():
     return stored_weights(load_model("Qwen3-8B"), "int4-g128").ideal / GiB
 
@@ -130,20 +130,56 @@ def _ideal_int4_gib():
 predict(
     "whatif-4", NB,
     "Half a byte per parameter gives Qwen3-8B 3.81 GiB of int4 weights: the idealised "
-    "figure. AWQ and GPTQ checkpoints store a 16-bit scale and a 4-bit zero point per group "
-    "of 128 inputs, and keep the embedding, the (untied) lm_head and the norms in bf16. "
-    "Predict their size in GiB (within 3%), then check in the lab.",
+    "figure. AWQ checkpoints store a 16-bit scale and a 4-bit zero point per group of 128 "
+    "inputs, and keep the embedding, the (untied) lm_head and the norms in bf16. Predict "
+    "their size in GiB (within 1%), before you open the lab.",
     expected=_gptq_qwen_gib,
-    rel_tol=0.03,
+    rel_tol=0.01,
     unit="GiB",
     mistakes=((_ideal_int4_gib,
                "that is the idealised figure: count the 16-bit embedding and lm_head "
-               "(2 x vocab_size x hidden_size values at 2 bytes each) and the scales"),),
+               "(2 x vocab_size x hidden_size values at 2 bytes each) and the scales"),
+              (_without_scales_gib,
+               "the 16-bit embedding and lm_head are in, but not the scales and zero points: "
+               "20 bits for every 128 four-bit values")),
     why="The embedding and the untied lm_head are 2 x 151,936 x 4,096 = 1.24B parameters; "
         "kept in bf16 they take 2.32 GiB instead of 0.58, and a 16-bit scale plus a 4-bit "
         "zero point per 128 four-bit values add 20/512 = 3.9% to the quantized matrices: "
         "5.68 GiB, half as much again as the idealised 3.81.",
     hint="Split the parameters into the decoder's matrices (4 bits, plus a little for scales) "
          "and the embedding and lm_head (16 bits).",
-    wrong=(_ideal_int4_gib(), 8.19 * 2 * 0.93),
+    wrong=(_ideal_int4_gib(), 8.19 * 2 * 0.93, round(_without_scales_gib(), 2)),
+)
+
+
+# --- whatif-5: derive what a dense model gains when made MoE ---------------------------
+
+def _eight_expert_gain(cfg):
+    return param_count(as_moe(cfg, 8, 2)).total - param_count(cfg).total
+
+
+def _gain_by_fields(cfg):
+    L, d, d_ff = cfg.num_hidden_layers, cfg.hidden_size, cfg.intermediate_size
+    return L * (7 * 3 * d * d_ff + 8 * d)
+
+
+derive(
+    "whatif-5", NB,
+    "Write experts_gain(cfg): how many parameters a dense Llama-style model gains when the lab "
+    "turns every MLP into 8 routed experts (top-2), each a copy of the original gated MLP, "
+    "with a router (a linear layer from hidden_size to one score per expert, no bias). "
+    "Compute it from the config's fields; it is checked on dense models this lesson never "
+    "showed.",
+    reference=_eight_expert_gain,
+    cases=("Llama-3.2-1B", "Mistral-Nemo-Base-2407", "Qwen3-0.6B", "Llama-3.2-3B"),
+    why="Each of the L layers keeps its attention and norms; its MLP (3 · d · d_ff) becomes 8 "
+        "of them plus a router of 8 · d: L · (7 · 3 · d · d_ff + 8 · d) more, whatever the "
+        "model's embedding, tie or QK-norm. Top-2 changes what a token runs, not what is "
+        "stored.",
+    solution=_gain_by_fields,
+    hint="What does one layer's MLP become, and what is new beside it?",
+    wrong=(lambda cfg: cfg.num_hidden_layers * 7 * 3 * cfg.hidden_size * cfg.intermediate_size,
+           lambda cfg: cfg.num_hidden_layers * (8 * 3 * cfg.hidden_size * cfg.intermediate_size
+                                                + 8 * cfg.hidden_size),
+           lambda cfg: 7 * 3 * cfg.hidden_size * cfg.intermediate_size + 8 * cfg.hidden_size),
 )
