@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-__all__ = ["human_count", "human_bytes", "GB", "GiB", "MB", "MiB"]
+__all__ = ["human_count", "human_bytes", "count_of", "GB", "GiB", "MB", "MiB"]
 
 GB, GiB, MB, MiB = 10**9, 2**30, 10**6, 2**20
 
@@ -30,3 +30,9 @@ def human_bytes(n, unit="GiB", digits=2):
     if unit == "B":
         return f"{n:,} B"
     return f"{n / sizes[unit]:,.{digits}f} {unit}"
+
+
+def count_of(n, noun, plural=None):
+    """'1 KV head', '8 KV heads', '1,024 layers': a count with its noun in the right number."""
+    word = noun if n == 1 else (plural or noun + "s")
+    return f"{n:,} {word}"

@@ -132,7 +132,7 @@ def test_memory_vs_compute_takes_each_model_within_its_context():
     assert pts["Meta-Llama-3-8B"] == lc.flops_per_token(
         lc.load_model("Meta-Llama-3-8B"), 4096).total / 10**9
     fig = plots.memory_vs_compute()
-    assert "whole context if shorter" in fig.axes[0].get_ylabel()
+    assert "whole context if shorter" in fig.axes[0].get_xlabel()
 
 
 def test_census_prints_one_decimal():

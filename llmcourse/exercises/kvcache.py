@@ -6,6 +6,8 @@ answer here is printed in the notebook above its exercise.
 
 from __future__ import annotations
 
+from ..units import count_of
+
 from ..counts import kv_cache_bytes
 from ..units import GB, GiB
 from ..zoo import load_model
@@ -92,7 +94,7 @@ def _validate_kv_heads(answer):
     cfg = base.replace(num_key_value_heads=answer)   # the engine rejects impossible counts
     cache = kv_cache_bytes(cfg, 32768, 16, "bf16")
     if cache >= 40 * GiB:
-        return False, (f"with {answer} KV heads the cache is {cache / GiB:,.1f} GiB, not under "
+        return False, (f"with {count_of(answer, 'KV head')} the cache is {cache / GiB:,.1f} GiB, not under "
                        "40 GiB: fewer KV heads")
     ok_larger = [n for n in range(answer + 1, base.num_attention_heads + 1)
                  if base.num_attention_heads % n == 0
@@ -100,7 +102,7 @@ def _validate_kv_heads(answer):
     note = (f" A larger count, {ok_larger[-1]}, would also fit, and more KV heads usually "
             "keep more quality." if ok_larger else
             " It is the largest count that fits, the one that keeps the most quality.")
-    return True, f"{answer} KV heads: the cache is {cache / GiB:,.1f} GiB.{note}"
+    return True, f"{count_of(answer, 'KV head')}: the cache is {cache / GiB:,.1f} GiB.{note}"
 
 
 design(

@@ -3,6 +3,8 @@ num_attention_heads, num_key_value_heads and head_dim."""
 
 from __future__ import annotations
 
+from ..units import count_of
+
 from ..architectures import layer_groups
 from ..config import ConfigError
 from ..counts import param_count
@@ -87,8 +89,8 @@ def draw_attention_vs_heads(fig, cfg, kv=None, head_dim=None, heads=None, mark=N
     sweep = head_count_sweep(cfg, kv, head_dim, heads)
     H = cfg.hidden_size
     labels = {"mha": "MHA (KV heads = heads), head_dim = hidden/heads",
-              "gqa": f"GQA with {kv} KV heads, head_dim = hidden/heads",
-              "fixed": f"head_dim fixed at {head_dim}, {kv} KV heads"}
+              "gqa": f"GQA with {count_of(kv, 'KV head')}, head_dim = hidden/heads",
+              "fixed": f"head_dim fixed at {head_dim}, {count_of(kv, 'KV head')}"}
     gqa = "mqa" if kv == 1 else "gqa"
     styles = {"mha": dict(color=color_of("mha"), lw=3, marker=CONCEPT_MARKERS["mha"],
                           ls=CONCEPT_DASHES["mha"]),

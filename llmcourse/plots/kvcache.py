@@ -41,13 +41,14 @@ def attention_concept(cfg):
 
 
 def _style_of(label, cfg):
-    """(colour, dash, marker) of a line: the attention kind; a variant whose label says
-    'every layer full' (the same model without its sliding, chunked or linear layers)
-    keeps its kind's colour and is drawn dotted and thin."""
+    """(colour, dash, marker, width) of a line: the attention kind; a variant whose label
+    says 'every layer full' (the same model without its sliding, chunked or linear layers)
+    keeps its kind's colour and is drawn thin, in long dashes, without markers: three cues
+    besides the colour, so the two lines never differ by a marker alone."""
     kind = attention_concept(cfg)
     if "every layer full" in label:
-        return color_of(kind), (0, (1, 1.5)), "None"
-    return color_of(kind), CONCEPT_DASHES.get(kind, "-"), CONCEPT_MARKERS.get(kind, "None")
+        return color_of(kind), (0, (5, 2.5)), "None", 1.5
+    return color_of(kind), CONCEPT_DASHES.get(kind, "-"), CONCEPT_MARKERS.get(kind, "None"), 2.6
 
 
 def _setup_kv_axes(fig, n_lines):
@@ -113,10 +114,10 @@ def draw_kv_cache_vs_context(fig, variants, batch=1, dtype="bf16", mark_seq_len=
         outside = [(n, y) for n, y in zip(CONTEXTS, ys) if n >= top]
         if outside and outside[0][0] > top:
             outside.insert(0, (top, kv_cache_bytes(cfg, top, batch, dtype) / GiB))
-        color, dash, marker = _style_of(label, cfg)
+        color, dash, marker, width = _style_of(label, cfg)
         line.set_data([p[0] for p in inside], [p[1] for p in inside])
         line.set(color=color, linestyle=dash, marker=marker, markevery=2, markersize=7,
-                 label=label, visible=True)
+                 linewidth=width, label=label, visible=True)
         faint.set_data([p[0] for p in outside], [p[1] for p in outside])
         faint.set(color=color, linestyle=dash, visible=bool(outside))
         handles.append(line)

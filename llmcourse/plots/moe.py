@@ -75,9 +75,10 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
         ax.set_ylim(0.15, 400)
         plain_log_axis(ax.xaxis)
         plain_log_axis(ax.yaxis)
-        ax.set_xlabel("weights in bf16 (GiB, log scale): memory follows total parameters")
-        ax.set_ylabel(f"GFLOP per token (log), {seq_len:,}-token prompt\n"
-                      "or the model's whole context if shorter")
+        ax.set_xlabel(f"weights in bf16 (GiB, log scale): memory follows total parameters\n"
+                      f"(FLOPs at a {seq_len:,}-token prompt, or a model's whole context if "
+                      "shorter)", fontsize=TEXT_SIZES["label"])
+        ax.set_ylabel("GFLOP per token (log scale)")
         # hollow, so the zoo point under it (the model it started from) stays visible
         star, = ax.plot([], [], "*", ms=22, mfc="none", mec=color_of("highlight"), mew=2, zorder=4,
                         label="this setting" if highlight else "_nolegend_")

@@ -78,7 +78,7 @@ CONCEPT_COLORS = {
     "gradients": _BROWN, "reserve": _GREY,
     # the reader's current setting (a star, a marked point) and a reference line or band;
     # "other" is what a share figure does not break down (embedding + norms + lm_head)
-    "highlight": _RED, "reference": _SLATE, "other": _GREY,
+    "highlight": _RED, "reference": _SLATE, "other": _CYAN,  # grey is the norms
 }
 
 # which colours can meet in one figure: the palette test requires every pair in a group

@@ -8,6 +8,8 @@ notebook's cells and checked against the engine there.
 
 from __future__ import annotations
 
+from ..units import count_of
+
 import html
 
 from ..config import ConfigError
@@ -101,11 +103,11 @@ def decoder_trace(model, layer=0):
     add("tokens", "token ids in", act="[batch, seq]")
     add("embedding", "look up one row per token", "model.embed_tokens.weight", bsH)
     add("attention", "RMSNorm (scale only)", p + "input_layernorm.weight", bsH)
-    add_linear("attention", f"q = x·Wqᵀ: {nh} query heads × head_dim {hd}", p + "self_attn.q_proj.weight",
+    add_linear("attention", f"q = x·Wqᵀ: {count_of(nh, 'query head')} × head_dim {hd}", p + "self_attn.q_proj.weight",
         f"[batch, seq, {nh * hd:,}] → [batch, {nh}, seq, {hd}]")
-    add_linear("attention", f"k = x·Wkᵀ: {kv} KV heads × head_dim {hd}", p + "self_attn.k_proj.weight",
+    add_linear("attention", f"k = x·Wkᵀ: {count_of(kv, 'KV head')} × head_dim {hd}", p + "self_attn.k_proj.weight",
         f"[batch, seq, {kv * hd:,}] → [batch, {kv}, seq, {hd}]")
-    add_linear("attention", f"v = x·Wvᵀ: {kv} KV heads × head_dim {hd}", p + "self_attn.v_proj.weight",
+    add_linear("attention", f"v = x·Wvᵀ: {count_of(kv, 'KV head')} × head_dim {hd}", p + "self_attn.v_proj.weight",
         f"[batch, seq, {kv * hd:,}] → [batch, {kv}, seq, {hd}]")
     if p + "self_attn.q_norm.weight" in ws.index:
         add("attention", "QK-norm: RMSNorm over each query head", p + "self_attn.q_norm.weight",
@@ -119,7 +121,7 @@ def decoder_trace(model, layer=0):
     else:
         add("attention", "RoPE: rotate q and k by position" + (f" (rope_theta={theta:,g})" if theta else ""),
             act="shapes unchanged")
-    group = "" if nh == kv else f"; each KV head serves {nh // kv} query heads (GQA)"
+    group = "" if nh == kv else f"; each KV head serves {count_of(nh // kv, 'query head')} (GQA)"
     add("attention", f"causal softmax(q·kᵀ/√{hd})·v: token i attends to tokens 0…i "
         f"(later positions masked){group}",
         act=f"[batch, {nh}, seq, {hd}] → [batch, seq, {nh * hd:,}]")

@@ -3,6 +3,8 @@ are in :mod:`llmcourse.tables.heads`.)"""
 
 from __future__ import annotations
 
+from ..units import count_of
+
 from ..counts import kv_cache_bytes, param_count
 from ..zoo import list_models, load_model
 from .base import Explorer, Row, divisors, dropdown, model_dropdown, register, selection
@@ -37,8 +39,9 @@ def heads_rows(cfg, dtype="bf16"):
     h, kv, hd, H = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim, cfg.hidden_size
     kind = cfg.attention_kind
     ws = weight_shapes_layer0(cfg)
-    rows = [Row("attention", "kind", kind, f"{kind}: {h} query heads, {kv} KV heads"
-                + ("" if kind == "MHA" else f" ({h // kv} query heads per KV head)")),
+    rows = [Row("attention", "kind", kind, f"{kind}: {count_of(h, 'query head')}, "
+                f"{count_of(kv, 'KV head')}"
+                + ("" if kind == "MHA" else f" ({count_of(h // kv, 'query head')} per KV head)")),
             Row("head_dim", "head_dim", hd, f"{hd}"),
             Row("heads × head_dim", "heads_x_head_dim", h * hd,
                 f"{h} × {hd} = {h * hd:,} " + ("= hidden_size" if h * hd == H
