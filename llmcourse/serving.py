@@ -48,7 +48,7 @@ from .zoo import as_config
 __all__ = ["VLLM_VERSION", "BLOCK_SIZE", "NON_TORCH_BYTES", "NON_TORCH_BYTES_TP",
            "CUDA_GRAPH_BYTES", "SAMPLER_BYTES_PER_LOGIT", "VllmPlan", "vllm_plan",
            "vllm_defaults", "check_parallelism", "kv_heads_per_rank", "weights_per_gpu",
-           "kv_bytes_per_token_per_gpu", "rope_cache_bytes", "activation_peak_bytes", "allreduce_seconds"]
+           "kv_bytes_per_token_per_gpu", "rope_cache_bytes", "GpuDecodeBound", "decode_step_per_gpu", "activation_peak_bytes", "allreduce_seconds"]
 
 GiB = 2 ** 30
 VLLM_VERSION = "vLLM V1 engine, 0.10/0.11 (gpu_worker.determine_available_memory)"
@@ -335,3 +335,53 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
             f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
             f"engine."))
     return plan
+
+
+class GpuDecodeBound(NamedTuple):
+    """A lower bound on one decode step with tensor parallelism, per GPU: the bytes one
+    GPU reads over its own bandwidth (or its FLOPs over its peak), plus two ring
+    all-reduces of the hidden states per layer over the interconnect."""
+    model: str
+    gpu: str
+    tensor_parallel_size: int
+    batch: int
+    seq_len: int
+    weight_bytes_read: float      # on one GPU
+    kv_bytes: float               # on one GPU (replicated KV heads / whole MLA latent)
+    t_memory: float
+    t_compute: float
+    t_allreduce: float            # 2 x num_hidden_layers all-reduces
+
+    @property
+    def seconds(self):
+        return max(self.t_memory, self.t_compute) + self.t_allreduce
+
+    @property
+    def tokens_per_s_per_user(self):
+        return 1 / self.seconds
+
+
+def decode_step_per_gpu(cfg, gpu, tensor_parallel_size=1, weights=AS_SHIPPED,
+                        kv_cache_dtype="bf16", seq_len=4096, batch=1):
+    """The decode bound of :func:`llmcourse.decode_step_time`, per GPU: each of ``tp``
+    GPUs reads its shard of the weights (the replicated norms are a few KB, left to
+    the split) and its own KV cache (a KV head replicated when ``tp`` exceeds
+    ``num_key_value_heads``, the whole MLA latent on every GPU), over its own
+    bandwidth; then the two all-reduces per layer (after attention and after the MLP)
+    of ``batch x hidden_size`` bf16 values. A bound: no kernel or NCCL latency."""
+    from .inference import decode_step_time
+    cfg = as_config(cfg)
+    gpu = as_gpu(gpu)
+    check_parallelism(cfg, tensor_parallel_size)
+    tp = tensor_parallel_size
+    whole = decode_step_time(cfg, gpu, 1, weights, kv_cache_dtype, seq_len, batch)
+    if cfg.uses_mla:
+        kv = whole.kv_bytes
+    else:
+        kv = whole.kv_bytes * kv_heads_per_rank(cfg, tp) / cfg.num_key_value_heads
+    w = whole.weight_bytes_read / tp
+    t_mem = (w + kv) / gpu.bandwidth_bytes_per_s
+    t_cmp = whole.flops / tp / whole.peak
+    t_ar = 2 * cfg.num_hidden_layers * allreduce_seconds(gpu, batch * cfg.hidden_size * 2, tp) \
+        if tp > 1 else 0.0
+    return GpuDecodeBound(cfg.name, gpu.name, tp, batch, seq_len, w, kv, t_mem, t_cmp, t_ar)

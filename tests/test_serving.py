@@ -153,3 +153,22 @@ def test_allreduce_ring_time():
     # 2 (tp-1)/tp x bytes over half the 900 GB/s NVLink figure (one direction).
     assert allreduce_seconds("H100", 8192, 2) == pytest.approx(8192 / 450e9)
     assert allreduce_seconds("H100", 8192, 1) == 0.0
+
+
+def test_decode_per_gpu_adds_two_allreduces_per_layer():
+    from llmcourse.serving import decode_step_per_gpu
+    one = lc.decode_step_time("Llama-3.1-8B", "H100", 1, "bf16", seq_len=8192)
+    two = decode_step_per_gpu("Llama-3.1-8B", "H100", 2, "bf16", seq_len=8192)
+    # each GPU reads half the weights and half the cache (4 of 8 KV heads) over 3.35 TB/s
+    assert two.t_memory == pytest.approx(one.bytes_read / 2 / 3.35e12)
+    # 32 layers x 2 all-reduces of 4,096 bf16 values, ring over 2 GPUs at 450 GB/s each way
+    assert two.t_allreduce == pytest.approx(64 * (2 * 1 / 2) * 8192 / 450e9)
+    assert two.seconds > one.seconds / 2
+
+
+def test_decode_per_gpu_with_replicated_kv_reads_more_than_the_pool():
+    from llmcourse.serving import decode_step_per_gpu
+    pool = lc.decode_step_time("Qwen3-30B-A3B", "H100", 8, "bf16", seq_len=32768, batch=8)
+    per = decode_step_per_gpu("Qwen3-30B-A3B", "H100", 8, "bf16", seq_len=32768, batch=8)
+    # the pool spreads the 4 KV heads over 8 GPUs; vLLM gives each GPU a whole one
+    assert per.kv_bytes == pytest.approx(2 * pool.kv_bytes / 8)
