@@ -97,5 +97,6 @@ def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="
 
     return Explorer("fit", controls, compute, draw, title="Will it fit, and how fast?",
                     figsize=(11, 4.6),
-                    note="Memory is exact; speeds are bounds on an ideal machine (real engines "
-                         "reach a fraction of them).")
+                    note="The idealised plan: exact bytes of weights and cache against 90% of the "
+                         "datasheet memory, one pool of GPUs (vLLM's own startup budget: "
+                         "lc.vllm_plan); speeds are bounds on an ideal machine.")
