@@ -111,15 +111,20 @@ def test_exercise_expectations_by_hand():
     outside = 2 * V * d + d
     assert lc.exercises.check("depth-1", (64 * layer + outside) / (32 * layer + outside))
     assert not lc.exercises.check("depth-1", 2.0)
-    # depth-3: 64 layers of d = 2816 (head_dim 88) and d_ff = 10560 hold Llama-3-8B's budget
-    d2 = 2816
-    layer2 = 2 * d2 * d2 + 2 * d2 * (8 * 88) + 3 * d2 * 10560 + 2 * d2
-    assert abs(64 * layer2 / (32 * layer) - 1) < 0.001
-    assert lc.exercises.check("depth-3", (2816, 10560))
-    assert "3.3% more" in lc.exercises.check("depth-3", (2944, 10304))
-    # depth-2's worked solution, as the notebook prints it, is exact on a tied model
-    from llmcourse.exercises.depth import _llama_total
-    assert _llama_total(lc.load_model("Llama-3.2-1B")) == 1_235_814_400  # published count
+    # depth-3: 64 layers of d = 3072 (24 heads of 128, 8 KV heads) and d_ff = 9088 hold
+    # Llama-3-8B's budget within 0.2%
+    d2 = 3072
+    layer2 = 2 * d2 * 24 * 128 + 2 * d2 * 8 * 128 + 3 * d2 * 9088 + 2 * d2
+    assert abs(64 * layer2 / (32 * layer) - 1) < 0.002
+    assert lc.exercises.check("depth-3", {"hidden_size": 3072, "num_attention_heads": 24,
+                                          "head_dim": 128, "intermediate_size": 9088})
+    # depth-2: the coefficient by hand for Qwen3-32B, whose 64 heads of 128 are 1.6 d wide
+    q = lc.load_model("Qwen3-32B")
+    assert (q.hidden_size, q.num_attention_heads, q.num_key_value_heads, q.head_dim,
+            q.intermediate_size) == (5120, 64, 8, 128, 25600)
+    c = (2 * 64 * 128 + 2 * 8 * 128 + 3 * 25600) / 5120
+    assert lc.exercises.check("depth-2", lambda cfg: c if cfg.name == "Qwen3-32B" else
+                              lc.exercises.depth._coefficient_by_fields(cfg))
 
 
 def test_kv_heads_control_makes_any_divisible_head_count_reachable(ex):
@@ -153,32 +158,33 @@ def test_flops_never_run_past_the_models_context(ex):
     assert "4,096-token prompt" in row.label and "whole context" not in row.label
 
 
-def test_design_answers_as_a_list_or_whole_floats_are_read():
-    assert lc.exercises.check("depth-3", [2816, 10560])
-    assert lc.exercises.check("depth-3", (2816.0, 10560))
-    assert "multiple of 128" in lc.exercises.check("depth-3", (2896, 10136))
-    # keeping d = 4,096 and shrinking the MLP to 5,461 meets the budget too: it passes,
-    # and the feedback says the MLP ratio moved (5,461 / 4,096 = 1.33 against 3.5)
-    v = lc.exercises.check("depth-3", (4096, 5461))
-    assert v and "1.33×" in v
+def test_deep_and_narrow_means_deep_and_narrow():
+    """The review found depth-3 forced head_dim 88 and accepted (4096, 5461) and
+    (1024, 35000): a design that is not narrow, or whose MLP ratio is off, fails now."""
+    ok = {"hidden_size": 2816, "num_attention_heads": 22, "num_key_value_heads": 2,
+          "head_dim": 128, "intermediate_size": 10880}
+    assert lc.exercises.check("depth-3", ok)
+    assert lc.exercises.check("depth-3", {**ok, "hidden_size": 2816.0})  # a whole float
+    assert "head_dim is 88" in lc.exercises.check(
+        "depth-3", {"hidden_size": 2816, "intermediate_size": 10560})
+    assert "not narrow" in lc.exercises.check(
+        "depth-3", {"hidden_size": 4096, "intermediate_size": 5461})
+    assert "34.18× hidden_size" in lc.exercises.check(
+        "depth-3", {"hidden_size": 1024, "num_attention_heads": 8, "intermediate_size": 35000})
+    assert "multiple of 128" in lc.exercises.check(
+        "depth-3", {**ok, "hidden_size": 2880, "num_attention_heads": 45, "head_dim": 64,
+                    "num_key_value_heads": 5})
 
 
 def test_depth2_catches_head_dim_taken_from_the_width():
-    # Llama-3.2-1B with head_dim 128: q and o are 2048 × 4096, not 2048 × 2048. By hand:
-    # 16 layers × (2·2048·32·128 + 2·2048·8·128 + 3·2048·8192 + 2·2048) + 128,256·2048 + 2048
-    d = 2048
-    layer = 2 * d * 32 * 128 + 2 * d * 8 * 128 + 3 * d * 8192 + 2 * d
-    assert 16 * layer + 128_256 * d + d == lc.param_count(
-        lc.load_model("Llama-3.2-1B").replace(head_dim=128)).total
-
+    # a what-if whose heads are not d / heads wide: reading head_dim from the width fails
     def width_head_dim(cfg):
-        L, d, V = cfg.num_hidden_layers, cfg.hidden_size, cfg.vocab_size
+        d = cfg.hidden_size
         d_h = d // cfg.num_attention_heads
-        attn = 2 * d * cfg.num_attention_heads * d_h + 2 * d * cfg.num_key_value_heads * d_h
-        per_layer = attn + 3 * d * cfg.intermediate_size + 2 * d
-        return L * per_layer + V * d * (1 if cfg.tie_word_embeddings else 2) + d
+        return (2 * d * cfg.num_attention_heads * d_h + 2 * d * cfg.num_key_value_heads * d_h
+                + 3 * d * cfg.intermediate_size) / d ** 2
     v = lc.exercises.check("depth-2", width_head_dim)
-    assert not v and "Llama-3.2-1B (edited)" in v
+    assert not v and "Qwen3-32B" in v
 
 
 def test_depth_change_table_stays_within_the_context():
