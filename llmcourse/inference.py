@@ -1,4 +1,7 @@
-"""Will it fit, and how fast? Serving memory, exactly; serving speed, as bounds.
+"""Will it fit, and how fast? The idealised plan: serving memory, exactly; serving
+speed, as bounds. What vLLM budgets when it is launched (the runtime's memory, the
+profiling run's activations, per-GPU tensor parallelism, blocks of 16 tokens) is
+:func:`llmcourse.serving.vllm_plan`, the second step.
 
 Memory (exact): weights as stored (:mod:`llmcourse.quantization`), the KV cache of
 the batch (:func:`llmcourse.kv_cache_bytes`: GQA, MLA latents and sliding-window
