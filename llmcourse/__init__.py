@@ -19,6 +19,7 @@ from .hardware import GPU, list_gpus, load_gpu
 from .inference import (critical_batch, decode_step_time, expected_experts, max_batch,
                         max_context, memory_plan, prefill_time)
 from .quantization import list_schemes, stored_weights
+from .serving import VllmPlan, vllm_plan
 from .training import (TrainingFlops, TrainingMemory, bytes_per_param, chinchilla_tokens,
                        training_flops, training_memory, training_time)
 from .units import human_bytes, human_count
@@ -26,7 +27,7 @@ from .zoo import list_models, load_model, model_families, model_family
 
 __version__ = "0.1.0"
 
-__all__ = ["ConfigError", "ModelConfig", "from_hf_config", "config_from_json", "as_moe", "SUPPORTED_MODEL_TYPES",
+__all__ = ["VllmPlan", "vllm_plan", "ConfigError", "ModelConfig", "from_hf_config", "config_from_json", "as_moe", "SUPPORTED_MODEL_TYPES",
            "ParamCount", "FlopCount", "param_count", "weight_shapes", "weight_bytes",
            "kv_cache_bytes", "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "flops_per_token",
            "list_models", "load_model", "model_families", "model_family", "human_count", "human_bytes",

@@ -54,6 +54,16 @@ class GPU:
     notes: str = ""
     memory: str = ""          # the capacity as the vendor writes it ("80 GB HBM3")
     vendor: str = ""
+    runtime_memory_bytes: int | None = None   # what the CUDA runtime reports (vLLM's total)
+    interconnect_bytes_per_s: float | None = None  # the link tensor parallelism all-reduces over
+    interconnect: str = ""
+
+    @property
+    def reported_memory_bytes(self):
+        """The total a serving engine sees: the runtime's figure where the table has a
+        sourced one, else the datasheet capacity in decimal GB (every runtime total we
+        found is larger: H100 80GB reports 79.18 GiB = 85.0e9 bytes)."""
+        return self.runtime_memory_bytes or self.memory_bytes
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -66,6 +76,12 @@ class GPU:
             raise ConfigError(f"memory_bytes: must be a positive whole number of bytes for GPU "
                               f"{self.name!r} (got {self.memory_bytes!r})")
         _positive_number("bandwidth_bytes_per_s", self.bandwidth_bytes_per_s, self.name)
+        rt = self.runtime_memory_bytes
+        if rt is not None and (isinstance(rt, bool) or not isinstance(rt, int) or rt <= 0):
+            raise ConfigError(f"runtime_memory_bytes: must be a positive whole number "
+                              f"of bytes for GPU {self.name!r} (got {rt!r})")
+        if self.interconnect_bytes_per_s is not None:
+            _positive_number("interconnect_bytes_per_s", self.interconnect_bytes_per_s, self.name)
         if not isinstance(self.peak_flops, dict) or not self.peak_flops:
             raise ConfigError(f"peak_flops: must map at least one dtype to FLOP/s for GPU "
                               f"{self.name!r} (e.g. {{'bf16': 989.4e12}})")
@@ -119,7 +135,10 @@ def _table():
             gpu = GPU(name=r["name"], memory_bytes=r["memory_bytes"],
                       bandwidth_bytes_per_s=r["bandwidth_bytes_per_s"],
                       peak_flops=r["peak_flops"], source=r["source"], notes=r.get("notes", ""),
-                      memory=r.get("memory", ""), vendor=r.get("vendor", ""))
+                      memory=r.get("memory", ""), vendor=r.get("vendor", ""),
+                      runtime_memory_bytes=r.get("runtime_memory_bytes"),
+                      interconnect_bytes_per_s=r.get("interconnect_bytes_per_s"),
+                      interconnect=r.get("interconnect", ""))
             _TABLE[gpu.name] = (gpu, tuple(r.get("aliases", ())))
     return _TABLE
 
@@ -150,7 +169,7 @@ def load_gpu(name):
 
 
 _FIELDS = ("name", "memory_bytes", "bandwidth_bytes_per_s", "peak_flops", "source", "notes",
-           "memory", "vendor")
+           "memory", "vendor", "runtime_memory_bytes", "interconnect_bytes_per_s", "interconnect")
 
 
 def as_gpu(gpu):

@@ -1,4 +1,7 @@
-"""Will it fit, and how fast? Serving memory, exactly; serving speed, as bounds.
+"""Will it fit, and how fast? The idealised plan: serving memory, exactly; serving
+speed, as bounds. What vLLM budgets when it is launched (the runtime's memory, the
+profiling run's activations, per-GPU tensor parallelism, blocks of 16 tokens) is
+:func:`llmcourse.serving.vllm_plan`, the second step.
 
 Memory (exact): weights as stored (:mod:`llmcourse.quantization`), the KV cache of
 the batch (:func:`llmcourse.kv_cache_bytes`: GQA, MLA latents and sliding-window
@@ -377,7 +380,11 @@ class StepBound(NamedTuple):
                 f"{self.t_compute * 1e3:,.3f} ms) -> <= {self.tokens_per_s:,.1f} tokens/s)")
 
 
-def _step(mode, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch, compute_dtype):
+LOGITS = ("last", "all")
+
+
+def _step(mode, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch, compute_dtype,
+          logits="all"):
     cfg = as_config(cfg)
     gpu = as_gpu(gpu)
     _whole("n_gpus", n_gpus)
@@ -390,6 +397,10 @@ def _step(mode, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch, compute_dty
     read = weights_read_per_step(cfg, sw if sw is not None else w, tokens)
     per_tok = flops_per_token(cfg, seq_len, mode).total
     flops = float(per_tok) * tokens
+    if logits not in LOGITS:
+        raise ConfigError(f"logits: must be 'last' (serving) or 'all' (training) (got {logits!r})")
+    if mode == "prefill" and logits == "last":   # lm_head only for each prompt's last token
+        flops -= 2 * cfg.vocab_size * cfg.hidden_size * (tokens - batch)
     return StepBound(mode, cfg.name, gpu.name, n_gpus, batch, seq_len, read,
                      kv_cache_bytes(cfg, seq_len, batch, kv) + linear_state_bytes(cfg, batch),
                      flops,
@@ -408,11 +419,16 @@ def decode_step_time(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", se
 
 
 def prefill_time(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=4096, batch=1,
-                 compute_dtype=None):
+                 compute_dtype=None, logits="last"):
     """A lower bound on prefilling ``batch`` prompts of ``seq_len`` tokens (causal
     attention): at least the FLOPs over the peak, and at least the weights read plus
-    the KV cache written over the bandwidth. ``.seconds`` bounds the time to first token."""
-    return _step("prefill", cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch, compute_dtype)
+    the KV cache written over the bandwidth. ``.seconds`` bounds the time to first token.
+
+    ``logits="last"`` (serving, the default): engines compute the lm_head only for each
+    prompt's last token, the one whose next token is sampled. ``logits="all"``
+    (training, and the forward FLOPs of lesson 04): every token's logits."""
+    return _step("prefill", cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch, compute_dtype,
+                 logits)
 
 
 def critical_batch(gpu, weights="bf16", compute_dtype="bf16"):

@@ -79,3 +79,23 @@ def test_gpu_table_names_the_rate_a_chip_without_bf16_uses():
     t = lc.tables.gpu_table()
     assert t.loc["Mac Studio M2 Ultra 192GB", "bf16 TFLOP/s"] == "27.2 (fp32)"
     assert t.loc["Mac Studio M2 Ultra 192GB", "FLOPs/byte (bf16)"] == "34"     # 27.2e12 / 0.8e12
+
+
+def test_explorer_shows_vllms_startup_plan_per_gpu():
+    ex = EXPLORERS["fit"]()
+    ex.set(model="Llama-3.1-8B", gpu="H100 SXM 80GB", weights="bf16", seq_len=8192)
+    plan = lc.vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, weights="bf16")
+    assert ex.value("vllm_starts") is True
+    assert ex.value("vllm_kv_bytes") == plan.kv_budget_bytes
+    # three GPUs: the ideal pool fits, vLLM cannot split 32 heads three ways
+    ex.set(n_gpus=3)
+    assert ex.error == "" and ex.value("fits") is True
+    assert ex.value("vllm_starts") is False
+    text = next(r.text for r in ex.rows if r.key == "vllm_starts")
+    assert text.startswith("tensor_parallel_size:") and "(32)" in text
+    # a lower utilization leaves less cache
+    ex.set(n_gpus=1, utilization=0.5)
+    assert ex.value("vllm_kv_bytes") < plan.kv_budget_bytes
+    # int4 KV is not a vLLM cache dtype: said in place, the explorer keeps working
+    ex.set(kv_dtype="int4")
+    assert ex.error == "" and ex.value("vllm_starts") is False

@@ -229,3 +229,63 @@ concept(
 
 # every GPU and scheme a reader can name in inf-4 is in the table
 assert "A100 SXM 40GB" in list_gpus() and "int4-g128" in list_schemes()
+
+
+def _serve_32b_ok(answer):
+    from ..config import ConfigError
+    from ..serving import vllm_plan
+    if not isinstance(answer, dict) or not {"tensor_parallel_size", "max_model_len"} <= set(answer):
+        return False, "give a dict: {'tensor_parallel_size': ..., 'max_model_len': ...}"
+    tp, mml = answer["tensor_parallel_size"], answer["max_model_len"]
+    if isinstance(tp, int) and tp > 2:
+        return False, f"there are two L40S, not {tp}"
+    try:
+        plan = vllm_plan("Qwen3-32B", "L40S", tensor_parallel_size=tp, max_model_len=mml)
+    except ConfigError as e:
+        return False, str(e)
+    if not plan.starts:
+        return False, f"vLLM would refuse: {plan.reason}"
+    if mml < 8192:
+        return False, f"max_model_len {mml:,} is below the 8,192 tokens asked for"
+    if plan.max_concurrency < 4:
+        return False, (f"it starts, but holds {plan.max_concurrency:.2f} requests of {mml:,} "
+                       f"tokens ({plan.kv_tokens:,} KV tokens per GPU), fewer than 4")
+    return True, (f"starts: {plan.kv_tokens:,} KV tokens per GPU, {plan.max_concurrency:.2f} "
+                  f"requests of {mml:,} tokens at once")
+
+
+design(
+    "inf-7", NB,
+    "Start Qwen3-32B (bf16) with vLLM on two L40S 48GB, gpu_memory_utilization 0.9, so that at "
+    "least 4 requests of max_model_len tokens fit at once, with max_model_len >= 8,192. Answer "
+    "= {'tensor_parallel_size': <1 or 2>, 'max_model_len': <tokens>}; lc.vllm_plan checks it.",
+    validate=_serve_32b_ok,
+    why="One L40S cannot hold the 61 GiB of weights; TP=2 puts 30.5 GiB on each and leaves about "
+        "8.6 GiB of KV cache per GPU (an estimate: the activation peak and non-torch memory are "
+        "not exact), about 70,000 tokens at 128 KiB per token per GPU (4 of the 8 KV heads). The "
+        "default max_model_len of 40,960 starts but holds 1.7 requests; 16,384 holds 4.3.",
+    solution={"tensor_parallel_size": 2, "max_model_len": 16384},
+    hint="weights per GPU = 61 GiB / TP; KV per token per GPU = 64 layers x 2 x (8 / TP) heads "
+         "x 128 x 2 bytes; concurrency = KV tokens / max_model_len.",
+    wrong=({"tensor_parallel_size": 1, "max_model_len": 8192},
+           {"tensor_parallel_size": 2, "max_model_len": 40960},
+           {"tensor_parallel_size": 3, "max_model_len": 16384}),
+)
+
+concept(
+    "inf-8", NB,
+    "Qwen3-30B-A3B has 4 KV heads. Served with vLLM on H100s, how do the KV cache bytes per "
+    "token held by EACH GPU change from tensor_parallel_size 4 to 8?",
+    {"a": "They halve: 8 GPUs share the cache.",
+     "b": "They double: every layer is split across more ranks, so more copies are needed.",
+     "c": "They stay the same: each GPU still holds one whole KV head.",
+     "d": "vLLM refuses TP=8 for a model with 4 KV heads."},
+    "c",
+    {"a": "That is the ideal pool. A KV head cannot be split: at TP=4 each GPU already holds one "
+          "head, and at TP=8 two GPUs hold a copy of each.",
+     "b": "Per GPU nothing doubles; the total over the 8 GPUs does (each head is held twice).",
+     "d": "vLLM accepts a TP size that is a multiple of the KV heads and replicates each head on "
+          "TP / num_key_value_heads GPUs."},
+    why="vLLM gives each rank max(1, num_key_value_heads / TP) KV heads: 1 at TP=4 and at TP=8. "
+        "At TP=8 the cache over all GPUs is twice what the model needs.",
+)

@@ -66,12 +66,12 @@ def _setup(fig):
     left.set_ylabel("GB (10^9 bytes)")
     left.grid(axis="x", visible=False)
 
-    total = right.plot([], [], lw=2.6, color=color_of("series:0"))[0]
-    user = right.plot([], [], lw=2.6, ls="--", color=color_of("series:1"))[0]
+    total = right.plot([], [], lw=2.6, color=color_of("series:2"))[0]
+    user = right.plot([], [], lw=2.6, ls="--", color=color_of("series:4"))[0]
     dots = right.plot([], [], "o", ms=9, color=color_of("highlight"), zorder=5)[0]
-    t_total = right.text(0, 0, "all users", color=color_of("series:0"), va="bottom",
+    t_total = right.text(0, 0, "all users", color=color_of("series:2"), va="bottom",
                          ha="right", fontsize=TEXT_SIZES["label"], fontweight="bold")
-    t_user = right.text(0, 0, "per user", color=color_of("series:1"), va="top", ha="right",
+    t_user = right.text(0, 0, "per user", color=color_of("series:4"), va="top", ha="right",
                         fontsize=TEXT_SIZES["label"], fontweight="bold")
     crit = right.axvline(1, color=color_of("reference"), ls=":", lw=2)
     t_crit = right.text(1, 0.55, "", rotation=90, ha="right", va="center",

@@ -5,18 +5,47 @@ from __future__ import annotations
 from ..hardware import list_gpus, load_gpu
 from ..inference import KV_DTYPES, max_batch, max_context
 from ..quantization import list_schemes
+from ..serving import vllm_plan
 from ..zoo import load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
-__all__ = ["fit_explorer", "fit_rows"]
+__all__ = ["fit_explorer", "fit_rows", "vllm_rows"]
 
 SEQ_LENS = [2**k for k in range(10, 18)]          # 1K .. 128K tokens
+UTILIZATIONS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
+GiB = 2 ** 30
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 GB = 1e9
 
 
 def _gb(n):
     return f"{n / GB:,.2f} GB"
+
+
+def vllm_rows(cfg, gpu, n_gpus, weights, kv_dtype, seq_len, utilization=0.9):
+    """vLLM's startup plan for the same setting: tensor_parallel_size = the GPUs,
+    max_model_len = the context. A setting vLLM rejects shows its one-line message."""
+    from ..config import ConfigError
+    kv = "fp8" if kv_dtype == "fp8" else "auto"
+    label = (f"vLLM at startup (TP={n_gpus}, max_model_len={seq_len:,}, "
+             f"gpu_memory_utilization={utilization})")
+    if kv_dtype not in ("bf16", "fp8"):
+        return [Row(label, "vllm_starts", False,
+                    f"vLLM's KV cache dtypes are auto and fp8, not {kv_dtype}")]
+    try:
+        p = vllm_plan(cfg, gpu, tensor_parallel_size=n_gpus, max_model_len=seq_len,
+                      gpu_memory_utilization=utilization, kv_cache_dtype=kv,
+                      weights=weights)
+    except (ConfigError, ValueError) as e:
+        return [Row(label, "vllm_starts", False, str(e).splitlines()[0])]
+    return [
+        Row(label, "vllm_starts", p.starts,
+            "starts" if p.starts else f"refuses: {p.reason.split('. ')[0]}"),
+        Row("vLLM KV cache per GPU (activation peak estimated)", "vllm_kv_bytes",
+            p.kv_budget_bytes, f"{p.kv_budget_bytes / GiB:,.2f} GiB = {p.kv_tokens:,} tokens"),
+        Row(f"vLLM concurrency at {seq_len:,} tokens", "vllm_concurrency",
+            round(p.max_concurrency, 2), f"{p.max_concurrency:,.2f}x"),
+    ]
 
 
 def fit_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch):
@@ -68,7 +97,7 @@ def fit_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch):
 
 @register("fit")
 def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="as shipped",
-                 kv_dtype="bf16", seq_len=32768, batch=8):
+                 kv_dtype="bf16", seq_len=32768, batch=8, utilization=0.9):
     """Pick a model, GPUs, weight scheme, KV dtype, context and batch: see the memory
     against capacity, the limits, and the decode bound against batch."""
     from ..plots.inference import draw_fit_and_speed, fit_and_speed_data
@@ -81,6 +110,7 @@ def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="
                              kv_dtype, width="200px"),
         "seq_len": selection("context", SEQ_LENS, seq_len),
         "batch": selection("batch", BATCHES, batch),
+        "utilization": selection("vLLM utilization", UTILIZATIONS, utilization),
     }
     state = {}
 
@@ -90,12 +120,15 @@ def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="
                                   v["seq_len"], v["batch"])
         state["data"] = data
         return fit_rows(data, cfg, v["gpu"], v["n_gpus"], v["weights"], v["kv_dtype"],
-                        v["seq_len"], v["batch"])
+                        v["seq_len"], v["batch"]) + \
+            vllm_rows(cfg, v["gpu"], v["n_gpus"], v["weights"], v["kv_dtype"], v["seq_len"],
+                      v["utilization"])
 
     def draw(fig, v, rows):
         draw_fit_and_speed(fig, state["data"])
 
     return Explorer("fit", controls, compute, draw, title="Will it fit, and how fast?",
                     figsize=(11, 4.6),
-                    note="Memory is exact; speeds are bounds on an ideal machine (real engines "
-                         "reach a fraction of them).")
+                    note="The idealised plan: exact bytes of weights and cache against 90% of the "
+                         "datasheet memory, one pool of GPUs (vLLM's own startup budget: "
+                         "lc.vllm_plan); speeds are bounds on an ideal machine.")

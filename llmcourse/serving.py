@@ -1,0 +1,387 @@
+"""Will it start? The KV-cache budget as vLLM's V1 engine computes it, per GPU.
+
+The idealised plan (:func:`llmcourse.memory_plan`: weights + KV <= 0.9 x datasheet
+capacity, all GPUs one pool) is the first, derivable step. This module is the second:
+what the engine does when it is launched. It follows vLLM's V1 engine as of the 0.10
+and 0.11 releases (``vllm/v1/worker/gpu_worker.py: determine_available_memory``,
+``vllm/v1/core/kv_cache_utils.py``, ``vllm/engine/arg_utils.py``):
+
+1. requested = ``gpu_memory_utilization`` x the total memory the CUDA runtime reports
+   (:attr:`GPU.reported_memory_bytes`: 79.18 GiB on an H100 80GB, not 80 GB);
+2. minus the weights as loaded on this GPU (its tensor-parallel shard, its pipeline
+   stage);
+3. minus the peak activation of the profiling run (a dummy forward over
+   ``max_num_batched_tokens`` tokens, then a dummy sampler run over ``max_num_seqs``
+   full-vocabulary logits) -- an ESTIMATE here (:func:`activation_peak_bytes`);
+4. minus non-torch memory (CUDA context, NCCL buffers): a STATED figure
+   (:data:`NON_TORCH_BYTES`), not derived;
+5. what is left is the KV cache, cut into blocks of ``block_size`` tokens (16) in every
+   attention layer of this GPU. The engine refuses to start when no block fits or when
+   one request of ``max_model_len`` tokens does not fit, with the messages in
+   :func:`vllm_plan`'s ``reason``.
+
+CUDA graphs are captured after the KV cache is allocated (0.10/0.11), so their memory
+(:data:`CUDA_GRAPH_BYTES`, stated) comes out of the ``1 - gpu_memory_utilization``
+headroom, not out of the KV budget.
+
+Tensor parallelism (vLLM's rules): the tensor-parallel size must divide
+``num_attention_heads``; when it is below ``num_key_value_heads`` it must divide them
+too, and when it is at or above them it must be a multiple of them, and each GPU holds
+one (replicated) KV head. An MLA latent (DeepSeek) has no heads to split: every rank
+caches the whole latent.
+
+Exact here: the arithmetic of steps 1, 2, 5 and the parallelism rules. Estimated: the
+activation peak. Stated: non-torch and CUDA-graph memory.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from .config import ConfigError
+from .counts import kv_cache_bytes
+from .hardware import as_gpu
+from .quantization import AS_SHIPPED, stored_weights
+from .zoo import as_config
+
+__all__ = ["VLLM_VERSION", "BLOCK_SIZE", "NON_TORCH_BYTES", "NON_TORCH_BYTES_TP",
+           "CUDA_GRAPH_BYTES", "SAMPLER_BYTES_PER_LOGIT", "VllmPlan", "vllm_plan",
+           "vllm_defaults", "check_parallelism", "kv_heads_per_rank", "weights_per_gpu",
+           "kv_bytes_per_token_per_gpu", "rope_cache_bytes", "GpuDecodeBound", "decode_step_per_gpu", "activation_peak_bytes", "allreduce_seconds"]
+
+GiB = 2 ** 30
+VLLM_VERSION = "vLLM V1 engine, 0.10/0.11 (gpu_worker.determine_available_memory)"
+BLOCK_SIZE = 16
+# Stated, not derived: published V1 logs on one GPU show "non-torch forward increase
+# memory" / "non_torch_memory" of 0.02 to 0.65 GiB (vllm-project/vllm issue 13061: 0.25 GiB
+# on RTX 4090s). With tensor parallelism NCCL adds its buffers.
+NON_TORCH_BYTES = round(0.25 * GiB)
+NON_TORCH_BYTES_TP = round(0.6 * GiB)
+# Stated: "Graph capturing finished in N secs, took 0.3-0.9 GiB" in published V1 logs;
+# taken after the KV cache is allocated, from the headroom.
+CUDA_GRAPH_BYTES = round(0.5 * GiB)
+# The sampler's dummy run: fp32 logits and fp32 probabilities of max_num_seqs rows of
+# the full vocabulary (4 + 4 bytes per logit). Calibrated against published H100 logs of
+# Llama-3.1-8B: torch peak 1.89 GiB at max_num_seqs 1024, about 1.2 GiB at 256.
+SAMPLER_BYTES_PER_LOGIT = 8
+KV_CACHE_DTYPES = {"auto": None, "bf16": "bf16", "fp16": "fp16", "fp8": "fp8",
+                   "fp8_e4m3": "fp8", "fp8_e5m2": "fp8"}
+
+
+def _whole(name, v, minimum=1):
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+        raise ConfigError(f"{name}: must be a whole number >= {minimum} (got {v!r})")
+    return v
+
+
+def vllm_defaults(gpu):
+    """(max_num_seqs, max_num_batched_tokens) vLLM's OpenAI server picks when they are
+    not given: 1024 and 8192 on GPUs reporting >= 70 GiB that are not A100s (H100, H200,
+    MI300X, B200), else 256 and 2048 (``EngineArgs._set_default_args``, 0.10)."""
+    gpu = as_gpu(gpu)
+    big = gpu.reported_memory_bytes >= 70 * GiB and "a100" not in gpu.name.lower()
+    return (1024, 8192) if big else (256, 2048)
+
+
+def check_parallelism(cfg, tensor_parallel_size=1, pipeline_parallel_size=1):
+    """Raise vLLM's own complaint (as a one-line ConfigError naming the field) when the
+    model cannot be split this way; return None when it can."""
+    cfg = as_config(cfg)
+    tp = _whole("tensor_parallel_size", tensor_parallel_size)
+    pp = _whole("pipeline_parallel_size", pipeline_parallel_size)
+    heads = cfg.num_attention_heads
+    if heads % tp:
+        raise ConfigError(f"tensor_parallel_size: Total number of attention heads ({heads}) "
+                          f"must be divisible by tensor parallel size ({tp}).")
+    if not cfg.uses_mla:
+        kv = cfg.num_key_value_heads
+        if tp < kv and kv % tp:
+            raise ConfigError(f"tensor_parallel_size: {kv} KV heads must be divisible by the "
+                              f"tensor parallel size ({tp}) when it is smaller")
+        if tp >= kv and tp % kv:
+            raise ConfigError(f"tensor_parallel_size: must be a multiple of the {kv} KV "
+                              f"heads when it is larger (got {tp}): each GPU holds one")
+    layers = cfg.num_hidden_layers
+    if pp > layers:
+        raise ConfigError(f"pipeline_parallel_size: at most num_hidden_layers ({layers}) "
+                          f"stages (got {pp})")
+
+
+def kv_heads_per_rank(cfg, tensor_parallel_size):
+    """KV heads each GPU caches: ``num_key_value_heads / tp``, or 1 (a replica) when tp
+    is at or above them. An MLA model caches its whole latent on every rank: returns
+    None for it."""
+    cfg = as_config(cfg)
+    check_parallelism(cfg, tensor_parallel_size)
+    if cfg.uses_mla:
+        return None
+    return max(1, cfg.num_key_value_heads // tensor_parallel_size)
+
+
+def _stage_layers(cfg, pp):
+    return math.ceil(cfg.num_hidden_layers / pp)   # the fullest stage (vLLM splits evenly)
+
+
+def kv_bytes_per_token_per_gpu(cfg, tensor_parallel_size=1, pipeline_parallel_size=1,
+                               kv_cache_dtype="bf16"):
+    """Bytes one token takes in the KV cache of one GPU (the fullest pipeline stage):
+    every attention layer of the stage, this rank's KV heads (replicated when tp >
+    ``num_key_value_heads``), or the whole MLA latent."""
+    cfg = as_config(cfg)
+    check_parallelism(cfg, tensor_parallel_size, pipeline_parallel_size)
+    per_token_all_layers = kv_cache_bytes(cfg, 1, 1, kv_cache_dtype)
+    stage = _stage_layers(cfg, pipeline_parallel_size)
+    layers = cfg.num_hidden_layers
+    if cfg.uses_mla:
+        share_num, share_den = 1, 1
+    else:
+        share_num, share_den = kv_heads_per_rank(cfg, tensor_parallel_size), \
+            cfg.num_key_value_heads
+    return per_token_all_layers * stage * share_num // (layers * share_den)
+
+
+def weights_per_gpu(cfg, tensor_parallel_size=1, pipeline_parallel_size=1,
+                    weights=AS_SHIPPED):
+    """Bytes of weights one GPU loads: the stored weights split over tensor-parallel
+    ranks (matrices and the vocab-parallel embedding and lm_head split; the RMSNorm
+    weights, ``num_hidden_layers * 2 + 1`` vectors of ``hidden_size``, replicated),
+    and the fullest pipeline stage's share of the layers; plus the rotary embedding's
+    cos/sin cache vLLM keeps beside them (``max_position_embeddings x rotary dim`` in the
+    model's 16-bit dtype, on every rank): vLLM's "Model loading took 14.9888 GiB" for
+    Llama-3.1-8B is 8,030,261,248 x 2 bytes + 131,072 x 128 x 2 bytes, exactly."""
+    cfg = as_config(cfg)
+    check_parallelism(cfg, tensor_parallel_size, pipeline_parallel_size)
+    total = stored_weights(cfg, weights).total
+    norms = (2 * cfg.num_hidden_layers + 1) * cfg.hidden_size * 2
+    split = (total - norms) // tensor_parallel_size + norms
+    stage = _stage_layers(cfg, pipeline_parallel_size)
+    return split * stage // cfg.num_hidden_layers + rope_cache_bytes(cfg)
+
+
+def rope_cache_bytes(cfg):
+    """vLLM's rotary cos/sin cache: ``max_position_embeddings x rotary_dim x 2`` bytes
+    (``rotary_dim`` = ``qk_rope_head_dim`` for MLA, else ``head_dim`` x
+    ``partial_rotary_factor``); 0 without rotary positions (learned ``wpe``)."""
+    cfg = as_config(cfg)
+    mpe = cfg.get("max_position_embeddings") or 0
+    if cfg.get("model_type") in ("gpt2",):
+        return 0
+    if cfg.uses_mla:
+        rot = cfg.qk_rope_head_dim
+    else:
+        rot = int(cfg.head_dim * (cfg.get("partial_rotary_factor") or 1))
+    return mpe * rot * 2
+
+
+def activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs,
+                          tensor_parallel_size=1):
+    """ESTIMATE of the torch peak of vLLM's profiling run on one GPU: the dummy forward
+    over ``max_num_batched_tokens`` tokens (bf16 MLP gate/up output, its activation and
+    the hidden states: ``T x 2 B x (3 d_ff / tp + 4 d)``, with ``d_ff`` the active
+    experts' widths for a MoE) plus the sampler's dummy run (``max_num_seqs x V x`` 8
+    bytes: fp32 logits and probabilities; the full vocabulary on every rank)."""
+    cfg = as_config(cfg)
+    t = _whole("max_num_batched_tokens", max_num_batched_tokens)
+    s = _whole("max_num_seqs", max_num_seqs)
+    tp = _whole("tensor_parallel_size", tensor_parallel_size)
+    d = cfg.hidden_size
+    if cfg.get("moe_intermediate_size") and (cfg.get("num_experts_per_tok") or 0):
+        d_ff = cfg.num_experts_per_tok * cfg.moe_intermediate_size
+    else:
+        d_ff = cfg.get("intermediate_size") or 4 * d
+    forward = t * 2 * (3 * d_ff // tp + 4 * d)
+    sampler = s * cfg.vocab_size * SAMPLER_BYTES_PER_LOGIT
+    return forward + sampler
+
+
+def allreduce_seconds(gpu, nbytes, tensor_parallel_size):
+    """Ring all-reduce of ``nbytes`` over ``tp`` GPUs: each sends and receives
+    ``2 (tp - 1) / tp x nbytes`` over the link (:attr:`GPU.interconnect_bytes_per_s`,
+    both directions, so half of it each way). A lower bound (no latency term)."""
+    gpu = as_gpu(gpu)
+    tp = _whole("tensor_parallel_size", tensor_parallel_size)
+    if tp == 1:
+        return 0.0
+    bw = gpu.interconnect_bytes_per_s
+    if not bw:
+        raise ConfigError(f"gpu: {gpu.name!r} has no interconnect_bytes_per_s in the table")
+    return 2 * (tp - 1) / tp * nbytes / (bw / 2)
+
+
+class VllmPlan(NamedTuple):
+    """vLLM's budget on one GPU (the fullest one), in bytes."""
+    model: str
+    gpu: str
+    tensor_parallel_size: int
+    pipeline_parallel_size: int
+    gpu_memory_utilization: float
+    max_model_len: int
+    max_num_seqs: int
+    max_num_batched_tokens: int
+    kv_cache_dtype: str
+    block_size: int
+    total_bytes: int            # what the runtime reports
+    requested_bytes: int        # utilization x total
+    weight_bytes: int           # as loaded on this GPU
+    activation_bytes: int       # profiling run's torch peak (estimate unless given)
+    non_torch_bytes: int        # stated unless given
+    cuda_graph_bytes: int       # stated; from the headroom, not the KV budget
+    kv_bytes_per_token: int     # on this GPU, all its attention layers
+    reason: str                 # "" when it starts; else vLLM's message
+
+    @property
+    def kv_budget_bytes(self):
+        """Available KV cache memory (vLLM's log line), may be negative."""
+        return self.requested_bytes - self.weight_bytes - self.activation_bytes \
+            - self.non_torch_bytes
+
+    @property
+    def num_blocks(self):
+        return max(0, self.kv_budget_bytes // (self.kv_bytes_per_token * self.block_size))
+
+    @property
+    def kv_tokens(self):
+        """GPU KV cache size: N tokens (whole blocks)."""
+        return self.num_blocks * self.block_size
+
+    @property
+    def max_concurrency(self):
+        """Maximum concurrency for max_model_len tokens per request (vLLM's "x")."""
+        return self.kv_tokens / self.max_model_len
+
+    @property
+    def starts(self):
+        return not self.reason
+
+    def __repr__(self):
+        g = GiB
+        head = (f"VllmPlan({self.model} on {self.gpu}, TP={self.tensor_parallel_size}, "
+                f"PP={self.pipeline_parallel_size}: {self.gpu_memory_utilization} x "
+                f"{self.total_bytes / g:.2f} GiB = {self.requested_bytes / g:.2f} GiB; weights "
+                f"{self.weight_bytes / g:.2f} GiB, activations ~{self.activation_bytes / g:.2f}"
+                f" GiB, non-torch ~{self.non_torch_bytes / g:.2f} GiB; KV "
+                f"{self.kv_budget_bytes / g:.2f} GiB = {self.kv_tokens:,} tokens")
+        if self.starts:
+            return head + f", {self.max_concurrency:.2f}x at {self.max_model_len:,} tokens)"
+        return head + f": would not start: {self.reason})"
+
+
+def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
+              gpu_memory_utilization=0.9, max_model_len=None, max_num_seqs=None,
+              max_num_batched_tokens=None, kv_cache_dtype="auto", block_size=BLOCK_SIZE,
+              weights=AS_SHIPPED, activation_bytes=None, non_torch_bytes=None,
+              weight_bytes=None):
+    """The plan vLLM makes at startup on the fullest GPU of the group.
+
+    ``max_model_len`` defaults to the model's ``max_position_embeddings`` (as vLLM's
+    does); ``max_num_seqs`` and ``max_num_batched_tokens`` to :func:`vllm_defaults`.
+    ``kv_cache_dtype``: ``"auto"`` (the model's dtype) or ``"fp8"`` -- vLLM's cache
+    dtypes are fp8 only (int8/int4 caches exist in other engines). ``activation_bytes``,
+    ``non_torch_bytes``, ``weight_bytes``: pass a log's figures to replace the estimate
+    and the stated figures.
+    """
+    cfg = as_config(cfg)
+    gpu = as_gpu(gpu)
+    check_parallelism(cfg, tensor_parallel_size, pipeline_parallel_size)
+    u = gpu_memory_utilization
+    if isinstance(u, bool) or not isinstance(u, (int, float)) or not 0 < u <= 1:
+        raise ConfigError(f"gpu_memory_utilization: must be a fraction in (0, 1] (got {u!r})")
+    key = str(kv_cache_dtype).lower()
+    if key not in KV_CACHE_DTYPES:
+        raise ConfigError(f"kv_cache_dtype: vLLM offers {', '.join(KV_CACHE_DTYPES)} "
+                          f"(got {kv_cache_dtype!r}; int8/int4 caches exist in other engines)")
+    kv_dtype = KV_CACHE_DTYPES[key] or ("fp16" if str(cfg.get("torch_dtype") or
+                                                      cfg.get("dtype") or "") in
+                                        ("float16", "torch.float16") else "bf16")
+    _whole("block_size", block_size)
+    mpe = cfg.get("max_position_embeddings")
+    if max_model_len is None:
+        max_model_len = mpe
+    _whole("max_model_len", max_model_len)
+    if mpe and max_model_len > mpe:
+        raise ConfigError(f"max_model_len: User-specified max_model_len ({max_model_len}) is "
+                          f"greater than the derived max_model_len (max_position_embeddings="
+                          f"{mpe} in model's config.json).")
+    seqs, batched = vllm_defaults(gpu)
+    max_num_seqs = seqs if max_num_seqs is None else _whole("max_num_seqs", max_num_seqs)
+    max_num_batched_tokens = (batched if max_num_batched_tokens is None else
+                              _whole("max_num_batched_tokens", max_num_batched_tokens))
+    tp, pp = tensor_parallel_size, pipeline_parallel_size
+    total = gpu.reported_memory_bytes
+    requested = math.floor(u * total)
+    w = weights_per_gpu(cfg, tp, pp, weights) if weight_bytes is None else \
+        _whole("weight_bytes", weight_bytes)
+    act = activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs, tp) \
+        if activation_bytes is None else _whole("activation_bytes", activation_bytes, 0)
+    nt = (NON_TORCH_BYTES if tp * pp == 1 else NON_TORCH_BYTES_TP) \
+        if non_torch_bytes is None else _whole("non_torch_bytes", non_torch_bytes, 0)
+    per_token = kv_bytes_per_token_per_gpu(cfg, tp, pp, kv_dtype)
+    plan = VllmPlan(cfg.name, gpu.name, tp, pp, u, max_model_len, max_num_seqs,
+                    max_num_batched_tokens, kv_dtype, block_size, total, requested, w, act,
+                    nt, CUDA_GRAPH_BYTES, per_token, "")
+    if plan.num_blocks == 0:
+        return plan._replace(reason="No available memory for the cache blocks. Try "
+                                    "increasing `gpu_memory_utilization` when initializing "
+                                    "the engine.")
+    need = max_model_len * per_token
+    if need > plan.kv_budget_bytes:
+        longest = plan.kv_budget_bytes // per_token // block_size * block_size
+        return plan._replace(reason=(
+            f"To serve at least one request with the models's max seq len ({max_model_len}), "
+            f"({need / GiB:.2f} GiB KV cache is needed, which is larger than the available KV "
+            f"cache memory ({plan.kv_budget_bytes / GiB:.2f} GiB). Based on the available "
+            f"memory, the estimated maximum model length is {longest}. Try increasing "
+            f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
+            f"engine."))
+    return plan
+
+
+class GpuDecodeBound(NamedTuple):
+    """A lower bound on one decode step with tensor parallelism, per GPU: the bytes one
+    GPU reads over its own bandwidth (or its FLOPs over its peak), plus two ring
+    all-reduces of the hidden states per layer over the interconnect."""
+    model: str
+    gpu: str
+    tensor_parallel_size: int
+    batch: int
+    seq_len: int
+    weight_bytes_read: float      # on one GPU
+    kv_bytes: float               # on one GPU (replicated KV heads / whole MLA latent)
+    t_memory: float
+    t_compute: float
+    t_allreduce: float            # 2 x num_hidden_layers all-reduces
+
+    @property
+    def seconds(self):
+        return max(self.t_memory, self.t_compute) + self.t_allreduce
+
+    @property
+    def tokens_per_s_per_user(self):
+        return 1 / self.seconds
+
+
+def decode_step_per_gpu(cfg, gpu, tensor_parallel_size=1, weights=AS_SHIPPED,
+                        kv_cache_dtype="bf16", seq_len=4096, batch=1):
+    """The decode bound of :func:`llmcourse.decode_step_time`, per GPU: each of ``tp``
+    GPUs reads its shard of the weights (the replicated norms are a few KB, left to
+    the split) and its own KV cache (a KV head replicated when ``tp`` exceeds
+    ``num_key_value_heads``, the whole MLA latent on every GPU), over its own
+    bandwidth; then the two all-reduces per layer (after attention and after the MLP)
+    of ``batch x hidden_size`` bf16 values. A bound: no kernel or NCCL latency."""
+    from .inference import decode_step_time
+    cfg = as_config(cfg)
+    gpu = as_gpu(gpu)
+    check_parallelism(cfg, tensor_parallel_size)
+    tp = tensor_parallel_size
+    whole = decode_step_time(cfg, gpu, 1, weights, kv_cache_dtype, seq_len, batch)
+    if cfg.uses_mla:
+        kv = whole.kv_bytes
+    else:
+        kv = whole.kv_bytes * kv_heads_per_rank(cfg, tp) / cfg.num_key_value_heads
+    w = whole.weight_bytes_read / tp
+    t_mem = (w + kv) / gpu.bandwidth_bytes_per_s
+    t_cmp = whole.flops / tp / whole.peak
+    t_ar = 2 * cfg.num_hidden_layers * allreduce_seconds(gpu, batch * cfg.hidden_size * 2, tp) \
+        if tp > 1 else 0.0
+    return GpuDecodeBound(cfg.name, gpu.name, tp, batch, seq_len, w, kv, t_mem, t_cmp, t_ar)
