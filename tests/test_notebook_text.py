@@ -25,6 +25,13 @@ def test_notebook_reads_as_a_lesson(nb):
     assert [c["execution_count"] for c in code] == list(range(1, len(code) + 1)), \
         "stored outputs must come from one top-to-bottom run on a fresh kernel"
     assert not any(o.get("output_type") == "error" for c in code for o in c.get("outputs", []))
+    # a projector at 1280x720: every stored figure shows its title and x axis together
+    for c in code:
+        for o in c.get("outputs", []):
+            shown = o.get("metadata", {}).get("image/png", {})
+            if "image/png" in o.get("data", {}):
+                assert shown and shown["height"] <= 500, \
+                    f"a figure shown {shown.get('height')} px tall: at most 500 on a 720-px screen"
 
 
 def test_every_lesson_is_here():

@@ -216,3 +216,22 @@ def test_common_slips_get_their_own_feedback():
     assert c.num_hidden_layers == 16 and c.hidden_size == 2_048
     # Qwen3-0.6B in GiB where MiB was asked: 596,049,920 x 2 / 2**30
     assert "GiB" in check("anatomy-3", 596_049_920 * 2 / 2**30)
+
+
+def test_layer_kinds_say_what_the_layer_is():
+    """Review: Qwen3-Next's linear-attention layers read 'GQA 16:2' and its shared expert
+    was not named; MLA models left the KV-heads box live."""
+    from llmcourse.tables.anatomy import layer_kind, shape_text
+    nxt = lc.load_model("Qwen3-Next-80B-A3B")
+    assert nxt.layer_types[0] == "linear_attention" and nxt.layer_types[3] == "full_attention"
+    assert layer_kind(nxt, 0).startswith("gated DeltaNet (linear attention)")
+    assert "GQA" not in layer_kind(nxt, 0) and layer_kind(nxt, 3).startswith("GQA 16:2")
+    assert "1 shared expert" in layer_kind(nxt, 0)
+    assert "shared" not in layer_kind(lc.load_model("Qwen3-30B-A3B"), 0)
+    assert shape_text((128256, 3072)) == "(128256, 3072)" and shape_text((7,)) == "(7,)"
+    w = lc.widgets.layer_anatomy_explorer()
+    assert not w.controls["num_key_value_heads"].disabled
+    w.set(model="DeepSeek-V3")
+    assert w.controls["num_key_value_heads"].disabled
+    w.set(model="Qwen3-0.6B")
+    assert not w.controls["num_key_value_heads"].disabled

@@ -97,15 +97,20 @@ def draw_attention_vs_heads(fig, cfg, kv=None, head_dim=None, heads=None, mark=N
               "gqa": dict(color=color_of(gqa), lw=2.2, marker=CONCEPT_MARKERS[gqa],
                           ls=CONCEPT_DASHES[gqa]),
               "fixed": dict(color=color_of("series:4"), lw=2.2, marker="^", ls="-.")}
+    shown = []  # every value drawn: the y axis spans these, not matplotlib's padded guess
     for kind in ("mha", "gqa", "fixed"):
         xs, ys = sweep[kind]
         if kv == 1 and kind == "gqa":
             labels["gqa"] = "MQA (1 KV head), head_dim = hidden/heads"
         if xs:
             ax.plot(xs, [y / 1e6 for y in ys], ms=5, label=labels[kind], **styles[kind])
+            shown += [y / 1e6 for y in ys]
     if mark:
         ax.plot([mark[0]], [mark[1] / 1e6], marker="*", ms=20, color=color_of("highlight"), ls="none",
                 label=mark_label or "this setting", zorder=5)
+        shown.append(mark[1] / 1e6)
+    if shown:  # a margin below, room above for the legend
+        ax.set_ylim(min(shown) / 1.5, max(shown) * 5)
     ax.set_xscale("log", base=2)
     plain_log_axis(ax.xaxis)
     ax.set_yscale("log", base=2)
@@ -116,7 +121,7 @@ def draw_attention_vs_heads(fig, cfg, kv=None, head_dim=None, heads=None, mark=N
                           f"hidden {H:,})")
     ax.legend(loc="upper left", fontsize=TEXT_SIZES["legend"])
     if fig.get_layout_engine() is None:  # a widget's fixed margins
-        fig.subplots_adjust(left=0.1, right=0.98, top=0.91, bottom=0.13)
+        fig.subplots_adjust(left=0.12, right=0.98, top=0.91, bottom=0.13)
     return ax
 
 

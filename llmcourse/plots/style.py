@@ -212,6 +212,10 @@ FAST_TEXT_EXPLORERS = frozenset({"moe"})
 # alone 2.6-4.5x) for a figure that only gains when zoomed.
 STATIC_DENSITY = 2
 EXPLORER_DENSITY = 1
+# The tallest a notebook figure is shown, in CSS pixels: JupyterLab at 1280x720 (a
+# projector) leaves about this much below its toolbars, so a figure's title and its x axis
+# are on screen together. A taller figure is shown scaled to it (still drawn at 2x: sharp).
+MAX_DISPLAY_HEIGHT = 500
 
 
 def new_figure(nrows=1, ncols=1, size=(10, 4.8), fast=False, explorer=None, **subplot_kw):
@@ -302,7 +306,8 @@ def figure_png(fig):
         # drawn once and stored in the notebook: zlib's default level, 17% smaller than 1
         fig.savefig(buf, format="png", dpi=fig.dpi * STATIC_DENSITY,
                     metadata={"Software": None}, pil_kwargs={"compress_level": 6})
-    return buf.getvalue(), {"width": round(w), "height": round(h)}
+    scale = min(1.0, MAX_DISPLAY_HEIGHT / h)
+    return buf.getvalue(), {"width": round(w * scale), "height": round(h * scale)}
 
 
 # --- a faster Agg canvas for figures that are drawn again and again ----------------------

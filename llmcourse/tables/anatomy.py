@@ -37,8 +37,10 @@ def wide(df):
 
 
 def shape_text(s):
-    """``(3072, 1024)`` -> ``'(3,072, 1,024)'``; a vector keeps its trailing comma."""
-    return "(" + ", ".join(f"{d:,}" for d in s) + ("," if len(s) == 1 else "") + ")"
+    """``(3072, 1024)`` -> ``'(3072, 1024)'``, as Python prints a shape: no thousands
+    separators inside a tuple, where "(128,256, 3,072)" would read as four dimensions;
+    a vector keeps its trailing comma."""
+    return "(" + ", ".join(f"{d}" for d in s) + ("," if len(s) == 1 else "") + ")"
 
 
 def attention_text(cfg):
@@ -161,13 +163,22 @@ def layer_kind(cfg, layer):
     """One line describing a layer: its attention and its MLP, e.g.
     'GQA 8:4, sliding window 4,096 · GeGLU MLP (tanh GELU)'."""
     from ..plots.anatomy import layer_tensors
-    attn = attention_text(cfg)
-    if cfg.layer_types[layer] == "sliding_attention":
+    kind = cfg.layer_types[layer]
+    if kind == "linear_attention":  # Qwen3-Next's gated DeltaNet: no KV heads, no cache
+        attn = (f"gated DeltaNet (linear attention), {cfg.linear_num_key_heads} key and "
+                f"{cfg.linear_num_value_heads} value heads")
+    else:
+        attn = attention_text(cfg)
+    if kind == "sliding_attention":
         attn += f", sliding window {cfg.sliding_window:,}"
-    if any(t["component"] == "experts" for t in layer_tensors(cfg, layer)):
-        shared = cfg.get("n_shared_experts", 0) if cfg.uses_mla else 0
+    if kind == "chunked_attention":
+        attn += f", chunks of {cfg.attention_chunk_size:,}"
+    tensors = layer_tensors(cfg, layer)
+    if any(t["component"] == "experts" for t in tensors):
+        shared = (cfg.get("n_shared_experts") or 1) if any(
+            t["component"] == "shared_experts" for t in tensors) else 0
         mlp = f"MoE: {cfg.num_experts} routed experts, top-{cfg.num_experts_per_tok}" + (
-            f", {shared} shared" if shared else "")
+            f", {count_of(shared, 'shared expert')}" if shared else "")
     else:
         mlp = _mlp_text(cfg)
     return f"{attn} · {mlp}"

@@ -71,6 +71,8 @@ def layer_anatomy_explorer(model="Llama-3.2-3B", layer=0, dtype="bf16"):
 
     ex = Explorer("layer_anatomy", controls, compute, draw, title="Layer anatomy explorer",
                   figsize=(10, 4.8))
+    # MLA caches a latent, not KV heads: the box is off for it, as in lesson 2's explorer
+    controls["num_key_value_heads"].disabled = base["cfg"].uses_mla
 
     def on_model(change):  # a new model: its layers and its own KV-head count
         base["cfg"] = load_model(change["new"])
@@ -79,5 +81,6 @@ def layer_anatomy_explorer(model="Llama-3.2-3B", layer=0, dtype="bf16"):
             c.options = list(range(base["cfg"].num_hidden_layers))
             c.value = 0
             controls["num_key_value_heads"].value = base["cfg"].num_key_value_heads
+            controls["num_key_value_heads"].disabled = base["cfg"].uses_mla
     ex.on_change("model", on_model)
     return ex
