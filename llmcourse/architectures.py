@@ -89,12 +89,16 @@ def _attention(c):
                                            else c.get("attention_bias", False))
     o_bias = (False if mt in ("qwen2", "mistral", "mixtral", "qwen2_moe", "glm4_moe")
               else c.get("attention_bias", False))
-    q_out = 2 * nh * hd if mt == "qwen3_next" else nh * hd  # Qwen3-Next: q and an output gate
+    # Qwen3-Next and Qwen3.5: q and an output gate (Qwen3.5's attn_output_gate, on by default)
+    gated = mt == "qwen3_next" or (mt in ("qwen3_5_text", "qwen3_5_moe_text")
+                                   and c.get("attn_output_gate", True))
+    q_out = 2 * nh * hd if gated else nh * hd
     t = (_linear("self_attn.q_proj", q_out, H, "attention", qkv_bias)
          + _linear("self_attn.k_proj", kv * hd, H, "attention", qkv_bias)
          + _linear("self_attn.v_proj", kv * hd, H, "attention", qkv_bias)
          + _linear("self_attn.o_proj", H, nh * hd, "attention", o_bias))
-    if mt in ("qwen3", "qwen3_moe", "gemma3_text", "qwen3_next") or (
+    if mt in ("qwen3", "qwen3_moe", "gemma3_text", "qwen3_next", "qwen3_5_text",
+              "qwen3_5_moe_text") or (
             mt == "glm4_moe" and c.get("use_qk_norm")):
         # QK-norm: an RMSNorm over each head's q and k (Llama-4's is a weightless L2 norm)
         t += _norm("self_attn.q_norm", hd) + _norm("self_attn.k_norm", hd)
@@ -116,8 +120,13 @@ def _linear_attention(c):
             Tensor("linear_attn.A_log", (vh,), "attention"),
             # a depthwise causal convolution over q, k and v: kernel weights per channel
             Tensor("linear_attn.conv1d.weight", (conv_dim, 1, kernel), "attention", matmul=True),
-            *_linear("linear_attn.in_proj_qkvz", 2 * key_dim + 2 * value_dim, H, "attention"),
-            *_linear("linear_attn.in_proj_ba", 2 * vh, H, "attention"),
+            *(_linear("linear_attn.in_proj_qkvz", 2 * key_dim + 2 * value_dim, H, "attention")
+              + _linear("linear_attn.in_proj_ba", 2 * vh, H, "attention")
+              if c.model_type == "qwen3_next" else  # Qwen3.5 stores the same four unfused
+              _linear("linear_attn.in_proj_qkv", 2 * key_dim + value_dim, H, "attention")
+              + _linear("linear_attn.in_proj_z", value_dim, H, "attention")
+              + _linear("linear_attn.in_proj_b", vh, H, "attention")
+              + _linear("linear_attn.in_proj_a", vh, H, "attention")),
             *_norm("linear_attn.norm", vd),
             *_linear("linear_attn.out_proj", H, value_dim, "attention")]
 
@@ -204,7 +213,7 @@ def _moe(c):
         t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
     elif shared:
         t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
-    if mt in ("qwen2_moe", "qwen3_next"):  # one shared expert, scaled by a learned sigmoid gate
+    if mt in ("qwen2_moe", "qwen3_next", "qwen3_5_moe_text"):  # one shared expert, sigmoid-gated
         t += (_swiglu("mlp.shared_expert", H, c.shared_expert_intermediate_size,
                       "shared_experts")
               + _linear("mlp.shared_expert_gate", 1, H, "shared_experts"))
@@ -331,10 +340,12 @@ def mtp_tensors(cfg):
                      Tensor("shared_head.head.weight", (V, H), "lm_head", matmul=True)]
             out.append((f"model.layers.{cfg.num_hidden_layers + j}.", tuple(block + extra)))
         return out
-    if mt == "qwen3_next":  # one full-attention MoE layer; shares the embedding and head
+    if mt in ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"):
+        # one full-attention layer (MoE or dense, as the model); shares the embedding and head
         head = [*_linear("fc", H, 2 * H, "mlp"), *_norm("pre_fc_norm_embedding", H),
                 *_norm("pre_fc_norm_hidden", H), *_norm("norm", H)]
-        block = _attention(cfg) + _moe(cfg) + _layer_norms(cfg)
+        block = (_attention(cfg) + (_moe(cfg) if cfg.is_moe else _dense_mlp(cfg))
+                 + _layer_norms(cfg))
         n = cfg.get("num_nextn_predict_layers", cfg.get("mtp_num_hidden_layers", 1))  # 1 shipped
         return [("mtp.", tuple(head))] + [(f"mtp.layers.{j}.", tuple(block)) for j in range(n)]
     return []

@@ -115,6 +115,14 @@ def _qwen3_next_layers(r):
                                      field="full_attention_interval"))
 
 
+def _qwen3_5_layers(r):
+    """Qwen3.5/3.6: full_attention_interval - 1 gated-DeltaNet layers, then one full
+    (transformers' default layer_types; real configs list them); every MLP MoE or dense."""
+    n = r["full_attention_interval"]
+    return dict(attention=Axis.cycle(("linear_attention", n - 1), ("full_attention", 1),
+                                     field="full_attention_interval"))
+
+
 def _smollm3_layers(r):
     """SmolLM3: a NoPE layer in every 4; with a window, the NoPE layers slide."""
     rope = _nope_axis(r, r["num_hidden_layers"])
@@ -276,10 +284,36 @@ _FAMILIES = {
                                      shared_expert_intermediate_size=512, num_experts_per_tok=10,
                                      num_experts=512, mlp_only_layers=[],
                                      full_attention_interval=4)),
+    # --- 2026 families (issue 21): Qwen3.5 and Qwen3.6, Qwen3-Next's layout (3 gated-DeltaNet
+    # layers, then one full-attention layer with an output gate) as a dense model and as MoE.
+    # Defaults: transformers 5.23's Qwen3_5TextConfig / Qwen3_5MoeTextConfig.
+    "qwen3_5_text": dict(family="llama", layers=_qwen3_5_layers,
+                         defaults=dict(_COMMON, vocab_size=248320, hidden_size=4096,
+                                       intermediate_size=12288, num_hidden_layers=32,
+                                       num_attention_heads=16, num_key_value_heads=4,
+                                       head_dim=256, max_position_embeddings=32768,
+                                       linear_conv_kernel_dim=4, linear_key_head_dim=128,
+                                       linear_value_head_dim=128, linear_num_key_heads=16,
+                                       linear_num_value_heads=32, full_attention_interval=4)),
+    # no dense MLP anywhere: intermediate_size is not a field (read as the expert width)
+    "qwen3_5_moe_text": dict(family="llama", moe="num_experts", layers=_qwen3_5_layers,
+                             defaults=dict(_COMMON, vocab_size=248320, hidden_size=2048,
+                                           num_hidden_layers=40, num_attention_heads=16,
+                                           num_key_value_heads=2, head_dim=256,
+                                           max_position_embeddings=32768,
+                                           linear_conv_kernel_dim=4, linear_key_head_dim=128,
+                                           linear_value_head_dim=128, linear_num_key_heads=16,
+                                           linear_num_value_heads=32, full_attention_interval=4,
+                                           moe_intermediate_size=512,
+                                           shared_expert_intermediate_size=512,
+                                           num_experts_per_tok=8, num_experts=256)),
 }
 
 # multimodal configs whose language model is read from their ``text_config``
-_MULTIMODAL = {"gemma3": "gemma3_text", "llama4": "llama4_text"}
+_MULTIMODAL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
+               "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
+# Qwen3-Next's gated-DeltaNet layout: the types that share its tensors
+DELTANET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
 
 SUPPORTED_MODEL_TYPES = tuple(sorted(set(_FAMILIES) | set(_MULTIMODAL)))
 
@@ -311,7 +345,9 @@ _BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_wi
             "use_bidirectional_attention", "norm_topk_prob")
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 _LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
-                        "qwen3_next": ("full_attention", "linear_attention")}
+                        "qwen3_next": ("full_attention", "linear_attention"),
+                        "qwen3_5_text": ("full_attention", "linear_attention"),
+                        "qwen3_5_moe_text": ("full_attention", "linear_attention")}
 # model types whose attention never slides, whatever a config's sliding_window says
 _NO_WINDOW = ("phi", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_neox", "gemma", "olmo2",
               "granite", "glm4_moe")
@@ -322,6 +358,11 @@ _POSITIVE_BY_TYPE = {
     "qwen3_next": ("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
                    "linear_num_key_heads", "linear_num_value_heads", "full_attention_interval",
                    "shared_expert_intermediate_size"),
+    "qwen3_5_text": ("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
+                     "linear_num_key_heads", "linear_num_value_heads", "full_attention_interval"),
+    "qwen3_5_moe_text": ("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
+                         "linear_num_key_heads", "linear_num_value_heads",
+                         "full_attention_interval", "shared_expert_intermediate_size"),
     "llama4_text": ("intermediate_size_mlp", "interleave_moe_layer_step", "attention_chunk_size",
                     "no_rope_layer_interval"),
     "smollm3": ("no_rope_layer_interval",),
@@ -329,11 +370,14 @@ _POSITIVE_BY_TYPE = {
 # null in a config.json: derive it (KV heads = heads, head_dim = hidden / heads, no MLP-only
 # layers, no position code pattern given) rather than a value it cannot be
 _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_moe", "olmo2",
-                     "granite", "smollm3", "glm4_moe", "llama4_text", "qwen3_next")
+                     "granite", "smollm3", "glm4_moe", "llama4_text", "qwen3_next",
+                     "qwen3_5_text", "qwen3_5_moe_text")
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
                  "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window")
 _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
-                         "qwen3_next": ("num_nextn_predict_layers", "mtp_num_hidden_layers")}
+                         "qwen3_next": ("num_nextn_predict_layers", "mtp_num_hidden_layers"),
+                         "qwen3_5_text": ("mtp_num_hidden_layers",),
+                         "qwen3_5_moe_text": ("mtp_num_hidden_layers",)}
 # multi-token-prediction layers a checkpoint ships (listed by weight_shapes, never counted):
 # every released model has 1; a bound keeps a what-if listing finite
 MAX_MTP_LAYERS = 1000
@@ -463,6 +507,8 @@ def _validate(raw):
             if default is not None and r.get(f) is None and f not in _NULL_DERIVES:
                 _fail(label(f), f"must not be null (leave it out for the default, {default!r})",
                       None)
+    if mt == "qwen3_5_moe_text" and r.get("intermediate_size") is None:
+        r["intermediate_size"] = r.get("moe_intermediate_size")  # no dense MLP to size
     for f in _REQUIRED + _REQUIRED_BY_TYPE.get(mt, ()):
         if raw.get(f) is None and r.get(f) is None:
             _fail(label(f), f"required for model_type {mt!r} but missing", show_value=False)
@@ -578,7 +624,7 @@ def _validate(raw):
             _fail("mlp_only_layers", f"must be a list of layer indices in 0..{layers - 1:,}"
                   f" (at most {MAX_LIST:,} of them)", mol)
         r["mlp_only_layers"] = mol
-    if mt == "qwen3_next" and r["linear_num_value_heads"] % r["linear_num_key_heads"]:
+    if mt in DELTANET_TYPES and r["linear_num_value_heads"] % r["linear_num_key_heads"]:
         _fail("linear_num_value_heads", "must be a multiple of linear_num_key_heads="
               f"{r['linear_num_key_heads']} (value heads are grouped over key heads)",
               r["linear_num_value_heads"])

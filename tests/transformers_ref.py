@@ -12,7 +12,8 @@ transformers.logging.set_verbosity_error()
 # loading-only fields: quantisation of a checkpoint and remote-code pointers
 _LOADING_ONLY = ("quantization_config", "auto_map")
 # multimodal configs: the course counts their language model, built from text_config
-_TEXT_MODEL = {"gemma3": "gemma3_text", "llama4": "llama4_text"}
+_TEXT_MODEL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
+               "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
 
 
 def hf_config(d):
