@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..counts import param_count
 from ..hardware import load_gpu
-from ..training import RECOMPUTE, fewest_gpus, layer_activation_bytes, training_memory
+from ..training import (RECOMPUTE, fewest_gpus, fit_verdict, layer_activation_bytes,
+                        training_memory)
 from ..zoo import load_model
 from .base import concept, derive, design, predict
 
@@ -62,33 +63,36 @@ def _validate_design(answer):
         return False, "n_gpus must be a positive whole number"
     if r not in RECOMPUTE:
         return False, f"recompute must be one of {', '.join(RECOMPUTE)}"
-    cap = load_gpu("H100 SXM 80GB").memory_bytes
     m = training_memory(_L31, 8192, 1, zero_stage=3, dp=n, recompute=r)
-    if m.total > cap:
-        return False, (f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}, each holds "
-                       f"{m.total / 1e9:,.1f} GB, more than 80 GB")
+    fits, words = fit_verdict(m, "H100 SXM 80GB")
+    if not fits:
+        return False, f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}: {words}"
     best = _fewest_overall()
     if n > best:
-        return False, (f"it fits ({m.total / 1e9:,.1f} GB per GPU), but fewer GPUs would do: "
-                       "look at what ZeRO-3 leaves whole on every GPU")
-    return True, (f"{n} GPUs, {m.total / 1e9:,.1f} GB each: the fewest that fit.")
+        return False, (f"it fits (peak {m.peak / 1e9:,.1f} GB per GPU), but fewer GPUs would "
+                       "do: look at what ZeRO-3 leaves whole on every GPU")
+    return True, (f"{n} GPUs, peak {m.peak / 1e9:,.1f} GB each, within 72 GB (80 GB less the "
+                  "10% reserve): the fewest that fit.")
 
 
 design(
     "train-2", NB,
     "Full fine-tuning of Llama-3.1-8B at 8,192 tokens, micro-batch 1, bf16-mixed with AdamW, "
     "ZeRO-3, on H100 80 GB GPUs. Choose the recomputation and the number of GPUs: the fewest "
-    "GPUs that fit. Answer {\"n_gpus\": ..., \"recompute\": ...}.",
+    "GPUs on which the peak of a step stays within the GPU less lesson 07's 10% reserve "
+    "(72 GB). Answer {\"n_gpus\": ..., \"recompute\": ...}.",
     validate=_validate_design,
-    why="ZeRO-3 divides the 16 B/param states by the GPU count, but not the activations: "
-        "without recomputation about 59 GB of activations and logits stay on every GPU, so "
-        "the 128 GB of states need 7 GPUs; full recomputation keeps only the layer inputs and "
-        "one layer (about 10 GB with the logits), and 2 GPUs suffice, for a third more compute.",
+    why="ZeRO-3 divides the 16 B/param states (128 GB) by the GPU count, but not what each "
+        "GPU holds for its own tokens: without recomputation about 59 GB of activations and "
+        "logits plus 8.4 GB of fp32 loss gradients at the start of backward (67.6 GB) leave "
+        "4.4 GB of the usable 72 GB for the states: 30 GPUs. Full recomputation keeps only the "
+        "layer inputs and one layer (18.8 GB with the logits and the loss gradients), and 3 GPUs "
+        "suffice (2 would peak at 83 GB), for a third more compute.",
     hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
          "setting shrinks the part it does not?",
-    solution={"n_gpus": 2, "recompute": "full"},
-    wrong=({"n_gpus": 1, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
-           {"n_gpus": 4, "recompute": "full"}, [2, "full"]),
+    solution={"n_gpus": 3, "recompute": "full"},
+    wrong=({"n_gpus": 2, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
+           {"n_gpus": 4, "recompute": "full"}, [3, "full"]),
 )
 
 
@@ -156,18 +160,20 @@ concept(
     "(recompute the attention core: QK^T, softmax, the weighted sum of V) save you?",
     options={"a": "The s x s attention scores: the term that grows with the square of the "
                   "sequence length.",
-             "b": "Nothing: FlashAttention never stores the s x s scores, it recomputes them "
-                  "block by block in the backward pass already.",
-             "c": "The q, k and v tensors, since they are inputs of the attention core.",
-             "d": "The MLP's intermediate tensors, the largest term of a layer."},
-    correct="b",
+             "b": "The q, k and v tensors, since they are the inputs the attention core "
+                  "starts from.",
+             "c": "The MLP's intermediate tensors (gate, up and their product), the largest "
+                  "term of a layer.",
+             "d": "Nothing: FlashAttention never stores the s x s scores."},
+    correct="d",
     feedback={"a": "that is what selective recomputation removes in eager attention; "
                    "FlashAttention has already removed it",
-              "b": "Right: the fused kernel keeps only q, k, v, its output and one log-sum-exp "
-                   "per head, so the s x s term is gone before any recomputation.",
-              "c": "q, k and v are kept: they are what the recomputation starts from",
-              "d": "selective recomputation leaves the MLP alone; only full recomputation "
-                   "drops its tensors"},
+              "b": "q, k and v are kept: they are what the recomputation starts from",
+              "c": "selective recomputation leaves the MLP alone; only full recomputation "
+                   "drops its tensors",
+              "d": "Right: the fused kernel keeps only q, k, v, its output and one log-sum-exp "
+                   "per head, and recomputes the scores block by block in backward, so the "
+                   "s x s term is gone before any recomputation."},
     why="Korthikanti et al. (2022) chose the attention core because it held the 5as²b term "
         "at little FLOP cost; FlashAttention (Dao et al. 2022) reaches the same memory by "
         "design, which is why recompute='selective' changes nothing with attention='flash'.",

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..hardware import list_gpus, load_gpu
-from ..training import (ATTENTION, OPTIMIZERS, PRECISIONS, RECOMPUTE, chinchilla_tokens,
-                        data_parallel_size, fewest_gpus, training_flops, training_memory,
-                        training_time)
+from ..training import (ATTENTION, OPTIMIZERS, PRECISIONS, RECOMPUTE, RESERVE_FRACTION,
+                        chinchilla_tokens, data_parallel_size, fewest_gpus, fit_verdict,
+                        training_flops, training_memory, training_time)
 from ..zoo import as_config, load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
@@ -43,9 +43,7 @@ def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, ze
     fewest = fewest_gpus(cfg, g, seq_len, micro_batch, zero_stage=zero_stage, tp=tp,
                          precision=precision, optimizer=optimizer, recompute=recompute,
                          attention=attention)
-    free = g.memory_bytes - m.total
-    fit = (f"fits, {free / GB:,.1f} GB to spare" if free >= 0
-           else f"does not fit: {-free / GB:,.1f} GB over")
+    _, fit = fit_verdict(m, g)
     rows = [Row(label, key, getattr(m, key), f"{getattr(m, key) / GB:,.2f} GB")
             for key, label in (("params", "weights"), ("grads", "gradients"),
                                ("optimizer", "optimizer state (master weights included)"),
@@ -55,9 +53,11 @@ def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, ze
            else f"{seq_len:,} of {mpe:,} tokens" if mpe else f"{seq_len:,} tokens")
     rows.insert(0, Row("sequence length", "seq_len", seq_len, ctx))
     rows += [
-        Row(f"total per GPU, of {g.memory_bytes / GB:,.0f} GB ({g.name})", "total", m.total,
-            f"{m.total / GB:,.2f} GB: {fit}"),
-        Row(f"fewest GPUs that fit (ZeRO-{zero_stage}, tp={tp})", "fewest_gpus",
+        Row("saved + states per GPU (what the bookkeeping sums)", "total", m.total,
+            f"{m.total / GB:,.2f} GB"),
+        Row(f"peak per GPU, against {1 - RESERVE_FRACTION:.0%} of {g.memory_bytes / GB:,.0f} GB "
+            f"({g.name})", "peak", m.peak, f"{m.peak / GB:,.2f} GB: {fit}"),
+        Row(f"fewest GPUs whose peak fits (ZeRO-{zero_stage}, tp={tp})", "fewest_gpus",
             fewest if fewest is not None else -1,
             f"{fewest:,}" if fewest is not None else "none: what is not sharded is too big"),
         Row(f"{budget / 1e9:,.1f}B tokens: {flops.model:.3e} FLOPs (6·N·D + attention), "
@@ -114,8 +114,7 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
                                                                   v["micro_batch"],
                                                                   zero_stage=k, **kw))
                 for k in range(4)]
-        total = next(r.value for r in rows if r.key == "total")
-        verdict = "fits" if total <= g.memory_bytes else "does not fit"
+        verdict = "fits" if fit_verdict(bars[v["zero_stage"]][1], g)[0] else "does not fit"
         draw_training_memory(fig, bars, g.memory_bytes, g.name, highlight=v["zero_stage"],
                              title=f"{state['cfg'].name}, {v['seq_len']:,} x {v['micro_batch']} "
                                    f"tokens on {v['n_gpus']} GPUs: ZeRO-{v['zero_stage']} "
@@ -123,7 +122,10 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
 
     ex = Explorer("training", controls, compute, draw, title="What does training cost?",
                   figsize=(11, 4.2),
-                  note="Bars: per-GPU memory at each ZeRO stage (outlined: the stage you chose). "
+                  note="Bars: per-GPU peak memory at each ZeRO stage (outlined: the stage you "
+                       "chose); the dashed line keeps a 10% reserve free, as lesson 07 does. "
+                       "amp-bf16: HF Trainer bf16=True (fp32 weights under autocast); "
+                       "bf16-mixed: FSDP/DeepSpeed pure bf16. "
                        "Activations: what a transformers model saves for backward (equal to "
                        "PyTorch's bytes on CPU for Llama, Qwen3, Qwen3-MoE and Mixtral; for other "
                        "families an estimate). attention: flash keeps no s x s scores, eager does "
