@@ -178,3 +178,63 @@ concept(
         "at little FLOP cost; FlashAttention (Dao et al. 2022) reaches the same memory by "
         "design, which is why recompute='selective' changes nothing with attention='flash'.",
 )
+
+
+# --- train-5: LoRA or QLoRA on one 24 GB GPU ---------------------------------------
+_LORA_SEQ = (512, 1024, 2048, 4096, 8192, 16384)
+_LORA_GPU = 24 * 10**9
+
+
+def _lora_peak(base, seq_len):
+    from ..finetune import lora_memory
+    return lora_memory(load_model(_L31), seq_len, 1, r=16, target_modules="all-linear",
+                       base=base, recompute="full").peak
+
+
+def _lora_best():
+    from ..training import usable_bytes
+    cap = usable_bytes(_LORA_GPU)
+    fits = [(s, b) for b in ("bf16", "nf4") for s in _LORA_SEQ if _lora_peak(b, s) <= cap]
+    return max(fits)
+
+
+def _validate_lora(answer):
+    from ..training import usable_bytes
+    if not isinstance(answer, dict) or set(answer) != {"base", "seq_len"}:
+        return False, 'give a dict {"base": "bf16" or "nf4", "seq_len": ...}'
+    b, s = answer["base"], answer["seq_len"]
+    if b not in ("bf16", "nf4"):
+        return False, 'base must be "bf16" (LoRA) or "nf4" (QLoRA)'
+    if s not in _LORA_SEQ:
+        return False, f"seq_len must be one of {', '.join(f'{x:,}' for x in _LORA_SEQ)}"
+    cap = usable_bytes(_LORA_GPU)
+    peak = _lora_peak(b, s)
+    if peak > cap:
+        return False, (f"base={b}, {s:,} tokens: the peak is {peak / 1e9:,.1f} GB, over the "
+                       f"{cap / 1e9:,.1f} GB a 24 GB GPU leaves after the 10% reserve")
+    best_s, best_b = _lora_best()
+    if s < best_s:
+        return False, (f"it fits ({peak / 1e9:,.1f} GB), but a longer sequence would too: which "
+                       "part of the peak does the base's precision change?")
+    return True, (f"base={b}, {s:,} tokens: peak {peak / 1e9:,.1f} GB of the usable "
+                  f"{cap / 1e9:,.1f} GB: the longest that fits.")
+
+
+design(
+    "train-5", NB,
+    "Fine-tune Llama-3.1-8B on one 24 GB GPU with LoRA r=16 on all linear layers, micro-batch "
+    "1, full recomputation. Choose the frozen base's format, \"bf16\" (LoRA) or \"nf4\" "
+    "(QLoRA), and the longest sequence length of 512, 1,024, ..., 16,384 tokens whose peak "
+    "fits in 90% of the GPU. Answer {\"base\": ..., \"seq_len\": ...}.",
+    validate=_validate_lora,
+    why="The frozen bf16 base alone is 16.1 GB of the usable 21.6 GB; NF4 stores the layers' "
+        "matrices in 4.127 bits and brings the base to 5.7 GB. The adapters (42M parameters, "
+        "16 B each: 0.7 GB) are small either way; what grows with the sequence is the logits and "
+        "the loss's gradients (14 B per logit, 128,256 per token) and the layer inputs: 15.8 GB "
+        "at 4,096 tokens, 25.2 GB at 8,192.",
+    hint="add up the base, the adapters' 16 B per trainable parameter, and what grows with "
+         "the tokens; which of them does NF4 shrink?",
+    solution={"base": "nf4", "seq_len": 4096},
+    wrong=({"base": "bf16", "seq_len": 4096}, {"base": "nf4", "seq_len": 8192},
+           {"base": "bf16", "seq_len": 2048}, ["nf4", 4096]),
+)
