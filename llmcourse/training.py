@@ -33,7 +33,7 @@ __all__ = ["PRECISIONS", "OPTIMIZERS", "RECOMPUTE", "ATTENTION", "TrainingMemory
            "training_memory", "bytes_per_param", "fewest_gpus", "layer_activation_bytes",
            "data_parallel_size",
            "measured_activations", "korthikanti_activation_bytes", "TrainingFlops", "training_flops",
-           "training_time", "CHINCHILLA_TOKENS_PER_PARAM", "chinchilla_tokens",
+           "training_time", "CHINCHILLA_TOKENS_PER_PARAM", "chinchilla_tokens", "MFU_CONVENTIONS",
            "RESERVE_FRACTION", "usable_bytes", "fit_verdict", "measured_peaks"]
 
 # --- conventions: bytes per parameter ------------------------------------------------
@@ -378,7 +378,8 @@ class TrainingMemory:
 
 
 def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimizer="adamw",
-                    recompute="none", zero_stage=0, dp=1, tp=1, attention="flash"):
+                    recompute="none", zero_stage=0, dp=1, tp=1, attention="flash", sp=False,
+                    cp=1):
     """Training memory per GPU, in bytes, for one micro-batch of ``micro_batch``
     sequences of ``seq_len`` tokens.
 
@@ -435,7 +436,17 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     (4 B per parameter of the shard). Both are in ``transients``. Compare the peak plus
     a reserve with the GPU: :func:`fit_verdict`.
 
-    Not included: collective buffers, a second micro-batch in flight (pipeline
+    **Parallelism and activations** (Korthikanti et al. 2022; the Ultra-Scale
+    Playbook): tensor parallelism (``tp``) alone divides the head and intermediate terms
+    but leaves the hidden-size terms (norm inputs and outputs, the layer input) whole on
+    every GPU; with sequence parallelism (``sp=True``, Megatron's
+    ``--sequence-parallel``) those are split over the ``tp`` GPUs along the sequence,
+    so a whole layer's saved tensors divide by ``tp`` (when ``tp`` divides the head
+    counts). Context parallelism (``cp``) gives each GPU ``seq_len / cp`` tokens of
+    every sequence: every per-token term, the logits and the loss's gradients divide by
+    ``cp`` (each local query still attends to all ``seq_len`` keys).
+
+    Not included: pipeline parallelism, collective buffers, a second micro-batch in flight (pipeline
     parallelism); the CUDA context and the allocator's fragmentation are what
     :data:`RESERVE_FRACTION` stands for.
     """
@@ -449,6 +460,12 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     _choice("zero_stage", zero_stage, (0, 1, 2, 3))
     _int("dp", dp, hi=MAX_GPUS)
     _int("tp", tp, hi=MAX_GPUS)
+    _int("cp", cp, hi=MAX_GPUS)
+    if not isinstance(sp, bool):
+        raise ConfigError(f"sp: must be True or False (sequence parallelism) (got {sp!r})")
+    if cp > seq_len:
+        raise ConfigError(f"cp: must be at most seq_len={seq_len:,} (each GPU holds at least "
+                          f"one token of the sequence) (got {cp})")
     if cfg.num_attention_heads % tp:
         raise ConfigError(f"tp: must divide num_attention_heads={cfg.num_attention_heads} "
                           f"(each GPU holds whole heads) (got {tp})")
@@ -477,30 +494,35 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     attn = attention
     terms = {}
     largest_layer = 0
+    s_loc = _cdiv(s, cp)      # the tokens of each sequence this GPU holds
+    split = tp if sp else 1   # sequence parallelism: the hidden-size terms split too
     for n_layers, tensors, is_moe in _groups(cfg):
-        lt = _layer_terms(cfg, tensors, is_moe, s, attn, act, tp, amp)
+        lt = _layer_terms(cfg, tensors, is_moe, s, attn, act, 1 if sp else tp, amp)
+        if sp:
+            lt = {k: Fraction(v, tp) for k, v in lt.items()}
         if recompute == "selective":
             lt.pop("attention scores (s x s per head)", None)
-        per_layer = sum(lt.values()) * s * b
+        per_layer = sum(lt.values()) * s_loc * b
         if is_moe:  # grouped matmul: one int32 offset per expert, per layer
             k_r = "router (softmax, top-k)"
-            lt[k_r] = lt[k_r] + Fraction(4 * cfg.num_experts, s * b)
+            lt[k_r] = lt[k_r] + Fraction(4 * cfg.num_experts, s_loc * b)
             per_layer += 4 * cfg.num_experts
         largest_layer = max(largest_layer, per_layer)
         if recompute == "full":
             key = "layer inputs (checkpoints)"
-            terms[key] = terms.get(key, 0) + n_layers * act * cfg.hidden_size * s * b
+            terms[key] = terms.get(key, 0) + Fraction(n_layers * act * cfg.hidden_size
+                                                      * s_loc * b, split)
         else:
             for k, v in lt.items():
-                terms[k] = terms.get(k, 0) + n_layers * v * s * b
+                terms[k] = terms.get(k, 0) + n_layers * v * s_loc * b
     if recompute == "full":
         terms["one layer recomputed in backward"] = largest_layer
-    terms.update(_global_terms(cfg, s, b, act, tp, amp))
+    terms.update(_global_terms(cfg, s_loc, b, act, tp, amp))
     if precision == "amp-bf16":
         # autocast casts each fp32 weight matrix to bf16 for its matmul and the matmul
         # saves that copy for backward: 2 bytes per matrix value (the lm_head included)
         terms[AMP_COPIES] = 2 * _cdiv(_matmul_params(cfg), tp)
-    terms = {k: int(v) for k, v in terms.items()}
+    terms = {k: int(-(-v // 1)) for k, v in terms.items()}
     # transients. At the start of backward the loss's gradient exists beside everything
     # saved: cross-entropy's backward holds the fp32 gradient of the log-probabilities
     # and writes the fp32 gradient of the logits (transformers upcasts the logits to
@@ -509,7 +531,7 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     # temporary: foreach AdamW (PyTorch's default on a GPU) computes sqrt(v) for every
     # parameter of a group at once: 4 bytes per parameter of this GPU's shard.
     V = _cdiv(cfg.vocab_size, tp)
-    transients = {"loss gradients at the start of backward": 8 * V * s * b,
+    transients = {"loss gradients at the start of backward": 8 * V * s_loc * b,
                   "optimizer step temporaries": (4 * _cdiv(n, dp if zero_stage >= 1 else 1)
                                                  if optimizer.startswith("adamw") else 0)}
     logits = sum(terms[k] for k in _LOGIT_TERMS)
@@ -523,7 +545,8 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
                           transients=transients, conventions=conventions,
                           settings=dict(seq_len=s, micro_batch=b, precision=precision,
                                         optimizer=optimizer, recompute=recompute,
-                                        zero_stage=zero_stage, dp=dp, tp=tp, attention=attn))
+                                        zero_stage=zero_stage, dp=dp, tp=tp, attention=attn,
+                                        sp=sp, cp=cp))
 
 
 RESERVE_FRACTION = 0.1
@@ -711,18 +734,30 @@ class TrainingFlops:
                 f"+ attention {self.attention:.4g}, tokens={self.tokens:,}, seq_len={self.seq_len:,})")
 
 
-def training_flops(cfg, tokens, seq_len, recompute="none", attention="flash"):
+MFU_CONVENTIONS = ("causal", "full")
+
+
+def training_flops(cfg, tokens, seq_len, recompute="none", attention="flash",
+                   convention="causal"):
     """Training FLOPs (forward + backward) for ``tokens`` tokens in sequences of
     ``seq_len``: ``6 x N x D`` for the N active matmul weights (the lm_head
     included, the embedding lookup not) plus 3 x the forward attention term.
     Exact integers (the attention average is rounded down per token). ``recompute``
-    and ``attention`` only change the ``hardware`` FLOPs (see :class:`TrainingFlops`)."""
+    and ``attention`` only change the ``hardware`` FLOPs (see :class:`TrainingFlops`).
+
+    ``convention``: how the attention FLOPs are counted, which changes a reported MFU.
+    ``"causal"`` (the default): token i attends to i keys, the average over the
+    sequence, (s + 1) / 2 keys (the causal mask halves the work). ``"full"``: every
+    token attends to all s keys (window-limited layers to their window), as PaLM's
+    46.2% MFU (Chowdhery et al. 2022, appendix B: 6N + 12 L H Q T per token) and
+    Megatron-LM's formula (Narayanan et al. 2021) count it."""
     cfg = as_config(cfg)
     _int("tokens", tokens, hi=10**16)
     _int("seq_len", seq_len)
     _choice("recompute", recompute, RECOMPUTE)
     _choice("attention", attention, ATTENTION)
-    fpt = flops_per_token(cfg, seq_len, "prefill")
+    _choice("convention", convention, MFU_CONVENTIONS)
+    fpt = flops_per_token(cfg, seq_len, "prefill" if convention == "causal" else "decode")
     matmul = 3 * fpt.matmul * tokens
     attn_flops = 3 * fpt.attention * tokens
     extra = {"none": 0,
