@@ -614,12 +614,13 @@ def data_parallel_size(n_gpus, tp=1):
 
 def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1,
                 reserve=RESERVE_FRACTION, **settings):
-    """The fewest GPUs (``dp x tp``) on which :func:`training_memory`'s per-GPU
+    """The fewest GPUs (``dp x tp x cp``) on which :func:`training_memory`'s per-GPU
     **peak** stays within :func:`usable_bytes` (the GPU less ``reserve``), or ``None``
     if no count does (what is not sharded, such as the activations, already fills one
     GPU). ``gpu``: a name, ``GPU``, dict, or a number of bytes. Closed form from the
     peak at the start of backward, then checked against the engine."""
     cap = usable_bytes(gpu, reserve)
+    group = tp * settings.get("cp", 1)   # one data-parallel replica: tp x cp GPUs
 
     def peak(dp):
         return training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage, dp=dp,
@@ -628,7 +629,7 @@ def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1,
     one = training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage, dp=1, tp=tp,
                           **settings)
     if one.peak <= cap:
-        return tp
+        return group
     if zero_stage == 0:
         return None
     sharded = one.optimizer + (one.grads if zero_stage >= 2 else 0) \
@@ -645,7 +646,7 @@ def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1,
         dp += 1
         if dp > MAX_GPUS:
             return None
-    return dp * tp
+    return dp * group
 
 
 def korthikanti_activation_bytes(cfg, seq_len, micro_batch=1, flash=False, bytes_per_value=2):

@@ -52,3 +52,20 @@ def test_recomputation_time_is_shown_beside_the_mfu_time():
     assert abs(full["seconds_recompute"] - none["seconds"] * 4 / 3) <= 1
     eager = rows("selective", attention="eager")
     assert none["seconds"] < eager["seconds_recompute"] < full["seconds_recompute"]
+
+
+def test_explorer_parallel_sizes_and_mfu_convention():
+    ex = lc.widgets.EXPLORERS["training"]()
+    cfg = lc.load_model("Llama-3.1-8B")
+    ex.set(tp=2, cp=2, n_gpus=8, sp="on (Megatron --sequence-parallel)")
+    assert ex.error == ""
+    m = lc.training_memory(cfg, 8192, 1, zero_stage=3, dp=2, tp=2, sp=True, cp=2)
+    assert ex.value("peak") == m.peak
+    assert ex.value("fewest_gpus") % 4 == 0        # whole tp x cp groups
+    c = lc.training_flops(cfg, 20 * lc.param_count(cfg).total, 8192, convention="full").model
+    ex.set(convention="full (PaLM, Megatron)")
+    assert ex.value("seconds") == round(c / (8 * lc.load_gpu("H100").peak("bf16") * 0.4))
+    ex.set(n_gpus=6)
+    assert ex.error.startswith("n_gpus: must be a multiple of")
+    ex.set(n_gpus=8)
+    assert ex.error == ""
