@@ -69,3 +69,15 @@ def test_explorer_parallel_sizes_and_mfu_convention():
     assert ex.error.startswith("n_gpus: must be a multiple of")
     ex.set(n_gpus=8)
     assert ex.error == ""
+
+
+def test_explorer_shows_lora_and_qlora_peaks():
+    ex = lc.widgets.EXPLORERS["training"]()
+    ex.set(seq_len=4096, recompute="full")
+    cfg = lc.load_model("Llama-3.1-8B")
+    for base, key in (("bf16", "lora"), ("nf4", "qlora")):
+        m = lc.lora_memory(cfg, 4096, 1, r=16, target_modules="all-linear", base=base,
+                           recompute="full")
+        assert ex.value(key) == m.peak
+    ex.set(model="Qwen3-30B-A3B")          # routed experts: the adapter rows are left out
+    assert ex.error == "" and all(r.key not in ("lora", "qlora") for r in ex.rows)

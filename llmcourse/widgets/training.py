@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..hardware import list_gpus, load_gpu
 from ..training import (ATTENTION, OPTIMIZERS, PRECISIONS, RECOMPUTE, RESERVE_FRACTION,
                         chinchilla_tokens, data_parallel_size, fewest_gpus, fit_verdict,
-                        training_flops, training_memory, training_time)
+                        training_flops, training_memory, training_time, usable_bytes)
 from ..zoo import as_config, load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
@@ -71,6 +71,18 @@ def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, ze
             f"on {n_gpus:,} GPUs at MFU {mfu:.0%} (assumed)", "seconds", round(secs),
             _time_text(secs)),
     ]
+    # the same tokens fine-tuned with adapters on one GPU (r = 16 on every linear layer)
+    from ..finetune import lora_memory
+    for base, key, label in (("bf16", "lora", "LoRA"), ("nf4", "qlora", "QLoRA (NF4 base)")):
+        lm = lora_memory(cfg, seq_len, micro_batch, r=16, target_modules="all-linear",
+                         base=base, recompute=recompute, attention=attention) \
+            if not cfg.is_moe else None
+        if lm is None:
+            continue
+        ok = lm.peak <= usable_bytes(g)
+        rows.append(Row(f"{label}, r=16 on all linear layers, one GPU: peak (estimate)", key,
+                        lm.peak, f"{lm.peak / GB:,.2f} GB: {'fits' if ok else 'does not fit'} "
+                                 f"in {usable_bytes(g) / GB:,.1f} GB"))
     if flops.recompute_extra:
         # MFU counts the model's FLOPs only: the recomputed forward is extra work on top
         hw = training_time(flops.hardware, g, n_gpus, mfu)
