@@ -94,7 +94,7 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa"):
 
     ids = batch_ids()
     with amp:
-        loss = model(input_ids=ids, labels=ids).loss
+        loss = model(input_ids=ids, labels=ids, use_cache=False).loss
     loss.backward()
     opt.step()                       # creates AdamW's state; the grads stay (accumulation)
     del loss
@@ -106,7 +106,8 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa"):
     tr = _tracker(skip)
     with tr:
         with amp:
-            out = model(input_ids=ids, labels=ids)   # the output (and its logits) held
+            # the output (and its logits) held; no KV cache (use_cache=False, as training sets it)
+            out = model(input_ids=ids, labels=ids, use_cache=False)
         end_fwd = tr.cur
         out.loss.backward()
         del out

@@ -32,14 +32,16 @@ def test_the_stored_measurements_name_their_machine_and_cover_every_mode():
     assert len({r["model"] for r in DATA["rows"]}) == 4
 
 
-@pytest.mark.parametrize("mode", ["fp32", "bf16"])
+@pytest.mark.parametrize("mode", ["fp32", "bf16", "amp"])
 def test_peak_of_forward_and_backward_is_within_3_percent(mode):
     # the rows where the logits' gradient is the largest transient of backward
     # (vocabulary x tokens >= 262,144: at 128 tokens the tiny models' 1,024-word
-    # vocabulary is smaller than the MoE backward's own temporaries)
+    # vocabulary is smaller than the MoE backward's own temporaries); autocast on the
+    # dense families only (its routed experts are an estimate, below)
     rows = [r for r in DATA["rows"] if r["mode"] == mode
-            and M.MODELS[r["model"]]["vocab_size"] * r["seq_len"] * r["batch"] >= 2**18]
-    assert len(rows) == 8
+            and M.MODELS[r["model"]]["vocab_size"] * r["seq_len"] * r["batch"] >= 2**18
+            and not (mode == "amp" and "experts" in r["model"])]
+    assert len(rows) == (4 if mode == "amp" else 8)
     for r in rows:
         _, m = _engine(r)
         # the stored bytes are above the states (weights, grads, optimizer state)
@@ -64,15 +66,14 @@ def test_the_foreach_adamw_step_holds_4_bytes_per_fp32_parameter():
             assert r["peak_step"] == 4 * param_count(cfg).total
 
 
-def test_autocast_is_an_estimate_with_its_measured_gap_stated():
-    # amp-bf16's saved tensors use the bf16 rules plus the fp32 norms, rotary tables and
-    # the bf16 weight copies; at 1,024 tokens the engine is 6-23% under the measured peak
-    # (the docstring says "estimate"): this test fails if the gap grows or flips sign
+def test_autocast_with_routed_experts_is_an_estimate_with_its_measured_gap_stated():
+    # Qwen3-MoE and Mixtral under autocast: the engine is 6-16% off the measured peak at
+    # 512 and 1,024 tokens (the lesson says "estimate"); this fails if the gap grows
     for r in DATA["rows"]:
-        if r["mode"] == "amp" and r["seq_len"] * r["batch"] >= 512:
+        if r["mode"] == "amp" and "experts" in r["model"] and r["seq_len"] * r["batch"] >= 512:
             _, m = _engine(r)
             err = (m.peak_backward - m.states) / r["peak_fwd_bwd"] - 1
-            assert -0.25 < err < 0.03, (r, err)
+            assert -0.16 < err < 0.07, (r, err)
 
 
 def test_autocast_saves_a_bf16_copy_of_every_weight_matrix():
