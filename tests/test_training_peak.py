@@ -6,6 +6,7 @@ import os
 import sys
 
 import pytest
+import torch
 
 import llmcourse as lc
 from llmcourse.counts import param_count
@@ -108,3 +109,26 @@ def test_the_verdict_keeps_lesson_07s_reserve():
     assert fewest_gpus(cfg, "H100 SXM 80GB", 8192, recompute="full") == 3
     with pytest.raises(lc.ConfigError, match="reserve: must be a fraction"):
         usable_bytes(80 * 10**9, reserve=1.5)
+
+
+@pytest.mark.parametrize("name", ["llama (GQA 8:2, SwiGLU)", "qwen3 (QK-norm, head_dim 64)"])
+def test_autocast_saved_tensors_equal_the_engine_to_the_byte(name):
+    # fp32 weights under torch.autocast(bfloat16): every storage autograd saves, once,
+    # weights excluded (the bf16 weight copies autocast makes are not weights: counted)
+    config = M.MODELS[name]
+    model = M.build(config, "sdpa", "fp32")
+    weights = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    seen = {}
+
+    def pack(t):
+        st = t.untyped_storage()
+        if st.data_ptr() not in weights:
+            seen.setdefault(st.data_ptr(), st.nbytes())
+        return t
+
+    ids = torch.randint(0, config["vocab_size"], (2, 96), generator=torch.Generator().manual_seed(0))
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), \
+            torch.autocast("cpu", dtype=torch.bfloat16):
+        model(input_ids=ids, labels=ids, use_cache=False)
+    m = training_memory(lc.from_hf_config(config), 96, 2, precision="amp-bf16")
+    assert m.saved_for_backward == sum(seen.values())
