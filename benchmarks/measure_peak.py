@@ -118,6 +118,55 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa"):
     return {"end_of_forward": end_fwd, "peak_fwd_bwd": peak, "peak_step": tr.peak}
 
 
+# a chunked loss needs a vocabulary large next to the rest of a tiny model for its
+# transient to decide the peak
+BIG_VOCAB = dict(M.MODELS["llama (GQA 8:2, SwiGLU)"], vocab_size=32768, hidden_size=64,
+                 intermediate_size=128, head_dim=8)
+CHUNKS = [(1, 512, 64), (1, 512, 256), (2, 256, 128)]   # (batch, seq_len, loss chunk)
+
+
+def chunked_loss(model, ids, chunk):
+    """Cross-entropy ``chunk`` tokens at a time, each chunk under torch.utils.checkpoint:
+    no logits are kept; the backward recomputes one chunk at a time."""
+    import torch.nn.functional as F
+    from torch.utils.checkpoint import checkpoint
+    h = model.model(input_ids=ids).last_hidden_state
+    W = model.lm_head.weight
+    hs, y = h[:, :-1].reshape(-1, h.shape[-1]), ids[:, 1:].reshape(-1)
+
+    def piece(hc, yc):
+        return F.cross_entropy(F.linear(hc, W).float(), yc, reduction="sum")
+    total = 0
+    for i in range(0, hs.shape[0], chunk):
+        total = total + checkpoint(piece, hs[i:i + chunk], y[i:i + chunk], use_reentrant=False)
+    return total / y.numel()
+
+
+def measure_chunked(config, batch, seq_len, mode, chunk):
+    """``{"end_of_forward", "peak_fwd_bwd"}`` above the weights and grads, chunked loss."""
+    import contextlib
+    import torch
+    model = M.build(config, "sdpa", "bf16" if mode == "bf16" else "fp32")
+    amp = (torch.autocast("cpu", dtype=torch.bfloat16) if mode == "amp"
+           else contextlib.nullcontext())
+    ids = torch.randint(0, config["vocab_size"], (batch, seq_len),
+                        generator=torch.Generator().manual_seed(1))
+    with amp:
+        loss = chunked_loss(model, ids, chunk)
+    loss.backward()
+    del loss
+    skip = {t.untyped_storage().data_ptr()
+            for t in list(model.parameters()) + [p.grad for p in model.parameters()]}
+    tr = _tracker(skip)
+    with tr:
+        with amp:
+            loss = chunked_loss(model, ids, chunk)
+        end_fwd = tr.cur
+        loss.backward()
+        del loss
+    return {"end_of_forward": end_fwd, "peak_fwd_bwd": tr.peak}
+
+
 def main():
     import torch
     import transformers
@@ -130,6 +179,13 @@ def main():
                 rows.append(dict(model=name, mode=mode, batch=batch, seq_len=seq_len, **r))
                 print(f"{name:32s} {mode:4s} b={batch} s={seq_len:5d} "
                       + " ".join(f"{k} {v:>12,d}" for k, v in r.items()))
+    chunked = []
+    for mode in MODES:
+        for batch, seq_len, chunk in CHUNKS:
+            r = measure_chunked(BIG_VOCAB, batch, seq_len, mode, chunk)
+            chunked.append(dict(mode=mode, batch=batch, seq_len=seq_len, chunk=chunk, **r))
+            print(f"chunked loss {mode:4s} b={batch} s={seq_len} chunk={chunk} "
+                  + " ".join(f"{k} {v:>12,d}" for k, v in r.items()))
     data = {
         "_about": ("Peak bytes of one training step (second micro-batch, gradients "
                    "accumulating, AdamW state present) of small random-weight decoders "
@@ -145,6 +201,8 @@ def main():
         "python": platform.python_version(),
         "engine_precision": MODES,
         "rows": rows,
+        "chunked_loss_model": BIG_VOCAB,
+        "chunked_loss_rows": chunked,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     with open(OUT, "w", encoding="utf-8") as fh:

@@ -76,6 +76,7 @@ BLOCK_8BIT = 2048
 MIN_8BIT_SIZE = 4096
 
 RECOMPUTE = ("none", "selective", "full")
+LOSSES = ("plain", "chunked")
 ATTENTION = ("flash", "eager")
 MAX_TOKENS = 2**40   # seq_len, micro_batch: far above any real run
 MAX_GPUS = 2**24
@@ -393,7 +394,7 @@ class TrainingMemory:
 
 def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimizer="adamw",
                     recompute="none", zero_stage=0, dp=1, tp=1, attention="flash", sp=False,
-                    cp=1):
+                    cp=1, loss="plain", loss_chunk=1024):
     """Training memory per GPU, in bytes, for one micro-batch of ``micro_batch``
     sequences of ``seq_len`` tokens.
 
@@ -461,6 +462,14 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     every sequence: every per-token term, the logits and the loss's gradients divide by
     ``cp`` (each local query still attends to all ``seq_len`` keys).
 
+    **Loss**: ``loss="plain"`` is ``transformers``' cross-entropy over the whole
+    vocabulary x tokens matrix (the fp32 log-probabilities saved, 8 B per logit of fp32
+    gradients at the start of backward). ``loss="chunked"`` computes it ``loss_chunk``
+    tokens at a time, each chunk under ``torch.utils.checkpoint`` (the idea behind
+    Liger Kernel's fused linear cross-entropy): no logits are kept, and the backward
+    recomputes one chunk at a time, holding 12 B per logit of the chunk plus the
+    chunk's lm_head weight gradient (measured on CPU, ``benchmarks/measure_peak.py``).
+
     Not included: pipeline parallelism, collective buffers, a second micro-batch in flight (pipeline
     parallelism); the CUDA context and the allocator's fragmentation are what
     :data:`RESERVE_FRACTION` stands for.
@@ -478,6 +487,8 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     _int("cp", cp, hi=MAX_GPUS)
     if not isinstance(sp, bool):
         raise ConfigError(f"sp: must be True or False (sequence parallelism) (got {sp!r})")
+    _choice("loss", loss, LOSSES)
+    _int("loss_chunk", loss_chunk)
     if cp > seq_len:
         raise ConfigError(f"cp: must be at most seq_len={seq_len:,} (each GPU holds at least "
                           f"one token of the sequence) (got {cp})")
@@ -537,6 +548,11 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
         # autocast casts each fp32 weight matrix to bf16 for its matmul and the matmul
         # saves that copy for backward: 2 bytes per matrix value (the lm_head included)
         terms[AMP_COPIES] = 2 * _cdiv(_matmul_params(cfg), tp)
+    if loss == "chunked":   # no logits kept: each chunk is recomputed in backward
+        for k in ("log-probabilities (fp32, saved by the loss)", "logits (held by the model output)"):
+            terms[k] = 0
+        if amp:   # the lm_head's bf16 copy is made inside the checkpointed chunk, not kept
+            terms[AMP_COPIES] -= 2 * _cdiv(cfg.vocab_size * cfg.hidden_size, tp)
     terms = {k: int(-(-v // 1)) for k, v in terms.items()}
     # transients. At the start of backward the loss's gradient exists beside everything
     # saved: cross-entropy's backward holds the fp32 gradient of the log-probabilities
@@ -546,7 +562,11 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     # temporary: foreach AdamW (PyTorch's default on a GPU) computes sqrt(v) for every
     # parameter of a group at once: 4 bytes per parameter of this GPU's shard.
     V = _cdiv(cfg.vocab_size, tp)
-    transients = {"loss gradients at the start of backward": 8 * V * s_loc * b,
+    if loss == "plain":
+        loss_grads = 8 * V * s_loc * b
+    else:  # one chunk: 12 B per logit, and its lm_head weight gradient before it is summed
+        loss_grads = 12 * V * min(loss_chunk, s_loc * b) + p["grad"] * V * cfg.hidden_size
+    transients = {"loss gradients at the start of backward": loss_grads,
                   "optimizer step temporaries": (4 * _cdiv(n, dp if zero_stage >= 1 else 1)
                                                  if optimizer.startswith("adamw") else 0)}
     logits = sum(terms[k] for k in _LOGIT_TERMS)
@@ -561,7 +581,7 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
                           settings=dict(seq_len=s, micro_batch=b, precision=precision,
                                         optimizer=optimizer, recompute=recompute,
                                         zero_stage=zero_stage, dp=dp, tp=tp, attention=attn,
-                                        sp=sp, cp=cp))
+                                        sp=sp, cp=cp, loss=loss, loss_chunk=loss_chunk))
 
 
 RESERVE_FRACTION = 0.1

@@ -132,3 +132,20 @@ def test_autocast_saved_tensors_equal_the_engine_to_the_byte(name):
         model(input_ids=ids, labels=ids, use_cache=False)
     m = training_memory(lc.from_hf_config(config), 96, 2, precision="amp-bf16")
     assert m.saved_for_backward == sum(seen.values())
+
+
+def test_a_chunked_loss_keeps_no_logits_and_peaks_at_one_chunk():
+    cfg = lc.from_hf_config(DATA["chunked_loss_model"])
+    rows = DATA["chunked_loss_rows"]
+    assert len(rows) == 9
+    for r in rows:
+        kw = dict(precision=DATA["engine_precision"][r["mode"]])
+        m = training_memory(cfg, r["seq_len"], r["batch"], loss="chunked",
+                            loss_chunk=r["chunk"], **kw)
+        assert abs((m.peak_backward - m.states) / r["peak_fwd_bwd"] - 1) < 0.03, r
+        assert abs((m.total - m.states) / r["end_of_forward"] - 1) < 0.02, r
+        # what it saves against the plain loss, at the same tokens
+        plain = training_memory(cfg, r["seq_len"], r["batch"], **kw)
+        assert plain.peak_backward > m.peak_backward
+    with pytest.raises(lc.ConfigError, match="loss: must be one of plain, chunked"):
+        training_memory(cfg, 64, loss="fused")
