@@ -81,3 +81,12 @@ def test_explorer_shows_lora_and_qlora_peaks():
         assert ex.value(key) == m.peak
     ex.set(model="Qwen3-30B-A3B")          # routed experts: the adapter rows are left out
     assert ex.error == "" and all(r.key not in ("lora", "qlora") for r in ex.rows)
+
+
+def test_explorer_chunked_loss_lowers_the_peak():
+    ex = lc.widgets.EXPLORERS["training"]()
+    plain = ex.value("peak")
+    ex.set(loss="chunked (1,024 tokens)")
+    cfg = lc.load_model("Llama-3.1-8B")
+    m = lc.training_memory(cfg, 8192, 1, zero_stage=3, dp=8, loss="chunked", loss_chunk=1024)
+    assert ex.value("peak") == m.peak < plain

@@ -28,13 +28,14 @@ def _time_text(seconds):
     return f"{seconds / 86400:,.1f} days"
 
 
+LOSS_OPTIONS = {"plain (transformers)": "plain", "chunked (1,024 tokens)": "chunked"}
 SP_OPTIONS = {"off": False, "on (Megatron --sequence-parallel)": True}
 CONVENTIONS = {"causal (attention halved)": "causal", "full (PaLM, Megatron)": "full"}
 
 
 def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, zero_stage, gpu,
                   n_gpus, tp=1, tokens=None, mfu=0.4, attention="flash", sp=False, cp=1,
-                  convention="causal"):
+                  convention="causal", loss="plain"):
     """The summary rows for one setting (pure: the explorer and the tests call this).
     ``n_gpus`` = dp x tp x cp: the data-parallel size is what is left."""
     cfg = as_config(cfg)
@@ -42,14 +43,14 @@ def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, ze
     g = load_gpu(gpu)
     m = training_memory(cfg, seq_len, micro_batch, precision=precision, optimizer=optimizer,
                         recompute=recompute, zero_stage=zero_stage, dp=dp, tp=tp,
-                        attention=attention, sp=sp, cp=cp)
+                        attention=attention, sp=sp, cp=cp, loss=loss)
     budget = tokens if tokens is not None else chinchilla_tokens(cfg)
     flops = training_flops(cfg, budget, seq_len, recompute=recompute, attention=attention,
                            convention=convention)
     secs = training_time(flops, g, n_gpus, mfu)
     fewest = fewest_gpus(cfg, g, seq_len, micro_batch, zero_stage=zero_stage, tp=tp,
                          precision=precision, optimizer=optimizer, recompute=recompute,
-                         attention=attention, sp=sp, cp=cp)
+                         attention=attention, sp=sp, cp=cp, loss=loss)
     _, fit = fit_verdict(m, g)
     rows = [Row(label, key, getattr(m, key), f"{getattr(m, key) / GB:,.2f} GB")
             for key, label in (("params", "weights"), ("grads", "gradients"),
@@ -113,6 +114,7 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
         "tp": selection("tensor parallel", [1, 2, 4, 8], 1, width="240px"),
         "sp": dropdown("sequence parallel", list(SP_OPTIONS), "off", width="330px"),
         "cp": selection("context parallel", [1, 2, 4, 8], 1, width="240px"),
+        "loss": dropdown("loss", list(LOSS_OPTIONS), list(LOSS_OPTIONS)[0], width="330px"),
         "convention": dropdown("MFU counts attention", list(CONVENTIONS),
                                list(CONVENTIONS)[0], width="360px"),
         "tokens": dropdown("token budget", list(TOKEN_BUDGETS), list(TOKEN_BUDGETS)[0],
@@ -125,7 +127,8 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
                              v["optimizer"], v["recompute"], v["zero_stage"], v["gpu"],
                              v["n_gpus"], tp=v["tp"], tokens=TOKEN_BUDGETS[v["tokens"]],
                              mfu=v["mfu"], attention=v["attention"], sp=SP_OPTIONS[v["sp"]],
-                             cp=v["cp"], convention=CONVENTIONS[v["convention"]])
+                             cp=v["cp"], convention=CONVENTIONS[v["convention"]],
+                             loss=LOSS_OPTIONS[v["loss"]])
 
     def draw(fig, v, rows):
         from ..plots.training import draw_training_memory
@@ -133,7 +136,8 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
         tp = v["tp"]
         dp = data_parallel_size(v["n_gpus"], tp * v["cp"])
         kw = dict(precision=v["precision"], optimizer=v["optimizer"], recompute=v["recompute"],
-                  dp=dp, tp=tp, attention=v["attention"], sp=SP_OPTIONS[v["sp"]], cp=v["cp"])
+                  dp=dp, tp=tp, attention=v["attention"], sp=SP_OPTIONS[v["sp"]], cp=v["cp"],
+                  loss=LOSS_OPTIONS[v["loss"]])
         bars = [(f"ZeRO-{k}" if k else "no ZeRO", training_memory(state["cfg"], v["seq_len"],
                                                                   v["micro_batch"],
                                                                   zero_stage=k, **kw))
