@@ -15,7 +15,7 @@ GB = 10**9
 PARTS = (("params", "weights", "weights"), ("grads", "grads", "gradients"),
          ("optimizer", "optimizer state", "optimizer"),
          ("activations", "activations", "activations"), ("logits", "logits", "lm_head"),
-         ("transient", "peak transient (loss grads)", "highlight"))
+         ("transient", "transient at the peak", "highlight"))
 _HATCH = {"params": "", "grads": "//", "optimizer": "..", "activations": "", "logits": "xx",
           "transient": "\\\\"}
 
