@@ -10,7 +10,7 @@ import torch
 import llmcourse as lc
 from llmcourse.finetune import NF4_BITS, lora_memory, lora_params
 
-peft = pytest.importorskip("peft")   # pinned in requirements-test.txt: present in CI
+import peft  # noqa: E402  (pinned in requirements-test.txt: never skipped)
 from transformers import AutoConfig, AutoModelForCausalLM  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
