@@ -18,6 +18,7 @@ from .counts import (FlopCount, ParamCount, flops_per_token, kv_cache_bytes,
 from .hardware import GPU, list_gpus, load_gpu
 from .inference import (critical_batch, decode_step_time, expected_experts, max_batch,
                         max_context, memory_plan, prefill_time)
+from .finetune import lora_memory, lora_params
 from .quantization import list_schemes, stored_weights
 from .serving import VllmPlan, vllm_plan
 from .training import (TrainingFlops, TrainingMemory, bytes_per_param, chinchilla_tokens,
@@ -35,7 +36,7 @@ __all__ = ["VllmPlan", "vllm_plan", "ConfigError", "ModelConfig", "from_hf_confi
            "max_context", "max_batch", "decode_step_time", "prefill_time", "critical_batch",
            "expected_experts",
            "TrainingMemory", "TrainingFlops", "training_memory", "training_flops",
-           "training_time", "bytes_per_param", "chinchilla_tokens"]
+           "training_time", "bytes_per_param", "chinchilla_tokens", "lora_params", "lora_memory"]
 
 _LAZY = {"tables", "plots", "widgets", "exercises", "approx", "compare", "sizing"}
 

@@ -33,7 +33,8 @@ __all__ = ["PRECISIONS", "OPTIMIZERS", "RECOMPUTE", "ATTENTION", "TrainingMemory
            "training_memory", "bytes_per_param", "fewest_gpus", "layer_activation_bytes",
            "data_parallel_size",
            "measured_activations", "korthikanti_activation_bytes", "TrainingFlops", "training_flops",
-           "training_time", "CHINCHILLA_TOKENS_PER_PARAM", "chinchilla_tokens"]
+           "training_time", "CHINCHILLA_TOKENS_PER_PARAM", "chinchilla_tokens", "MFU_CONVENTIONS",
+           "RESERVE_FRACTION", "usable_bytes", "fit_verdict", "measured_peaks"]
 
 # --- conventions: bytes per parameter ------------------------------------------------
 # param: the weights the forward pass reads; grad: the gradient buffer;
@@ -45,10 +46,16 @@ PRECISIONS = {
                  about="fp32 weights 4 + fp32 grads 4"),
     "bf16-mixed": dict(param=2, grad=2, master=4, accum=0, act=2,
                        about="bf16 weights 2 + bf16 grads 2 + fp32 master weights 4 "
-                             "(ZeRO paper, Ultra-Scale Playbook)"),
+                             "(pure bf16 forward: FSDP MixedPrecision(param_dtype=bf16), "
+                             "DeepSpeed bf16; ZeRO paper, Ultra-Scale Playbook)"),
     "bf16-mixed-fp32-grads": dict(param=2, grad=4, master=4, accum=0, act=2,
                                   about="bf16 weights 2 + fp32 grads 4 + fp32 master 4 "
-                                        "(Transformer Math 101)"),
+                                        "(DeepSpeed's fp32 gradient partition, Megatron's "
+                                        "fp32 main_grad; Transformer Math 101)"),
+    "amp-bf16": dict(param=4, grad=4, master=0, accum=0, act=2,
+                     about="fp32 weights 4 + fp32 grads 4 under torch.autocast(bfloat16) "
+                           "(Hugging Face Trainer bf16=True, PyTorch AMP), plus a bf16 copy of "
+                           "every weight matrix that autocast saves for backward, 2"),
     "bf16-mixed-fp32-accum": dict(param=2, grad=2, master=4, accum=4, act=2,
                                   about="bf16 weights 2 + bf16 grads 2 + fp32 grad "
                                         "accumulation buffer 4 + fp32 master 4 "
@@ -69,6 +76,7 @@ BLOCK_8BIT = 2048
 MIN_8BIT_SIZE = 4096
 
 RECOMPUTE = ("none", "selective", "full")
+LOSSES = ("plain", "chunked")
 ATTENTION = ("flash", "eager")
 MAX_TOKENS = 2**40   # seq_len, micro_batch: far above any real run
 MAX_GPUS = 2**24
@@ -141,6 +149,21 @@ def _tensor_sizes(cfg):
     return out
 
 
+def _matmul_params(cfg):
+    """Values in the weight matrices a forward multiplies by (every Linear, the lm_head
+    included even when tied to the embedding; the embedding lookup, norms and biases
+    are not matmuls): what ``torch.autocast`` casts to bf16 and saves for backward."""
+    total = 0
+    for n, tensors, _ in _groups(cfg):
+        for t in tensors:
+            if t.matmul and not t.buffer and len(t.shape) >= 2:
+                total += n * t.per_expert * t.numel
+    for t in global_tensors(cfg):
+        if t.matmul:
+            total += t.numel
+    return total
+
+
 def _n_param_tensors(cfg):
     return sum(c for _, c in _tensor_sizes(cfg))
 
@@ -162,7 +185,7 @@ def _mlp_width(tensors, h, component, per_expert=False):
     return elems // ((3 if gated else 2) * h), gated
 
 
-def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp):
+def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
     """Bytes one layer saves for backward, per token (a dict of named terms;
     ``s`` only enters the eager attention-score term). The norms and the feed-forward
     widths are read off the layer's tensors (architectures.py)."""
@@ -186,7 +209,9 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp):
         w = t.shape[0]
         if t.name[:-len("weight")] + "bias" in names:
             cost = act * w + 2 * f32
-        elif mt in _GEMMA_NORM:
+        elif mt in _GEMMA_NORM or (amp and w == h and t.name.rsplit(".", 2)[-2] not in _QK_NORM):
+            # fp32 normalized value (Gemma's (1 + w); under autocast the residual stream is
+            # fp32, while QK-norm normalizes the bf16 q and k)
             cost = f32 * w + f32 + f32 * w
         else:
             cost = f32 * w + f32 + act * w
@@ -202,6 +227,18 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp):
             add("other norms", cost)
 
     terms["attention input (norm output)"] = act * h
+    if amp:
+        # autocast caches the bf16 casts of weights, not of activations: each projection
+        # that reads the fp32 norm output (q, k, v; the router; gate and up) casts and
+        # saves its own bf16 copy of it, where a bf16 model shares one tensor
+        def readers(components):
+            return sum(1 for t in tensors if t.component in components and t.matmul
+                       and not t.routed and len(t.shape) == 2 and t.shape[1] == h
+                       and not any(x in t.name for x in ("o_proj", "out_proj", "dense")))
+        extra = max(readers(("attention",)) - 1, 0) + max(readers(("mlp", "router",
+                                                                   "shared_experts")) - 1, 0)
+        if extra:
+            terms["autocast's separate bf16 copies of the layer input"] = act * h * extra
     if cfg.uses_mla:
         nope, rope, vd = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
         q_el = k_el = nh * (nope + rope)
@@ -251,7 +288,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp):
     return {k: v for k, v in terms.items() if v}
 
 
-def _global_terms(cfg, s, b, act, tp):
+def _global_terms(cfg, s, b, act, tp, amp=False):
     """Bytes saved outside the layers, for the whole micro-batch."""
     h, V = cfg.hidden_size, _cdiv(cfg.vocab_size, tp)
     f32, i64 = 4, 8
@@ -261,10 +298,12 @@ def _global_terms(cfg, s, b, act, tp):
         rot = int(cfg.head_dim * cfg.get("partial_rotary_factor", 0.5))
     else:
         rot = cfg.head_dim
-    final_norm = (act * h + 2 * f32) if cfg.family == "phi" else (f32 * h + f32 + act * h)
+    final_norm = ((act * h + 2 * f32) if cfg.family == "phi"
+                  else (f32 * h + f32 + (f32 if amp else act) * h))
     return {
         "token ids (int64)": i64 * s * b,
-        "rotary cos/sin tables (once per model)": 2 * act * s * rot,
+        # cast to the hidden states' dtype: fp32 under autocast (fp32 weights)
+        "rotary cos/sin tables (once per model)": 2 * (f32 if amp else act) * s * rot,
         "final norm and lm_head input": (final_norm + act * h) * s * b,
         "log-probabilities (fp32, saved by the loss)": f32 * V * s * b,
         # the shifted labels; with one sequence the slice is already contiguous, so the
@@ -274,7 +313,9 @@ def _global_terms(cfg, s, b, act, tp):
     }
 
 
-# the two terms that make up ``logits``
+AMP_COPIES = "bf16 weight copies (autocast saves them for backward)"
+
+# the terms that make up ``logits``
 _LOGIT_TERMS = ("log-probabilities (fp32, saved by the loss)", "labels (int64) and the loss's weight",
                 "logits (held by the model output)")
 
@@ -292,7 +333,7 @@ class TrainingMemory:
     """
 
     __slots__ = ("model", "params", "grads", "optimizer", "activations", "logits",
-                 "activation_terms", "conventions", "settings")
+                 "activation_terms", "transients", "conventions", "settings")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -311,9 +352,40 @@ class TrainingMemory:
     def saved_for_backward(self):
         return self.total - self.states - self.activation_terms["logits (held by the model output)"]
 
+    @property
+    def peak_backward(self):
+        """Bytes held at the start of the backward pass: everything in :attr:`total`
+        plus the loss's gradients (fp32, the size of the logits: see ``transients``)."""
+        return self.total + self.transients["loss gradients at the start of backward"]
+
+    @property
+    def peak_step(self):
+        """Bytes held during ``optimizer.step()``: the states plus the step's largest
+        temporary (the activations are freed by then)."""
+        return self.states + self.transients["optimizer step temporaries"]
+
+    @property
+    def peak(self):
+        """The most bytes held at once in one training step: the larger of
+        :attr:`peak_backward` and :attr:`peak_step`."""
+        return max(self.peak_backward, self.peak_step)
+
+    @property
+    def transient(self):
+        """``peak - total``: what the peak holds beyond the weights, grads, optimizer
+        state, saved tensors and logits (the loss's gradients, or the step's temporaries)."""
+        return self.peak - self.total
+
+    @property
+    def peak_decided_by(self):
+        """In words, which moment decides :attr:`peak`."""
+        return ("the start of backward (saved tensors + the loss's fp32 gradients)"
+                if self.peak_backward >= self.peak_step else "the optimizer step")
+
     def as_dict(self):
         return {"params": self.params, "grads": self.grads, "optimizer": self.optimizer,
-                "activations": self.activations, "logits": self.logits, "total": self.total}
+                "activations": self.activations, "logits": self.logits, "total": self.total,
+                "peak": self.peak}
 
     def __repr__(self):
         parts = ", ".join(f"{k} {v / 2**30:,.2f} GiB" for k, v in self.as_dict().items())
@@ -321,7 +393,8 @@ class TrainingMemory:
 
 
 def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimizer="adamw",
-                    recompute="none", zero_stage=0, dp=1, tp=1, attention="flash"):
+                    recompute="none", zero_stage=0, dp=1, tp=1, attention="flash", sp=False,
+                    cp=1, loss="plain", loss_chunk=1024):
     """Training memory per GPU, in bytes, for one micro-batch of ``micro_batch``
     sequences of ``seq_len`` tokens.
 
@@ -365,10 +438,41 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     drop); ``"full"`` keeps each layer's input only and recomputes one layer at a
     time in the backward pass (so one layer's activations are added back).
 
-    Not included: the CUDA context and allocator fragmentation (often 1-3 GB), a
-    second micro-batch in flight (pipeline parallelism), temporary buffers of the
-    collectives, and the fp32 upcast of the logits that exists while the loss is
-    computed.
+    ``precision="amp-bf16"`` is the Hugging Face Trainer's ``bf16=True`` (PyTorch AMP):
+    fp32 weights 4 + fp32 grads 4 + AdamW 8, the forward under ``torch.autocast``,
+    which also saves a bf16 copy of every weight matrix (2 B per matrix value, a term
+    of ``activations``), keeps the residual stream, its norms and the rotary tables in
+    fp32, and casts the norm output once per projection that reads it (q, k, v; gate,
+    up). Measured on CPU for Llama and Qwen3 it is within 0.03% of PyTorch's peak; with
+    routed experts (Qwen3-MoE, Mixtral) an **estimate**, 6-16% off (:func:`measured_peaks`).
+
+    **Peak** (:attr:`TrainingMemory.peak`): the saved tensors are not the most a step
+    holds. At the start of backward the loss's fp32 gradients (8 B per logit) sit
+    beside everything saved; during the optimizer step, foreach AdamW's temporaries
+    (4 B per parameter of the shard). Both are in ``transients``. Compare the peak plus
+    a reserve with the GPU: :func:`fit_verdict`.
+
+    **Parallelism and activations** (Korthikanti et al. 2022; the Ultra-Scale
+    Playbook): tensor parallelism (``tp``) alone divides the head and intermediate terms
+    but leaves the hidden-size terms (norm inputs and outputs, the layer input) whole on
+    every GPU; with sequence parallelism (``sp=True``, Megatron's
+    ``--sequence-parallel``) those are split over the ``tp`` GPUs along the sequence,
+    so a whole layer's saved tensors divide by ``tp`` (when ``tp`` divides the head
+    counts). Context parallelism (``cp``) gives each GPU ``seq_len / cp`` tokens of
+    every sequence: every per-token term, the logits and the loss's gradients divide by
+    ``cp`` (each local query still attends to all ``seq_len`` keys).
+
+    **Loss**: ``loss="plain"`` is ``transformers``' cross-entropy over the whole
+    vocabulary x tokens matrix (the fp32 log-probabilities saved, 8 B per logit of fp32
+    gradients at the start of backward). ``loss="chunked"`` computes it ``loss_chunk``
+    tokens at a time, each chunk under ``torch.utils.checkpoint`` (the idea behind
+    Liger Kernel's fused linear cross-entropy): no logits are kept, and the backward
+    recomputes one chunk at a time, holding 12 B per logit of the chunk plus the
+    chunk's lm_head weight gradient (measured on CPU, ``benchmarks/measure_peak.py``).
+
+    Not included: pipeline parallelism, collective buffers, a second micro-batch in flight (pipeline
+    parallelism); the CUDA context and the allocator's fragmentation are what
+    :data:`RESERVE_FRACTION` stands for.
     """
     cfg = as_config(cfg)
     _int("seq_len", seq_len)
@@ -380,6 +484,14 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     _choice("zero_stage", zero_stage, (0, 1, 2, 3))
     _int("dp", dp, hi=MAX_GPUS)
     _int("tp", tp, hi=MAX_GPUS)
+    _int("cp", cp, hi=MAX_GPUS)
+    if not isinstance(sp, bool):
+        raise ConfigError(f"sp: must be True or False (sequence parallelism) (got {sp!r})")
+    _choice("loss", loss, LOSSES)
+    _int("loss_chunk", loss_chunk)
+    if cp > seq_len:
+        raise ConfigError(f"cp: must be at most seq_len={seq_len:,} (each GPU holds at least "
+                          f"one token of the sequence) (got {cp})")
     if cfg.num_attention_heads % tp:
         raise ConfigError(f"tp: must divide num_attention_heads={cfg.num_attention_heads} "
                           f"(each GPU holds whole heads) (got {tp})")
@@ -403,30 +515,60 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
         weights = _cdiv(weights, dp)
 
     act = p["act"]
+    amp = precision == "amp-bf16"
     s, b = seq_len, micro_batch
     attn = attention
     terms = {}
     largest_layer = 0
+    s_loc = _cdiv(s, cp)      # the tokens of each sequence this GPU holds
+    split = tp if sp else 1   # sequence parallelism: the hidden-size terms split too
     for n_layers, tensors, is_moe in _groups(cfg):
-        lt = _layer_terms(cfg, tensors, is_moe, s, attn, act, tp)
+        lt = _layer_terms(cfg, tensors, is_moe, s, attn, act, 1 if sp else tp, amp)
+        if sp:
+            lt = {k: Fraction(v, tp) for k, v in lt.items()}
         if recompute == "selective":
             lt.pop("attention scores (s x s per head)", None)
-        per_layer = sum(lt.values()) * s * b
+        per_layer = sum(lt.values()) * s_loc * b
         if is_moe:  # grouped matmul: one int32 offset per expert, per layer
             k_r = "router (softmax, top-k)"
-            lt[k_r] = lt[k_r] + Fraction(4 * cfg.num_experts, s * b)
+            lt[k_r] = lt[k_r] + Fraction(4 * cfg.num_experts, s_loc * b)
             per_layer += 4 * cfg.num_experts
         largest_layer = max(largest_layer, per_layer)
         if recompute == "full":
             key = "layer inputs (checkpoints)"
-            terms[key] = terms.get(key, 0) + n_layers * act * cfg.hidden_size * s * b
+            terms[key] = terms.get(key, 0) + Fraction(n_layers * act * cfg.hidden_size
+                                                      * s_loc * b, split)
         else:
             for k, v in lt.items():
-                terms[k] = terms.get(k, 0) + n_layers * v * s * b
+                terms[k] = terms.get(k, 0) + n_layers * v * s_loc * b
     if recompute == "full":
         terms["one layer recomputed in backward"] = largest_layer
-    terms.update(_global_terms(cfg, s, b, act, tp))
-    terms = {k: int(v) for k, v in terms.items()}
+    terms.update(_global_terms(cfg, s_loc, b, act, tp, amp))
+    if precision == "amp-bf16":
+        # autocast casts each fp32 weight matrix to bf16 for its matmul and the matmul
+        # saves that copy for backward: 2 bytes per matrix value (the lm_head included)
+        terms[AMP_COPIES] = 2 * _cdiv(_matmul_params(cfg), tp)
+    if loss == "chunked":   # no logits kept: each chunk is recomputed in backward
+        for k in ("log-probabilities (fp32, saved by the loss)", "logits (held by the model output)"):
+            terms[k] = 0
+        if amp:   # the lm_head's bf16 copy is made inside the checkpointed chunk, not kept
+            terms[AMP_COPIES] -= 2 * _cdiv(cfg.vocab_size * cfg.hidden_size, tp)
+    terms = {k: int(-(-v // 1)) for k, v in terms.items()}
+    # transients. At the start of backward the loss's gradient exists beside everything
+    # saved: cross-entropy's backward holds the fp32 gradient of the log-probabilities
+    # and writes the fp32 gradient of the logits (transformers upcasts the logits to
+    # fp32 before the loss): 4 + 4 bytes per logit. A fused/chunked loss never holds
+    # the whole fp32 vocabulary x tokens matrix. The optimizer step's largest
+    # temporary: foreach AdamW (PyTorch's default on a GPU) computes sqrt(v) for every
+    # parameter of a group at once: 4 bytes per parameter of this GPU's shard.
+    V = _cdiv(cfg.vocab_size, tp)
+    if loss == "plain":
+        loss_grads = 8 * V * s_loc * b
+    else:  # one chunk: 12 B per logit, and its lm_head weight gradient before it is summed
+        loss_grads = 12 * V * min(loss_chunk, s_loc * b) + p["grad"] * V * cfg.hidden_size
+    transients = {"loss gradients at the start of backward": loss_grads,
+                  "optimizer step temporaries": (4 * _cdiv(n, dp if zero_stage >= 1 else 1)
+                                                 if optimizer.startswith("adamw") else 0)}
     logits = sum(terms[k] for k in _LOGIT_TERMS)
     activations = sum(terms.values()) - logits
     o_name = OPTIMIZERS[optimizer][1]
@@ -435,10 +577,44 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
                    f", recompute {recompute}; ZeRO-{zero_stage} over dp={dp}, tp={tp}")
     return TrainingMemory(model=cfg.name, params=weights, grads=grads, optimizer=opt,
                           activations=activations, logits=logits, activation_terms=terms,
-                          conventions=conventions,
+                          transients=transients, conventions=conventions,
                           settings=dict(seq_len=s, micro_batch=b, precision=precision,
                                         optimizer=optimizer, recompute=recompute,
-                                        zero_stage=zero_stage, dp=dp, tp=tp, attention=attn))
+                                        zero_stage=zero_stage, dp=dp, tp=tp, attention=attn,
+                                        sp=sp, cp=cp, loss=loss, loss_chunk=loss_chunk))
+
+
+RESERVE_FRACTION = 0.1
+"""The share of a GPU's memory a training run should leave free: the CUDA context
+(about 0.5-1 GB), the caching allocator's fragmentation and the collectives' buffers.
+The course uses the same 10% that lesson 07 teaches for serving (vLLM's default
+``gpu_memory_utilization=0.9``), so a setting "fits" when its peak is at most 90% of
+the GPU. A rule of thumb stated as such, not a measurement."""
+
+
+def usable_bytes(gpu, reserve=RESERVE_FRACTION):
+    """Bytes of ``gpu`` (a name, ``GPU``, dict or a number of bytes) a run may use:
+    ``(1 - reserve) x memory``."""
+    if isinstance(reserve, bool) or not isinstance(reserve, (int, float)) \
+            or not 0 <= reserve < 1:
+        raise ConfigError(f"reserve: must be a fraction in [0, 1), e.g. 0.1 (got {reserve!r})")
+    cap = gpu if isinstance(gpu, int) and not isinstance(gpu, bool) else None
+    if cap is None:
+        from .hardware import as_gpu
+        cap = as_gpu(gpu).memory_bytes
+    return int(cap * (1 - reserve))
+
+
+def fit_verdict(mem, gpu, reserve=RESERVE_FRACTION):
+    """``(fits, words)``: whether ``mem.peak`` (a :class:`TrainingMemory`) stays within
+    :func:`usable_bytes` of ``gpu``, and a sentence saying by how much and which
+    moment of the step decides the peak."""
+    use = usable_bytes(gpu, reserve)
+    spare = use - mem.peak
+    head = (f"fits, {spare / 1e9:,.1f} GB to spare" if spare >= 0
+            else f"does not fit: {-spare / 1e9:,.1f} GB over")
+    return spare >= 0, (f"{head} (peak {mem.peak / 1e9:,.1f} GB, at {mem.peak_decided_by}; "
+                        f"usable {use / 1e9:,.1f} GB after a {reserve:.0%} reserve)")
 
 
 def layer_activation_bytes(cfg, seq_len=1, micro_batch=1, precision="bf16-mixed",
@@ -453,7 +629,8 @@ def layer_activation_bytes(cfg, seq_len=1, micro_batch=1, precision="bf16-mixed"
     _choice("attention", attention, ATTENTION)
     out = []
     for n_layers, tensors, is_moe in _groups(cfg):
-        per_tok = sum(_layer_terms(cfg, tensors, is_moe, seq_len, attention, act, tp).values())
+        per_tok = sum(_layer_terms(cfg, tensors, is_moe, seq_len, attention, act, tp,
+                                   precision == "amp-bf16").values())
         out.append((n_layers, is_moe, per_tok * seq_len * micro_batch
                     + (4 * cfg.num_experts if is_moe else 0)))
     return out
@@ -470,36 +647,41 @@ def data_parallel_size(n_gpus, tp=1):
     return n_gpus // tp
 
 
-def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1, **settings):
-    """The fewest GPUs (``dp x tp``) whose memory holds :func:`training_memory`'s
-    per-GPU total, or ``None`` if no count does (what is not sharded, such as the
-    activations, already fills one GPU). ``gpu``: a name, ``GPU``, dict, or a number of
-    bytes. Closed form, then checked against the engine: no search over counts."""
-    cap = gpu if isinstance(gpu, int) and not isinstance(gpu, bool) else None
-    if cap is None:
-        from .hardware import as_gpu
-        cap = as_gpu(gpu).memory_bytes
+def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1,
+                reserve=RESERVE_FRACTION, **settings):
+    """The fewest GPUs (``dp x tp x cp``) on which :func:`training_memory`'s per-GPU
+    **peak** stays within :func:`usable_bytes` (the GPU less ``reserve``), or ``None``
+    if no count does (what is not sharded, such as the activations, already fills one
+    GPU). ``gpu``: a name, ``GPU``, dict, or a number of bytes. Closed form from the
+    peak at the start of backward, then checked against the engine."""
+    cap = usable_bytes(gpu, reserve)
+    group = tp * settings.get("cp", 1)   # one data-parallel replica: tp x cp GPUs
+
+    def peak(dp):
+        return training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage, dp=dp,
+                               tp=tp, **settings).peak
+
     one = training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage, dp=1, tp=tp,
                           **settings)
-    if one.total <= cap:
-        return tp
+    if one.peak <= cap:
+        return group
     if zero_stage == 0:
         return None
     sharded = one.optimizer + (one.grads if zero_stage >= 2 else 0) \
         + (one.params if zero_stage >= 3 else 0)
-    fixed = one.total - sharded
+    fixed = one.peak_backward - sharded
     if fixed >= cap:
         return None
     dp = max(1, _cdiv(sharded, cap - fixed))
     if dp > MAX_GPUS:
         return None
-    while dp > 1 and training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage,
-                                     dp=dp - 1, tp=tp, **settings).total <= cap:
+    while dp > 1 and peak(dp - 1) <= cap:
         dp -= 1   # at most a step or two: the ceil divisions of each part
-    while training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage, dp=dp, tp=tp,
-                          **settings).total > cap:
+    while peak(dp) > cap:
         dp += 1
-    return dp * tp
+        if dp > MAX_GPUS:
+            return None
+    return dp * group
 
 
 def korthikanti_activation_bytes(cfg, seq_len, micro_batch=1, flash=False, bytes_per_value=2):
@@ -512,6 +694,17 @@ def korthikanti_activation_bytes(cfg, seq_len, micro_batch=1, flash=False, bytes
     s, b, h, a = seq_len, micro_batch, cfg.hidden_size, cfg.num_attention_heads
     per_layer = Fraction(34 * s * b * h) + (0 if flash else Fraction(5 * a * s * s * b))
     return int(cfg.num_hidden_layers * per_layer * bytes_per_value / 2)
+
+
+def measured_peaks():
+    """The stored peak measurements (``llmcourse/data/peak_measured.json``, written by
+    ``benchmarks/measure_peak.py`` on CPU): bytes above the states at the end of the
+    forward, at the peak of forward + backward, and during the optimizer step."""
+    import json
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "peak_measured.json")
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
 
 
 def measured_activations():
@@ -577,18 +770,30 @@ class TrainingFlops:
                 f"+ attention {self.attention:.4g}, tokens={self.tokens:,}, seq_len={self.seq_len:,})")
 
 
-def training_flops(cfg, tokens, seq_len, recompute="none", attention="flash"):
+MFU_CONVENTIONS = ("causal", "full")
+
+
+def training_flops(cfg, tokens, seq_len, recompute="none", attention="flash",
+                   convention="causal"):
     """Training FLOPs (forward + backward) for ``tokens`` tokens in sequences of
     ``seq_len``: ``6 x N x D`` for the N active matmul weights (the lm_head
     included, the embedding lookup not) plus 3 x the forward attention term.
     Exact integers (the attention average is rounded down per token). ``recompute``
-    and ``attention`` only change the ``hardware`` FLOPs (see :class:`TrainingFlops`)."""
+    and ``attention`` only change the ``hardware`` FLOPs (see :class:`TrainingFlops`).
+
+    ``convention``: how the attention FLOPs are counted, which changes a reported MFU.
+    ``"causal"`` (the default): token i attends to i keys, the average over the
+    sequence, (s + 1) / 2 keys (the causal mask halves the work). ``"full"``: every
+    token attends to all s keys (window-limited layers to their window), as PaLM's
+    46.2% MFU (Chowdhery et al. 2022, appendix B: 6N + 12 L H Q T per token) and
+    Megatron-LM's formula (Narayanan et al. 2021) count it."""
     cfg = as_config(cfg)
     _int("tokens", tokens, hi=10**16)
     _int("seq_len", seq_len)
     _choice("recompute", recompute, RECOMPUTE)
     _choice("attention", attention, ATTENTION)
-    fpt = flops_per_token(cfg, seq_len, "prefill")
+    _choice("convention", convention, MFU_CONVENTIONS)
+    fpt = flops_per_token(cfg, seq_len, "prefill" if convention == "causal" else "decode")
     matmul = 3 * fpt.matmul * tokens
     attn_flops = 3 * fpt.attention * tokens
     extra = {"none": 0,

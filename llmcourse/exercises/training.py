@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..counts import param_count
 from ..hardware import load_gpu
-from ..training import RECOMPUTE, fewest_gpus, layer_activation_bytes, training_memory
+from ..training import (RECOMPUTE, fewest_gpus, fit_verdict, layer_activation_bytes,
+                        training_memory)
 from ..zoo import load_model
 from .base import concept, derive, design, predict
 
@@ -62,33 +63,36 @@ def _validate_design(answer):
         return False, "n_gpus must be a positive whole number"
     if r not in RECOMPUTE:
         return False, f"recompute must be one of {', '.join(RECOMPUTE)}"
-    cap = load_gpu("H100 SXM 80GB").memory_bytes
     m = training_memory(_L31, 8192, 1, zero_stage=3, dp=n, recompute=r)
-    if m.total > cap:
-        return False, (f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}, each holds "
-                       f"{m.total / 1e9:,.1f} GB, more than 80 GB")
+    fits, words = fit_verdict(m, "H100 SXM 80GB")
+    if not fits:
+        return False, f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}: {words}"
     best = _fewest_overall()
     if n > best:
-        return False, (f"it fits ({m.total / 1e9:,.1f} GB per GPU), but fewer GPUs would do: "
-                       "look at what ZeRO-3 leaves whole on every GPU")
-    return True, (f"{n} GPUs, {m.total / 1e9:,.1f} GB each: the fewest that fit.")
+        return False, (f"it fits (peak {m.peak / 1e9:,.1f} GB per GPU), but fewer GPUs would "
+                       "do: look at what ZeRO-3 leaves whole on every GPU")
+    return True, (f"{n} GPUs, peak {m.peak / 1e9:,.1f} GB each, within 72 GB (80 GB less the "
+                  "10% reserve): the fewest that fit.")
 
 
 design(
     "train-2", NB,
     "Full fine-tuning of Llama-3.1-8B at 8,192 tokens, micro-batch 1, bf16-mixed with AdamW, "
     "ZeRO-3, on H100 80 GB GPUs. Choose the recomputation and the number of GPUs: the fewest "
-    "GPUs that fit. Answer {\"n_gpus\": ..., \"recompute\": ...}.",
+    "GPUs on which the peak of a step stays within the GPU less lesson 07's 10% reserve "
+    "(72 GB). Answer {\"n_gpus\": ..., \"recompute\": ...}.",
     validate=_validate_design,
-    why="ZeRO-3 divides the 16 B/param states by the GPU count, but not the activations: "
-        "without recomputation about 59 GB of activations and logits stay on every GPU, so "
-        "the 128 GB of states need 7 GPUs; full recomputation keeps only the layer inputs and "
-        "one layer (about 10 GB with the logits), and 2 GPUs suffice, for a third more compute.",
+    why="ZeRO-3 divides the 16 B/param states (128 GB) by the GPU count, but not what each "
+        "GPU holds for its own tokens: without recomputation about 59 GB of activations and "
+        "logits plus 8.4 GB of fp32 loss gradients at the start of backward (67.6 GB) leave "
+        "4.4 GB of the usable 72 GB for the states: 30 GPUs. Full recomputation keeps only the "
+        "layer inputs and one layer (18.8 GB with the logits and the loss gradients), and 3 GPUs "
+        "suffice (2 would peak at 83 GB), for a third more compute.",
     hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
          "setting shrinks the part it does not?",
-    solution={"n_gpus": 2, "recompute": "full"},
-    wrong=({"n_gpus": 1, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
-           {"n_gpus": 4, "recompute": "full"}, [2, "full"]),
+    solution={"n_gpus": 3, "recompute": "full"},
+    wrong=({"n_gpus": 2, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
+           {"n_gpus": 4, "recompute": "full"}, [3, "full"]),
 )
 
 
@@ -156,19 +160,81 @@ concept(
     "(recompute the attention core: QK^T, softmax, the weighted sum of V) save you?",
     options={"a": "The s x s attention scores: the term that grows with the square of the "
                   "sequence length.",
-             "b": "Nothing: FlashAttention never stores the s x s scores in the first place.",
-             "c": "The q, k and v tensors, since they are the inputs of the attention core and "
-                  "are recomputed from the layer's input.",
-             "d": "The MLP's intermediate tensors, the largest term of a layer."},
-    correct="b",
+             "b": "The q, k and v tensors, since they are the inputs the attention core "
+                  "starts from.",
+             "c": "The MLP's intermediate tensors (gate, up and their product), the largest "
+                  "term of a layer.",
+             "d": "Nothing: FlashAttention never stores the s x s scores."},
+    correct="d",
     feedback={"a": "that is what selective recomputation removes in eager attention; "
                    "FlashAttention has already removed it",
-              "b": "Right: the fused kernel keeps only q, k, v, its output and one log-sum-exp "
-                   "per head, so the s x s term is gone before any recomputation.",
-              "c": "q, k and v are kept: they are what the recomputation starts from",
-              "d": "selective recomputation leaves the MLP alone; only full recomputation "
-                   "drops its tensors"},
+              "b": "q, k and v are kept: they are what the recomputation starts from",
+              "c": "selective recomputation leaves the MLP alone; only full recomputation "
+                   "drops its tensors",
+              "d": "Right: the fused kernel keeps only q, k, v, its output and one log-sum-exp "
+                   "per head, and recomputes the scores block by block in backward, so the "
+                   "s x s term is gone before any recomputation."},
     why="Korthikanti et al. (2022) chose the attention core because it held the 5as²b term "
         "at little FLOP cost; FlashAttention (Dao et al. 2022) reaches the same memory by "
         "design, which is why recompute='selective' changes nothing with attention='flash'.",
+)
+
+
+# --- train-5: LoRA or QLoRA on one 24 GB GPU ---------------------------------------
+_LORA_SEQ = (512, 1024, 2048, 4096, 8192, 16384)
+_LORA_GPU = 24 * 10**9
+
+
+def _lora_peak(base, seq_len):
+    from ..finetune import lora_memory
+    return lora_memory(load_model(_L31), seq_len, 1, r=16, target_modules="all-linear",
+                       base=base, recompute="full").peak
+
+
+def _lora_best():
+    from ..training import usable_bytes
+    cap = usable_bytes(_LORA_GPU)
+    fits = [(s, b) for b in ("bf16", "nf4") for s in _LORA_SEQ if _lora_peak(b, s) <= cap]
+    return max(fits)
+
+
+def _validate_lora(answer):
+    from ..training import usable_bytes
+    if not isinstance(answer, dict) or set(answer) != {"base", "seq_len"}:
+        return False, 'give a dict {"base": "bf16" or "nf4", "seq_len": ...}'
+    b, s = answer["base"], answer["seq_len"]
+    if b not in ("bf16", "nf4"):
+        return False, 'base must be "bf16" (LoRA) or "nf4" (QLoRA)'
+    if s not in _LORA_SEQ:
+        return False, f"seq_len must be one of {', '.join(f'{x:,}' for x in _LORA_SEQ)}"
+    cap = usable_bytes(_LORA_GPU)
+    peak = _lora_peak(b, s)
+    if peak > cap:
+        return False, (f"base={b}, {s:,} tokens: the peak is {peak / 1e9:,.1f} GB, over the "
+                       f"{cap / 1e9:,.1f} GB a 24 GB GPU leaves after the 10% reserve")
+    best_s, best_b = _lora_best()
+    if s < best_s:
+        return False, (f"it fits ({peak / 1e9:,.1f} GB), but a longer sequence would too: which "
+                       "part of the peak does the base's precision change?")
+    return True, (f"base={b}, {s:,} tokens: peak {peak / 1e9:,.1f} GB of the usable "
+                  f"{cap / 1e9:,.1f} GB: the longest that fits.")
+
+
+design(
+    "train-5", NB,
+    "Fine-tune Llama-3.1-8B on one 24 GB GPU with LoRA r=16 on all linear layers, micro-batch "
+    "1, full recomputation. Choose the frozen base's format, \"bf16\" (LoRA) or \"nf4\" "
+    "(QLoRA), and the longest sequence length of 512, 1,024, ..., 16,384 tokens whose peak "
+    "fits in 90% of the GPU. Answer {\"base\": ..., \"seq_len\": ...}.",
+    validate=_validate_lora,
+    why="The frozen bf16 base alone is 16.1 GB of the usable 21.6 GB; NF4 stores the layers' "
+        "matrices in 4.127 bits and brings the base to 5.7 GB. The adapters (42M parameters, "
+        "16 B each: 0.7 GB) are small either way; what grows with the sequence is the logits and "
+        "the loss's gradients (14 B per logit, 128,256 per token) and the layer inputs: 15.8 GB "
+        "at 4,096 tokens, 25.2 GB at 8,192.",
+    hint="add up the base, the adapters' 16 B per trainable parameter, and what grows with "
+         "the tokens; which of them does NF4 shrink?",
+    solution={"base": "nf4", "seq_len": 4096},
+    wrong=({"base": "bf16", "seq_len": 4096}, {"base": "nf4", "seq_len": 8192},
+           {"base": "bf16", "seq_len": 2048}, ["nf4", 4096]),
 )

@@ -14,8 +14,10 @@ GB = 10**9
 # the five parts of per-GPU training memory: (TrainingMemory attribute, label, colour key)
 PARTS = (("params", "weights", "weights"), ("grads", "grads", "gradients"),
          ("optimizer", "optimizer state", "optimizer"),
-         ("activations", "activations", "activations"), ("logits", "logits", "lm_head"))
-_HATCH = {"params": "", "grads": "//", "optimizer": "..", "activations": "", "logits": "xx"}
+         ("activations", "activations", "activations"), ("logits", "logits", "lm_head"),
+         ("transient", "transient at the peak", "highlight"))
+_HATCH = {"params": "", "grads": "//", "optimizer": "..", "activations": "", "logits": "xx",
+          "transient": "\\\\"}
 
 
 def _setup_memory_axes(fig, labels):
@@ -48,7 +50,7 @@ def _setup_memory_axes(fig, labels):
     ax.set_ylim(-0.6, n - 0.1)
     ax.set_xlabel("memory per GPU (GB = 10^9 bytes)")
     ax.grid(axis="y", visible=False)
-    ax.legend(handles=[st["bars"][a] for a, _, _ in PARTS], loc="upper center", ncol=5,
+    ax.legend(handles=[st["bars"][a] for a, _, _ in PARTS], loc="upper center", ncol=6,
               fontsize=TEXT_SIZES["legend"], bbox_to_anchor=(0.5, -0.2), frameon=False)
     st["labels"] = list(labels)
     fig._lc_training_state = st
@@ -56,16 +58,22 @@ def _setup_memory_axes(fig, labels):
 
 
 def draw_training_memory(fig, rows, capacity_bytes=None, gpu_label="", highlight=None,
-                         title=None):
-    """Stacked horizontal bars of per-GPU memory (decimal GB), one per ``(label,
-    TrainingMemory)`` in ``rows``, against a GPU's capacity. The first call builds the
+                         title=None, reserve=None):
+    """Stacked horizontal bars of per-GPU peak memory (decimal GB), one per ``(label,
+    TrainingMemory)`` in ``rows``, against a GPU's capacity (``reserve``: the fraction
+    kept free; the line is then drawn at the usable memory). The first call builds the
     axes; later calls on the same figure move the bars (a live redraw)."""
+    if reserve is None:
+        from ..training import RESERVE_FRACTION
+        reserve = RESERVE_FRACTION
+    full = capacity_bytes
+    capacity_bytes = int(capacity_bytes * (1 - reserve)) if capacity_bytes else capacity_bytes
     labels = [r[0] for r in rows]
     st = getattr(fig, "_lc_training_state", None)
     if st is None or st["labels"] != labels or st["ax"] not in fig.axes:
         st = _setup_memory_axes(fig, labels)
     ax, y = st["ax"], st["y"]
-    top = max([m.total for _, m in rows] + [capacity_bytes or 0]) / GB
+    top = max([m.peak for _, m in rows] + [capacity_bytes or 0]) / GB
     span = top * 1.12
     ax.set_xlim(0, span)
     left = [0.0] * len(rows)
@@ -81,7 +89,7 @@ def draw_training_memory(fig, rows, capacity_bytes=None, gpu_label="", highlight
             left[i] += w
     for i, (_, m) in enumerate(rows):
         st["totals"][i].set_position((left[i] + span * 0.01, y[i]))
-        st["totals"][i].set_text(f"{m.total / GB:,.1f} GB")
+        st["totals"][i].set_text(f"peak {m.peak / GB:,.1f} GB")
         st["outline"][i].set_width(left[i] if i == highlight else 0)
         st["outline"][i].set_visible(i == highlight)
     st["cap"].set_visible(bool(capacity_bytes))
@@ -91,7 +99,9 @@ def draw_training_memory(fig, rows, capacity_bytes=None, gpu_label="", highlight
         st["cap"].set_xdata([cap, cap])
         st["cap_text"].set_x(cap)
         # GPU names carry their size ("H100 SXM 80GB"): say what the line is, once
-        st["cap_text"].set_text(f" memory of one {gpu_label}" if gpu_label else f" {cap:,.0f} GB")
+        what = f"one {gpu_label}" if gpu_label else f"{full / GB:,.0f} GB"
+        st["cap_text"].set_text(f" usable: {1 - reserve:.0%} of {what}" if reserve
+                                else f" memory of {what}")
     ax.set_title(title or "Training memory per GPU", loc="left", pad=16)
     return ax
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..hardware import list_gpus, load_gpu
-from ..training import (ATTENTION, OPTIMIZERS, PRECISIONS, RECOMPUTE, chinchilla_tokens,
-                        data_parallel_size, fewest_gpus, training_flops, training_memory,
-                        training_time)
+from ..training import (ATTENTION, OPTIMIZERS, PRECISIONS, RECOMPUTE, RESERVE_FRACTION,
+                        chinchilla_tokens, data_parallel_size, fewest_gpus, fit_verdict,
+                        training_flops, training_memory, training_time, usable_bytes)
 from ..zoo import as_config, load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
@@ -28,24 +28,30 @@ def _time_text(seconds):
     return f"{seconds / 86400:,.1f} days"
 
 
+LOSS_OPTIONS = {"plain (transformers)": "plain", "chunked (1,024 tokens)": "chunked"}
+SP_OPTIONS = {"off": False, "on (Megatron --sequence-parallel)": True}
+CONVENTIONS = {"causal (attention halved)": "causal", "full (PaLM, Megatron)": "full"}
+
+
 def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, zero_stage, gpu,
-                  n_gpus, tp=1, tokens=None, mfu=0.4, attention="flash"):
-    """The summary rows for one setting (pure: the explorer and the tests call this)."""
+                  n_gpus, tp=1, tokens=None, mfu=0.4, attention="flash", sp=False, cp=1,
+                  convention="causal", loss="plain"):
+    """The summary rows for one setting (pure: the explorer and the tests call this).
+    ``n_gpus`` = dp x tp x cp: the data-parallel size is what is left."""
     cfg = as_config(cfg)
-    dp = data_parallel_size(n_gpus, tp)
+    dp = data_parallel_size(n_gpus, tp * cp)
     g = load_gpu(gpu)
     m = training_memory(cfg, seq_len, micro_batch, precision=precision, optimizer=optimizer,
                         recompute=recompute, zero_stage=zero_stage, dp=dp, tp=tp,
-                        attention=attention)
+                        attention=attention, sp=sp, cp=cp, loss=loss)
     budget = tokens if tokens is not None else chinchilla_tokens(cfg)
-    flops = training_flops(cfg, budget, seq_len, recompute=recompute, attention=attention)
+    flops = training_flops(cfg, budget, seq_len, recompute=recompute, attention=attention,
+                           convention=convention)
     secs = training_time(flops, g, n_gpus, mfu)
     fewest = fewest_gpus(cfg, g, seq_len, micro_batch, zero_stage=zero_stage, tp=tp,
                          precision=precision, optimizer=optimizer, recompute=recompute,
-                         attention=attention)
-    free = g.memory_bytes - m.total
-    fit = (f"fits, {free / GB:,.1f} GB to spare" if free >= 0
-           else f"does not fit: {-free / GB:,.1f} GB over")
+                         attention=attention, sp=sp, cp=cp, loss=loss)
+    _, fit = fit_verdict(m, g)
     rows = [Row(label, key, getattr(m, key), f"{getattr(m, key) / GB:,.2f} GB")
             for key, label in (("params", "weights"), ("grads", "gradients"),
                                ("optimizer", "optimizer state (master weights included)"),
@@ -55,15 +61,29 @@ def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, ze
            else f"{seq_len:,} of {mpe:,} tokens" if mpe else f"{seq_len:,} tokens")
     rows.insert(0, Row("sequence length", "seq_len", seq_len, ctx))
     rows += [
-        Row(f"total per GPU, of {g.memory_bytes / GB:,.0f} GB ({g.name})", "total", m.total,
-            f"{m.total / GB:,.2f} GB: {fit}"),
-        Row(f"fewest GPUs that fit (ZeRO-{zero_stage}, tp={tp})", "fewest_gpus",
+        Row("saved + states per GPU (what the bookkeeping sums)", "total", m.total,
+            f"{m.total / GB:,.2f} GB"),
+        Row(f"peak per GPU, against {1 - RESERVE_FRACTION:.0%} of {g.memory_bytes / GB:,.0f} GB "
+            f"({g.name})", "peak", m.peak, f"{m.peak / GB:,.2f} GB: {fit}"),
+        Row(f"fewest GPUs whose peak fits (ZeRO-{zero_stage}, tp={tp})", "fewest_gpus",
             fewest if fewest is not None else -1,
             f"{fewest:,}" if fewest is not None else "none: what is not sharded is too big"),
         Row(f"{budget / 1e9:,.1f}B tokens: {flops.model:.3e} FLOPs (6·N·D + attention), "
             f"on {n_gpus:,} GPUs at MFU {mfu:.0%} (assumed)", "seconds", round(secs),
             _time_text(secs)),
     ]
+    # the same tokens fine-tuned with adapters on one GPU (r = 16 on every linear layer)
+    from ..finetune import lora_memory
+    for base, key, label in (("bf16", "lora", "LoRA"), ("nf4", "qlora", "QLoRA (NF4 base)")):
+        lm = lora_memory(cfg, seq_len, micro_batch, r=16, target_modules="all-linear",
+                         base=base, recompute=recompute, attention=attention) \
+            if not cfg.is_moe else None
+        if lm is None:
+            continue
+        ok = lm.peak <= usable_bytes(g)
+        rows.append(Row(f"{label}, r=16 on all linear layers, one GPU: peak (estimate)", key,
+                        lm.peak, f"{lm.peak / GB:,.2f} GB: {'fits' if ok else 'does not fit'} "
+                                 f"in {usable_bytes(g) / GB:,.1f} GB"))
     if flops.recompute_extra:
         # MFU counts the model's FLOPs only: the recomputed forward is extra work on top
         hw = training_time(flops.hardware, g, n_gpus, mfu)
@@ -92,6 +112,11 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
         "gpu": dropdown("GPU", list_gpus(), load_gpu(gpu).name, width="300px"),
         "n_gpus": int_text("GPUs", n_gpus, width="160px"),
         "tp": selection("tensor parallel", [1, 2, 4, 8], 1, width="240px"),
+        "sp": dropdown("sequence parallel", list(SP_OPTIONS), "off", width="330px"),
+        "cp": selection("context parallel", [1, 2, 4, 8], 1, width="240px"),
+        "loss": dropdown("loss", list(LOSS_OPTIONS), list(LOSS_OPTIONS)[0], width="330px"),
+        "convention": dropdown("MFU counts attention", list(CONVENTIONS),
+                               list(CONVENTIONS)[0], width="360px"),
         "tokens": dropdown("token budget", list(TOKEN_BUDGETS), list(TOKEN_BUDGETS)[0],
                            width="330px"),
         "mfu": selection("MFU (assumed)", MFUS, 0.4, width="260px"),
@@ -101,21 +126,23 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
         return training_rows(state["cfg"], v["seq_len"], v["micro_batch"], v["precision"],
                              v["optimizer"], v["recompute"], v["zero_stage"], v["gpu"],
                              v["n_gpus"], tp=v["tp"], tokens=TOKEN_BUDGETS[v["tokens"]],
-                             mfu=v["mfu"], attention=v["attention"])
+                             mfu=v["mfu"], attention=v["attention"], sp=SP_OPTIONS[v["sp"]],
+                             cp=v["cp"], convention=CONVENTIONS[v["convention"]],
+                             loss=LOSS_OPTIONS[v["loss"]])
 
     def draw(fig, v, rows):
         from ..plots.training import draw_training_memory
         g = load_gpu(v["gpu"])
         tp = v["tp"]
-        dp = data_parallel_size(v["n_gpus"], tp)
+        dp = data_parallel_size(v["n_gpus"], tp * v["cp"])
         kw = dict(precision=v["precision"], optimizer=v["optimizer"], recompute=v["recompute"],
-                  dp=dp, tp=tp, attention=v["attention"])
+                  dp=dp, tp=tp, attention=v["attention"], sp=SP_OPTIONS[v["sp"]], cp=v["cp"],
+                  loss=LOSS_OPTIONS[v["loss"]])
         bars = [(f"ZeRO-{k}" if k else "no ZeRO", training_memory(state["cfg"], v["seq_len"],
                                                                   v["micro_batch"],
                                                                   zero_stage=k, **kw))
                 for k in range(4)]
-        total = next(r.value for r in rows if r.key == "total")
-        verdict = "fits" if total <= g.memory_bytes else "does not fit"
+        verdict = "fits" if fit_verdict(bars[v["zero_stage"]][1], g)[0] else "does not fit"
         draw_training_memory(fig, bars, g.memory_bytes, g.name, highlight=v["zero_stage"],
                              title=f"{state['cfg'].name}, {v['seq_len']:,} x {v['micro_batch']} "
                                    f"tokens on {v['n_gpus']} GPUs: ZeRO-{v['zero_stage']} "
@@ -123,7 +150,10 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
 
     ex = Explorer("training", controls, compute, draw, title="What does training cost?",
                   figsize=(11, 4.2),
-                  note="Bars: per-GPU memory at each ZeRO stage (outlined: the stage you chose). "
+                  note="Bars: per-GPU peak memory at each ZeRO stage (outlined: the stage you "
+                       "chose); the dashed line keeps a 10% reserve free, as lesson 07 does. "
+                       "amp-bf16: HF Trainer bf16=True (fp32 weights under autocast); "
+                       "bf16-mixed: FSDP/DeepSpeed pure bf16. "
                        "Activations: what a transformers model saves for backward (equal to "
                        "PyTorch's bytes on CPU for Llama, Qwen3, Qwen3-MoE and Mixtral; for other "
                        "families an estimate). attention: flash keeps no s x s scores, eager does "

@@ -1,0 +1,215 @@
+"""Measure the peak memory of one training step of small decoders on CPU, and store it.
+
+For each small model of ``measure_activations.py`` (Llama, Qwen3, Qwen3-MoE, Mixtral),
+each way of running the forward (``fp32``; ``bf16``: weights and activations in bf16,
+as FSDP/DeepSpeed mixed precision run it; ``amp``: fp32 weights under
+``torch.autocast(bfloat16)``, as the Hugging Face Trainer's ``bf16=True`` runs it) and a
+few (batch, seq_len), run a first step (forward with labels, backward, AdamW step), then a
+second micro-batch whose gradients accumulate into the first's (so weights, gradients and
+optimizer state all exist, as in a real run), and track every byte PyTorch allocates:
+
+The output is held through the backward (``out = model(...); out.loss.backward()``),
+so its logits are alive at the peak; a loop that keeps only ``.loss`` (the Hugging Face
+Trainer's ``compute_loss``) frees them first: their bytes less.
+
+* ``peak_fwd_bwd``: the most bytes alive at once above the states, during the second
+  forward and backward;
+* ``end_of_forward``: the bytes alive above the states when the forward returns;
+* ``peak_step``: the most bytes alive above the states during ``optimizer.step()``
+  (AdamW with ``foreach=True``, the implementation PyTorch picks by default on a GPU).
+
+Allocations are tracked with a ``TorchDispatchMode``: every tensor an operator returns is
+counted once per storage until that storage is freed (a ``weakref.finalize`` on it);
+views are not new storage. CPU autograd runs the backward on the calling thread, so the
+mode sees it too.
+
+    python benchmarks/measure_peak.py      # writes llmcourse/data/peak_measured.json
+
+CPU only. ``tests/test_training_peak.py`` compares the engine with the stored rows and
+re-measures one small case.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+import weakref
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure_activations as M  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                   "llmcourse", "data", "peak_measured.json")
+SHAPES = [(1, 128), (2, 256), (1, 1024)]
+MODES = {"fp32": "fp32", "bf16": "bf16-mixed", "amp": "amp-bf16"}   # -> engine precision
+
+
+def _tracker(skip):
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+
+    class Tracker(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.live, self.cur, self.peak = {}, 0, 0
+
+        def _free(self, key):
+            self.cur -= self.live.pop(key, 0)
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            for t in tree_flatten(out)[0]:
+                if isinstance(t, torch.Tensor) and t.device.type == "cpu":
+                    st = t.untyped_storage()
+                    key = st.data_ptr()
+                    if key in self.live or key in skip or st.nbytes() == 0:
+                        continue
+                    self.live[key] = st.nbytes()
+                    self.cur += st.nbytes()
+                    weakref.finalize(st, self._free, key)
+                    self.peak = max(self.peak, self.cur)
+            return out
+
+    return Tracker()
+
+
+def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa"):
+    """``{"end_of_forward", "peak_fwd_bwd", "peak_step"}``: bytes above the states."""
+    import contextlib
+    import torch
+    model = M.build(config, attn_implementation, "bf16" if mode == "bf16" else "fp32")
+    # foreach=True: the implementation PyTorch picks by default for GPU tensors (on CPU it
+    # would pick the per-tensor loop, whose temporaries are one tensor at a time)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
+    amp = (torch.autocast("cpu", dtype=torch.bfloat16) if mode == "amp"
+           else contextlib.nullcontext())
+    g = torch.Generator().manual_seed(1)
+
+    def batch_ids():
+        return torch.randint(0, config["vocab_size"], (batch, seq_len), generator=g)
+
+    ids = batch_ids()
+    with amp:
+        loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+    loss.backward()
+    opt.step()                       # creates AdamW's state; the grads stay (accumulation)
+    del loss
+    states = list(model.parameters()) + list(model.buffers())
+    states += [p.grad for p in model.parameters() if p.grad is not None]
+    states += [t for st in opt.state.values() for t in st.values() if isinstance(t, torch.Tensor)]
+    skip = {t.untyped_storage().data_ptr() for t in states}
+    ids = batch_ids()
+    tr = _tracker(skip)
+    with tr:
+        with amp:
+            # the output (and its logits) held; no KV cache (use_cache=False, as training sets it)
+            out = model(input_ids=ids, labels=ids, use_cache=False)
+        end_fwd = tr.cur
+        out.loss.backward()
+        del out
+    peak = tr.peak
+    tr = _tracker(skip)
+    with tr:
+        opt.step()
+    return {"end_of_forward": end_fwd, "peak_fwd_bwd": peak, "peak_step": tr.peak}
+
+
+# a chunked loss needs a vocabulary large next to the rest of a tiny model for its
+# transient to decide the peak
+BIG_VOCAB = dict(M.MODELS["llama (GQA 8:2, SwiGLU)"], vocab_size=32768, hidden_size=64,
+                 intermediate_size=128, head_dim=8)
+CHUNKS = [(1, 512, 64), (1, 512, 256), (2, 256, 128)]   # (batch, seq_len, loss chunk)
+
+
+def chunked_loss(model, ids, chunk):
+    """Cross-entropy ``chunk`` tokens at a time, each chunk under torch.utils.checkpoint:
+    no logits are kept; the backward recomputes one chunk at a time."""
+    import torch.nn.functional as F
+    from torch.utils.checkpoint import checkpoint
+    h = model.model(input_ids=ids).last_hidden_state
+    W = model.lm_head.weight
+    hs, y = h[:, :-1].reshape(-1, h.shape[-1]), ids[:, 1:].reshape(-1)
+
+    def piece(hc, yc):
+        return F.cross_entropy(F.linear(hc, W).float(), yc, reduction="sum")
+    total = 0
+    for i in range(0, hs.shape[0], chunk):
+        total = total + checkpoint(piece, hs[i:i + chunk], y[i:i + chunk], use_reentrant=False)
+    return total / y.numel()
+
+
+def measure_chunked(config, batch, seq_len, mode, chunk):
+    """``{"end_of_forward", "peak_fwd_bwd"}`` above the weights and grads, chunked loss."""
+    import contextlib
+    import torch
+    model = M.build(config, "sdpa", "bf16" if mode == "bf16" else "fp32")
+    amp = (torch.autocast("cpu", dtype=torch.bfloat16) if mode == "amp"
+           else contextlib.nullcontext())
+    ids = torch.randint(0, config["vocab_size"], (batch, seq_len),
+                        generator=torch.Generator().manual_seed(1))
+    with amp:
+        loss = chunked_loss(model, ids, chunk)
+    loss.backward()
+    del loss
+    skip = {t.untyped_storage().data_ptr()
+            for t in list(model.parameters()) + [p.grad for p in model.parameters()]}
+    tr = _tracker(skip)
+    with tr:
+        with amp:
+            loss = chunked_loss(model, ids, chunk)
+        end_fwd = tr.cur
+        loss.backward()
+        del loss
+    return {"end_of_forward": end_fwd, "peak_fwd_bwd": tr.peak}
+
+
+def main():
+    import torch
+    import transformers
+    rows = []
+    t0 = time.perf_counter()
+    for name, config in M.MODELS.items():
+        for mode in MODES:
+            for batch, seq_len in SHAPES:
+                r = measure(config, batch, seq_len, mode)
+                rows.append(dict(model=name, mode=mode, batch=batch, seq_len=seq_len, **r))
+                print(f"{name:32s} {mode:4s} b={batch} s={seq_len:5d} "
+                      + " ".join(f"{k} {v:>12,d}" for k, v in r.items()))
+    chunked = []
+    for mode in MODES:
+        for batch, seq_len, chunk in CHUNKS:
+            r = measure_chunked(BIG_VOCAB, batch, seq_len, mode, chunk)
+            chunked.append(dict(mode=mode, batch=batch, seq_len=seq_len, chunk=chunk, **r))
+            print(f"chunked loss {mode:4s} b={batch} s={seq_len} chunk={chunk} "
+                  + " ".join(f"{k} {v:>12,d}" for k, v in r.items()))
+    data = {
+        "_about": ("Peak bytes of one training step (second micro-batch, gradients "
+                   "accumulating, AdamW state present) of small random-weight decoders "
+                   "built with transformers, above the states (weights, grads, optimizer "
+                   "state), tracked per storage with a TorchDispatchMode on CPU. fp32: all "
+                   "fp32; bf16: model.to(torch.bfloat16) (FSDP/DeepSpeed pure bf16 forward); "
+                   "amp: fp32 weights under torch.autocast('cpu', torch.bfloat16) (Hugging "
+                   "Face Trainer bf16=True). attn_implementation sdpa. Written by "
+                   "benchmarks/measure_peak.py."),
+        "device": f"CPU ({platform.machine()}, {platform.system()})",
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "python": platform.python_version(),
+        "engine_precision": MODES,
+        "rows": rows,
+        "chunked_loss_model": BIG_VOCAB,
+        "chunked_loss_rows": chunked,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    with open(OUT, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
+    print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""The peak of a training step, against PyTorch on CPU (benchmarks/measure_peak.py):
+the saved tensors plus the loss's fp32 gradients at the start of backward, the
+optimizer step's temporaries, and the fit verdict with lesson 07's reserve."""
+
+import os
+import sys
+
+import pytest
+import torch
+
+import llmcourse as lc
+from llmcourse.counts import param_count
+from llmcourse.training import (RESERVE_FRACTION, fewest_gpus, fit_verdict, measured_peaks,
+                                training_memory, usable_bytes)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "benchmarks"))
+import measure_activations as M  # noqa: E402
+import measure_peak as P  # noqa: E402
+
+DATA = measured_peaks()
+
+
+def _engine(r):
+    cfg = lc.from_hf_config(M.MODELS[r["model"]])
+    return cfg, training_memory(cfg, r["seq_len"], r["batch"],
+                                precision=DATA["engine_precision"][r["mode"]])
+
+
+def test_the_stored_measurements_name_their_machine_and_cover_every_mode():
+    assert DATA["device"].startswith("CPU") and DATA["torch"] and DATA["transformers"]
+    assert {r["mode"] for r in DATA["rows"]} == {"fp32", "bf16", "amp"}
+    assert len({r["model"] for r in DATA["rows"]}) == 4
+
+
+@pytest.mark.parametrize("mode", ["fp32", "bf16", "amp"])
+def test_peak_of_forward_and_backward_is_within_3_percent(mode):
+    # the rows where the logits' gradient is the largest transient of backward
+    # (vocabulary x tokens >= 262,144: at 128 tokens the tiny models' 1,024-word
+    # vocabulary is smaller than the MoE backward's own temporaries); autocast on the
+    # dense families only (its routed experts are an estimate, below)
+    rows = [r for r in DATA["rows"] if r["mode"] == mode
+            and M.MODELS[r["model"]]["vocab_size"] * r["seq_len"] * r["batch"] >= 2**18
+            and not (mode == "amp" and "experts" in r["model"])]
+    assert len(rows) == (4 if mode == "amp" else 8)
+    for r in rows:
+        _, m = _engine(r)
+        # the stored bytes are above the states (weights, grads, optimizer state)
+        assert abs((m.peak_backward - m.states) / r["peak_fwd_bwd"] - 1) < 0.03, r
+        # and the end of the forward holds what the engine counts as saved + logits
+        assert abs((m.activations + m.logits) / r["end_of_forward"] - 1) < 0.001, r
+
+
+def test_the_loss_gradients_are_8_bytes_per_logit_whatever_the_dtype():
+    for r in DATA["rows"]:
+        V = M.MODELS[r["model"]]["vocab_size"]
+        if V * r["seq_len"] * r["batch"] >= 2**18:
+            grown = r["peak_fwd_bwd"] - r["end_of_forward"]
+            assert abs(grown / (8 * V * r["seq_len"] * r["batch"]) - 1) < 0.01, r
+
+
+def test_the_foreach_adamw_step_holds_4_bytes_per_fp32_parameter():
+    for r in DATA["rows"]:
+        if r["mode"] in ("fp32", "amp"):   # fp32 weights and optimizer state
+            cfg, m = _engine(r)
+            assert m.transients["optimizer step temporaries"] == r["peak_step"]
+            assert r["peak_step"] == 4 * param_count(cfg).total
+
+
+def test_autocast_with_routed_experts_is_an_estimate_with_its_measured_gap_stated():
+    # Qwen3-MoE and Mixtral under autocast: the engine is 6-16% off the measured peak at
+    # 512 and 1,024 tokens (the lesson says "estimate"); this fails if the gap grows
+    for r in DATA["rows"]:
+        if r["mode"] == "amp" and "experts" in r["model"] and r["seq_len"] * r["batch"] >= 512:
+            _, m = _engine(r)
+            err = (m.peak_backward - m.states) / r["peak_fwd_bwd"] - 1
+            assert -0.16 < err < 0.07, (r, err)
+
+
+def test_autocast_saves_a_bf16_copy_of_every_weight_matrix():
+    cfg = lc.load_model("Llama-3.1-8B")
+    amp = training_memory(cfg, 4096, precision="amp-bf16")
+    copies = amp.activation_terms["bf16 weight copies (autocast saves them for backward)"]
+    pc = param_count(cfg)
+    # every parameter but the embedding lookup and the norms is a matmul weight
+    assert copies == 2 * (pc.total - pc.components["embedding"] - pc.components["norms"])
+    assert 15e9 < copies < 16.1e9
+    # fp32 weights 4 + fp32 grads 4 + AdamW 8 = 16 B/param, no master copy
+    assert amp.params == amp.grads == 4 * pc.total
+
+
+def test_remeasure_one_small_case_now():
+    r = P.measure(M.MODELS["llama (GQA 8:2, SwiGLU)"], 1, 512, "bf16")
+    m = training_memory(lc.from_hf_config(M.MODELS["llama (GQA 8:2, SwiGLU)"]), 512, 1,
+                        precision="bf16-mixed")
+    assert abs((m.peak_backward - m.states) / r["peak_fwd_bwd"] - 1) < 0.03
+
+
+def test_the_verdict_keeps_lesson_07s_reserve():
+    # the same share lesson 07 keeps free for serving (vLLM gpu_memory_utilization=0.9)
+    assert RESERVE_FRACTION == pytest.approx(1 - lc.inference.DEFAULT_UTILIZATION)
+    assert usable_bytes(80 * 10**9) == 72 * 10**9
+    cfg = lc.load_model("Llama-3.1-8B")
+    m2 = training_memory(cfg, 8192, 1, zero_stage=3, dp=2, recompute="full")
+    # the saved tensors and states alone (74.6 GB) would pass a 100% rule on 80 GB;
+    # the peak (about 83 GB) does not fit, with or without the reserve
+    assert 74e9 < m2.total < 80e9 and m2.peak > 80e9
+    assert fit_verdict(m2, "H100 SXM 80GB")[0] is False
+    assert fewest_gpus(cfg, "H100 SXM 80GB", 8192, recompute="full") == 3
+    with pytest.raises(lc.ConfigError, match="reserve: must be a fraction"):
+        usable_bytes(80 * 10**9, reserve=1.5)
+
+
+@pytest.mark.parametrize("name", ["llama (GQA 8:2, SwiGLU)", "qwen3 (QK-norm, head_dim 64)"])
+def test_autocast_saved_tensors_equal_the_engine_to_the_byte(name):
+    # fp32 weights under torch.autocast(bfloat16): every storage autograd saves, once,
+    # weights excluded (the bf16 weight copies autocast makes are not weights: counted)
+    config = M.MODELS[name]
+    model = M.build(config, "sdpa", "fp32")
+    weights = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    seen = {}
+
+    def pack(t):
+        st = t.untyped_storage()
+        if st.data_ptr() not in weights:
+            seen.setdefault(st.data_ptr(), st.nbytes())
+        return t
+
+    ids = torch.randint(0, config["vocab_size"], (2, 96), generator=torch.Generator().manual_seed(0))
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), \
+            torch.autocast("cpu", dtype=torch.bfloat16):
+        model(input_ids=ids, labels=ids, use_cache=False)
+    m = training_memory(lc.from_hf_config(config), 96, 2, precision="amp-bf16")
+    assert m.saved_for_backward == sum(seen.values())
+
+
+def test_a_chunked_loss_keeps_no_logits_and_peaks_at_one_chunk():
+    cfg = lc.from_hf_config(DATA["chunked_loss_model"])
+    rows = DATA["chunked_loss_rows"]
+    assert len(rows) == 9
+    for r in rows:
+        kw = dict(precision=DATA["engine_precision"][r["mode"]])
+        m = training_memory(cfg, r["seq_len"], r["batch"], loss="chunked",
+                            loss_chunk=r["chunk"], **kw)
+        assert abs((m.peak_backward - m.states) / r["peak_fwd_bwd"] - 1) < 0.03, r
+        assert abs((m.total - m.states) / r["end_of_forward"] - 1) < 0.02, r
+        # what it saves against the plain loss, at the same tokens
+        plain = training_memory(cfg, r["seq_len"], r["batch"], **kw)
+        assert plain.peak_backward > m.peak_backward
+    with pytest.raises(lc.ConfigError, match="loss: must be one of plain, chunked"):
+        training_memory(cfg, 64, loss="fused")
