@@ -229,3 +229,19 @@ def test_concept_answers_are_not_given_away_by_their_length_or_letter():
 def test_every_tolerance_is_stated_in_the_question(ex_id):
     ex = EXS[ex_id]
     assert re.search(r"within|decimal", ex.question), f"{ex_id}: say how close counts as right"
+
+
+def test_concept_options_in_the_notebooks_are_the_registrys():
+    """A notebook that lists a concept question's options lists the registry's, under the
+    same letters: a reworded or re-lettered option must not leave the lesson behind."""
+    listed_somewhere = 0
+    for ex in (e for e in EXS.values() if e.kind == "concept"):
+        for cell in _notebook_text(ex.notebook):
+            src = "".join(cell["source"])
+            if cell["cell_type"] != "markdown" or ex.id not in src or "<details>" in src:
+                continue
+            listed = re.findall(r"^- \*\*\(?([a-d])[.)]?\)?\*\*\s*(.+)$", src, re.M)
+            if listed:
+                listed_somewhere += 1
+                assert dict(listed) == ex.options, f"{ex.id}: the notebook's options differ"
+    assert listed_somewhere >= 5  # most lessons list them in Markdown
