@@ -96,3 +96,88 @@ def test_bad_values_are_one_line_errors():
             lc.from_hf_config(dict(d, text_config=dict(d["text_config"], **{field: value})))
         msg = str(e.value)
         assert "\n" not in msg and msg.startswith(f"text_config.{field}"), msg
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def qwen3_5_configs(draw, moe):
+    """A small random Qwen3.5 (dense) or Qwen3.6-style (MoE) text config, written from
+    scratch; layer_types sometimes listed, sometimes left to full_attention_interval."""
+    d8 = st.integers(1, 8)
+    L = draw(st.integers(1, 6))
+    kv = draw(st.integers(1, 3))
+    kh = draw(st.integers(1, 3))
+    d = {"model_type": "qwen3_5_moe_text" if moe else "qwen3_5_text",
+         "vocab_size": draw(st.integers(2, 300)), "hidden_size": 4 * draw(d8),
+         "num_hidden_layers": L, "num_attention_heads": kv * draw(st.integers(1, 3)),
+         "num_key_value_heads": kv, "head_dim": 2 * draw(d8), "max_position_embeddings": 64,
+         "linear_num_key_heads": kh, "linear_num_value_heads": kh * draw(st.integers(1, 3)),
+         "linear_key_head_dim": 2 * draw(d8), "linear_value_head_dim": 2 * draw(d8),
+         "linear_conv_kernel_dim": draw(st.integers(1, 4)),
+         "tie_word_embeddings": draw(st.booleans())}
+    if draw(st.booleans()):
+        d["layer_types"] = draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]),
+                                         min_size=L, max_size=L))
+    else:
+        d["full_attention_interval"] = draw(st.integers(1, 4))
+    if moe:
+        E = draw(st.integers(1, 8))
+        d.update(num_experts=E, num_experts_per_tok=draw(st.integers(1, E)),
+                 moe_intermediate_size=2 * draw(d8), shared_expert_intermediate_size=2 * draw(d8))
+    else:
+        d["intermediate_size"] = 4 * draw(d8)
+    return d
+
+
+@pytest.mark.parametrize("moe", [False, True], ids=["qwen3_5_text", "qwen3_5_moe_text"])
+def test_random_configs_match_transformers(moe):
+    @settings(max_examples=60, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(qwen3_5_configs(moe))
+    def check(d):
+        cfg = lc.from_hf_config(d)
+        total, routed, _ = _meta(d)
+        pc = lc.param_count(cfg)
+        assert pc.total == total
+        if cfg.is_moe:
+            E, k = cfg.num_experts, cfg.num_experts_per_tok
+            assert pc.active == total - routed // E * (E - k)
+        else:
+            assert routed == 0 and pc.active == total
+    check()
+
+
+@pytest.mark.parametrize("moe", [False, True], ids=["qwen3_5_text", "qwen3_5_moe_text"])
+def test_states_equal_what_transformers_caches(moe):
+    """A tiny Qwen3.5 on the CPU after a prefill: the conv and recurrent states it keeps hold
+    linear_state_bytes(fp32)/4 numbers, its K/V tensors kv_cache_bytes(fp32)/4."""
+    import torch
+    from transformers import AutoModelForCausalLM
+    d = {"model_type": "qwen3_5_moe_text" if moe else "qwen3_5_text", "vocab_size": 64,
+         "hidden_size": 32, "num_hidden_layers": 4, "num_attention_heads": 4,
+         "num_key_value_heads": 2, "head_dim": 8, "linear_num_key_heads": 2,
+         "linear_num_value_heads": 4, "linear_key_head_dim": 6, "linear_value_head_dim": 10,
+         "linear_conv_kernel_dim": 3, "full_attention_interval": 2}
+    d.update(dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=8,
+                  shared_expert_intermediate_size=8) if moe else dict(intermediate_size=16))
+    cfg = lc.from_hf_config(d)
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(transformers_ref.hf_config(d)).eval()
+    seq, batch = 7, 2
+    with torch.no_grad():
+        cache = model(torch.randint(0, 64, (batch, seq)), use_cache=True).past_key_values
+    states = kv = 0
+    for layer in cache.layers:
+        for kind in ("conv_states", "recurrent_states"):
+            for t in (getattr(layer, kind, None) or {}).values():
+                if t is not None:
+                    states += t.numel()
+        for t in (getattr(layer, "keys", None), getattr(layer, "values", None)):
+            if t is not None and t.numel():
+                kv += t.numel()
+    assert states > 0 and kv > 0
+    assert states == lc.linear_state_bytes(cfg, batch=batch, dtype="fp32") // 4
+    assert kv == lc.kv_cache_bytes(cfg, seq, batch=batch, dtype="fp32") // 4
