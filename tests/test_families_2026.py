@@ -1,7 +1,7 @@
 """The models of 2026 the engine reads so far (issue 21): Qwen3.5 and Qwen3.6.
 
-Their real config.json files (as published: a multimodal wrapper whose text_config is the
-language model; sources in tests/data/configs_2026/README.md) count exactly as
+Their real config.json files in the zoo (as published: a multimodal wrapper whose
+text_config is the language model; sources in llmcourse/configs/README.md) count exactly as
 transformers 5.23 builds them on the meta device, in total, in active parameters and
 tensor by tensor; shrunk variants and random what-ifs do too, and so does the form
 transformers writes back with save_pretrained.
@@ -17,7 +17,7 @@ import transformers_ref  # torch + transformers: requirements-test.txt (never sk
 
 pytestmark = pytest.mark.slow
 
-DATA = Path(__file__).resolve().parent / "data" / "configs_2026"
+DATA = Path(lc.zoo.CONFIG_DIR)
 REAL = {"Qwen3.5-0.8B-Base": ("qwen3_5", 752_393_024),
         "Qwen3.6-35B-A3B": ("qwen3_5_moe", 34_660_610_688)}
 

@@ -24,10 +24,12 @@ _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
              "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (0, 9, "center"),
              "Mixtral-8x7B-v0.1": (0, -18, "center"), "gpt2": (8, -14, "left"),
              "Llama-4-Scout-17B-16E-Instruct": (-7, 4, "right"), "GLM-4.5-Air": (7, -13, "left"),
-             "Qwen1.5-MoE-A2.7B-Chat": (6, -14, "left"), "DeepSeek-V3": (-9, 3, "right")}
+             "Qwen1.5-MoE-A2.7B-Chat": (0, -20, "center"), "DeepSeek-V3": (-9, 3, "right"),
+             "Qwen3.6-35B-A3B": (4, -18, "left")}
 # shorter names where the zoo name would run across other points
 _SHORT = {"Llama-4-Scout-17B-16E-Instruct": "Llama-4-Scout", "Qwen1.5-MoE-A2.7B-Chat":
-          "Qwen1.5-MoE-A2.7B", "Qwen3-Next-80B-A3B": "Qwen3-Next-80B-A3B"}
+          "Qwen1.5-MoE-A2.7B", "Qwen3-Next-80B-A3B": "Qwen3-Next-80B-A3B",
+          "Qwen3.6-35B-A3B": "Qwen3.6"}
 
 
 def zoo_memory_compute(models=None, seq_len=SEQ_LEN):
