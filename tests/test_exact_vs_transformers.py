@@ -55,6 +55,8 @@ def test_weight_shapes_tensor_by_tensor(name):
     _, meta_shapes, _ = transformers_ref.zoo_meta(name)
     cfg = lc.load_model(name)
     ws = lc.weight_shapes(cfg)
+    # a multi-token-prediction layer shipped beside the model (Qwen3.5) is listed, never built
+    ws = ws[~ws["note"].str.contains("mtp, not built by transformers", regex=False)]
     ours = {_transformers_name(cfg, n): s for n, s in zip(ws["name"], ws["shape"])}
     assert len(ours) == len(ws), "duplicate tensor names"
     assert ours == meta_shapes
