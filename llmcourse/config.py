@@ -665,6 +665,14 @@ def _validate(raw):
 def _validate_text_config(raw, mt):
     """A multimodal config (Gemma-3, Llama-4): its language model, read from ``text_config``
     (transformers' text defaults fill what it leaves out)."""
+    for f in ("quantization_config",):  # the checkpoint's own fields, read outside the text model
+        v = raw.get(f)
+        if v is not None and not isinstance(v, dict):
+            _fail(f, "must be a JSON object or null", v)
+    for f in ("torch_dtype", "dtype"):
+        v = raw.get(f)
+        if v is not None and not isinstance(v, str):
+            _fail(f, "must be a string", v)
     text = raw.get("text_config")
     text = {} if text is None else text
     if not isinstance(text, dict):

@@ -369,3 +369,11 @@ def test_answers_are_fast_at_any_depth():
         deep = cfg.replace(num_hidden_layers=10**9) if name != "Qwen3-30B-A3B" else \
             cfg.replace(num_hidden_layers=10**9, decoder_sparse_step=3, mlp_only_layers=[0, 7])
         assert timed(deep) < 10 * timed(cfg) + 0.05
+
+
+def test_a_multimodal_wrappers_own_fields_are_checked():
+    """The wrapper's quantization_config and dtype are read outside its text_config
+    (stored_weights reads them): a wrong type is named, not an AttributeError."""
+    d = lc.load_model("Qwen3.5-0.8B-Base").to_hf_config()
+    for field, value in (("quantization_config", 3), ("torch_dtype", 16)):
+        assert one_line_error(lc.stored_weights, {**d, field: value}).startswith(field + ":")
