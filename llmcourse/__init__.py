@@ -14,6 +14,7 @@ from .config import (SUPPORTED_MODEL_TYPES, ConfigError, ModelConfig, as_moe, co
                      from_hf_config)
 from .counts import (FlopCount, ParamCount, flops_per_token, kv_cache_bytes,
                      kv_cache_bytes_per_token_per_layer, linear_state_bytes, param_count,
+                     indexer_cache_bytes_per_token,
                      weight_bytes, weight_shapes)
 from .hardware import GPU, list_gpus, load_gpu
 from .inference import (critical_batch, decode_step_time, expected_experts, max_batch,
@@ -31,6 +32,7 @@ __version__ = "0.1.0"
 __all__ = ["VllmPlan", "vllm_plan", "ConfigError", "ModelConfig", "from_hf_config", "config_from_json", "as_moe", "SUPPORTED_MODEL_TYPES",
            "ParamCount", "FlopCount", "param_count", "weight_shapes", "weight_bytes",
            "kv_cache_bytes", "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "flops_per_token",
+           "indexer_cache_bytes_per_token",
            "list_models", "load_model", "model_families", "model_family", "human_count", "human_bytes",
            "GPU", "list_gpus", "load_gpu", "list_schemes", "stored_weights", "memory_plan",
            "max_context", "max_batch", "decode_step_time", "prefill_time", "critical_batch",

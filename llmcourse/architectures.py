@@ -102,11 +102,23 @@ def _attention(c):
             mt == "glm4_moe" and c.get("use_qk_norm")):
         # QK-norm: an RMSNorm over each head's q and k (Llama-4's is a weightless L2 norm)
         t += _norm("self_attn.q_norm", hd) + _norm("self_attn.k_norm", hd)
-    if mt == "olmo2":  # OLMo-2 norms the whole q and k projections, not each head
+    if mt in ("olmo2", "minimax_m2"):  # one norm over the whole q and k projections
         t += _norm("self_attn.q_norm", nh * hd) + _norm("self_attn.k_norm", kv * hd)
     if mt == "gpt_oss":  # one learned "attention sink" logit per head
         t.append(Tensor("self_attn.sinks", (nh,), "attention"))
     return t
+
+
+def _indexer(c):
+    """DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5): a few small
+    heads score every earlier token, and the layer's MLA attends to the index_topk best.
+    It reads the query latent (q_lora_rank) and caches one key of index_head_dim per token."""
+    H, n, d = c.hidden_size, c.index_n_heads, c.index_head_dim
+    return (_linear("self_attn.indexer.wq_b", n * d, c.q_lora_rank, "attention")
+            + _linear("self_attn.indexer.wk", d, H, "attention")
+            + [Tensor("self_attn.indexer.k_norm.weight", (d,), "norms"),
+               Tensor("self_attn.indexer.k_norm.bias", (d,), "norms")]
+            + _linear("self_attn.indexer.weights_proj", n, H, "attention"))
 
 
 def _linear_attention(c):
@@ -180,10 +192,12 @@ def _dense_mlp(c):
 def _moe(c):
     H, E, mt = c.hidden_size, c.num_experts, c.model_type
     ex = dict(routed=True, per_expert=E)
-    if mt == "mixtral":  # checkpoint names: block_sparse_moe.experts.{e}.w1/w2/w3
+    if mt in ("mixtral", "minimax_m2"):  # checkpoint names: block_sparse_moe.experts.{e}.w1/w2/w3
         p = "block_sparse_moe"
         inter = c.intermediate_size
-        return (_linear(f"{p}.gate", E, H, "router")
+        bias = ([Tensor(f"{p}.e_score_correction_bias", (E,), "router", buffer=True)]
+                if mt == "minimax_m2" else [])  # MiniMax's load-balancing bias: not trained
+        return (_linear(f"{p}.gate", E, H, "router") + bias
                 + _linear(f"{p}.experts.{{e}}.w1", inter, H, "experts", **ex)
                 + _linear(f"{p}.experts.{{e}}.w2", H, inter, "experts", **ex)
                 + _linear(f"{p}.experts.{{e}}.w3", inter, H, "experts", **ex))
@@ -205,11 +219,13 @@ def _moe(c):
                 + _swiglu("feed_forward.shared_expert", H, inter, "shared_experts"))
     inter = c.moe_intermediate_size
     t = _linear("mlp.gate", E, H, "router")
-    if mt in ("deepseek_v3", "glm4_moe"):  # the load-balancing bias: stored, not trained by SGD
+    if mt in ("deepseek_v3", "glm4_moe", "glm4_moe_lite", "deepseek_v32", "glm_moe_dsa"):
+        # the load-balancing bias: stored, not trained by SGD
         t.append(Tensor("mlp.gate.e_score_correction_bias", (E,), "router", buffer=True))
     t += _swiglu("mlp.experts.{e}", H, inter, "experts", **ex)
     shared = c.get("n_shared_experts", 0) if c.family == "deepseek" or mt == "glm4_moe" else 0
-    if mt == "glm4_moe":  # built even when n_shared_experts is 0 (then it holds nothing)
+    if mt in ("glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa"):
+        # built even when n_shared_experts is 0 (then it holds nothing)
         t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
     elif shared:
         t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
@@ -254,7 +270,8 @@ class LayerGroup(NamedTuple):
 
 
 _MIXERS = {"full_attention": _attention, "sliding_attention": _attention,
-           "chunked_attention": _attention, "linear_attention": _linear_attention}
+           "chunked_attention": _attention, "linear_attention": _linear_attention,
+           "indexed_attention": _attention}
 
 
 def kind_tensors(cfg, kind):
@@ -269,7 +286,8 @@ def kind_tensors(cfg, kind):
     if mlp is None:
         raise ConfigError(f"layer_types: {kind.mlp} MLP layers have no tensor layout for "
                           f"model_type {cfg.model_type!r}")
-    return tuple(mixer(cfg) + mlp(cfg) + _layer_norms(cfg))
+    indexer = _indexer(cfg) if kind.indexer else []
+    return tuple(mixer(cfg) + indexer + mlp(cfg) + _layer_norms(cfg))
 
 
 def layer_groups(cfg):
@@ -329,9 +347,12 @@ def mtp_tensors(cfg):
     it with the note ``mtp, not built by transformers``.
     """
     H, V, mt = cfg.hidden_size, cfg.vocab_size, cfg.model_type
-    if mt == "glm4_moe":  # like DeepSeek-V3's: a whole MoE layer plus its own embedding/head
+    if mt in ("glm4_moe", "glm4_moe_lite", "deepseek_v32", "glm_moe_dsa"):
+        # like DeepSeek-V3's: a whole MoE layer (with its indexer under sparse attention)
+        # plus its own embedding and head
         out = []
-        block = _attention(cfg) + _moe(cfg) + _layer_norms(cfg)
+        block = _attention(cfg) + (_indexer(cfg) if mt in ("deepseek_v32", "glm_moe_dsa")
+                                   else []) + _moe(cfg) + _layer_norms(cfg)
         for j in range(cfg.get("num_nextn_predict_layers", 0)):
             extra = [Tensor("embed_tokens.weight", (V, H), "embedding"),
                      *_norm("enorm", H), *_norm("hnorm", H),

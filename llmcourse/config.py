@@ -153,6 +153,65 @@ def _glm4_moe_layers(r):
                                field="first_k_dense_replace"))
 
 
+def _mlp_types_axis(r, dense_prefix):
+    """transformers 5's ``mlp_layer_types`` ("dense" / "sparse" per layer, as GLM-4.7-Flash,
+    DeepSeek-V3.2 and GLM-5 configs write it back), else ``dense_prefix`` dense layers
+    and MoE after them."""
+    L = r["num_hidden_layers"]
+    mlt = r.get("mlp_layer_types")
+    if mlt is None:
+        return Axis.cycle(("moe", 1), prefix=[("dense", min(dense_prefix, L))],
+                          field="first_k_dense_replace")
+    if not isinstance(mlt, list) or len(mlt) != L or not all(v in ("dense", "sparse")
+                                                             for v in mlt):
+        _fail("mlp_layer_types", f"must list 'dense' or 'sparse' for each of the {L:,} layers",
+              mlt)
+    return Axis.from_list(["moe" if v == "sparse" else "dense" for v in mlt],
+                          field="mlp_layer_types")
+
+
+def _glm4_moe_lite_layers(r):
+    """GLM-4.7-Flash: MLA; the first layer dense, every later one MoE (transformers 5.23's
+    default mlp_layer_types; it does not read first_k_dense_replace)."""
+    return dict(attention=Axis.constant("full_attention"), mlp=_mlp_types_axis(r, 1))
+
+
+def _dsa_indexer_axis(r):
+    """GLM-5: which layers run their own lightning indexer ("full") and which reuse the
+    previous layer's top-k ("shared"): ``indexer_types``, else ``index_topk_pattern``
+    ("FSS..."), else every ``index_topk_freq``-th layer after ``index_skip_topk_offset``
+    (as GlmMoeDsaConfig derives it; by default every layer has its own)."""
+    L = r["num_hidden_layers"]
+    it = r.get("indexer_types")
+    field = "indexer_types"
+    if it is None and r.get("index_topk_pattern") is not None:
+        pat, field = r["index_topk_pattern"], "index_topk_pattern"
+        it = [{"F": "full", "S": "shared"}.get(c) for c in pat] if isinstance(pat, str) else pat
+    if it is not None:
+        if not isinstance(it, list) or len(it) != L or not all(v in ("full", "shared")
+                                                                for v in it):
+            _fail(field, f"must give 'full' or 'shared' ('F' or 'S') for each of the {L:,} "
+                  "layers", r.get(field))
+        return Axis.from_list([v == "full" for v in it], field=field)
+    freq, offset = r.get("index_topk_freq", 1), r.get("index_skip_topk_offset", 2)
+    for f, v, lo in (("index_topk_freq", freq, 1), ("index_skip_topk_offset", offset, 0)):
+        if not _is_int(v) or not lo <= v <= MAX_SIZE:
+            _fail(f, f"must be a whole number, {lo} or more", v)
+    # layer i runs its indexer when max(i - offset + 1, 0) % freq == 0
+    return Axis.cycle((True, 1), (False, freq - 1), prefix=[(True, max(offset - 1, 0))],
+                      field="index_topk_freq")
+
+
+def _dsa_layers(r, indexer):
+    """DeepSeek-V3.2 and GLM-5: MLA whose queries attend to the index_topk keys a small
+    indexer picks (transformers' layer kind ``indexed_attention``); MoE after
+    first_k_dense_replace dense layers, or as mlp_layer_types lists."""
+    L = r["num_hidden_layers"]
+    return dict(attention=Axis.constant("indexed_attention"),
+                mlp=_mlp_types_axis(r, r["first_k_dense_replace"]),
+                indexer=indexer(r) if indexer else Axis.constant(True))
+
+
 _COMMON = dict(num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
                attention_bias=False, sliding_window=None, layer_types=None)
 
@@ -307,11 +366,76 @@ _FAMILIES = {
                                            moe_intermediate_size=512,
                                            shared_expert_intermediate_size=512,
                                            num_experts_per_tok=8, num_experts=256)),
+    # DeepSeek-V3's MLA and MoE in four 2026 families (defaults: each transformers 5.23
+    # *Config class). GLM-4.7-Flash and Mistral Small 4: MLA + MoE. DeepSeek-V3.2 and GLM-5:
+    # DeepSeek Sparse Attention, a lightning indexer per layer that picks index_topk keys.
+    "glm4_moe_lite": dict(family="deepseek", moe="n_routed_experts", layers=_glm4_moe_lite_layers,
+                          attribute_map=dict(num_local_experts="n_routed_experts",
+                                             head_dim="qk_rope_head_dim"),
+                          defaults=dict(_COMMON, vocab_size=154880, hidden_size=2048,
+                                        intermediate_size=10240, moe_intermediate_size=1536,
+                                        num_hidden_layers=47, num_attention_heads=20,
+                                        num_key_value_heads=20, n_shared_experts=1,
+                                        n_routed_experts=64, kv_lora_rank=512, q_lora_rank=768,
+                                        qk_rope_head_dim=64, v_head_dim=256,
+                                        qk_nope_head_dim=192, num_experts_per_tok=4,
+                                        max_position_embeddings=202752, mlp_layer_types=None,
+                                        num_nextn_predict_layers=0)),
+    "mistral4": dict(family="deepseek", moe="n_routed_experts", layers=_deepseek_layers,
+                     attribute_map=dict(num_local_experts="n_routed_experts"),
+                     defaults=dict(_COMMON, vocab_size=131072, hidden_size=4096,
+                                   intermediate_size=12288, moe_intermediate_size=2048,
+                                   num_hidden_layers=36, num_attention_heads=32,
+                                   n_shared_experts=1, n_routed_experts=128, kv_lora_rank=256,
+                                   q_lora_rank=1024, qk_rope_head_dim=64, v_head_dim=128,
+                                   qk_nope_head_dim=64, num_experts_per_tok=4,
+                                   first_k_dense_replace=0, max_position_embeddings=1048576,
+                                   pad_token_id=11)),
+    "deepseek_v32": dict(family="deepseek", moe="n_routed_experts",
+                         layers=lambda r: _dsa_layers(r, None),
+                         attribute_map=dict(num_local_experts="n_routed_experts"),
+                         defaults=dict(_COMMON, vocab_size=129280, hidden_size=7168,
+                                       intermediate_size=18432, moe_intermediate_size=2048,
+                                       num_hidden_layers=61, num_attention_heads=128,
+                                       num_key_value_heads=128, n_shared_experts=1,
+                                       n_routed_experts=256, kv_lora_rank=512, q_lora_rank=1536,
+                                       qk_rope_head_dim=64, v_head_dim=128, qk_nope_head_dim=128,
+                                       num_experts_per_tok=8, max_position_embeddings=163840,
+                                       index_topk=2048, index_head_dim=128, index_n_heads=64,
+                                       first_k_dense_replace=3, mlp_layer_types=None,
+                                       num_nextn_predict_layers=0)),
+    "glm_moe_dsa": dict(family="deepseek", moe="n_routed_experts",
+                        layers=lambda r: _dsa_layers(r, _dsa_indexer_axis),
+                        attribute_map=dict(num_local_experts="n_routed_experts"),
+                        defaults=dict(_COMMON, vocab_size=154880, hidden_size=6144,
+                                      intermediate_size=12288, moe_intermediate_size=2048,
+                                      num_hidden_layers=78, num_attention_heads=64,
+                                      num_key_value_heads=64, n_shared_experts=1,
+                                      n_routed_experts=256, kv_lora_rank=512, q_lora_rank=2048,
+                                      qk_rope_head_dim=64, v_head_dim=256, qk_nope_head_dim=192,
+                                      num_experts_per_tok=8, max_position_embeddings=202752,
+                                      index_topk=2048, index_head_dim=128, index_n_heads=32,
+                                      first_k_dense_replace=3, mlp_layer_types=None,
+                                      indexer_types=None, num_nextn_predict_layers=0)),
+    # MiniMax-M2: GQA with one RMSNorm over all query heads and one over all key heads
+    # (OLMo-2's QK-norm), 256 experts top-8 in every layer, no shared expert
+    "minimax_m2": dict(family="llama", moe="num_local_experts",
+                       attribute_map=dict(num_experts="num_local_experts"),
+                       defaults=dict(_COMMON, vocab_size=200064, hidden_size=3072,
+                                     intermediate_size=1536, num_hidden_layers=62,
+                                     num_attention_heads=48, num_key_value_heads=8, head_dim=128,
+                                     max_position_embeddings=196608, num_experts_per_tok=8,
+                                     num_local_experts=256)),
 }
 
 # multimodal configs whose language model is read from their ``text_config``
 _MULTIMODAL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
-               "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
+               "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
+               "kimi_k25": "deepseek_v3"}   # Kimi K2.5: DeepSeek-V3's layout, 384 experts
+# text_config model types a wrapper also accepts, read as the one it maps to
+_TEXT_ALIASES = {("kimi_k25", "kimi_k2"): "deepseek_v3"}
+# DeepSeek Sparse Attention: an indexer beside MLA
+DSA_TYPES = ("deepseek_v32", "glm_moe_dsa")
 # Qwen3-Next's gated-DeltaNet layout: the types that share its tensors
 DELTANET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
 
@@ -327,6 +451,10 @@ _REQUIRED_BY_TYPE = {
     "deepseek_v3": ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim",
                     "qk_nope_head_dim", "v_head_dim", "n_routed_experts", "num_experts_per_tok"),
 }
+for _mt in ("glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa"):
+    _REQUIRED_BY_TYPE[_mt] = _REQUIRED_BY_TYPE["deepseek_v3"] + (
+        ("q_lora_rank", "index_topk", "index_head_dim", "index_n_heads") if _mt in DSA_TYPES
+        else ())
 # fields whose value must be a positive whole number when present (and not null)
 _POSITIVE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
              "intermediate_size", "num_key_value_heads", "head_dim", "moe_intermediate_size",
@@ -345,12 +473,17 @@ _BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_wi
             "use_bidirectional_attention", "norm_topk_prob")
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 _LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
+                        "deepseek_v32": ("indexed_attention",),
+                        "glm_moe_dsa": ("indexed_attention",),
+                        "glm4_moe_lite": ("full_attention",), "mistral4": ("full_attention",),
+                        "minimax_m2": ("full_attention",),
                         "qwen3_next": ("full_attention", "linear_attention"),
                         "qwen3_5_text": ("full_attention", "linear_attention"),
                         "qwen3_5_moe_text": ("full_attention", "linear_attention")}
 # model types whose attention never slides, whatever a config's sliding_window says
 _NO_WINDOW = ("phi", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_neox", "gemma", "olmo2",
-              "granite", "glm4_moe")
+              "granite", "glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa",
+              "minimax_m2")
 _POSITIVE_BY_TYPE = {
     "gpt2": ("n_embd", "n_layer", "n_head", "n_positions", "n_inner"),
     "gemma3_text": ("sliding_window_pattern",),
@@ -366,15 +499,22 @@ _POSITIVE_BY_TYPE = {
     "llama4_text": ("intermediate_size_mlp", "interleave_moe_layer_step", "attention_chunk_size",
                     "no_rope_layer_interval"),
     "smollm3": ("no_rope_layer_interval",),
+    "deepseek_v32": ("index_topk", "index_head_dim", "index_n_heads"),
+    "glm_moe_dsa": ("index_topk", "index_head_dim", "index_n_heads"),
 }
 # null in a config.json: derive it (KV heads = heads, head_dim = hidden / heads, no MLP-only
 # layers, no position code pattern given) rather than a value it cannot be
 _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_moe", "olmo2",
                      "granite", "smollm3", "glm4_moe", "llama4_text", "qwen3_next",
-                     "qwen3_5_text", "qwen3_5_moe_text")
+                     "qwen3_5_text", "qwen3_5_moe_text", "deepseek_v32", "glm_moe_dsa",
+                     "minimax_m2", "glm4_moe_lite", "mistral4")
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
-                 "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window")
+                 "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
+                 "mlp_layer_types", "indexer_types", "q_lora_rank")
 _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
+                         "glm4_moe_lite": ("num_nextn_predict_layers",),
+                         "deepseek_v32": ("num_nextn_predict_layers",),
+                         "glm_moe_dsa": ("num_nextn_predict_layers",),
                          "qwen3_next": ("num_nextn_predict_layers", "mtp_num_hidden_layers"),
                          "qwen3_5_text": ("mtp_num_hidden_layers",),
                          "qwen3_5_moe_text": ("mtp_num_hidden_layers",)}
@@ -610,10 +750,11 @@ def _validate(raw):
             noun = "expert" if experts == 1 else "experts"
             _fail("num_experts_per_tok", f"cannot exceed the {experts:,} {noun} ({moe_field})",
                   top_k)
-    if spec["family"] == "deepseek" or mt == "glm4_moe":
+    if (spec["family"] == "deepseek" or mt == "glm4_moe") and mt != "glm4_moe_lite":
         fk = r["first_k_dense_replace"]
-        if fk > layers:
+        if fk > layers and mt not in DSA_TYPES:  # (DeepSeek-V3.2 and GLM-5 clip it)
             _fail("first_k_dense_replace", f"cannot exceed num_hidden_layers={layers}", fk)
+    if spec["family"] == "deepseek" or mt == "glm4_moe":
         if r.get("n_shared_experts") is None:
             r["n_shared_experts"] = 0
     if mt in ("qwen3_moe", "qwen2_moe", "qwen3_next"):
@@ -679,6 +820,8 @@ def _validate_text_config(raw, mt):
         _fail("text_config", "must be a JSON object holding the language model's config", text)
     text = dict(text)
     text.setdefault("model_type", _MULTIMODAL[mt])
+    if _TEXT_ALIASES.get((mt, text["model_type"])):  # Kimi's kimi_k2 is read as deepseek_v3
+        text["model_type"] = _TEXT_ALIASES[(mt, text["model_type"])]
     if text["model_type"] != _MULTIMODAL[mt]:
         _fail("text_config.model_type", f"must be {_MULTIMODAL[mt]!r} in a {mt!r} config",
               text["model_type"])
@@ -835,6 +978,7 @@ class ModelConfig:
         else:
             target = raw
         mt = target["model_type"]
+        mt = _TEXT_ALIASES.get((outer, mt), mt)
         spec = _FAMILIES[mt]
         amap = spec.get("attribute_map", {})
         known = set(target) | set(spec["defaults"]) | set(_REQUIRED) \
@@ -872,6 +1016,14 @@ class ModelConfig:
                             f"so the course repeats it for at most {MAX_LIST:,} layers (got "
                             f"{n:,}); pass {key}=None to use the family's own pattern")
                     target[key] = [pattern[i % len(pattern)] for i in range(n)]
+            if "indexer_types" not in changes and isinstance(target.get("indexer_types"), list) \
+                    and target["indexer_types"] and n <= MAX_LIST:
+                pattern = target["indexer_types"]
+                target["indexer_types"] = [pattern[i % len(pattern)] for i in range(n)]
+            mlt = target.get("mlp_layer_types")
+            if "mlp_layer_types" not in changes and isinstance(mlt, list) and mlt and n <= MAX_LIST:
+                # the dense layers lead; a deeper model adds layers like its last one
+                target["mlp_layer_types"] = mlt[:n] + [mlt[-1]] * (n - len(mlt))
             if mt == "llama4_text" and "moe_layers" not in changes \
                     and isinstance(target.get("moe_layers"), list):
                 target["moe_layers"] = [i for i in target["moe_layers"]

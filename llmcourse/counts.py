@@ -16,7 +16,7 @@ from .zoo import as_config
 
 __all__ = ["ParamCount", "param_count", "weight_shapes", "weight_bytes", "kv_cache_bytes",
            "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "FlopCount",
-           "flops_per_token", "BITS_PER_PARAM", "dtype_bits"]
+           "flops_per_token", "BITS_PER_PARAM", "dtype_bits", "indexer_cache_bytes_per_token"]
 
 # Storage cost of one parameter. mxfp4: 4-bit values plus one 8-bit scale per
 # block of 32 values = 4 + 8/32 = 4.25 bits.
@@ -243,6 +243,19 @@ def kv_cache_bytes_per_token_per_layer(cfg, dtype="bf16"):
     return int(values * dtype_bits(dtype) / 8)
 
 
+def indexer_cache_bytes_per_token(cfg, dtype="bf16"):
+    """Bytes one token adds to the lightning indexers' key caches, all layers together
+    (DeepSeek-V3.2, GLM-5: one key of ``index_head_dim`` in every layer that runs its own
+    indexer); 0 for a model without sparse attention. ``dtype`` as for the KV cache:
+    transformers keeps these keys in the model's dtype, DeepSeek's inference code in fp8
+    with one fp32 scale per key (``index_head_dim + 4`` bytes)."""
+    cfg = _cfg(cfg)
+    n = cfg.layer_schedule.count(indexer=True)
+    if not n:
+        return 0
+    return int(n * cfg.index_head_dim * dtype_bits(dtype) / 8)
+
+
 def _layer_type_counts(cfg):
     """How many layers of each kind (full / sliding / chunked / linear attention)."""
     return cfg.layer_types.counts()  # arithmetic over the layer schedule
@@ -255,7 +268,10 @@ def kv_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
     ``layer_types``) keep at most ``sliding_window`` tokens; Llama-4's chunked
     layers at most ``attention_chunk_size`` (a token sees only its own chunk).
     Linear-attention layers (Qwen3-Next's gated DeltaNet) keep no KV cache: their
-    fixed-size state is :func:`linear_state_bytes`. Learned position embeddings
+    fixed-size state is :func:`linear_state_bytes`. Sparse-attention layers
+    (``indexed_attention``: DeepSeek-V3.2, GLM-5) keep every token's MLA latent, and
+    the layers with their own indexer one indexer key per token besides
+    (:func:`indexer_cache_bytes_per_token`). Learned position embeddings
     (GPT-2's ``wpe``) are weights, not cache.
     """
     cfg = _cfg(cfg)
@@ -263,12 +279,12 @@ def kv_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
     _positive_int("batch", batch)
     per_tok = kv_cache_bytes_per_token_per_layer(cfg, dtype)
     n = _layer_type_counts(cfg)
-    tokens = n.get("full_attention", 0) * seq_len
+    tokens = (n.get("full_attention", 0) + n.get("indexed_attention", 0)) * seq_len
     if n.get("sliding_attention"):
         tokens += n["sliding_attention"] * min(seq_len, cfg.sliding_window)
     if n.get("chunked_attention"):
         tokens += n["chunked_attention"] * min(seq_len, cfg.attention_chunk_size)
-    return per_tok * tokens * batch
+    return (per_tok * tokens + indexer_cache_bytes_per_token(cfg, dtype) * seq_len) * batch
 
 
 def linear_state_bytes(cfg, batch=1, dtype="bf16"):
@@ -336,7 +352,10 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     ``linear_key_head_dim x linear_value_head_dim`` state (the state's prediction
     of v from k, the rank-one update, the read-out with q), 2 FLOPs per
     multiply-add: 6 x heads x key_dim x value_dim per token; its convolution and
-    projections are weights, in ``matmul``.
+    projections are weights, in ``matmul``. A sparse-attention layer (DeepSeek-V3.2,
+    GLM-5) attends to at most ``index_topk`` keys, as a window would, and its lightning
+    indexer scores every earlier key: ``index_n_heads`` products of ``index_head_dim``
+    plus the weighted sum over those heads, 2 x heads x (head_dim + 1) FLOPs per key.
 
     The average is exact; ``.attention`` is rounded down to a whole FLOP.
     """
@@ -358,6 +377,11 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         keys += n["sliding_attention"] * _mean_keys(seq_len, cfg.sliding_window, mode)
     if n.get("chunked_attention"):
         keys += n["chunked_attention"] * _mean_chunk_keys(seq_len, cfg.attention_chunk_size, mode)
+    if n.get("indexed_attention"):
+        keys += n["indexed_attention"] * _mean_keys(seq_len, cfg.index_topk, mode)
+        indexers = cfg.layer_schedule.count(indexer=True)
+        keys += Fraction(2 * cfg.index_n_heads * (cfg.index_head_dim + 1), per_key) \
+            * indexers * _mean_keys(seq_len, None, mode)
     attention = int(per_key * keys)
     if n.get("linear_attention"):  # a fixed cost per token, whatever the context length
         r = cfg._r["resolved"]

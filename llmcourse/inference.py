@@ -30,6 +30,7 @@ from typing import NamedTuple
 
 from .config import ConfigError
 from .counts import (_layer_type_counts, dtype_bits, flops_per_token, kv_cache_bytes,
+                     indexer_cache_bytes_per_token,
                      kv_cache_bytes_per_token_per_layer, linear_state_bytes)
 from .hardware import as_gpu
 from .quantization import AS_SHIPPED, SCHEMES, StoredWeights, get_scheme, scheme_as_shipped, stored_weights
@@ -243,22 +244,24 @@ def max_context(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", batch=1
                    (cfg.get("attention_chunk_size"), counts.get("chunked_attention", 0))],
                   key=lambda c: c[0] or 0)
     caps = [(cap, n) for cap, n in caps if n]
-    slope = counts.get("full_attention", 0) + sum(n for _, n in caps)   # layers still growing
+    slope = (counts.get("full_attention", 0) + counts.get("indexed_attention", 0)
+             + sum(n for _, n in caps))                                 # layers still growing
+    extra = indexer_cache_bytes_per_token(cfg, kv) * batch  # sparse attention's indexer keys
     base = 0                                                            # bytes of capped layers
-    if (a == 0 or slope == 0) and budget >= 0:   # no layer's cache grows with context
+    if (a == 0 or slope == 0) and not extra and budget >= 0:   # no cache grows with context
         return ContextLimit(None, mpe, batch)
     s = None if budget >= 0 else 0
     for cap, n in (caps if s is None else ()):
-        s = (budget - base) // (a * slope)
+        s = (budget - base) // (a * slope + extra)
         if s <= cap:
             break
         base += a * n * cap
         slope -= n
         s = None
     if s is None:                                   # past every cap
-        if slope == 0:                              # every KV layer capped: no memory limit
+        if slope == 0 and not extra:                # every KV layer capped: no memory limit
             return ContextLimit(None, mpe, batch)
-        s = (budget - base) // (a * slope)
+        s = (budget - base) // (a * slope + extra)
     if s < 1:
         raise ConfigError(
             f"batch: at batch {batch} not even one token per sequence fits beside the weights "

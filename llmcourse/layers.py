@@ -38,7 +38,7 @@ __all__ = ["LayerKind", "Axis", "LayerSchedule", "LayerIndices", "LayerTypes",
 
 #: attention kinds a layer may have (``layer_types`` values in transformers)
 ATTENTION_KINDS = ("full_attention", "sliding_attention", "chunked_attention",
-                   "linear_attention")
+                   "linear_attention", "indexed_attention")
 #: MLP kinds: a dense feed-forward block, or routed experts
 MLP_KINDS = ("dense", "moe")
 
@@ -48,10 +48,16 @@ class LayerKind(NamedTuple):
     attention: str = "full_attention"  # one of ATTENTION_KINDS
     mlp: str = "dense"                 # one of MLP_KINDS
     rope: bool = True                  # False: a NoPE layer (no rotary position embedding)
+    # DeepSeek-V3.2 / GLM-5 sparse attention: the layer runs its own lightning indexer
+    # (False on an indexed_attention layer: it reuses the previous layer's top-k choice)
+    indexer: bool = False
 
     def describe(self):
-        """``'sliding_attention, moe'`` (``', NoPE'`` appended for a layer without RoPE)."""
+        """``'sliding_attention, moe'`` (``', NoPE'`` appended for a layer without RoPE,
+        ``', own indexer'`` for a sparse-attention layer that runs its own indexer)."""
         text = f"{self.attention}, {self.mlp}"
+        if self.indexer:
+            text += ", own indexer"
         return text if self.rope else text + ", NoPE"
 
 

@@ -16,8 +16,10 @@ FAMILIES = {
                                                 "qwen3_next", "qwen3_5_text",
                                                 "qwen3_5_moe_text"),
     "Gemma": ("gemma", "gemma2", "gemma3_text"), "Phi": ("phi", "phi3"), "OLMo": ("olmo2",),
-    "Granite": ("granite",), "SmolLM": ("smollm3",), "GLM": ("glm4_moe",),
-    "DeepSeek": ("deepseek_v2", "deepseek_v3"), "gpt-oss": ("gpt_oss",),
+    "Granite": ("granite",), "SmolLM": ("smollm3",),
+    "GLM": ("glm4_moe", "glm4_moe_lite", "glm_moe_dsa"),
+    "DeepSeek": ("deepseek_v2", "deepseek_v3", "deepseek_v32"), "gpt-oss": ("gpt_oss",),
+    "MiniMax": ("minimax_m2",), "Kimi": ("kimi_k25",),
 }
 _FAMILY_OF = {mt: fam for fam, types in FAMILIES.items() for mt in types}
 
@@ -39,7 +41,8 @@ def model_family(model):
     """The family a model belongs to (``"Llama"``, ``"Qwen"``, ``"GPT-2"`` ...), from its
     ``model_type``; a type outside :data:`FAMILIES` is its own family."""
     cfg = as_config(model)
-    return _FAMILY_OF.get(cfg.model_type, cfg.model_type)
+    outer = cfg.text_model_of  # Kimi K2.5 wraps DeepSeek-V3's layout: it is Kimi's
+    return _FAMILY_OF.get(outer) or _FAMILY_OF.get(cfg.model_type, cfg.model_type)
 
 
 def model_families(models=None):

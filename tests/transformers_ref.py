@@ -13,21 +13,34 @@ transformers.logging.set_verbosity_error()
 _LOADING_ONLY = ("quantization_config", "auto_map")
 # multimodal configs: the course counts their language model, built from text_config
 _TEXT_MODEL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
-               "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
+               "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
+               "kimi_k25": "deepseek_v3"}
 
 
 def hf_config(d):
     d = {k: v for k, v in d.items() if k not in _LOADING_ONLY}
     if d.get("model_type") in _TEXT_MODEL:
         outer = d["model_type"]
-        d = dict(d.get("text_config") or {})
+        d = {k: v for k, v in (d.get("text_config") or {}).items() if k not in _LOADING_ONLY}
         d.setdefault("model_type", _TEXT_MODEL[outer])
+        if d["model_type"] == "kimi_k2":  # as KimiK25Config reads its text_config
+            d["model_type"] = "deepseek_v3"
     return AutoConfig.for_model(d.pop("model_type"), **d)
+
+
+def causal_lm(config):
+    """AutoModelForCausalLM, or for a type it does not register (mistral4) the
+    ``*ForCausalLM`` class its config names, as the config's ``architectures`` would."""
+    try:
+        return AutoModelForCausalLM.from_config(config)
+    except ValueError:
+        name = type(config).__name__.removesuffix("Config") + "ForCausalLM"
+        return getattr(transformers, name)(config)
 
 
 def meta_model(d):
     with torch.device("meta"):
-        return AutoModelForCausalLM.from_config(hf_config(d))
+        return causal_lm(hf_config(d))
 
 
 def routed_expert_params(m):

@@ -1,0 +1,284 @@
+"""The 2026 families built on DeepSeek's MLA and on large MoEs (issue 21): GLM-4.7-Flash
+(glm4_moe_lite), Mistral Small 4 (mistral4), DeepSeek-V3.2 and GLM-5 (deepseek_v32,
+glm_moe_dsa: DeepSeek Sparse Attention with a lightning indexer), Kimi K2.5 (kimi_k25, a
+wrapper around DeepSeek-V3's layout) and MiniMax-M2 (minimax_m2).
+
+Their real configs sit in the zoo, where tests/test_exact_vs_transformers.py and
+tests/test_roundtrip_transformers.py hold every count against transformers' meta build
+and its saved form. Here: the published sizes, random configs of each new type against
+the meta build, the forms transformers writes back (mlp_layer_types, indexer_types,
+indexed_attention), the cache a tiny model holds after a CPU prefill, and the sparse
+attention's FLOPs derived by hand.
+"""
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import llmcourse as lc
+import transformers_ref  # torch + transformers: requirements-test.txt (never skipped)
+
+pytestmark = pytest.mark.slow
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+# published sizes (model cards): total and active parameters, to the digits published.
+# GLM-4.7-Flash's "30B-A3B" is a name: its active count with the embedding and head is 3.9B.
+# MiniMax counts its "10B" active without the embedding and the head (1.2B of 200,064 x 3,072)
+PUBLISHED = {"GLM-4.7-Flash": ("30B", None), "GLM-5.1": ("744B", "40B"),
+             "DeepSeek-V3.2": ("671B", "37B"), "Kimi-K2.5": ("1T", "32B"),
+             "MiniMax-M2.7": ("230B", "10B")}
+
+
+def _meta_counts(d):
+    m = transformers_ref.meta_model(d)
+    return sum(p.numel() for p in m.parameters()), transformers_ref.routed_expert_params(m)
+
+
+def _active(total, routed, cfg):
+    E, k = cfg.num_experts, cfg.num_experts_per_tok
+    return total - routed // E * (E - k)
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_zoo_models_have_their_published_sizes(name):
+    """Within the rounding of the model card (the card's "1T" is 1.03T)."""
+    pc = lc.param_count(name)
+    active = pc.active - (pc.components["embedding"] + pc.components["lm_head"]
+                          if name.startswith("MiniMax") else 0)
+    for count, text in zip((pc.total, active), PUBLISHED[name]):
+        if text is None:
+            continue
+        unit = {"T": 1e12, "B": 1e9}[text[-1]]
+        assert abs(count / unit - float(text[:-1])) < 0.05 * float(text[:-1]) + 0.5, (count, text)
+
+
+def test_mistral_small_4_class_defaults_count_as_built():
+    """Mistral Small 4 ships as a mistral3 vision wrapper we do not reproduce; its text
+    model here is transformers 5.23's Mistral4Config() (the checkpoint its docstring
+    names), kept as a test fixture and not in the zoo. It matches the published
+    119B total and 6.63B active, and transformers' Mistral4ForCausalLM exactly."""
+    d = json.loads((FIXTURES / "mistral4_class_defaults.json").read_text(encoding="utf-8"))
+    cfg = lc.from_hf_config(d)
+    total, routed = _meta_counts(d)
+    pc = lc.param_count(cfg)
+    assert (pc.total, pc.active) == (total, _active(total, routed, cfg))
+    assert round(pc.total / 1e9) == 119 and round(pc.active / 1e9, 2) == 6.63
+
+
+def test_dsa_layers_have_an_indexer_and_its_tensors():
+    cfg = lc.load_model("DeepSeek-V3.2")
+    assert cfg.layer_types.counts() == {"indexed_attention": 61}
+    assert cfg.layer_schedule.count(indexer=True) == 61
+    ws = lc.weight_shapes(cfg)
+    row = ws[ws["name"] == "model.layers.0.self_attn.indexer.wq_b.weight"].iloc[0]
+    assert row["shape"] == (64 * 128, 1536)  # index_n_heads x index_head_dim, from the q latent
+    _, meta, _ = transformers_ref.zoo_meta("DeepSeek-V3.2")
+    mtp = ws["note"].str.contains("mtp")  # the MTP layer (61) is listed, with its indexer
+    assert any(".indexer." in n for n in ws[mtp]["name"])
+    for n in ws[~mtp]["name"]:
+        if ".indexer." in n:
+            assert n in meta, n
+
+
+def test_glm5_shared_indexer_layers_hold_no_indexer():
+    """GLM-5's indexer_types: a "shared" layer reuses the previous layer's top-k and has no
+    indexer weights or indexer cache of its own."""
+    d = dict(json.loads((Path(lc.zoo.CONFIG_DIR) / "GLM-5.1.json").read_text()),
+             num_hidden_layers=6, n_routed_experts=8, num_experts_per_tok=2,
+             indexer_types=["full", "shared", "shared", "full", "shared", "shared"])
+    cfg = lc.from_hf_config(d)
+    assert cfg.layer_schedule.count(indexer=True) == 2
+    total, _ = _meta_counts(d)
+    assert lc.param_count(cfg).total == total
+    # index_topk_pattern, the other way transformers reads it ("F" full, "S" shared)
+    d2 = dict(d, index_topk_pattern="FSSFSS")
+    del d2["indexer_types"]
+    assert lc.param_count(lc.from_hf_config(d2)).total == total
+    assert lc.indexer_cache_bytes_per_token(cfg) == 2 * 128 * 2
+
+
+def test_glm4_7_flash_reads_mlp_layer_types_not_first_k_dense_replace():
+    """transformers 5.23's Glm4MoeLiteConfig makes layer 0 dense and the rest MoE unless
+    mlp_layer_types says otherwise; first_k_dense_replace is not read."""
+    d = dict(json.loads((Path(lc.zoo.CONFIG_DIR) / "GLM-4.7-Flash.json").read_text()),
+             num_hidden_layers=4, n_routed_experts=8, first_k_dense_replace=3)
+    total, _ = _meta_counts(d)
+    cfg = lc.from_hf_config(d)
+    assert cfg.layer_schedule.count(mlp="dense") == 1
+    assert lc.param_count(cfg).total == total
+    d["mlp_layer_types"] = ["dense", "sparse", "dense", "sparse"]
+    total, _ = _meta_counts(d)
+    cfg = lc.from_hf_config(d)
+    assert cfg.layer_schedule.count(mlp="dense") == 2 and lc.param_count(cfg).total == total
+
+
+def test_minimax_m2_norms_all_heads_at_once():
+    cfg = lc.load_model("MiniMax-M2.7")
+    ws = lc.weight_shapes(cfg)
+    shapes = dict(zip(ws["name"], ws["shape"]))
+    assert shapes["model.layers.0.self_attn.q_norm.weight"] == (48 * 128,)
+    assert shapes["model.layers.0.self_attn.k_norm.weight"] == (8 * 128,)
+    assert "model.layers.0.block_sparse_moe.experts.255.w1.weight" in shapes
+
+
+def test_kimi_k25_reads_its_text_config_even_named_kimi_k2():
+    d = json.loads((Path(lc.zoo.CONFIG_DIR) / "Kimi-K2.5.json").read_text())
+    cfg = lc.from_hf_config(d)
+    assert cfg.is_multimodal and cfg.num_experts == 384 and lc.model_family(cfg) == "Kimi"
+    alias = dict(d, text_config=dict(d["text_config"], model_type="kimi_k2"))
+    assert lc.param_count(lc.from_hf_config(alias)).total == lc.param_count(cfg).total
+    small = cfg.replace(num_hidden_layers=3)
+    assert small.to_hf_config()["text_config"]["num_hidden_layers"] == 3
+
+
+# --- random configs of each new type against transformers' meta build -----------------
+
+@st.composite
+def mla_configs(draw, mt):
+    d8 = st.integers(1, 8)
+    L = draw(st.integers(1, 5))
+    E = draw(st.integers(1, 6))
+    heads = draw(st.integers(1, 4))
+    d = {"model_type": mt, "vocab_size": draw(st.integers(12, 200)),  # mistral4 pads with 11
+         "hidden_size": 4 * draw(d8), "intermediate_size": 2 * draw(d8),
+         "moe_intermediate_size": 2 * draw(d8), "num_hidden_layers": L,
+         "num_attention_heads": heads, "num_key_value_heads": heads,
+         "kv_lora_rank": 2 * draw(d8), "q_lora_rank": 2 * draw(d8),
+         "qk_rope_head_dim": 2 * draw(st.integers(1, 4)), "qk_nope_head_dim": 2 * draw(d8),
+         "v_head_dim": 2 * draw(d8), "n_routed_experts": E,
+         "num_experts_per_tok": draw(st.integers(1, E)), "n_group": 1, "topk_group": 1,
+         "n_shared_experts": draw(st.integers(1, 2)), "max_position_embeddings": 64,
+         "tie_word_embeddings": draw(st.booleans())}
+    if mt in ("deepseek_v32", "glm_moe_dsa"):
+        d.update(index_n_heads=draw(st.integers(1, 4)), index_topk=draw(st.integers(1, 16)),
+                 index_head_dim=d["qk_rope_head_dim"] + 2 * draw(st.integers(0, 4)),
+                 first_k_dense_replace=draw(st.integers(0, L)))
+    if mt == "glm_moe_dsa" and draw(st.booleans()):
+        d["indexer_types"] = draw(st.lists(st.sampled_from(["full", "shared"]),
+                                           min_size=L, max_size=L))
+    if mt in ("glm4_moe_lite", "deepseek_v32") and draw(st.booleans()):
+        d["mlp_layer_types"] = draw(st.lists(st.sampled_from(["dense", "sparse"]),
+                                             min_size=L, max_size=L))
+    if mt == "mistral4":
+        d["first_k_dense_replace"] = draw(st.integers(0, L))
+        if draw(st.booleans()):
+            d["q_lora_rank"] = None  # a plain q_proj
+    return d
+
+
+@st.composite
+def minimax_configs(draw):
+    d8 = st.integers(1, 8)
+    kv = draw(st.integers(1, 3))
+    E = draw(st.integers(1, 6))
+    return {"model_type": "minimax_m2", "vocab_size": draw(st.integers(2, 200)),
+            "hidden_size": 4 * draw(d8), "intermediate_size": 2 * draw(d8),
+            "num_hidden_layers": draw(st.integers(1, 4)),
+            "num_attention_heads": kv * draw(st.integers(1, 3)), "num_key_value_heads": kv,
+            "head_dim": 2 * draw(d8), "num_local_experts": E,
+            "num_experts_per_tok": draw(st.integers(1, E)), "max_position_embeddings": 64}
+
+
+@pytest.mark.parametrize("mt", ["glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa",
+                                "minimax_m2"])
+def test_random_configs_match_transformers(mt):
+    strategy = minimax_configs() if mt == "minimax_m2" else mla_configs(mt)
+
+    @settings(max_examples=30, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(strategy)
+    def check(d):
+        cfg = lc.from_hf_config(d)
+        total, routed = _meta_counts(d)
+        pc = lc.param_count(cfg)
+        assert pc.total == total
+        assert pc.active == _active(total, routed, cfg)
+    check()
+
+
+@pytest.mark.parametrize("mt", ["glm4_moe_lite", "deepseek_v32", "glm_moe_dsa"])
+def test_saved_form_counts_the_same(mt, tmp_path):
+    """save_pretrained writes mlp_layer_types (and, under sparse attention, layer_types of
+    indexed_attention and GLM-5's indexer_types): read back, nothing moves."""
+    d = {"model_type": mt, "vocab_size": 64, "hidden_size": 32, "intermediate_size": 24,
+         "moe_intermediate_size": 8, "num_hidden_layers": 5, "num_attention_heads": 4,
+         "num_key_value_heads": 4, "kv_lora_rank": 8, "q_lora_rank": 12,
+         "qk_rope_head_dim": 4, "qk_nope_head_dim": 6, "v_head_dim": 6, "n_routed_experts": 4,
+         "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "index_n_heads": 2,
+         "index_head_dim": 8, "index_topk": 4, "first_k_dense_replace": 2}
+    if mt == "glm_moe_dsa":
+        d["index_topk_freq"], d["index_skip_topk_offset"] = 2, 2
+    transformers_ref.hf_config(d).save_pretrained(tmp_path)
+    saved = json.loads((tmp_path / "config.json").read_text())
+    assert "mlp_layer_types" in saved
+    a, b = lc.from_hf_config(d), lc.from_hf_config(saved)
+    assert lc.param_count(a).total == lc.param_count(b).total == _meta_counts(d)[0]
+    assert lc.kv_cache_bytes(a, 100) == lc.kv_cache_bytes(b, 100)
+    assert a.layer_schedule.counts() == b.layer_schedule.counts()
+    if mt == "glm_moe_dsa":  # layers 0 and 1 own an indexer, then every other one: 0, 1, 3
+        assert saved["indexer_types"] == ["full", "full", "shared", "full", "shared"]
+        assert b.layer_schedule.count(indexer=True) == 3
+
+
+# --- caches against what a tiny model holds after a prefill -----------------------------
+
+@pytest.mark.parametrize("mt", ["glm4_moe_lite", "deepseek_v32", "glm_moe_dsa"])
+def test_cache_equals_what_transformers_holds(mt):
+    """transformers caches MLA's compressed latent (kv_lora_rank) and its RoPE key per token
+    and layer, and under sparse attention each indexer's keys (index_head_dim): the same
+    numbers as kv_cache_bytes(fp32) / 4."""
+    import torch
+    d = {"model_type": mt, "vocab_size": 64, "hidden_size": 32, "intermediate_size": 24,
+         "moe_intermediate_size": 8, "num_hidden_layers": 3, "num_attention_heads": 4,
+         "num_key_value_heads": 4, "kv_lora_rank": 8, "q_lora_rank": 12,
+         "qk_rope_head_dim": 4, "qk_nope_head_dim": 6, "v_head_dim": 6, "n_routed_experts": 4,
+         "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "index_n_heads": 2,
+         "index_head_dim": 8, "index_topk": 4, "first_k_dense_replace": 1}
+    if mt == "glm_moe_dsa":
+        d["indexer_types"] = ["full", "shared", "full"]
+    cfg = lc.from_hf_config(d)
+    torch.manual_seed(0)
+    model = transformers_ref.causal_lm(transformers_ref.hf_config(d)).eval()
+    seq, batch = 7, 2
+    with torch.no_grad():
+        cache = model(torch.randint(0, 64, (batch, seq)), use_cache=True).past_key_values
+    kv = indexer = 0
+    for layer in cache.layers:
+        kv += sum(t.numel() for t in (layer.keys, layer.values))
+        keys = getattr(layer, "indexer_keys", None)
+        indexer += keys.numel() if keys is not None else 0
+    assert kv == 3 * (8 + 4) * seq * batch  # the latent and the RoPE key, once per token
+    want_indexer = {"glm4_moe_lite": 0, "deepseek_v32": 3, "glm_moe_dsa": 2}[mt] * 8 * seq * batch
+    assert indexer == want_indexer
+    assert kv + indexer == lc.kv_cache_bytes(cfg, seq, batch=batch, dtype="fp32") // 4
+
+
+def test_sparse_attention_flops_by_hand():
+    """Decode at 100,000 tokens: each DeepSeek-V3.2 layer's MLA attends to index_topk =
+    2,048 keys, 2 FLOPs per multiply-add over q.k (192) and the V sum (128) per head; its
+    indexer scores all 100,000 keys with 64 heads of 128, then sums over the heads."""
+    cfg = lc.load_model("DeepSeek-V3.2")
+    n, L = 100_000, 61
+    mla = L * 2 * 128 * (192 + 128) * 2048
+    indexer = L * 2 * 64 * (128 + 1) * n
+    assert lc.flops_per_token(cfg, n, mode="decode").attention == mla + indexer
+    # below index_topk, every key is attended, as in DeepSeek-V3
+    small = lc.flops_per_token(cfg, 1000, mode="prefill").attention
+    assert small == int(L * 2 * 128 * 320 * Fraction(1001, 2)
+                        + L * 2 * 64 * 129 * Fraction(1001, 2))
+
+
+def test_bad_values_are_one_line_errors():
+    base = json.loads((Path(lc.zoo.CONFIG_DIR) / "GLM-5.1.json").read_text())
+    for field, value in (("indexer_types", ["full"] * 3), ("mlp_layer_types", ["moe"] * 78),
+                         ("index_topk", 0), ("index_n_heads", None),
+                         ("index_topk_freq", 0), ("layer_types", ["full_attention"] * 78)):
+        with pytest.raises(ValueError) as e:
+            lc.from_hf_config(dict(base, **{field: value}))
+        msg = str(e.value)
+        assert "\n" not in msg and msg.startswith(field), msg
