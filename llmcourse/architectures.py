@@ -252,6 +252,58 @@ def _layer_norms(c):
     return t
 
 
+# --- Nemotron-H: one mixer per block -------------------------------------------------
+
+def _mamba2(c):
+    """A Mamba-2 mixer: one in_proj gives the gate z, the convolved x, B and C, and one
+    step size per head; its state per sequence is a head_dim x ssm_state_size matrix
+    per head (plus the convolution's last conv_kernel inputs), whatever the context."""
+    H, nh = c.hidden_size, c.mamba_num_heads
+    inner = nh * c.mamba_head_dim
+    conv_dim = inner + 2 * c.n_groups * c.ssm_state_size
+    t = _linear("mixer.in_proj", inner + conv_dim + nh, H, "attention", c.get("use_bias"))
+    t.append(Tensor("mixer.conv1d.weight", (conv_dim, 1, c.conv_kernel), "attention",
+                    matmul=True))
+    if c.get("use_conv_bias", True):
+        t.append(Tensor("mixer.conv1d.bias", (conv_dim,), "attention"))
+    t += [Tensor("mixer.dt_bias", (nh,), "attention"), Tensor("mixer.A_log", (nh,), "attention"),
+          Tensor("mixer.D", (nh,), "attention"), *_norm("mixer.norm", inner)]
+    return t + _linear("mixer.out_proj", H, inner, "attention", c.get("use_bias"))
+
+
+def _nemotron_block(c, kind):
+    """Nemotron-H: a norm and one mixer (Mamba-2, attention, routed experts or an MLP);
+    its MLPs and experts are non-gated (up, ReLU^2, down)."""
+    H, bias = c.hidden_size, c.get("mlp_bias", False)
+    t = _norm("norm", H)
+    if kind.attention == "mamba":
+        return t + _mamba2(c)
+    if kind.attention == "full_attention":  # q, k, v, o without biases, no QK-norm
+        nh, kv, hd = c.num_attention_heads, c.num_key_value_heads, c.head_dim
+        return (t + _linear("mixer.q_proj", nh * hd, H, "attention")
+                + _linear("mixer.k_proj", kv * hd, H, "attention")
+                + _linear("mixer.v_proj", kv * hd, H, "attention")
+                + _linear("mixer.o_proj", H, nh * hd, "attention"))
+    if kind.mlp == "dense":
+        return (t + _linear("mixer.up_proj", c.intermediate_size, H, "mlp", bias)
+                + _linear("mixer.down_proj", H, c.intermediate_size, "mlp", bias))
+    E, inter = c.num_experts, c.moe_intermediate_size
+    latent = c.get("moe_latent_size")   # Nemotron 3 Super: experts work in a smaller width
+    d_in = latent or H
+    ex = dict(routed=True, per_expert=E)
+    t += (_linear("mixer.gate", E, H, "router")
+          + [Tensor("mixer.gate.e_score_correction_bias", (E,), "router", buffer=True)]
+          + _linear("mixer.experts.{e}.up_proj", inter, d_in, "experts", **ex)
+          + _linear("mixer.experts.{e}.down_proj", d_in, inter, "experts", **ex))
+    shared = c.moe_shared_expert_intermediate_size
+    t += (_linear("mixer.shared_experts.up_proj", shared, H, "shared_experts", bias)
+          + _linear("mixer.shared_experts.down_proj", H, shared, "shared_experts", bias))
+    if latent:
+        t += (_linear("mixer.fc1_latent_proj", latent, H, "experts", bias)
+              + _linear("mixer.fc2_latent_proj", H, latent, "experts", bias))
+    return t
+
+
 class LayerGroup(NamedTuple):
     """The layers of one :class:`~llmcourse.layers.LayerKind` and their tensors.
 
@@ -278,6 +330,8 @@ def kind_tensors(cfg, kind):
     """The tensors of one layer of ``kind`` (a :class:`~llmcourse.layers.LayerKind`):
     its token mixer (attention of any kind, or Qwen3-Next's linear attention), its MLP
     (dense or routed experts) and its norms."""
+    if cfg.model_type == "nemotron_h":
+        return tuple(_nemotron_block(cfg, kind))
     mixer = _MIXERS.get(kind.attention)
     if mixer is None:
         raise ConfigError(f"layer_types: {kind.attention} layers have no tensor layout "
@@ -308,8 +362,8 @@ def layer_groups(cfg):
 
 def layer_prefix(cfg):
     """The checkpoint name prefix of layer ``i``, as a format string with ``{i}``."""
-    return {"gpt2": "h.{i}.", "gpt_neox": "gpt_neox.layers.{i}."}.get(cfg.model_type,
-                                                                     "model.layers.{i}.")
+    return {"gpt2": "h.{i}.", "gpt_neox": "gpt_neox.layers.{i}.",
+            "nemotron_h": "backbone.layers.{i}."}.get(cfg.model_type, "model.layers.{i}.")
 
 
 def global_tensors(cfg):
@@ -329,6 +383,11 @@ def global_tensors(cfg):
         return [Tensor("gpt_neox.embed_in.weight", (V, H), "embedding"),
                 *_norm("gpt_neox.final_layer_norm", H, True),
                 Tensor("embed_out.weight", (V, H), "lm_head", matmul=True, tied=tied)]
+    if cfg.model_type == "nemotron_h":  # the checkpoint's backbone (transformers: model.)
+        return [Tensor("backbone.embeddings.weight", (V, H), "embedding"),
+                *_norm("backbone.norm_f", H),
+                # transformers 5.23 never ties Nemotron-H's head (_tied_weights_keys = {})
+                Tensor("lm_head.weight", (V, H), "lm_head", matmul=True)]
     t = [Tensor("model.embed_tokens.weight", (V, H), "embedding")]
     if cfg.family == "phi":
         t += _norm("model.final_layernorm", H, True)

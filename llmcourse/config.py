@@ -212,6 +212,43 @@ def _dsa_layers(r, indexer):
                 indexer=indexer(r) if indexer else Axis.constant(True))
 
 
+# Nemotron-H's blocks: M a Mamba-2 mixer, * attention, E routed experts, - a dense MLP
+# (transformers 5.23 writes them back in layers_block_type as linear_attention,
+# full_attention, moe, mlp); each block is one of the four, with one norm before it
+_NEMOTRON_BLOCKS = {"M": ("mamba", "none"), "*": ("full_attention", "none"),
+                    "E": ("none", "moe"), "-": ("none", "dense")}
+_NEMOTRON_TYPES = {"linear_attention": "M", "full_attention": "*", "moe": "E", "mlp": "-"}
+
+
+def _nemotron_pattern(r):
+    """The block pattern as a string of M * E -: layers_block_type (the saved form; also
+    read as layer_types), else hybrid_override_pattern, else transformers' default."""
+    lbt = r.get("layers_block_type")
+    if lbt is not None:
+        if not isinstance(lbt, list) or not lbt or len(lbt) > MAX_LIST or not all(
+                isinstance(v, str) and v in _NEMOTRON_TYPES for v in lbt):
+            _fail("layers_block_type", "must list each block as one of "
+                  f"{', '.join(_NEMOTRON_TYPES)} (at most {MAX_LIST:,})", lbt)
+        return "".join(_NEMOTRON_TYPES[v] for v in lbt)
+    pat = r.get("hybrid_override_pattern")
+    if pat is None:
+        return "ME*-"
+    if not isinstance(pat, str) or not pat or len(pat) > MAX_LIST or set(pat) - set(_NEMOTRON_BLOCKS):
+        _fail("hybrid_override_pattern", "must be a string of M (Mamba-2), * (attention), "
+              f"E (experts) and - (MLP), one per block, at most {MAX_LIST:,}", pat)
+    return pat
+
+
+def _nemotron_h_layers(r):
+    pat = _nemotron_pattern(r)
+    return dict(attention=Axis.from_list([_NEMOTRON_BLOCKS[c][0] for c in pat],
+                                         field="hybrid_override_pattern"),
+                mlp=Axis.from_list([_NEMOTRON_BLOCKS[c][1] for c in pat],
+                                   field="hybrid_override_pattern"),
+                # its attention blocks use no position code (NoPE): the Mamba blocks carry order
+                rope=Axis.from_list([c != "*" for c in pat], field="hybrid_override_pattern"))
+
+
 _COMMON = dict(num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
                attention_bias=False, sliding_window=None, layer_types=None)
 
@@ -417,6 +454,23 @@ _FAMILIES = {
                                       index_topk=2048, index_head_dim=128, index_n_heads=32,
                                       first_k_dense_replace=3, mlp_layer_types=None,
                                       indexer_types=None, num_nextn_predict_layers=0)),
+    # Nemotron 3 (Nemotron-H): Mamba-2 blocks, a few attention blocks and MoE blocks of
+    # non-gated ReLU^2 experts with a shared expert, each block one of them
+    # (hybrid_override_pattern); num_hidden_layers is the pattern's length
+    "nemotron_h": dict(family="nemotron_h", moe="n_routed_experts", layers=_nemotron_h_layers,
+                       attribute_map=dict(num_local_experts="n_routed_experts"),
+                       defaults=dict(_COMMON, vocab_size=131072, hidden_size=4096,
+                                     num_attention_heads=32, num_key_value_heads=8, head_dim=128,
+                                     max_position_embeddings=4096, intermediate_size=21504,
+                                     mlp_bias=False, ssm_state_size=128, mamba_num_heads=128,
+                                     mamba_head_dim=64, n_groups=8, conv_kernel=4,
+                                     use_conv_bias=True, mamba_proj_bias=False, use_bias=False,
+                                     n_routed_experts=8, n_shared_experts=1,
+                                     moe_intermediate_size=7688,
+                                     moe_shared_expert_intermediate_size=7688,
+                                     moe_latent_size=None, num_experts_per_tok=2,
+                                     hybrid_override_pattern=None, layers_block_type=None,
+                                     pad_token_id=0, num_nextn_predict_layers=0)),
     # MiniMax-M2: GQA with one RMSNorm over all query heads and one over all key heads
     # (OLMo-2's QK-norm), 256 experts top-8 in every layer, no shared expert
     "minimax_m2": dict(family="llama", moe="num_local_experts",
@@ -469,6 +523,7 @@ _NUMBER = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "partial_rotary_facto
 _STRING = ("torch_dtype", "dtype", "hidden_act", "hidden_activation", "_name_or_path")
 _OBJECT = ("text_config", "rope_scaling", "quantization_config")
 _BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_window",
+            "use_conv_bias", "use_bias",
             "qk_layernorm", "qkv_bias", "use_qk_norm", "add_cross_attention",
             "use_bidirectional_attention", "norm_topk_prob")
 _LAYER_TYPES = ("full_attention", "sliding_attention")
@@ -483,7 +538,7 @@ _LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
 # model types whose attention never slides, whatever a config's sliding_window says
 _NO_WINDOW = ("phi", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_neox", "gemma", "olmo2",
               "granite", "glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa",
-              "minimax_m2")
+              "minimax_m2", "nemotron_h")
 _POSITIVE_BY_TYPE = {
     "gpt2": ("n_embd", "n_layer", "n_head", "n_positions", "n_inner"),
     "gemma3_text": ("sliding_window_pattern",),
@@ -500,6 +555,8 @@ _POSITIVE_BY_TYPE = {
                     "no_rope_layer_interval"),
     "smollm3": ("no_rope_layer_interval",),
     "deepseek_v32": ("index_topk", "index_head_dim", "index_n_heads"),
+    "nemotron_h": ("ssm_state_size", "mamba_num_heads", "mamba_head_dim", "n_groups",
+                   "conv_kernel", "moe_shared_expert_intermediate_size", "moe_latent_size"),
     "glm_moe_dsa": ("index_topk", "index_head_dim", "index_n_heads"),
 }
 # null in a config.json: derive it (KV heads = heads, head_dim = hidden / heads, no MLP-only
@@ -507,10 +564,11 @@ _POSITIVE_BY_TYPE = {
 _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_moe", "olmo2",
                      "granite", "smollm3", "glm4_moe", "llama4_text", "qwen3_next",
                      "qwen3_5_text", "qwen3_5_moe_text", "deepseek_v32", "glm_moe_dsa",
-                     "minimax_m2", "glm4_moe_lite", "mistral4")
+                     "minimax_m2", "glm4_moe_lite", "mistral4", "nemotron_h")
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
                  "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
-                 "mlp_layer_types", "indexer_types", "q_lora_rank")
+                 "mlp_layer_types", "indexer_types", "q_lora_rank", "moe_latent_size",
+                 "hybrid_override_pattern", "layers_block_type")
 _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
                          "glm4_moe_lite": ("num_nextn_predict_layers",),
                          "deepseek_v32": ("num_nextn_predict_layers",),
@@ -634,6 +692,13 @@ def _validate(raw):
         own = amap.get(f)
         return own if own and f not in raw else f
 
+    if mt == "nemotron_h":
+        # layer_types is transformers' alias of layers_block_type; the blocks' count is the
+        # pattern's length, whatever num_hidden_layers says (transformers warns and ignores it)
+        if raw.get("layer_types") is not None and raw.get("layers_block_type") is None:
+            r["layers_block_type"] = raw["layer_types"]
+        r["layer_types"] = None
+        r["num_hidden_layers"] = len(_nemotron_pattern(r))
     if mt == "gpt2" and r["intermediate_size"] is None and _is_int(r["hidden_size"]):
         r["intermediate_size"] = 4 * r["hidden_size"]  # n_inner = None: the classic 4 x d
     if mt == "qwen2_moe" and r.get("use_sliding_window") is False:
@@ -1016,6 +1081,11 @@ class ModelConfig:
                             f"so the course repeats it for at most {MAX_LIST:,} layers (got "
                             f"{n:,}); pass {key}=None to use the family's own pattern")
                     target[key] = [pattern[i % len(pattern)] for i in range(n)]
+            for key in ("hybrid_override_pattern", "layers_block_type"):  # Nemotron-H's blocks
+                pattern = target.get(key)
+                if mt == "nemotron_h" and key not in changes and pattern and n <= MAX_LIST \
+                        and isinstance(pattern, (str, list)):
+                    target[key] = pattern * (n // len(pattern)) + pattern[:n % len(pattern)]
             if "indexer_types" not in changes and isinstance(target.get("indexer_types"), list) \
                     and target["indexer_types"] and n <= MAX_LIST:
                 pattern = target["indexer_types"]

@@ -288,15 +288,18 @@ def kv_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
 
 
 def linear_state_bytes(cfg, batch=1, dtype="bf16"):
-    """Bytes of the fixed-size state of linear-attention layers (Qwen3-Next's gated
-    DeltaNet), for ``batch`` sequences; 0 for a model without such layers.
+    """Bytes of the fixed-size state of linear-attention layers (Qwen3-Next's and
+    Qwen3.5's gated DeltaNet) and Mamba-2 layers (Nemotron-H), for ``batch`` sequences;
+    0 for a model without such layers.
 
     It replaces a KV cache in those layers and does not grow with context length.
     Per layer and sequence: the recurrent state, one ``linear_key_head_dim x
     linear_value_head_dim`` matrix per value head, plus the short convolution's
     state, ``linear_conv_kernel_dim`` positions of its q, k and v channels
     (``2 x key heads x key_head_dim + value heads x value_head_dim``); the shapes
-    transformers' cache allocates.
+    transformers' cache allocates. A Mamba-2 layer keeps ``mamba_head_dim x
+    ssm_state_size`` per head and ``conv_kernel`` positions of its convolved x, B and C
+    (``mamba_num_heads x mamba_head_dim + 2 x n_groups x ssm_state_size`` channels).
 
     ``dtype`` is the storage type of both states (default bf16, the model's
     weights' type; transformers' reference kernels keep the recurrent state in
@@ -305,13 +308,19 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     cfg = _cfg(cfg)
     _positive_int("batch", batch)
     bits = dtype_bits(dtype)
-    n = _layer_type_counts(cfg).get("linear_attention", 0)
-    if not n:
-        return 0
-    vh, kd, vd = cfg.linear_num_value_heads, cfg.linear_key_head_dim, cfg.linear_value_head_dim
-    conv_dim = 2 * cfg.linear_num_key_heads * kd + vh * vd
-    values = vh * kd * vd + conv_dim * cfg.linear_conv_kernel_dim
-    return int(-(-(values * bits * n * batch) // 8))
+    counts = _layer_type_counts(cfg)
+    values = 0
+    n = counts.get("linear_attention", 0)
+    if n:
+        vh, kd, vd = cfg.linear_num_value_heads, cfg.linear_key_head_dim, cfg.linear_value_head_dim
+        conv_dim = 2 * cfg.linear_num_key_heads * kd + vh * vd
+        values += n * (vh * kd * vd + conv_dim * cfg.linear_conv_kernel_dim)
+    n = counts.get("mamba", 0)
+    if n:  # Mamba-2: a head_dim x ssm_state_size state per head, the conv's last inputs
+        nh, N = cfg.mamba_num_heads, cfg.ssm_state_size
+        conv_dim = nh * cfg.mamba_head_dim + 2 * cfg.n_groups * N
+        values += n * (nh * cfg.mamba_head_dim * N + conv_dim * cfg.conv_kernel)
+    return int(-(-(values * bits * batch) // 8))
 
 
 # --- FLOPs -----------------------------------------------------------------------------
@@ -352,7 +361,9 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     ``linear_key_head_dim x linear_value_head_dim`` state (the state's prediction
     of v from k, the rank-one update, the read-out with q), 2 FLOPs per
     multiply-add: 6 x heads x key_dim x value_dim per token; its convolution and
-    projections are weights, in ``matmul``. A sparse-attention layer (DeepSeek-V3.2,
+    projections are weights, in ``matmul``. A Mamba-2 layer (Nemotron-H) likewise: two
+    products the size of its state (the decayed rank-one update, the read-out with C),
+    4 x mamba_num_heads x mamba_head_dim x ssm_state_size. A sparse-attention layer (DeepSeek-V3.2,
     GLM-5) attends to at most ``index_topk`` keys, as a window would, and its lightning
     indexer scores every earlier key: ``index_n_heads`` products of ``index_head_dim``
     plus the weighted sum over those heads, 2 x heads x (head_dim + 1) FLOPs per key.
@@ -388,6 +399,9 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         attention += n["linear_attention"] * 6 * (r["linear_num_value_heads"]
                                                   * r["linear_key_head_dim"]
                                                   * r["linear_value_head_dim"])
+    if n.get("mamba"):  # Mamba-2: decay plus rank-one update, and the read-out with C
+        attention += n["mamba"] * 4 * (cfg.mamba_num_heads * cfg.mamba_head_dim
+                                       * cfg.ssm_state_size)
     return FlopCount(cfg.name, matmul, attention, mode, seq_len)
 
 

@@ -38,9 +38,11 @@ __all__ = ["LayerKind", "Axis", "LayerSchedule", "LayerIndices", "LayerTypes",
 
 #: attention kinds a layer may have (``layer_types`` values in transformers)
 ATTENTION_KINDS = ("full_attention", "sliding_attention", "chunked_attention",
-                   "linear_attention", "indexed_attention")
-#: MLP kinds: a dense feed-forward block, or routed experts
-MLP_KINDS = ("dense", "moe")
+                   "linear_attention", "indexed_attention",
+                   "mamba",   # Nemotron-H's Mamba-2 blocks (transformers: linear_attention)
+                   "none")    # a Nemotron-H block that is only an MLP or experts
+#: MLP kinds: a dense feed-forward block, routed experts, or none (a Nemotron-H mixer block)
+MLP_KINDS = ("dense", "moe", "none")
 
 
 class LayerKind(NamedTuple):

@@ -21,6 +21,7 @@ Standard library only.
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass
 
 from .architectures import global_tensors, layer_groups
@@ -171,9 +172,42 @@ def scheme_as_shipped(cfg):
                        scale_bits=16, zero_bits=bits,
                        index_bytes_per_input=s.index_bytes_per_input, nominal="int4",
                        source="the model's quantization_config"), skip, base)
+    if method == "compressed-tensors":  # Kimi K2.5's INT4 experts (llm-compressor's format)
+        return _compressed_tensors(q), tuple(q.get("ignore") or ()), base
     raise ConfigError(f"quantization_config: quant_method {method!r} is not modelled here "
-                      f"(known: fp8, mxfp4, awq, gptq); pass weights= one of "
+                      f"(known: fp8, mxfp4, awq, gptq, compressed-tensors); pass weights= one of "
                       f"{', '.join(SCHEMES)}")
+
+
+def _compressed_tensors(q):
+    """One config group of integer weights, as llm-compressor's pack-quantized format
+    stores it: the values packed (num_bits each), a scale in the model's 16-bit dtype per
+    group (or channel), a zero point of num_bits per scale unless symmetric. (Each matrix
+    also keeps its shape as two int32: 8 bytes, not counted.)"""
+    groups = q.get("config_groups") or {}
+    if not isinstance(groups, dict) or len(groups) != 1:
+        raise ConfigError("quantization_config.config_groups: one group of quantized weights "
+                          "is modelled here")
+    (group,) = groups.values()
+    w = (group or {}).get("weights") or {}
+    bits, strategy = w.get("num_bits"), w.get("strategy")
+    if w.get("type", "int") != "int" or bits not in (2, 4, 8) or strategy not in ("group",
+                                                                                "channel"):
+        raise ConfigError("quantization_config.config_groups: integer weights of 2, 4 or 8 "
+                          "bits with group or channel scales are modelled here "
+                          f"(got {w.get('type')} {bits}-bit, {strategy})")
+    g = w.get("group_size") if strategy == "group" else 0
+    if strategy == "group" and (not isinstance(g, int) or isinstance(g, bool) or g < 1):
+        raise ConfigError(f"quantization_config.config_groups: group_size must be a whole "
+                          f"number (got {g!r})")
+    zero = 0 if w.get("symmetric", True) else bits
+    return Scheme(f"int{bits}-" + (f"g{g}" if g else "channel") + "-ct",
+                  f"int{bits} values packed, a 16-bit scale per "
+                  + (f"group of {g} inputs" if g else "output channel")
+                  + ("" if not zero else f" and a {bits}-bit zero point"),
+                  bits, strategy, group=g, scale_bits=16, zero_bits=zero,
+                  nominal=f"int{bits}", source="the model's quantization_config "
+                  "(compressed-tensors, pack-quantized)")
 
 
 class StoredWeights:
@@ -210,8 +244,21 @@ class StoredWeights:
 
 
 def _skipped(name, patterns):
-    return any(fnmatch.fnmatchcase(name, p) or fnmatch.fnmatchcase(name, p + ".*")
-               for p in patterns)
+    """A tensor left unquantized: a glob (modules_to_not_convert) or, for
+    compressed-tensors' ``ignore``, a ``re:`` regular expression on the module name."""
+    for p in patterns:
+        if not isinstance(p, str):
+            continue
+        if p.startswith("re:"):
+            try:
+                if re.match(p[3:], name.rsplit(".", 1)[0]):
+                    return True
+            except re.error:
+                raise ConfigError(f"quantization_config.ignore: {p!r} is not a regular "
+                                  "expression") from None
+        elif fnmatch.fnmatchcase(name, p) or fnmatch.fnmatchcase(name, p + ".*"):
+            return True
+    return False
 
 
 def _matrix_dims(t, in_out=False):

@@ -43,6 +43,8 @@ def _transformers_name(cfg, name):
         return "transformer." + name  # GPT-2's checkpoint was saved without the prefix
     if cfg.model_type == "gpt_neox" and name == "embed_out.weight":
         return "lm_head.weight"  # transformers 5 renames Pythia's embed_out on load
+    if name.startswith("backbone."):  # Nemotron-H's checkpoint prefix, renamed on load
+        return "model." + name[len("backbone."):]
     if ".block_sparse_moe.gate." in name or ".block_sparse_moe.e_score" in name:
         # Mixtral's and MiniMax-M2's checkpoint names for the router (and MiniMax's bias)
         return name.replace("block_sparse_moe", "mlp")

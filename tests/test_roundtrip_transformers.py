@@ -40,8 +40,8 @@ def _shrunk(d):
     d = dict(_text_part(d))
     layers_key = "n_layer" if d["model_type"] == "gpt2" else "num_hidden_layers"
     d[layers_key] = 3
-    for key in ("layer_types", "no_rope_layers"):
-        if isinstance(d.get(key), list):
+    for key in ("layer_types", "no_rope_layers", "hybrid_override_pattern"):
+        if isinstance(d.get(key), (list, str)):  # (Nemotron-H: its pattern sets the depth)
             d[key] = d[key][:3]
     if isinstance(d.get("moe_layers"), list):
         d["moe_layers"] = [i for i in d["moe_layers"] if i < 3]

@@ -1,7 +1,8 @@
-"""The 2026 families built on DeepSeek's MLA and on large MoEs (issue 21): GLM-4.7-Flash
-(glm4_moe_lite), Mistral Small 4 (mistral4), DeepSeek-V3.2 and GLM-5 (deepseek_v32,
-glm_moe_dsa: DeepSeek Sparse Attention with a lightning indexer), Kimi K2.5 (kimi_k25, a
-wrapper around DeepSeek-V3's layout) and MiniMax-M2 (minimax_m2).
+"""The 2026 families built on DeepSeek's MLA, on large MoEs and on Mamba-2 (issue 21):
+GLM-4.7-Flash (glm4_moe_lite), Mistral Small 4 (mistral4), DeepSeek-V3.2 and GLM-5
+(deepseek_v32, glm_moe_dsa: DeepSeek Sparse Attention with a lightning indexer), Kimi K2.5
+(kimi_k25, a wrapper around DeepSeek-V3's layout), MiniMax-M2 (minimax_m2) and Nemotron 3
+(nemotron_h: Mamba-2, attention and MoE blocks).
 
 Their real configs sit in the zoo, where tests/test_exact_vs_transformers.py and
 tests/test_roundtrip_transformers.py hold every count against transformers' meta build
@@ -29,7 +30,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # published sizes (model cards): total and active parameters, to the digits published.
 # GLM-4.7-Flash's "30B-A3B" is a name: its active count with the embedding and head is 3.9B.
 # MiniMax counts its "10B" active without the embedding and the head (1.2B of 200,064 x 3,072)
-PUBLISHED = {"GLM-4.7-Flash": ("30B", None), "GLM-5.1": ("744B", "40B"),
+PUBLISHED = {"GLM-4.7-Flash": ("30B", None), "Nemotron-3-Nano-30B-A3B": ("31.6B", "3.6B"), "GLM-5.1": ("744B", "40B"),
              "DeepSeek-V3.2": ("671B", "37B"), "Kimi-K2.5": ("1T", "32B"),
              "MiniMax-M2.7": ("230B", "10B")}
 
@@ -278,6 +279,109 @@ def test_bad_values_are_one_line_errors():
     for field, value in (("indexer_types", ["full"] * 3), ("mlp_layer_types", ["moe"] * 78),
                          ("index_topk", 0), ("index_n_heads", None),
                          ("index_topk_freq", 0), ("layer_types", ["full_attention"] * 78)):
+        with pytest.raises(ValueError) as e:
+            lc.from_hf_config(dict(base, **{field: value}))
+        msg = str(e.value)
+        assert "\n" not in msg and msg.startswith(field), msg
+
+
+# --- Nemotron-H: Mamba-2, attention and MoE blocks ----------------------------------------
+
+def test_nemotron_blocks_follow_the_pattern():
+    cfg = lc.load_model("Nemotron-3-Nano-30B-A3B")
+    assert cfg.num_hidden_layers == 52
+    n = cfg.layer_types.counts()
+    assert (n["mamba"], n["full_attention"], n["none"]) == (23, 6, 23)
+    # only the 6 attention blocks cache K and V: 2 KV heads of 128, bf16
+    assert lc.kv_cache_bytes(cfg, 10_000) == 6 * 2 * 2 * 128 * 2 * 10_000
+    # 23 Mamba-2 blocks hold a fixed state: 64 heads x 64 x 128, plus the conv's 4 positions
+    # of 64 x 64 + 2 x 8 x 128 channels, per block and sequence
+    assert lc.linear_state_bytes(cfg) == 23 * (64 * 64 * 128 + (64 * 64 + 2 * 8 * 128) * 4) * 2
+
+
+@st.composite
+def nemotron_configs(draw):
+    d8 = st.integers(1, 8)
+    kv = draw(st.integers(1, 3))
+    E = draw(st.integers(1, 6))
+    groups = draw(st.integers(1, 3))
+    d = {"model_type": "nemotron_h", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": 4 * draw(d8), "intermediate_size": 2 * draw(d8),
+         "num_attention_heads": kv * draw(st.integers(1, 3)), "num_key_value_heads": kv,
+         "head_dim": 2 * draw(d8), "ssm_state_size": draw(d8),
+         "mamba_num_heads": groups * draw(st.integers(1, 3)), "mamba_head_dim": draw(d8),
+         "n_groups": groups, "conv_kernel": draw(st.integers(1, 4)),
+         "use_conv_bias": draw(st.booleans()), "n_routed_experts": E,
+         "num_experts_per_tok": draw(st.integers(1, E)), "moe_intermediate_size": 2 * draw(d8),
+         "moe_shared_expert_intermediate_size": 2 * draw(d8), "pad_token_id": 0,
+         "tie_word_embeddings": draw(st.booleans())}
+    blocks = draw(st.text(alphabet="ME*-", min_size=1, max_size=8))
+    if draw(st.booleans()):
+        d["hybrid_override_pattern"] = blocks
+    else:  # the form transformers writes back
+        names = {"M": "linear_attention", "*": "full_attention", "E": "moe", "-": "mlp"}
+        d["layers_block_type"] = [names[c] for c in blocks]
+    if draw(st.booleans()):
+        d["moe_latent_size"] = 2 * draw(d8)  # Nemotron 3 Super's latent experts
+    return d
+
+
+def test_random_nemotron_configs_match_transformers():
+    @settings(max_examples=40, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(nemotron_configs())
+    def check(d):
+        cfg = lc.from_hf_config(d)
+        total, routed = _meta_counts(d)
+        pc = lc.param_count(cfg)
+        assert pc.total == total
+        assert pc.active == _active(total, routed, cfg)
+    check()
+
+
+def test_nemotron_states_equal_what_transformers_caches():
+    """A tiny Nemotron-H after a CPU prefill: its Mamba-2 conv and SSM states hold
+    linear_state_bytes(fp32) / 4 numbers, its attention blocks' K and V
+    kv_cache_bytes(fp32) / 4; the MLP and MoE blocks hold nothing."""
+    import torch
+    d = {"model_type": "nemotron_h", "vocab_size": 64, "hidden_size": 32,
+         "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+         "intermediate_size": 24, "ssm_state_size": 6, "mamba_num_heads": 4,
+         "mamba_head_dim": 4, "n_groups": 2, "conv_kernel": 3, "chunk_size": 4,
+         "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 8,
+         "moe_shared_expert_intermediate_size": 8, "hybrid_override_pattern": "ME*-M*E",
+         "use_mamba_kernels": False}
+    cfg = lc.from_hf_config(d)
+    torch.manual_seed(0)
+    model = transformers_ref.causal_lm(transformers_ref.hf_config(d)).eval()
+    seq, batch = 7, 2
+    with torch.no_grad():
+        cache = model(torch.randint(0, 64, (batch, seq)), use_cache=True).past_key_values
+    states = kv = 0
+    for layer in cache.layers:
+        for kind in ("conv_states", "recurrent_states"):
+            states += sum(t.numel() for t in (getattr(layer, kind, None) or {}).values()
+                          if t is not None)
+        kv += sum(t.numel() for t in (getattr(layer, "keys", None),
+                                      getattr(layer, "values", None)) if t is not None)
+    # by hand: 2 Mamba blocks x (4 heads x 4 x 6 + (16 + 2 x 2 x 6) x 3) per sequence;
+    # 2 attention blocks x K and V of 2 heads x 8 per token
+    assert states == 2 * (4 * 4 * 6 + (16 + 24) * 3) * batch
+    assert kv == 2 * 2 * 2 * 8 * seq * batch
+    assert states == lc.linear_state_bytes(cfg, batch=batch, dtype="fp32") // 4
+    assert kv == lc.kv_cache_bytes(cfg, seq, batch=batch, dtype="fp32") // 4
+
+
+def test_nemotron_depth_what_if_repeats_the_pattern():
+    cfg = lc.load_model("Nemotron-3-Nano-30B-A3B").replace(num_hidden_layers=8)
+    assert cfg.to_hf_config()["hybrid_override_pattern"] == "MEMEM*EM"
+    assert lc.param_count(cfg).total == _meta_counts(cfg.to_hf_config())[0]
+
+
+def test_nemotron_bad_patterns_are_one_line_errors():
+    base = json.loads((Path(lc.zoo.CONFIG_DIR) / "Nemotron-3-Nano-30B-A3B.json").read_text())
+    for field, value in (("hybrid_override_pattern", "MEX"), ("hybrid_override_pattern", ""),
+                         ("layers_block_type", ["mamba"]), ("ssm_state_size", 0)):
         with pytest.raises(ValueError) as e:
             lc.from_hf_config(dict(base, **{field: value}))
         msg = str(e.value)
