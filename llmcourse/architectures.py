@@ -84,10 +84,10 @@ def _attention(c):
         if c.get("qk_layernorm"):
             t += _norm("self_attn.q_layernorm", hd, True) + _norm("self_attn.k_layernorm", hd, True)
         return t
-    qkv_bias = True if mt == "qwen2" else (False if mt in ("mistral", "mixtral")
+    qkv_bias = True if mt == "qwen2" else (False if mt in ("mistral", "mixtral", "ministral3")
                                            else c.get("qkv_bias", True) if mt == "qwen2_moe"
                                            else c.get("attention_bias", False))
-    o_bias = (False if mt in ("qwen2", "mistral", "mixtral", "qwen2_moe", "glm4_moe")
+    o_bias = (False if mt in ("qwen2", "mistral", "mixtral", "qwen2_moe", "glm4_moe", "ministral3")
               else c.get("attention_bias", False))
     # Qwen3-Next and Qwen3.5: q and an output gate (Qwen3.5's attn_output_gate, on by default)
     gated = mt == "qwen3_next" or (mt in ("qwen3_5_text", "qwen3_5_moe_text")
@@ -102,7 +102,7 @@ def _attention(c):
             mt == "glm4_moe" and c.get("use_qk_norm")):
         # QK-norm: an RMSNorm over each head's q and k (Llama-4's is a weightless L2 norm)
         t += _norm("self_attn.q_norm", hd) + _norm("self_attn.k_norm", hd)
-    if mt in ("olmo2", "minimax_m2"):  # one norm over the whole q and k projections
+    if mt in ("olmo2", "olmo3", "minimax_m2"):  # one norm over the whole q and k projections
         t += _norm("self_attn.q_norm", nh * hd) + _norm("self_attn.k_norm", kv * hd)
     if mt == "gpt_oss":  # one learned "attention sink" logit per head
         t.append(Tensor("self_attn.sinks", (nh,), "attention"))
@@ -244,7 +244,7 @@ def _layer_norms(c):
         return _norm("ln_1", H, True) + _norm("ln_2", H, True)
     if mt == "gpt_neox":
         return _norm("input_layernorm", H, True) + _norm("post_attention_layernorm", H, True)
-    if mt == "olmo2":  # OLMo-2 norms each sublayer's output, not its input
+    if mt in ("olmo2", "olmo3"):  # OLMo-2/3 norm each sublayer's output, not its input
         return _norm("post_attention_layernorm", H) + _norm("post_feedforward_layernorm", H)
     t = _norm("input_layernorm", H) + _norm("post_attention_layernorm", H)
     if mt in ("gemma2", "gemma3_text"):  # Gemma-2/3 also norm before and after the MLP

@@ -471,6 +471,21 @@ _FAMILIES = {
                                      moe_latent_size=None, num_experts_per_tok=2,
                                      hybrid_override_pattern=None, layers_block_type=None,
                                      pad_token_id=0, num_nextn_predict_layers=0)),
+    # OLMo 3: OLMo-2's layout (norms after each sublayer, one norm over all q and over all
+    # k) with three sliding-window layers to one full layer (default layer_types)
+    "olmo3": dict(family="llama",
+                  layers=lambda r: dict(attention=Axis.cycle(
+                      ("sliding_attention", 3), ("full_attention", 1), field="layer_types")),
+                  defaults=dict(_COMMON, vocab_size=50304, hidden_size=4096,
+                                intermediate_size=11008, num_hidden_layers=32,
+                                num_attention_heads=32, max_position_embeddings=2048,
+                                pad_token_id=1, sliding_window=4096)),
+    # Ministral 3 and Devstral 2: Mistral's layout (no biases, a given head_dim)
+    "ministral3": dict(family="llama", layers=_full_attention,
+                       defaults=dict(_COMMON, vocab_size=131072, hidden_size=4096,
+                                     intermediate_size=14336, num_hidden_layers=34,
+                                     num_attention_heads=32, num_key_value_heads=8, head_dim=128,
+                                     max_position_embeddings=262144, pad_token_id=11)),
     # MiniMax-M2: GQA with one RMSNorm over all query heads and one over all key heads
     # (OLMo-2's QK-norm), 256 experts top-8 in every layer, no shared expert
     "minimax_m2": dict(family="llama", moe="num_local_experts",
@@ -485,9 +500,10 @@ _FAMILIES = {
 # multimodal configs whose language model is read from their ``text_config``
 _MULTIMODAL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
                "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
-               "kimi_k25": "deepseek_v3"}   # Kimi K2.5: DeepSeek-V3's layout, 384 experts
+               "kimi_k25": "deepseek_v3",   # Kimi K2.5: DeepSeek-V3's layout, 384 experts
+               "mistral3": "ministral3"}    # Ministral 3 (Mistral Small 3.x: mistral inside)
 # text_config model types a wrapper also accepts, read as the one it maps to
-_TEXT_ALIASES = {("kimi_k25", "kimi_k2"): "deepseek_v3"}
+_TEXT_ALIASES = {("kimi_k25", "kimi_k2"): "deepseek_v3", ("mistral3", "mistral"): "mistral"}
 # DeepSeek Sparse Attention: an indexer beside MLA
 DSA_TYPES = ("deepseek_v32", "glm_moe_dsa")
 # Qwen3-Next's gated-DeltaNet layout: the types that share its tensors
@@ -564,7 +580,8 @@ _POSITIVE_BY_TYPE = {
 _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_moe", "olmo2",
                      "granite", "smollm3", "glm4_moe", "llama4_text", "qwen3_next",
                      "qwen3_5_text", "qwen3_5_moe_text", "deepseek_v32", "glm_moe_dsa",
-                     "minimax_m2", "glm4_moe_lite", "mistral4", "nemotron_h")
+                     "minimax_m2", "glm4_moe_lite", "mistral4", "nemotron_h", "olmo3",
+                     "ministral3")
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
                  "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
                  "mlp_layer_types", "indexer_types", "q_lora_rank", "moe_latent_size",
@@ -887,7 +904,7 @@ def _validate_text_config(raw, mt):
     text.setdefault("model_type", _MULTIMODAL[mt])
     if _TEXT_ALIASES.get((mt, text["model_type"])):  # Kimi's kimi_k2 is read as deepseek_v3
         text["model_type"] = _TEXT_ALIASES[(mt, text["model_type"])]
-    if text["model_type"] != _MULTIMODAL[mt]:
+    if text["model_type"] != _MULTIMODAL[mt] and (mt, text["model_type"]) not in _TEXT_ALIASES:
         _fail("text_config.model_type", f"must be {_MULTIMODAL[mt]!r} in a {mt!r} config",
               text["model_type"])
     try:

@@ -12,10 +12,10 @@ __all__ = ["list_models", "load_model", "as_config", "model_family", "model_fami
 # family -> the model types it ships as, in the order pickers show the families
 FAMILIES = {
     "GPT-2": ("gpt2",), "Pythia": ("gpt_neox",), "Llama": ("llama", "llama4_text"),
-    "Mistral": ("mistral", "mixtral"), "Qwen": ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
+    "Mistral": ("mistral", "mixtral", "ministral3"), "Qwen": ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
                                                 "qwen3_next", "qwen3_5_text",
                                                 "qwen3_5_moe_text"),
-    "Gemma": ("gemma", "gemma2", "gemma3_text"), "Phi": ("phi", "phi3"), "OLMo": ("olmo2",),
+    "Gemma": ("gemma", "gemma2", "gemma3_text"), "Phi": ("phi", "phi3"), "OLMo": ("olmo2", "olmo3"),
     "Granite": ("granite",), "SmolLM": ("smollm3",),
     "GLM": ("glm4_moe", "glm4_moe_lite", "glm_moe_dsa"),
     "DeepSeek": ("deepseek_v2", "deepseek_v3", "deepseek_v32"), "gpt-oss": ("gpt_oss",),

@@ -1,8 +1,9 @@
 """The 2026 families built on DeepSeek's MLA, on large MoEs and on Mamba-2 (issue 21):
 GLM-4.7-Flash (glm4_moe_lite), Mistral Small 4 (mistral4), DeepSeek-V3.2 and GLM-5
 (deepseek_v32, glm_moe_dsa: DeepSeek Sparse Attention with a lightning indexer), Kimi K2.5
-(kimi_k25, a wrapper around DeepSeek-V3's layout), MiniMax-M2 (minimax_m2) and Nemotron 3
-(nemotron_h: Mamba-2, attention and MoE blocks).
+(kimi_k25, a wrapper around DeepSeek-V3's layout), MiniMax-M2 (minimax_m2), Nemotron 3
+(nemotron_h: Mamba-2, attention and MoE blocks), OLMo 3 (olmo3: three sliding-window
+layers to one full) and Ministral 3 (ministral3, in a mistral3 vision wrapper).
 
 Their real configs sit in the zoo, where tests/test_exact_vs_transformers.py and
 tests/test_roundtrip_transformers.py hold every count against transformers' meta build
@@ -386,3 +387,57 @@ def test_nemotron_bad_patterns_are_one_line_errors():
             lc.from_hf_config(dict(base, **{field: value}))
         msg = str(e.value)
         assert "\n" not in msg and msg.startswith(field), msg
+
+
+# --- OLMo 3 and Ministral 3: dense, one with sliding windows --------------------------------
+
+@st.composite
+def dense_2026_configs(draw, mt):
+    d8 = st.integers(1, 8)
+    kv = draw(st.integers(1, 3))
+    L = draw(st.integers(1, 6))
+    d = {"model_type": mt, "vocab_size": draw(st.integers(12, 200)),
+         "hidden_size": 4 * draw(d8), "intermediate_size": 2 * draw(d8),
+         "num_hidden_layers": L, "num_attention_heads": kv * draw(st.integers(1, 3)),
+         "num_key_value_heads": kv, "max_position_embeddings": 64,
+         "tie_word_embeddings": draw(st.booleans())}
+    if mt == "ministral3":
+        d["head_dim"] = 2 * draw(d8)
+    else:
+        d["hidden_size"] = d["num_attention_heads"] * 2 * draw(d8)
+        d["attention_bias"] = draw(st.booleans())
+        if draw(st.booleans()):
+            d["layer_types"] = draw(st.lists(st.sampled_from(["sliding_attention",
+                                                              "full_attention"]),
+                                             min_size=L, max_size=L))
+    return d
+
+
+@pytest.mark.parametrize("mt", ["olmo3", "ministral3"])
+def test_random_dense_2026_configs_match_transformers(mt):
+    @settings(max_examples=30, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(dense_2026_configs(mt))
+    def check(d):
+        assert lc.param_count(lc.from_hf_config(d)).total == _meta_counts(d)[0]
+    check()
+
+
+def test_olmo3_slides_three_layers_in_four_by_default():
+    cfg = lc.from_hf_config({"model_type": "olmo3", "num_hidden_layers": 8})
+    assert list(cfg.layer_types) == ["sliding_attention"] * 3 + ["full_attention"] \
+        + ["sliding_attention"] * 3 + ["full_attention"]
+    # at 65,536 tokens the 24 sliding layers of Olmo-3-7B keep 4,096 tokens each: MHA, 32 x 128
+    olmo = lc.load_model("Olmo-3-7B-Instruct")
+    per_token_layer = 2 * 32 * 128 * 2
+    assert lc.kv_cache_bytes(olmo, 65_536) == per_token_layer * (8 * 65_536 + 24 * 4_096)
+
+
+def test_mistral3_wrapper_reads_ministral3_or_mistral_inside():
+    d = json.loads((Path(lc.zoo.CONFIG_DIR) / "Ministral-3-8B-Base-2512.json").read_text())
+    cfg = lc.from_hf_config(d)
+    assert cfg.is_multimodal and cfg.model_type == "ministral3"
+    # Mistral Small 3.1 wraps a plain mistral text model in the same mistral3 config
+    older = dict(d, text_config=dict(d["text_config"], model_type="mistral"))
+    assert lc.from_hf_config(older).model_type == "mistral"
+    assert lc.param_count(lc.from_hf_config(older)).total == _meta_counts(older)[0]
