@@ -33,6 +33,8 @@ class Tensor(NamedTuple):
     fused: int = 1        # for a tensor holding all experts at once (gpt-oss): the expert count
     tied: bool = False    # shares storage with another tensor (a tied lm_head)
     buffer: bool = False  # stored in the checkpoint but not a trainable parameter
+    out_in: bool = False  # a fused expert tensor stored (experts, out, in) (Gemma 4), not
+                          # (experts, in, out) (gpt-oss, Llama-4)
 
     @property
     def numel(self):
@@ -304,6 +306,49 @@ def _nemotron_block(c, kind):
     return t
 
 
+# --- Gemma 4 -----------------------------------------------------------------------------
+
+def _gemma4_layer(c, kind):
+    """A Gemma 4 layer. Attention: q and its norm always; k, v and their norms only in a
+    layer that computes its own K and V (a KV-shared layer reads an earlier layer's); no v
+    projection where K = V (attention_k_eq_v, full layers: V is the normed k projection);
+    the head width and KV heads of its kind. A GeGLU MLP, twice as wide in a KV-shared
+    layer with use_double_wide_mlp; with enable_moe_block, 128 routed experts beside it.
+    Gemma's four norms, a per-layer scalar, and with per-layer embeddings (E2B, E4B) a
+    gate and projection of the layer's own embedding slice."""
+    H, nh, bias = c.hidden_size, c.num_attention_heads, c.get("attention_bias", False)
+    hd = kind.head_dim or c.head_dim
+    kv = kind.kv_heads or c.num_key_value_heads
+    t = _linear("self_attn.q_proj", nh * hd, H, "attention", bias) + _norm("self_attn.q_norm", hd)
+    if not kind.kv_shared:
+        t += _norm("self_attn.k_norm", hd) + _linear("self_attn.k_proj", kv * hd, H, "attention",
+                                                     bias)
+        if not (c.get("attention_k_eq_v") and kind.attention == "full_attention"):
+            t += _linear("self_attn.v_proj", kv * hd, H, "attention", bias)
+    t += _linear("self_attn.o_proj", H, nh * hd, "attention", bias)
+    wide = 2 if c.get("use_double_wide_mlp") and kind.kv_shared else 1
+    t += _swiglu("mlp", H, c.intermediate_size * wide, "mlp")
+    t += (_norm("input_layernorm", H) + _norm("post_attention_layernorm", H)
+          + _norm("pre_feedforward_layernorm", H) + _norm("post_feedforward_layernorm", H)
+          + [Tensor("layer_scalar", (1,), "norms", buffer=True)])
+    hpl = c.get("hidden_size_per_layer_input")
+    if hpl:  # the per-layer embedding's slice enters the residual through a gated projection
+        t += (_linear("per_layer_input_gate", hpl, H, "mlp")
+              + _linear("per_layer_projection", H, hpl, "mlp")
+              + _norm("post_per_layer_input_norm", H))
+    if kind.mlp == "moe":
+        E, inter = c.num_experts, c.moe_intermediate_size
+        fz = dict(routed=True, fused=E, out_in=True)
+        t += (_linear("router.proj", E, H, "router")
+              + [Tensor("router.scale", (H,), "router"),
+                 Tensor("router.per_expert_scale", (E,), "router"),
+                 Tensor("experts.gate_up_proj", (E, 2 * inter, H), "experts", True, **fz),
+                 Tensor("experts.down_proj", (E, H, inter), "experts", True, **fz)]
+              + _norm("post_feedforward_layernorm_1", H) + _norm("post_feedforward_layernorm_2", H)
+              + _norm("pre_feedforward_layernorm_2", H))
+    return t
+
+
 class LayerGroup(NamedTuple):
     """The layers of one :class:`~llmcourse.layers.LayerKind` and their tensors.
 
@@ -332,6 +377,8 @@ def kind_tensors(cfg, kind):
     (dense or routed experts) and its norms."""
     if cfg.model_type == "nemotron_h":
         return tuple(_nemotron_block(cfg, kind))
+    if cfg.model_type == "gemma4_text":
+        return tuple(_gemma4_layer(cfg, kind))
     mixer = _MIXERS.get(kind.attention)
     if mixer is None:
         raise ConfigError(f"layer_types: {kind.attention} layers have no tensor layout "
@@ -389,6 +436,13 @@ def global_tensors(cfg):
                 # transformers 5.23 never ties Nemotron-H's head (_tied_weights_keys = {})
                 Tensor("lm_head.weight", (V, H), "lm_head", matmul=True)]
     t = [Tensor("model.embed_tokens.weight", (V, H), "embedding")]
+    hpl = cfg.get("hidden_size_per_layer_input") if cfg.model_type == "gemma4_text" else 0
+    if hpl:  # Gemma 4's per-layer embeddings: a second table, hpl values per layer per token
+        L = cfg.num_hidden_layers
+        t += [Tensor("model.embed_tokens_per_layer.weight",
+                     (cfg.vocab_size_per_layer_input, L * hpl), "embedding"),
+              *_linear("model.per_layer_model_projection", L * hpl, H, "mlp"),
+              *_norm("model.per_layer_projection_norm", hpl)]
     if cfg.family == "phi":
         t += _norm("model.final_layernorm", H, True)
         t += [Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied),

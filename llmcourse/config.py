@@ -249,6 +249,84 @@ def _nemotron_h_layers(r):
                 rope=Axis.from_list([c != "*" for c in pat], field="hybrid_override_pattern"))
 
 
+def _gemma4_layers(r):
+    """Gemma 4: five sliding-window layers to one full layer (or layer_types), the last layer
+    always full (transformers forces it); the last num_kv_shared_layers layers reuse the
+    K and V of the last earlier layer of their kind; full layers have their own head width
+    (global_head_dim) and, with attention_k_eq_v, their own KV-head count
+    (num_global_key_value_heads) - or, in the form transformers writes back, whatever
+    per_layer_config says for each layer."""
+    L = r["num_hidden_layers"]
+    lt = r.pop("layer_types", None)  # read here: the last layer is forced to full
+    r["layer_types"] = None
+    if lt is None:
+        attn = Axis.cycle(("sliding_attention", 5), ("full_attention", 1), field="layer_types")
+        first = ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(min(L, 7))]
+    else:
+        if not isinstance(lt, list) or len(lt) != L or not all(
+                v in ("sliding_attention", "full_attention") for v in lt):
+            _fail("layer_types", f"must list sliding_attention or full_attention for each of the "
+                  f"{L:,} layers", lt)
+        attn = Axis.from_list(lt, field="layer_types")
+        first = list(lt)
+    attn = attn.override([L - 1], "full_attention")
+    n = r["num_kv_shared_layers"]
+    if n > L - 1 and n:
+        _fail("num_kv_shared_layers", f"must leave at least one layer that stores K and V "
+              f"(num_hidden_layers={L:,})", n)
+    if n:  # the layers that store K and V must include every kind the sharing layers need
+        stored = set(first[:L - n]) if L - n <= len(first) else set(first)
+        kinds = set(first) | {"full_attention"}
+        if stored != kinds:
+            _fail("num_kv_shared_layers", "the layers before the shared ones must include "
+                  "every attention kind (transformers: the set of layer types producing a "
+                  "cache is different than the set using them)", n)
+    shared = Axis.cycle((True, 1), prefix=[(False, L - n)], field="num_kv_shared_layers")
+    plc = r.get("per_layer_config")
+    if plc is not None:  # the saved form: {"05": {"head_dim": 512, "num_key_value_heads": 2}}
+        if not isinstance(plc, dict) or len(plc) > MAX_LIST:
+            _fail("per_layer_config", "must map layer indices to their own settings", plc)
+        hd, kv = Axis.constant(0, field="per_layer_config"), Axis.constant(0,
+                                                                            field="per_layer_config")
+        by_hd, by_kv = {}, {}
+        for key, ov in plc.items():
+            try:
+                i = int(key)
+            except (TypeError, ValueError):
+                i = -1
+            if not 0 <= i < L or not isinstance(ov, dict):
+                _fail("per_layer_config", f"keys must be layer indices in 0..{L - 1:,}, each "
+                      "with an object of settings", key)
+            extra = set(ov) - {"head_dim", "num_key_value_heads", "skip"}
+            if extra or ov.get("skip"):
+                _fail("per_layer_config", "only a layer's own head_dim and num_key_value_heads "
+                      f"are modelled here (layer {i}: {', '.join(sorted(extra)) or 'skip'})",
+                      show_value=False)
+            for f, out in (("head_dim", by_hd), ("num_key_value_heads", by_kv)):
+                v = ov.get(f)
+                if v is None:
+                    continue
+                if not _is_int(v) or not 0 < v <= MAX_SIZE:
+                    _fail(f"per_layer_config.{key}.{f}", "must be a positive whole number", v)
+                out.setdefault(v, []).append(i)
+        for v, idx in by_hd.items():
+            hd = hd.override(idx, v)
+        for v, idx in by_kv.items():
+            kv = kv.override(idx, v)
+    else:
+        ghd = r.get("global_head_dim", 512)
+        ghd = 512 if ghd is None else ghd
+        if not _is_int(ghd) or not 0 < ghd <= MAX_SIZE:
+            _fail("global_head_dim", "must be a positive whole number", ghd)
+        gkv = r.get("num_global_key_value_heads") if r.get("attention_k_eq_v") else None
+        if gkv is not None and (not _is_int(gkv) or not 0 < gkv <= MAX_SIZE):
+            _fail("num_global_key_value_heads", "must be a positive whole number", gkv)
+        hd = attn.map(lambda v: ghd if v == "full_attention" else 0)
+        kv = attn.map(lambda v: gkv or 0 if v == "full_attention" else 0)
+    return dict(attention=attn, kv_shared=shared, head_dim=hd, kv_heads=kv,
+                mlp=Axis.constant("moe" if r.get("enable_moe_block") else "dense"))
+
+
 _COMMON = dict(num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
                attention_bias=False, sliding_window=None, layer_types=None)
 
@@ -486,6 +564,23 @@ _FAMILIES = {
                                      intermediate_size=14336, num_hidden_layers=34,
                                      num_attention_heads=32, num_key_value_heads=8, head_dim=128,
                                      max_position_embeddings=262144, pad_token_id=11)),
+    # Gemma 4 (text model): sliding and full layers of different widths, KV shared across
+    # the last layers, K = V on full layers (26B, 31B), per-layer embeddings (E2B, E4B),
+    # and in the 26B-A4B a dense MLP beside 128 routed experts in every layer
+    "gemma4_text": dict(family="llama", moe="num_experts", layers=_gemma4_layers,
+                        attribute_map=dict(num_experts_per_tok="top_k_experts"),
+                        defaults=dict(_COMMON, vocab_size=262144, hidden_size=2304,
+                                      intermediate_size=9216, num_hidden_layers=30,
+                                      num_attention_heads=8, num_key_value_heads=4, head_dim=256,
+                                      max_position_embeddings=131072, tie_word_embeddings=True,
+                                      sliding_window=512, pad_token_id=0,
+                                      vocab_size_per_layer_input=262144,
+                                      hidden_size_per_layer_input=256, attention_k_eq_v=False,
+                                      num_kv_shared_layers=0, enable_moe_block=False,
+                                      use_double_wide_mlp=False, num_experts=None,
+                                      top_k_experts=None, moe_intermediate_size=None,
+                                      global_head_dim=512, num_global_key_value_heads=None,
+                                      per_layer_config=None)),
     # MiniMax-M2: GQA with one RMSNorm over all query heads and one over all key heads
     # (OLMo-2's QK-norm), 256 experts top-8 in every layer, no shared expert
     "minimax_m2": dict(family="llama", moe="num_local_experts",
@@ -501,7 +596,8 @@ _FAMILIES = {
 _MULTIMODAL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
                "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
                "kimi_k25": "deepseek_v3",   # Kimi K2.5: DeepSeek-V3's layout, 384 experts
-               "mistral3": "ministral3"}    # Ministral 3 (Mistral Small 3.x: mistral inside)
+               "mistral3": "ministral3",    # Ministral 3 (Mistral Small 3.x: mistral inside)
+               "gemma4": "gemma4_text"}
 # text_config model types a wrapper also accepts, read as the one it maps to
 _TEXT_ALIASES = {("kimi_k25", "kimi_k2"): "deepseek_v3", ("mistral3", "mistral"): "mistral"}
 # DeepSeek Sparse Attention: an indexer beside MLA
@@ -539,7 +635,8 @@ _NUMBER = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "partial_rotary_facto
 _STRING = ("torch_dtype", "dtype", "hidden_act", "hidden_activation", "_name_or_path")
 _OBJECT = ("text_config", "rope_scaling", "quantization_config")
 _BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_window",
-            "use_conv_bias", "use_bias",
+            "use_conv_bias", "use_bias", "attention_k_eq_v", "enable_moe_block",
+            "use_double_wide_mlp",
             "qk_layernorm", "qkv_bias", "use_qk_norm", "add_cross_attention",
             "use_bidirectional_attention", "norm_topk_prob")
 _LAYER_TYPES = ("full_attention", "sliding_attention")
@@ -571,6 +668,7 @@ _POSITIVE_BY_TYPE = {
                     "no_rope_layer_interval"),
     "smollm3": ("no_rope_layer_interval",),
     "deepseek_v32": ("index_topk", "index_head_dim", "index_n_heads"),
+    "gemma4_text": ("vocab_size_per_layer_input",),
     "nemotron_h": ("ssm_state_size", "mamba_num_heads", "mamba_head_dim", "n_groups",
                    "conv_kernel", "moe_shared_expert_intermediate_size", "moe_latent_size"),
     "glm_moe_dsa": ("index_topk", "index_head_dim", "index_n_heads"),
@@ -581,12 +679,15 @@ _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_
                      "granite", "smollm3", "glm4_moe", "llama4_text", "qwen3_next",
                      "qwen3_5_text", "qwen3_5_moe_text", "deepseek_v32", "glm_moe_dsa",
                      "minimax_m2", "glm4_moe_lite", "mistral4", "nemotron_h", "olmo3",
-                     "ministral3")
+                     "ministral3", "gemma4_text")
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
                  "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
                  "mlp_layer_types", "indexer_types", "q_lora_rank", "moe_latent_size",
-                 "hybrid_override_pattern", "layers_block_type")
+                 "hybrid_override_pattern", "layers_block_type", "num_experts",
+                 "top_k_experts", "moe_intermediate_size", "global_head_dim",
+                 "num_global_key_value_heads", "per_layer_config")
 _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
+                         "gemma4_text": ("num_kv_shared_layers", "hidden_size_per_layer_input"),
                          "glm4_moe_lite": ("num_nextn_predict_layers",),
                          "deepseek_v32": ("num_nextn_predict_layers",),
                          "glm_moe_dsa": ("num_nextn_predict_layers",),
@@ -735,6 +836,8 @@ def _validate(raw):
         if raw.get(f) is None and r.get(f) is None:
             _fail(label(f), f"required for model_type {mt!r} but missing", show_value=False)
     moe_field = spec.get("moe")
+    if mt == "gemma4_text" and not r.get("enable_moe_block"):
+        moe_field = None  # experts are built only with enable_moe_block
     if moe_field and r.get(moe_field) == 0:
         _fail(label(moe_field), "a mixture-of-experts model needs at least one expert", 0)
     if moe_field:  # null where transformers needs a number (issue 20: no TypeError)
@@ -777,6 +880,10 @@ def _validate(raw):
                   "have 1)", r[f])
     for f in _BOOLEAN:
         v = r.get(f)
+        if f == "use_bidirectional_attention" and mt == "gemma4_text":  # a mode, not a flag
+            if v not in (None, "all", "vision"):
+                _fail(f, "must be \"all\", \"vision\" or null", v)
+            continue
         if v is not None and not isinstance(v, bool):
             _fail(f, "must be true or false", v)
     for f in _NUMBER:
@@ -863,6 +970,12 @@ def _validate(raw):
                     or not all(_is_int(v) and v in (0, 1) for v in nrl)):
             _fail("no_rope_layers", f"must list a 0 or 1 for each of the {layers:,} layers "
                   f"(at most {MAX_LIST:,})", nrl)
+    if mt == "gemma4_text" and moe_field and r.get("moe_intermediate_size") is None:
+        _fail("moe_intermediate_size", "required with enable_moe_block (the experts' width)",
+              None)
+    if mt == "gemma4_text" and r.get("use_bidirectional_attention") == "all" \
+            and _is_int(r["sliding_window"]):
+        r["sliding_window"] = r["sliding_window"] // 2 + 1  # as Gemma4TextConfig does
     if mt == "gemma3_text" and r.get("use_bidirectional_attention") and _is_int(r["sliding_window"]):
         r["sliding_window"] = r["sliding_window"] // 2 + 1  # as Gemma3TextConfig does
 

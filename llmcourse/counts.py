@@ -256,6 +256,32 @@ def indexer_cache_bytes_per_token(cfg, dtype="bf16"):
     return int(n * cfg.index_head_dim * dtype_bits(dtype) / 8)
 
 
+# layer kinds that cache K and V (or MLA's latent) per token, and how many tokens each keeps
+_KV_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "indexed_attention")
+
+
+def kv_values_per_token(cfg, kind):
+    """Values one token adds to the cache of one layer of ``kind`` (a LayerKind): 2 x KV
+    heads x head_dim (the kind's own, for Gemma 4's full layers), MLA's latent plus its
+    RoPE key, 0 for a layer that caches nothing (linear attention, Mamba, a KV-shared
+    Gemma 4 layer)."""
+    if kind.attention not in _KV_KINDS or kind.kv_shared:
+        return 0
+    if cfg.uses_mla:
+        return cfg.kv_lora_rank + cfg.qk_rope_head_dim
+    return 2 * (kind.kv_heads or cfg.num_key_value_heads) * (kind.head_dim or cfg.head_dim)
+
+
+def kv_tokens_kept(cfg, kind, seq_len):
+    """Tokens a layer of ``kind`` keeps at context ``seq_len``: all of them, or at most
+    its window (sliding) or chunk (Llama-4's chunked attention)."""
+    if kind.attention == "sliding_attention":
+        return min(seq_len, cfg.sliding_window)
+    if kind.attention == "chunked_attention":
+        return min(seq_len, cfg.attention_chunk_size)
+    return seq_len
+
+
 def _layer_type_counts(cfg):
     """How many layers of each kind (full / sliding / chunked / linear attention)."""
     return cfg.layer_types.counts()  # arithmetic over the layer schedule
@@ -271,20 +297,19 @@ def kv_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
     fixed-size state is :func:`linear_state_bytes`. Sparse-attention layers
     (``indexed_attention``: DeepSeek-V3.2, GLM-5) keep every token's MLA latent, and
     the layers with their own indexer one indexer key per token besides
-    (:func:`indexer_cache_bytes_per_token`). Learned position embeddings
-    (GPT-2's ``wpe``) are weights, not cache.
+    (:func:`indexer_cache_bytes_per_token`). Gemma 4's KV-shared layers store
+    nothing (they read an earlier layer's K and V) and its full layers cache at their
+    own head width and KV heads. Learned position embeddings (GPT-2's ``wpe``) are
+    weights, not cache.
     """
     cfg = _cfg(cfg)
     _positive_int("seq_len", seq_len, allow_zero=True)
     _positive_int("batch", batch)
-    per_tok = kv_cache_bytes_per_token_per_layer(cfg, dtype)
-    n = _layer_type_counts(cfg)
-    tokens = (n.get("full_attention", 0) + n.get("indexed_attention", 0)) * seq_len
-    if n.get("sliding_attention"):
-        tokens += n["sliding_attention"] * min(seq_len, cfg.sliding_window)
-    if n.get("chunked_attention"):
-        tokens += n["chunked_attention"] * min(seq_len, cfg.attention_chunk_size)
-    return (per_tok * tokens + indexer_cache_bytes_per_token(cfg, dtype) * seq_len) * batch
+    values = 0   # per sequence, over every layer kind: values per token x tokens kept
+    for kind, n in cfg.layer_schedule.counts().items():
+        values += n * kv_values_per_token(cfg, kind) * kv_tokens_kept(cfg, kind, seq_len)
+    return (int(values * dtype_bits(dtype) / 8)
+            + indexer_cache_bytes_per_token(cfg, dtype) * seq_len) * batch
 
 
 def linear_state_bytes(cfg, batch=1, dtype="bf16"):
@@ -376,24 +401,31 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         raise ConfigError(f"mode: must be 'prefill' or 'decode' (got {mode!r})")
     pc = param_count(cfg)
     matmul = 2 * pc.matmul_active
-    if cfg.uses_mla:
-        qk_dim, v_dim = cfg.qk_nope_head_dim + cfg.qk_rope_head_dim, cfg.v_head_dim
-    else:
-        qk_dim = v_dim = cfg.head_dim
-    per_key = 2 * cfg.num_attention_heads * (qk_dim + v_dim)
-    # keys attended per token, summed over layers (all layers of one kind attend alike)
+    nh = cfg.num_attention_heads
+    # FLOPs per token summed over layers (all layers of one kind attend alike): 2 FLOPs per
+    # multiply-add, per query head, over q.k (qk head_dim) and the V sum (v head_dim)
+    flops = Fraction(0)
+    for kind, count in cfg.layer_schedule.counts().items():
+        if kind.attention not in _KV_KINDS:
+            continue
+        if cfg.uses_mla:
+            per_key = 2 * nh * (cfg.qk_nope_head_dim + cfg.qk_rope_head_dim + cfg.v_head_dim)
+        else:
+            per_key = 2 * nh * 2 * (kind.head_dim or cfg.head_dim)
+        if kind.attention == "sliding_attention":
+            keys = _mean_keys(seq_len, cfg.sliding_window, mode)
+        elif kind.attention == "chunked_attention":
+            keys = _mean_chunk_keys(seq_len, cfg.attention_chunk_size, mode)
+        elif kind.attention == "indexed_attention":
+            keys = _mean_keys(seq_len, cfg.index_topk, mode)
+        else:
+            keys = _mean_keys(seq_len, None, mode)
+        flops += count * per_key * keys
+        if kind.indexer:  # the lightning indexer scores every earlier key
+            flops += count * 2 * cfg.index_n_heads * (cfg.index_head_dim + 1) \
+                * _mean_keys(seq_len, None, mode)
     n = _layer_type_counts(cfg)
-    keys = n.get("full_attention", 0) * _mean_keys(seq_len, None, mode)
-    if n.get("sliding_attention"):
-        keys += n["sliding_attention"] * _mean_keys(seq_len, cfg.sliding_window, mode)
-    if n.get("chunked_attention"):
-        keys += n["chunked_attention"] * _mean_chunk_keys(seq_len, cfg.attention_chunk_size, mode)
-    if n.get("indexed_attention"):
-        keys += n["indexed_attention"] * _mean_keys(seq_len, cfg.index_topk, mode)
-        indexers = cfg.layer_schedule.count(indexer=True)
-        keys += Fraction(2 * cfg.index_n_heads * (cfg.index_head_dim + 1), per_key) \
-            * indexers * _mean_keys(seq_len, None, mode)
-    attention = int(per_key * keys)
+    attention = int(flops)
     if n.get("linear_attention"):  # a fixed cost per token, whatever the context length
         r = cfg._r["resolved"]
         attention += n["linear_attention"] * 6 * (r["linear_num_value_heads"]

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from .config import ConfigError
 from .counts import (_layer_type_counts, dtype_bits, flops_per_token, kv_cache_bytes,
-                     indexer_cache_bytes_per_token,
+                     indexer_cache_bytes_per_token, kv_tokens_kept, kv_values_per_token,
                      kv_cache_bytes_per_token_per_layer, linear_state_bytes)
 from .hardware import as_gpu
 from .quantization import AS_SHIPPED, SCHEMES, StoredWeights, get_scheme, scheme_as_shipped, stored_weights
@@ -236,32 +236,35 @@ def max_context(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", batch=1
     kv = _kv_dtype(kv_dtype)
     budget, gpu = _budget(cfg, gpu, n_gpus, weights, utilization)
     budget -= linear_state_bytes(cfg, batch)       # fixed per sequence, whatever the context
-    a = kv_cache_bytes_per_token_per_layer(cfg, kv) * batch   # bytes per token per layer
-    counts = _layer_type_counts(cfg)
     mpe = cfg.get("max_position_embeddings")
-    # layers that stop growing at a cap: sliding windows and Llama-4's attention chunks
-    caps = sorted([(cfg.sliding_window, counts.get("sliding_attention", 0)),
-                   (cfg.get("attention_chunk_size"), counts.get("chunked_attention", 0))],
-                  key=lambda c: c[0] or 0)
-    caps = [(cap, n) for cap, n in caps if n]
-    slope = (counts.get("full_attention", 0) + counts.get("indexed_attention", 0)
-             + sum(n for _, n in caps))                                 # layers still growing
+    # bytes one more token adds while every layer still grows, by the cap where a layer
+    # stops growing: sliding windows, Llama-4's attention chunks (None: never)
+    bits = dtype_bits(kv)
+    weight = {}
+    for kind, n in cfg.layer_schedule.counts().items():
+        w = Fraction(kv_values_per_token(cfg, kind) * n * bits * batch, 8)
+        if w:
+            cap = kv_tokens_kept(cfg, kind, 10 ** 30)
+            cap = None if cap == 10 ** 30 else cap
+            weight[cap] = weight.get(cap, 0) + w
     extra = indexer_cache_bytes_per_token(cfg, kv) * batch  # sparse attention's indexer keys
-    base = 0                                                            # bytes of capped layers
-    if (a == 0 or slope == 0) and not extra and budget >= 0:   # no cache grows with context
+    slope = sum(weight.values()) + extra                    # bytes per token, all growing
+    caps = sorted((cap, w) for cap, w in weight.items() if cap is not None)
+    base = 0                                                # bytes of the capped layers
+    if slope == 0 and budget >= 0:                          # no cache grows with context
         return ContextLimit(None, mpe, batch)
     s = None if budget >= 0 else 0
-    for cap, n in (caps if s is None else ()):
-        s = (budget - base) // (a * slope + extra)
+    for cap, w in (caps if s is None else ()):
+        s = math.floor((budget - base) / slope)
         if s <= cap:
             break
-        base += a * n * cap
-        slope -= n
+        base += w * cap
+        slope -= w
         s = None
     if s is None:                                   # past every cap
-        if slope == 0 and not extra:                # every KV layer capped: no memory limit
+        if slope == 0:                              # every KV layer capped: no memory limit
             return ContextLimit(None, mpe, batch)
-        s = (budget - base) // (a * slope + extra)
+        s = math.floor((budget - base) / slope)
     if s < 1:
         raise ConfigError(
             f"batch: at batch {batch} not even one token per sequence fits beside the weights "

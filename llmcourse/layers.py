@@ -53,13 +53,28 @@ class LayerKind(NamedTuple):
     # DeepSeek-V3.2 / GLM-5 sparse attention: the layer runs its own lightning indexer
     # (False on an indexed_attention layer: it reuses the previous layer's top-k choice)
     indexer: bool = False
+    # Gemma 4: the layer reuses an earlier layer's K and V (num_kv_shared_layers): it stores
+    # no cache and has no k/v projections
+    kv_shared: bool = False
+    # a per-layer head width and KV-head count (Gemma 4's full-attention layers:
+    # global_head_dim, num_global_key_value_heads); 0 = the model's head_dim / KV heads
+    head_dim: int = 0
+    kv_heads: int = 0
 
     def describe(self):
         """``'sliding_attention, moe'`` (``', NoPE'`` appended for a layer without RoPE,
-        ``', own indexer'`` for a sparse-attention layer that runs its own indexer)."""
+        ``', own indexer'`` for a sparse-attention layer that runs its own indexer,
+        ``', KV shared'`` for a layer that reuses another's K and V, and its own head
+        width and KV heads where they differ from the model's)."""
         text = f"{self.attention}, {self.mlp}"
         if self.indexer:
             text += ", own indexer"
+        if self.kv_shared:
+            text += ", KV shared"
+        if self.head_dim:
+            text += f", head_dim {self.head_dim}"
+        if self.kv_heads:
+            text += f", {self.kv_heads} KV heads"
         return text if self.rope else text + ", NoPE"
 
 

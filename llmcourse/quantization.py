@@ -266,6 +266,8 @@ def _matrix_dims(t, in_out=False):
     (in, out) for GPT-2's Conv1D (``in_out``); gpt-oss and Llama-4 store fused
     experts as (experts, in, out). Anything else (a depthwise conv) is not a matrix."""
     if t.fused > 1 and len(t.shape) == 3:
+        if t.out_in:  # Gemma 4 stores its fused experts (experts, out, in)
+            return t.shape
         return t.shape[0], t.shape[2], t.shape[1]
     if len(t.shape) == 2:
         return (1, t.shape[1], t.shape[0]) if in_out else (1, t.shape[0], t.shape[1])

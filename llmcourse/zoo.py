@@ -15,7 +15,7 @@ FAMILIES = {
     "Mistral": ("mistral", "mixtral", "ministral3"), "Qwen": ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
                                                 "qwen3_next", "qwen3_5_text",
                                                 "qwen3_5_moe_text"),
-    "Gemma": ("gemma", "gemma2", "gemma3_text"), "Phi": ("phi", "phi3"), "OLMo": ("olmo2", "olmo3"),
+    "Gemma": ("gemma", "gemma2", "gemma3_text", "gemma4_text"), "Phi": ("phi", "phi3"), "OLMo": ("olmo2", "olmo3"),
     "Granite": ("granite",), "SmolLM": ("smollm3",),
     "GLM": ("glm4_moe", "glm4_moe_lite", "glm_moe_dsa"),
     "DeepSeek": ("deepseek_v2", "deepseek_v3", "deepseek_v32"), "gpt-oss": ("gpt_oss",),

@@ -3,7 +3,8 @@ GLM-4.7-Flash (glm4_moe_lite), Mistral Small 4 (mistral4), DeepSeek-V3.2 and GLM
 (deepseek_v32, glm_moe_dsa: DeepSeek Sparse Attention with a lightning indexer), Kimi K2.5
 (kimi_k25, a wrapper around DeepSeek-V3's layout), MiniMax-M2 (minimax_m2), Nemotron 3
 (nemotron_h: Mamba-2, attention and MoE blocks), OLMo 3 (olmo3: three sliding-window
-layers to one full) and Ministral 3 (ministral3, in a mistral3 vision wrapper).
+layers to one full), Ministral 3 (ministral3, in a mistral3 vision wrapper) and Gemma 4
+(gemma4_text: KV shared across layers, K = V, per-layer head widths, per-layer embeddings).
 
 Their real configs sit in the zoo, where tests/test_exact_vs_transformers.py and
 tests/test_roundtrip_transformers.py hold every count against transformers' meta build
@@ -31,7 +32,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # published sizes (model cards): total and active parameters, to the digits published.
 # GLM-4.7-Flash's "30B-A3B" is a name: its active count with the embedding and head is 3.9B.
 # MiniMax counts its "10B" active without the embedding and the head (1.2B of 200,064 x 3,072)
-PUBLISHED = {"GLM-4.7-Flash": ("30B", None), "Nemotron-3-Nano-30B-A3B": ("31.6B", "3.6B"), "GLM-5.1": ("744B", "40B"),
+PUBLISHED = {"GLM-4.7-Flash": ("30B", None), "gemma-4-26B-A4B": ("25.2B", "3.8B"),
+             "gemma-4-31B": ("31B", None), "Nemotron-3-Nano-30B-A3B": ("31.6B", "3.6B"), "GLM-5.1": ("744B", "40B"),
              "DeepSeek-V3.2": ("671B", "37B"), "Kimi-K2.5": ("1T", "32B"),
              "MiniMax-M2.7": ("230B", "10B")}
 
@@ -441,3 +443,129 @@ def test_mistral3_wrapper_reads_ministral3_or_mistral_inside():
     older = dict(d, text_config=dict(d["text_config"], model_type="mistral"))
     assert lc.from_hf_config(older).model_type == "mistral"
     assert lc.param_count(lc.from_hf_config(older)).total == _meta_counts(older)[0]
+
+
+# --- Gemma 4 ---------------------------------------------------------------------------------
+
+def test_gemma4_e2b_is_mostly_its_per_layer_embedding():
+    """E2B: 4.63B parameters, of which the per-layer embedding table (262,144 tokens x 35
+    layers x 256) is 2.35B; "E2B" counts the rest."""
+    cfg = lc.load_model("gemma-4-E2B")
+    pc = lc.param_count(cfg)
+    ple = 262_144 * 35 * 256
+    assert ple == 2_348_810_240
+    assert round((pc.total - ple) / 1e9, 2) == 2.28 and round(pc.total / 1e9, 2) == 4.63
+    ws = lc.weight_shapes(cfg)
+    assert dict(zip(ws["name"], ws["shape"]))["model.embed_tokens_per_layer.weight"] == (262_144,
+                                                                                         35 * 256)
+
+
+def test_gemma4_kv_sharing_and_global_layers_by_hand():
+    """E2B at 32,768 tokens: 15 layers store K and V (12 sliding keep 512 tokens of one KV
+    head of 256, 3 full keep every token of one KV head of 512); the last 20 store nothing.
+    31B: K = V on its 10 full layers, 4 KV heads of 512; 50 sliding of 16 x 256, window 1,024."""
+    e2b, big = lc.load_model("gemma-4-E2B"), lc.load_model("gemma-4-31B")
+    s = 32_768
+    assert lc.kv_cache_bytes(e2b, s) == 2 * 2 * (12 * 1 * 256 * 512 + 3 * 1 * 512 * s)
+    assert lc.kv_cache_bytes(big, s) == 2 * 2 * (50 * 16 * 256 * 1024 + 10 * 4 * 512 * s)
+    shapes = dict(zip(*(lc.weight_shapes(big)[c] for c in ("name", "shape"))))
+    assert "model.layers.5.self_attn.v_proj.weight" not in shapes  # K = V: one projection
+    assert shapes["model.layers.5.self_attn.k_proj.weight"] == (4 * 512, 5376)
+    assert shapes["model.layers.0.self_attn.v_proj.weight"] == (16 * 256, 5376)
+
+
+@pytest.mark.parametrize("extra", [
+    {}, {"num_kv_shared_layers": 2, "use_double_wide_mlp": True},
+    {"attention_k_eq_v": True, "num_global_key_value_heads": 1},
+    {"enable_moe_block": True, "num_experts": 4, "top_k_experts": 2, "moe_intermediate_size": 8,
+     "hidden_size_per_layer_input": 0}], ids=["ple", "kv-shared", "k-eq-v", "moe"])
+def test_gemma4_cache_and_count_equal_a_tiny_model(extra, tmp_path):
+    """A tiny Gemma 4 on the CPU: its parameters, the K and V it caches after a prefill
+    (none in KV-shared layers; both K and V where K = V, as transformers caches them),
+    and its saved form (per_layer_config in place of global_head_dim) count the same."""
+    import torch
+    d = dict({"model_type": "gemma4_text", "vocab_size": 64, "hidden_size": 32,
+              "intermediate_size": 24, "num_hidden_layers": 6, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "head_dim": 8, "global_head_dim": 16,
+              "sliding_window": 16, "layer_types": ["sliding_attention", "full_attention"] * 3,
+              "vocab_size_per_layer_input": 64, "hidden_size_per_layer_input": 4}, **extra)
+    cfg = lc.from_hf_config(d)
+    torch.manual_seed(0)
+    model = transformers_ref.causal_lm(transformers_ref.hf_config(d)).eval()
+    assert lc.param_count(cfg).total == sum(p.numel() for p in model.parameters())
+    seq, batch = 7, 2
+    with torch.no_grad():
+        cache = model(torch.randint(0, 64, (batch, seq)), use_cache=True).past_key_values
+    kv = sum(t.numel() for layer in cache.layers
+             for t in (getattr(layer, "keys", None), getattr(layer, "values", None))
+             if t is not None)
+    assert kv == lc.kv_cache_bytes(cfg, seq, batch=batch, dtype="fp32") // 4
+    transformers_ref.hf_config(d).save_pretrained(tmp_path)
+    saved = json.loads((tmp_path / "config.json").read_text())
+    assert "per_layer_config" in saved and "global_head_dim" not in saved
+    again = lc.from_hf_config(saved)
+    assert lc.param_count(again).total == lc.param_count(cfg).total
+    assert lc.kv_cache_bytes(again, 1000) == lc.kv_cache_bytes(cfg, 1000)
+
+
+@st.composite
+def gemma4_configs(draw):
+    d8 = st.integers(1, 8)
+    L = draw(st.integers(1, 7))
+    kv = draw(st.integers(1, 2))
+    heads = kv * draw(st.integers(1, 3))
+    d = {"model_type": "gemma4_text", "vocab_size": draw(st.integers(2, 100)),
+         "hidden_size": 4 * draw(d8), "intermediate_size": 2 * draw(d8),
+         "num_hidden_layers": L, "num_attention_heads": heads, "num_key_value_heads": kv,
+         "head_dim": 2 * draw(d8), "global_head_dim": 2 * draw(d8),
+         "vocab_size_per_layer_input": draw(st.integers(2, 100)),
+         "hidden_size_per_layer_input": draw(st.integers(0, 4)),
+         "attention_k_eq_v": draw(st.booleans()), "use_double_wide_mlp": draw(st.booleans()),
+         "tie_word_embeddings": draw(st.booleans()), "pad_token_id": 0}
+    if draw(st.booleans()):
+        d["layer_types"] = draw(st.lists(st.sampled_from(["sliding_attention", "full_attention"]),
+                                         min_size=L, max_size=L))
+    if d["attention_k_eq_v"] and draw(st.booleans()):
+        d["num_global_key_value_heads"] = draw(st.sampled_from([g for g in range(1, heads + 1)
+                                                                if heads % g == 0]))
+    if L >= 3 and draw(st.booleans()):
+        d.update(layer_types=["sliding_attention", "full_attention"] * (L // 2) + (
+            ["sliding_attention"] if L % 2 else []), num_kv_shared_layers=draw(st.integers(0, L - 2)))
+    if draw(st.booleans()):
+        E = draw(st.integers(1, 4))
+        d.update(enable_moe_block=True, num_experts=E, top_k_experts=draw(st.integers(1, E)),
+                 moe_intermediate_size=2 * draw(d8))
+    return d
+
+
+def test_random_gemma4_configs_match_transformers():
+    @settings(max_examples=40, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(gemma4_configs())
+    def check(d):
+        try:
+            transformers_ref.hf_config(d)
+        except ValueError:  # transformers refuses it: so must the engine, in one line
+            with pytest.raises(ValueError):
+                lc.from_hf_config(d)
+            return
+        cfg = lc.from_hf_config(d)
+        total, routed = _meta_counts(d)
+        pc = lc.param_count(cfg)
+        assert pc.total == total
+        if cfg.is_moe:
+            assert pc.active == _active(total, routed, cfg)
+    check()
+
+
+def test_gemma4_bad_values_are_one_line_errors():
+    base = json.loads((Path(lc.zoo.CONFIG_DIR) / "gemma-4-E2B.json").read_text())
+    for field, value in (("num_kv_shared_layers", 35), ("global_head_dim", 0),
+                         ("per_layer_config", {"99": {"head_dim": 512}}),
+                         ("per_layer_config", {"4": {"intermediate_size": 10}}),
+                         ("use_bidirectional_attention", "text")):
+        with pytest.raises(ValueError) as e:
+            lc.from_hf_config(dict(base, text_config=dict(base["text_config"],
+                                                          **{field: value})))
+        msg = str(e.value)
+        assert "\n" not in msg and msg.startswith(f"text_config.{field}"), msg

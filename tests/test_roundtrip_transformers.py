@@ -43,6 +43,8 @@ def _shrunk(d):
     for key in ("layer_types", "no_rope_layers", "hybrid_override_pattern"):
         if isinstance(d.get(key), (list, str)):  # (Nemotron-H: its pattern sets the depth)
             d[key] = d[key][:3]
+    if d.get("num_kv_shared_layers"):  # Gemma 4's last 20 of 35 layers cannot be 3 layers'
+        d["num_kv_shared_layers"] = 0   # (tests/test_families_2026_more.py saves KV sharing)
     if isinstance(d.get("moe_layers"), list):
         d["moe_layers"] = [i for i in d["moe_layers"] if i < 3]
     for key in ("num_experts", "num_local_experts", "n_routed_experts"):
