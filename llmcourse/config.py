@@ -683,8 +683,7 @@ _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
                  "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
                  "mlp_layer_types", "indexer_types", "q_lora_rank", "moe_latent_size",
-                 "hybrid_override_pattern", "layers_block_type", "num_experts",
-                 "top_k_experts", "moe_intermediate_size", "global_head_dim",
+                 "hybrid_override_pattern", "layers_block_type", "global_head_dim",
                  "num_global_key_value_heads", "per_layer_config")
 _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
                          "gemma4_text": ("num_kv_shared_layers", "hidden_size_per_layer_input"),
@@ -777,8 +776,11 @@ def _plain_json(obj, where="config"):
 
 
 def _unsupported_hint():
-    return (f"supported: {', '.join(SUPPORTED_MODEL_TYPES)}; to add a family, see "
-            "'Adding a family' in CONTRIBUTING.md")
+    # a wrapper's text type (gemma4_text) is named with its wrapper, to keep the line short
+    texts = set(_MULTIMODAL.values())
+    names = [t + ("(_text)" if t + "_text" in texts else "") for t in SUPPORTED_MODEL_TYPES
+             if not (t.endswith("_text") and t[:-5] in _MULTIMODAL)]
+    return f"supported: {', '.join(names)}; see 'Adding a family' in CONTRIBUTING.md"
 
 
 def _validate(raw):

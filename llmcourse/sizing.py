@@ -48,7 +48,21 @@ def mha_baseline(cfg, full_attention=False):
     changes = {}
     if cfg.num_key_value_heads != cfg.num_attention_heads:
         changes["num_key_value_heads"] = cfg.num_attention_heads
-    if full_attention and any(t != "full_attention" for t in cfg.layer_types):
+    if cfg.model_type == "gemma4_text":
+        # every layer stores its own K and V, its full layers with a KV head per query head
+        if cfg.get("num_kv_shared_layers"):
+            changes["num_kv_shared_layers"] = 0
+        if cfg.get("attention_k_eq_v") and cfg.get("per_layer_config") is None:
+            changes["num_global_key_value_heads"] = cfg.num_attention_heads
+    if cfg.model_type == "nemotron_h":
+        # the Mamba-2 blocks become attention blocks; the MLP and MoE blocks stay
+        if full_attention:
+            pattern = "".join("*" if k.attention == "mamba" else
+                              "E" if k.mlp == "moe" else "-" if k.mlp == "dense" else "*"
+                              for k in cfg.layer_schedule.expand("kinds"))
+            changes["hybrid_override_pattern"] = pattern
+            changes["layers_block_type"] = None
+    elif full_attention and any(t != "full_attention" for t in cfg.layer_types):
         # sliding, chunked and linear-attention layers all become full attention
         changes["layer_types"] = ["full_attention"] * cfg.num_hidden_layers
     return cfg.replace(**changes) if changes else cfg

@@ -8,6 +8,6 @@ lists them. Worked solutions sit, collapsed, at the end of each notebook.
 
 from .base import (EXERCISES, KINDS, Exercise, Verdict, check, concept, derive,  # noqa: F401
                    design, hint, list_exercises, predict)
-from . import anatomy, heads, kvcache, ffn, depth, moe, whatif  # noqa: F401  (register)
+from . import anatomy, heads, kvcache, beyond, ffn, depth, moe, whatif  # noqa: F401  (register)
 from . import inference  # noqa: F401  (register)
 from . import training  # noqa: F401  (register)

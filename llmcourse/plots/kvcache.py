@@ -193,11 +193,17 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
         why = {"mla": "MLA latent", "mha": "MHA", "mqa": "MQA"}.get(
             kind, f"GQA {c.num_attention_heads}:{c.num_key_value_heads}")
         capped = 0
+        kinds = c.layer_schedule
+        if kinds.count(indexer=True):
+            why += " + indexer keys"
         for t, what in (("sliding_attention", "sliding"), ("chunked_attention", "chunked"),
-                        ("linear_attention", "linear (fixed state not counted)")):
-            if t in c.layer_types:
-                why += f" + {c.layer_types.count(t)} {what}"
-                capped += c.layer_types.count(t)
+                        ("linear_attention", "linear"), ("mamba", "Mamba-2")):
+            if kinds.count(attention=t):
+                why += f" + {kinds.count(attention=t)} {what}"
+                capped += kinds.count(attention=t)
+        if kinds.count(kv_shared=True):
+            why += f" + {kinds.count(kv_shared=True)} KV-shared"
+            capped += kinds.count(kv_shared=True)
         if n < seq_len:
             why += f" (at {_ctx(n)}, its max)"
         rows.append((c.name, base / real, kind, why, bool(capped)))
@@ -215,15 +221,16 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
             handles.append(Line2D([], [], marker=CONCEPT_MARKERS[kind], ms=10, ls="none",
                                   color=color_of(kind), label=label))
         seen.add(label)
-        ax.text(ratio + top * 0.03, i, f"{ratio:,.1f}×  {why}", va="center",
+        ax.text(ratio + top * 0.04, i, f"{ratio:,.1f}×  {why}", va="center",
                 fontsize=TEXT_SIZES["label"])
     ax.set_yticks(range(len(rows)), [r[0] for r in rows])
-    ax.set_xlim(0, top * 1.55)
+    longest = max(len(f"{r[1]:,.1f}×  {r[3]}") * r[1] / top for r in rows)
+    ax.set_xlim(0, top * max(1.55, 1.1 + 0.022 * longest))  # room for the longest label
     ax.axvline(1, color="black", lw=1)
-    ax.set_xlabel(f"times smaller than plain MHA, all layers full "
-                  f"(KV cache at {seq_len:,} tokens)")
+    ax.set_xlabel(f"times smaller than plain MHA, all layers full (KV cache at {seq_len:,} "
+                  "tokens;\nthe fixed state of linear and Mamba-2 layers not counted)")
     ax.set_title("GQA shrinks the cache 2–16×; MLA and hybrid layers far more")
-    ax.legend(handles=handles, loc="lower right", title="hollow: not every layer\nis full attention")
+    ax.legend(handles=handles, loc="lower right", title="hollow: not every\nlayer caches all")
     ax.grid(axis="y", visible=False)
     return fig
 

@@ -61,6 +61,14 @@ SPECS = [
                       invalid=Invalid("sliding_window", 0, lambda: model("Llama-3.1-8B")
                                       .replace(sliding_window=0))),
     ]),
+    NotebookSpec("02b_beyond_gqa.ipynb", [
+        # lc.widgets.kv_cache_explorer("gemma-4-E2B", seq_len=32768, batch=1): 8 heads, 1 KV head
+        ExplorerCheck("kv_cache", control="num_key_value_heads", value=2, key="kv_cache_bytes",
+                      expect=lambda: lc.kv_cache_bytes(
+                          model("gemma-4-E2B").replace(num_key_value_heads=2), 32768),
+                      invalid=Invalid("sliding_window", 0, lambda: model("gemma-4-E2B")
+                                      .replace(sliding_window=0))),
+    ]),
     NotebookSpec("03_ffn_sizing.ipynb", [
         # lc.widgets.ffn_explorer("Llama-3.1-8B", seq_len=4096): intermediate_size 14,336
         ExplorerCheck("ffn", control="intermediate_size", value=28672, key="total_params",
