@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..approx import SEQ_LEN, expert_size_field, moe_layer_count, moe_models
+from ..approx import SEQ_LEN, expert_size_field, moe_models
 from ..counts import (flops_per_token, kv_cache_bytes_per_token_per_layer, param_count,
                       weight_bytes)
 from ..units import GiB
@@ -42,10 +42,11 @@ def moe_table(models=None, seq_len=SEQ_LEN, formatted=True):
     for m in (models if models is not None else moe_models()):
         name, cfg = _labelled(m)
         pc = param_count(cfg)
-        moe_layers = moe_layer_count(cfg)
         rows.append({
             "model": name, "attention": _attention_kind(cfg),
-            "layers": cfg.num_hidden_layers, "dense-MLP layers": cfg.num_hidden_layers - moe_layers,
+            # Nemotron-H counts blocks: a Mamba-2 or attention block has no MLP at all
+            "layers": cfg.num_hidden_layers,
+            "dense-MLP layers": cfg.layer_schedule.count(mlp="dense"),
             "experts": cfg.num_experts, "top-k": cfg.num_experts_per_tok,
             "expert intermediate": cfg.get(expert_size_field(cfg)) if cfg.is_moe else 0,
             "shared-expert params": pc.components["shared_experts"],
