@@ -39,7 +39,9 @@ logs in ``llmcourse/data/vllm_logs.json`` (:func:`vllm_logs`; tests/test_vllm_lo
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from typing import NamedTuple
 
 from .config import ConfigError
@@ -81,7 +83,8 @@ CUDA_GRAPH_BYTES = round(0.5 * GiB)
 # vLLM uses FlashInfer's sampler only when the flashinfer package is installed (an optional
 # extra of the pip wheel since July 2025, requirements/cuda.txt); its log then says "Using
 # FlashInfer for top-p & top-k sampling", else "Falling back to the PyTorch-native
-# implementation". Every published log in vllm_logs.json without that line matches 38.
+# implementation". With 38 the plan is within 0.1 GiB of every activation peak logged in
+# vllm_logs.json (1.4 to 7.38 GiB, no row shows the FlashInfer line).
 SAMPLER_BYTES_PER_LOGIT = {"pytorch": 38, "flashinfer": 14}
 SAMPLERS = tuple(SAMPLER_BYTES_PER_LOGIT)
 KV_CACHE_DTYPES = {"auto": None, "bf16": "bf16", "fp16": "fp16", "fp8": "fp8",
@@ -486,6 +489,42 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
             f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
             f"engine."))
     return plan
+
+
+VLLM_LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vllm_logs.json")
+_LOG_SETTINGS = ("tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
+                 "max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype",
+                 "block_size", "weights", "usage", "sampler")
+
+
+def vllm_logs(usable=None):
+    """The published vLLM startup logs of ``llmcourse/data/vllm_logs.json`` (a list of
+    dicts: launch settings, quoted lines, logged figures, source). ``usable=True``: only
+    the rows the plan can be checked on; ``False``: only the excluded ones, with
+    ``excluded_reason``."""
+    with open(VLLM_LOGS, encoding="utf-8") as fh:
+        rows = json.load(fh)["launches"]
+    if usable is None:
+        return rows
+    return [r for r in rows if bool(r.get("usable")) == bool(usable)]
+
+
+def log_plan(row, cfg=None):
+    """:func:`vllm_plan` for one row of :func:`vllm_logs` (its model, GPU and launch
+    settings). ``cfg``: the model's config when the row names a test fixture
+    (``"fixture:..."``) rather than a zoo model."""
+    if not isinstance(row, dict):
+        raise ConfigError(f"row: a launch from vllm_logs() (got {type(row).__name__})")
+    if not row.get("usable"):
+        raise ConfigError(f"usable: row {row.get('id')!r} cannot be checked: "
+                          f"{row.get('excluded_reason', 'no reason given')}")
+    name = row.get("config")
+    if cfg is None:
+        if not isinstance(name, str) or name.startswith("fixture:"):
+            raise ConfigError(f"config: row {row.get('id')!r} needs the config {name!r}; pass cfg=")
+        cfg = name
+    kw = {k: row[k] for k in _LOG_SETTINGS if row.get(k) is not None}
+    return vllm_plan(cfg, row["gpu"], **kw)
 
 
 class GpuDecodeBound(NamedTuple):
