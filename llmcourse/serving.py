@@ -55,7 +55,9 @@ __all__ = ["VLLM_VERSION", "BLOCK_SIZE", "NON_TORCH_BYTES", "NON_TORCH_BYTES_TP"
            "vllm_defaults", "check_parallelism", "kv_heads_per_rank", "weights_per_gpu",
            "kv_bytes_per_token_per_gpu", "rope_cache_bytes", "GpuDecodeBound",
            "decode_step_per_gpu", "activation_peak_bytes", "ProfilePeak", "profile_peak",
-           "kv_bytes_needed", "allreduce_seconds", "VLLM_LOGS", "vllm_logs", "log_plan"]
+           "kv_bytes_needed", "allreduce_seconds", "VLLM_LOGS", "vllm_logs", "log_plan",
+           "DECODE_SPEEDS", "decode_speeds", "ENGINE_FAMILIES", "typical_decode_efficiency",
+           "ExpectedDecode", "expected_decode_speed"]
 
 GiB = 2 ** 30
 VLLM_VERSION = "vLLM V1 engine, 0.10/0.11 (gpu_worker.determine_available_memory)"
@@ -575,3 +577,71 @@ def decode_step_per_gpu(cfg, gpu, tensor_parallel_size=1, weights=AS_SHIPPED,
     t_ar = 2 * cfg.num_hidden_layers * allreduce_seconds(gpu, batch * cfg.hidden_size * 2, tp) \
         if tp > 1 else 0.0
     return GpuDecodeBound(cfg.name, gpu.name, tp, batch, seq_len, w, kv, t_mem, t_cmp, t_ar)
+
+
+# --- typical decode speed: the bound times a measured efficiency ------------------------
+
+DECODE_SPEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                             "decode_speeds.json")
+ENGINE_FAMILIES = ("vLLM", "SGLang", "llama.cpp")
+_DECODE = {}
+
+
+def decode_speeds():
+    """The published batch-1 decode speeds of ``llmcourse/data/decode_speeds.json``: a dict
+    with ``rows`` (engine, model, GPU, context, measured tokens/s, source, quote) and
+    ``typical_efficiency`` (per engine family: value, number of rows, derivation)."""
+    if not _DECODE:
+        with open(DECODE_SPEEDS, encoding="utf-8") as fh:
+            _DECODE.update(json.load(fh))
+    return _DECODE
+
+
+def typical_decode_efficiency(engine):
+    """The median of measured / bound over the published batch-1 speeds of ``engine``
+    (``"vLLM"``, ``"SGLang"``, ``"llama.cpp"``): a TYPICAL figure, not an exact one (its
+    rows spread from 0.39 to 0.82; see ``decode_speeds()["efficiency_note"]``)."""
+    effs = decode_speeds()["typical_efficiency"]
+    if engine not in effs:
+        raise ConfigError(f"engine: one of {', '.join(ENGINE_FAMILIES)} (got {engine!r}); "
+                          f"no published batch-1 speeds of other engines are in the data")
+    return effs[engine]["value"]
+
+
+class ExpectedDecode(NamedTuple):
+    """A typical batch-1 decode speed: the bound (:func:`decode_step_per_gpu`) times the
+    engine family's measured typical efficiency. Typical, not exact: published speeds land
+    within 25% of it on 12 of 15 rows of ``decode_speeds.json``, and a bound is never
+    reached."""
+    model: str
+    gpu: str
+    engine: str
+    tensor_parallel_size: int
+    seq_len: int
+    bound_tokens_per_s: float     # a bound: no engine reaches it
+    efficiency: float             # typical for the engine family, from measurements
+    label: str = "typical, not exact"
+
+    @property
+    def expected_tokens_per_s(self):
+        return self.bound_tokens_per_s * self.efficiency
+
+    def __repr__(self):
+        return (f"ExpectedDecode({self.model} on {self.tensor_parallel_size} x {self.gpu}, "
+                f"{self.engine}, batch 1, {self.seq_len:,} tokens: ~{self.expected_tokens_per_s:,.0f}"
+                f" tokens/s ({self.label}) = bound {self.bound_tokens_per_s:,.0f} x typical "
+                f"efficiency {self.efficiency:.3f})")
+
+
+def expected_decode_speed(cfg, gpu, engine="vLLM", tensor_parallel_size=1, weights=AS_SHIPPED,
+                          kv_cache_dtype="bf16", seq_len=4096):
+    """One user's decode speed (batch 1) to expect from ``engine``: the per-GPU bound of
+    :func:`decode_step_per_gpu` times :func:`typical_decode_efficiency`. Labelled
+    ``"typical, not exact"``: the efficiency is a median over published measurements of
+    dense 16-bit models, and it is lower on fast GPUs and with many GPUs, where fixed
+    per-token costs the bound leaves out weigh more."""
+    eff = typical_decode_efficiency(engine)
+    cfg = as_config(cfg)
+    b = decode_step_per_gpu(cfg, gpu, tensor_parallel_size, weights, kv_cache_dtype, seq_len, 1)
+    return ExpectedDecode(cfg.name, b.gpu, engine, tensor_parallel_size, seq_len,
+                          b.tokens_per_s_per_user, eff)
