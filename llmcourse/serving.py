@@ -10,11 +10,13 @@ and 0.11 releases (``vllm/v1/worker/gpu_worker.py: determine_available_memory``,
    (:attr:`GPU.reported_memory_bytes`: 79.18 GiB on an H100 80GB, not 80 GB);
 2. minus the weights as loaded on this GPU (its tensor-parallel shard, its pipeline
    stage);
-3. minus the peak activation of the profiling run (a dummy forward over
-   ``max_num_batched_tokens`` tokens, then a dummy sampler run over ``max_num_seqs``
-   full-vocabulary logits) -- an ESTIMATE here (:func:`activation_peak_bytes`);
-4. minus non-torch memory (CUDA context, NCCL buffers): a STATED figure
-   (:data:`NON_TORCH_BYTES`), not derived;
+3. minus the peak activation of the profiling run (``gpu_model_runner.profile_run``: a
+   dummy forward over ``max_num_batched_tokens`` tokens, then a dummy sampler run over
+   ``min(max_num_seqs, max_num_batched_tokens)`` rows of full-vocabulary logits, one after
+   the other, so the torch peak is the larger of the two) -- an ESTIMATE here
+   (:func:`activation_peak_bytes`), built from the tensors those two runs allocate;
+4. minus non-torch memory (cuBLAS/NCCL buffers created after vLLM's first memory
+   snapshot): a STATED figure (:data:`NON_TORCH_BYTES`), not derived;
 5. what is left is the KV cache, cut into blocks of ``block_size`` tokens (16) in every
    attention layer of this GPU. The engine refuses to start when no block fits or when
    one request of ``max_model_len`` tokens does not fit, with the messages in
@@ -31,12 +33,15 @@ one (replicated) KV head. An MLA latent (DeepSeek) has no heads to split: every 
 caches the whole latent.
 
 Exact here: the arithmetic of steps 1, 2, 5 and the parallelism rules. Estimated: the
-activation peak. Stated: non-torch and CUDA-graph memory.
+activation peak. Stated: non-torch and CUDA-graph memory. Checked against published startup
+logs in ``llmcourse/data/vllm_logs.json`` (:func:`vllm_logs`; tests/test_vllm_logs.py).
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
 from typing import NamedTuple
 
 from .config import ConfigError
@@ -46,25 +51,44 @@ from .quantization import AS_SHIPPED, stored_weights
 from .zoo import as_config
 
 __all__ = ["VLLM_VERSION", "BLOCK_SIZE", "NON_TORCH_BYTES", "NON_TORCH_BYTES_TP",
-           "CUDA_GRAPH_BYTES", "SAMPLER_BYTES_PER_LOGIT", "VllmPlan", "vllm_plan",
+           "CUDA_GRAPH_BYTES", "SAMPLER_BYTES_PER_LOGIT", "SAMPLERS", "VllmPlan", "vllm_plan",
            "vllm_defaults", "check_parallelism", "kv_heads_per_rank", "weights_per_gpu",
-           "kv_bytes_per_token_per_gpu", "rope_cache_bytes", "GpuDecodeBound", "decode_step_per_gpu", "activation_peak_bytes", "allreduce_seconds"]
+           "kv_bytes_per_token_per_gpu", "rope_cache_bytes", "GpuDecodeBound",
+           "decode_step_per_gpu", "activation_peak_bytes", "ProfilePeak", "profile_peak",
+           "kv_bytes_needed", "allreduce_seconds", "VLLM_LOGS", "vllm_logs", "log_plan",
+           "DECODE_SPEEDS", "decode_speeds", "ENGINE_FAMILIES", "typical_decode_efficiency",
+           "ExpectedDecode", "expected_decode_speed"]
 
 GiB = 2 ** 30
 VLLM_VERSION = "vLLM V1 engine, 0.10/0.11 (gpu_worker.determine_available_memory)"
 BLOCK_SIZE = 16
-# Stated, not derived: published V1 logs on one GPU show "non-torch forward increase
-# memory" / "non_torch_memory" of 0.02 to 0.65 GiB (vllm-project/vllm issue 13061: 0.25 GiB
-# on RTX 4090s). With tensor parallelism NCCL adds its buffers.
-NON_TORCH_BYTES = round(0.25 * GiB)
-NON_TORCH_BYTES_TP = round(0.6 * GiB)
+# Stated, not derived: the "non-torch forward increase memory" / "GiB for non-torch memory"
+# of published V1 logs (llmcourse/data/vllm_logs.json): 0.13-0.14 GiB on one H100 and 0.54-0.55
+# GiB per GPU at TP=2 over NVLink (llm-d/llm-d-benchmark config_explorer/
+# empirical-vllm-memory-results.md), 0.07 GiB on one 80 GB GPU and 0.21 GiB per L40S at TP=8
+# without custom all-reduce (0.10.2 logs). One figure each, not fitted per launch.
+NON_TORCH_BYTES = round(0.13 * GiB)
+NON_TORCH_BYTES_TP = round(0.55 * GiB)
 # Stated: "Graph capturing finished in N secs, took 0.3-0.9 GiB" in published V1 logs;
 # taken after the KV cache is allocated, from the headroom.
 CUDA_GRAPH_BYTES = round(0.5 * GiB)
-# The sampler's dummy run: fp32 logits and fp32 probabilities of max_num_seqs rows of
-# the full vocabulary (4 + 4 bytes per logit). Calibrated against published H100 logs of
-# Llama-3.1-8B: torch peak 1.89 GiB at max_num_seqs 1024, about 1.2 GiB at 256.
-SAMPLER_BYTES_PER_LOGIT = 8
+# The sampler's dummy run (gpu_model_runner._dummy_sampler_run, 0.10/0.11): logits for
+# min(max_num_seqs, max_num_batched_tokens) rows of the whole vocabulary, sampled with
+# temperature 0.5, top_p 0.9 and top_k = V - 1, so top-k/top-p runs on every row. Bytes alive
+# per logit at the sampler's peak:
+#   "pytorch" (TopKTopPSampler.forward_native, apply_top_k_top_p): the lm_head's bf16 logits (2)
+#     kept by the caller + their fp32 copy (4) + logits.sort(): sorted values (4) and int64
+#     indices (8), and inside the sort an int64 index scratch (8) and CUB's alternate key and
+#     value buffers (4 + 8) = 38;
+#   "flashinfer" (forward_cuda -> flashinfer.sampling.top_k_top_p_sampling_from_logits): bf16
+#     logits (2) + fp32 copy (4) + top-k masked logits (4) + softmax probabilities (4) = 14.
+# vLLM uses FlashInfer's sampler only when the flashinfer package is installed (an optional
+# extra of the pip wheel since July 2025, requirements/cuda.txt); its log then says "Using
+# FlashInfer for top-p & top-k sampling", else "Falling back to the PyTorch-native
+# implementation". With 38 the plan is within 0.1 GiB of every activation peak logged in
+# vllm_logs.json (1.4 to 7.38 GiB, no row shows the FlashInfer line).
+SAMPLER_BYTES_PER_LOGIT = {"pytorch": 38, "flashinfer": 14}
+SAMPLERS = tuple(SAMPLER_BYTES_PER_LOGIT)
 KV_CACHE_DTYPES = {"auto": None, "bf16": "bf16", "fp16": "fp16", "fp8": "fp8",
                    "fp8_e4m3": "fp8", "fp8_e5m2": "fp8"}
 
@@ -75,13 +99,22 @@ def _whole(name, v, minimum=1):
     return v
 
 
-def vllm_defaults(gpu):
-    """(max_num_seqs, max_num_batched_tokens) vLLM's OpenAI server picks when they are
-    not given: 1024 and 8192 on GPUs reporting >= 70 GiB that are not A100s (H100, H200,
-    MI300X, B200), else 256 and 2048 (``EngineArgs._set_default_args``, 0.10)."""
+USAGES = ("serve", "llm")
+
+
+def vllm_defaults(gpu, usage="serve"):
+    """(max_num_seqs, max_num_batched_tokens) vLLM picks when they are not given
+    (``EngineArgs._set_default_args``, 0.10/0.11): on GPUs reporting >= 70 GiB that are not
+    A100s (H100, H200, MI300X, B200) 1024 sequences and 8192 tokens for ``vllm serve``
+    (``usage="serve"``), 1024 and 16384 for the offline ``LLM`` class (``usage="llm"``);
+    on the others 256 sequences and 2048 tokens (serve) or 8192 (LLM)."""
     gpu = as_gpu(gpu)
+    if usage not in USAGES:
+        raise ConfigError(f"usage: 'serve' (vllm serve) or 'llm' (the LLM class) (got {usage!r})")
     big = gpu.reported_memory_bytes >= 70 * GiB and "a100" not in gpu.name.lower()
-    return (1024, 8192) if big else (256, 2048)
+    if big:
+        return (1024, 8192) if usage == "serve" else (1024, 16384)
+    return (256, 2048) if usage == "serve" else (256, 8192)
 
 
 def check_parallelism(cfg, tensor_parallel_size=1, pipeline_parallel_size=1):
@@ -149,14 +182,45 @@ def weights_per_gpu(cfg, tensor_parallel_size=1, pipeline_parallel_size=1,
     and the fullest pipeline stage's share of the layers; plus the rotary embedding's
     cos/sin cache vLLM keeps beside them (``max_position_embeddings x rotary dim`` in the
     model's 16-bit dtype, on every rank): vLLM's "Model loading took 14.9888 GiB" for
-    Llama-3.1-8B is 8,030,261,248 x 2 bytes + 131,072 x 128 x 2 bytes, exactly."""
+    Llama-3.1-8B is 8,030,261,248 x 2 bytes + 131,072 x 128 x 2 bytes, exactly.
+
+    An mxfp4 checkpoint (gpt-oss) is loaded as vLLM's Marlin path lays it out on GPUs
+    without FP4 tensor cores (``Mxfp4MoEMethod.create_weights``, 0.10/0.11): each rank's
+    expert width padded to a multiple of 128 and the hidden size to a multiple of 256,
+    values, e8m0 scales and bf16 biases alike (:func:`_mxfp4_padding_bytes`)."""
     cfg = as_config(cfg)
     check_parallelism(cfg, tensor_parallel_size, pipeline_parallel_size)
-    total = stored_weights(cfg, weights).total
+    sw = stored_weights(cfg, weights)
+    total = sw.total
     norms = (2 * cfg.num_hidden_layers + 1) * cfg.hidden_size * 2
     split = (total - norms) // tensor_parallel_size + norms
+    if sw.scheme.startswith("mxfp4"):
+        split += _mxfp4_padding_bytes(cfg, tensor_parallel_size)
     stage = _stage_layers(cfg, pipeline_parallel_size)
     return split * stage // cfg.num_hidden_layers + rope_cache_bytes(cfg)
+
+
+def _round_up(x, m):
+    return -(-x // m) * m
+
+
+def _mxfp4_padding_bytes(cfg, tensor_parallel_size):
+    """Bytes vLLM's Marlin mxfp4 layout adds on one rank: ``w13`` (E, 2 I', H'/2) and ``w2``
+    (E, H', I'/2) uint8 values, one uint8 scale per 32 values, bf16 biases (E, 2 I') and
+    (E, H'), with I' = round_up(I / tp, 128) and H' = round_up(H, 256), less the same
+    tensors unpadded."""
+    e = cfg.get("num_local_experts") or cfg.get("num_experts") or 0
+    if not e:
+        return 0
+    i = (cfg.get("moe_intermediate_size") or cfg.intermediate_size) // tensor_parallel_size
+    h = cfg.hidden_size
+
+    def layer(i_, h_):
+        w13 = 2 * i_ * h_ // 2 + 2 * i_ * h_ // 32 + 2 * i_ * 2
+        w2 = h_ * i_ // 2 + h_ * i_ // 32 + h_ * 2
+        return e * (w13 + w2)
+    # every layer of the mxfp4 checkpoints in the zoo (gpt-oss) is a MoE layer
+    return cfg.num_hidden_layers * (layer(_round_up(i, 128), _round_up(h, 256)) - layer(i, h))
 
 
 def rope_cache_bytes(cfg):
@@ -174,25 +238,70 @@ def rope_cache_bytes(cfg):
     return mpe * rot * 2
 
 
-def activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs,
-                          tensor_parallel_size=1):
-    """ESTIMATE of the torch peak of vLLM's profiling run on one GPU: the dummy forward
-    over ``max_num_batched_tokens`` tokens (bf16 MLP gate/up output, its activation and
-    the hidden states: ``T x 2 B x (3 d_ff / tp + 4 d)``, with ``d_ff`` the active
-    experts' widths for a MoE) plus the sampler's dummy run (``max_num_seqs x V x`` 8
-    bytes: fp32 logits and probabilities; the full vocabulary on every rank)."""
+class ProfilePeak(NamedTuple):
+    """The two halves of vLLM's profiling run on one GPU, in bytes above what was allocated
+    before it (weights, persistent buffers): their peaks do not add, the run's torch peak
+    is the larger (:attr:`bytes`)."""
+    forward: int       # the dummy forward over max_num_batched_tokens tokens
+    sampler: int       # the dummy sampler run, plus the hidden states kept alive across it
+    sampler_rows: int  # min(max_num_seqs, max_num_batched_tokens)
+    sampler_name: str
+
+    @property
+    def bytes(self):
+        return max(self.forward, self.sampler)
+
+    @property
+    def bound_by(self):
+        return "sampler" if self.sampler >= self.forward else "forward"
+
+
+def profile_peak(cfg, max_num_batched_tokens, max_num_seqs, tensor_parallel_size=1,
+                 sampler="pytorch"):
+    """ESTIMATE of the torch peak of vLLM's profiling run on one GPU
+    (``GPUModelRunner.profile_run``, 0.10/0.11), as its two steps allocate it:
+
+    * ``_dummy_run(max_num_batched_tokens)``: T tokens through the model. Alive at the MLP
+      of a dense layer: the gate/up output (2 d_ff/tp), its activation (d_ff/tp) and about
+      four d-wide tensors (hidden state, residual, normed input, output), bf16:
+      ``T x 2 x (3 d_ff/tp + 4 d)``. A MoE layer's fused-MoE workspaces instead:
+      ``T x k x (max(2 n, d) + n)`` values (``workspace13``, ``workspace2``, n = expert
+      width per rank, k = experts per token) plus the same four d-wide tensors.
+    * ``_dummy_sampler_run``: logits for ``min(max_num_seqs, T)`` rows of the whole
+      vocabulary on every rank (vLLM all-gathers them), sampled with top-k and top-p:
+      :data:`SAMPLER_BYTES_PER_LOGIT` bytes per logit (``sampler`` = ``"pytorch"`` or
+      ``"flashinfer"``), while the forward's T x d hidden states and the rows' hidden states
+      (and a random copy of them) are still alive.
+
+    The forward's activations are freed before the sampler runs, so the peak is the larger
+    of the two. With vLLM's defaults the sampler is the larger for every model in the zoo but
+    Mixtral-8x7B, whose vocabulary is 32,000 (1024 rows x 151,936 logits x 38 B = 5.5 GiB
+    for Qwen3 on an H100)."""
     cfg = as_config(cfg)
     t = _whole("max_num_batched_tokens", max_num_batched_tokens)
     s = _whole("max_num_seqs", max_num_seqs)
     tp = _whole("tensor_parallel_size", tensor_parallel_size)
+    if sampler not in SAMPLER_BYTES_PER_LOGIT:
+        raise ConfigError(f"sampler: one of {', '.join(SAMPLERS)} (got {sampler!r})")
     d = cfg.hidden_size
-    if cfg.get("moe_intermediate_size") and (cfg.get("num_experts_per_tok") or 0):
-        d_ff = cfg.num_experts_per_tok * cfg.moe_intermediate_size
+    if cfg.is_moe:
+        n = (cfg.get("moe_intermediate_size") or cfg.intermediate_size) // tp
+        k = cfg.num_experts_per_tok
+        forward = t * 2 * (k * (max(2 * n, d) + n) + 4 * d)
     else:
         d_ff = cfg.get("intermediate_size") or 4 * d
-    forward = t * 2 * (3 * d_ff // tp + 4 * d)
-    sampler = s * cfg.vocab_size * SAMPLER_BYTES_PER_LOGIT
-    return forward + sampler
+        forward = t * 2 * (3 * d_ff // tp + 4 * d)
+    rows = min(s, t)
+    samp = rows * cfg.vocab_size * SAMPLER_BYTES_PER_LOGIT[sampler] + t * d * 2 + 2 * rows * d * 2
+    return ProfilePeak(forward, samp, rows, sampler)
+
+
+def activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs,
+                          tensor_parallel_size=1, sampler="pytorch"):
+    """ESTIMATE of the torch peak of vLLM's profiling run on one GPU: the larger of the
+    dummy forward and the dummy sampler run (:func:`profile_peak`)."""
+    return profile_peak(cfg, max_num_batched_tokens, max_num_seqs, tensor_parallel_size,
+                        sampler).bytes
 
 
 def allreduce_seconds(gpu, nbytes, tensor_parallel_size):
@@ -229,6 +338,9 @@ class VllmPlan(NamedTuple):
     cuda_graph_bytes: int       # stated; from the headroom, not the KV budget
     kv_bytes_per_token: int     # on this GPU, all its attention layers
     reason: str                 # "" when it starts; else vLLM's message
+    sampler: str = "pytorch"    # which top-k/top-p sampler the profiling run used
+    usage: str = "serve"        # "serve" (vllm serve) or "llm" (the offline LLM class)
+    kv_bytes_needed: int = 0    # one request of max_model_len on this GPU (vLLM's check)
 
     @property
     def kv_budget_bytes(self):
@@ -267,17 +379,54 @@ class VllmPlan(NamedTuple):
         return head + f": would not start: {self.reason})"
 
 
+def kv_bytes_needed(cfg, max_model_len, max_num_batched_tokens, tensor_parallel_size=1,
+                    pipeline_parallel_size=1, kv_cache_dtype="bf16", block_size=BLOCK_SIZE):
+    """Bytes of KV cache one request of ``max_model_len`` tokens needs on this GPU, as
+    vLLM's ``check_enough_kv_cache_memory`` adds them up (``KVCacheSpec.
+    max_memory_usage_bytes``, 0.10/0.11): ``cdiv(max_model_len, block_size)`` blocks in a
+    full-attention layer; ``cdiv(min(sliding_window - 1 + max_num_batched_tokens,
+    max_model_len), block_size) + 1`` blocks in a sliding-window layer;
+    ``cdiv(min(attention_chunk_size + max_num_batched_tokens, max_model_len), block_size)``
+    in a chunked-local one; per GPU as :func:`kv_bytes_per_token_per_gpu` shares them."""
+    cfg = as_config(cfg)
+    mml = _whole("max_model_len", max_model_len)
+    t = _whole("max_num_batched_tokens", max_num_batched_tokens)
+    blk = _whole("block_size", block_size)
+    check_parallelism(cfg, tensor_parallel_size, pipeline_parallel_size)
+    from .counts import indexer_cache_bytes_per_token, kv_cache_bytes_per_token_per_layer
+    per_layer = kv_cache_bytes_per_token_per_layer(cfg, kv_cache_dtype)
+    n = cfg.layer_types.counts()
+    full_tokens = -(-mml // blk) * blk
+    tokens = (n.get("full_attention", 0) + n.get("indexed_attention", 0)) * full_tokens
+    if n.get("sliding_attention"):
+        w = min(cfg.sliding_window - 1 + t, mml)
+        tokens += n["sliding_attention"] * (-(-w // blk) + 1) * blk
+    if n.get("chunked_attention"):
+        c = min(cfg.attention_chunk_size + t, mml)
+        tokens += n["chunked_attention"] * -(-c // blk) * blk
+    whole = per_layer * tokens + indexer_cache_bytes_per_token(cfg, kv_cache_dtype) * full_tokens
+    stage = _stage_layers(cfg, pipeline_parallel_size)
+    if cfg.uses_mla:
+        num, den = 1, 1
+    else:
+        num, den = kv_heads_per_rank(cfg, tensor_parallel_size), cfg.num_key_value_heads
+    return whole * stage * num // (cfg.num_hidden_layers * den)
+
+
 def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
               gpu_memory_utilization=0.9, max_model_len=None, max_num_seqs=None,
               max_num_batched_tokens=None, kv_cache_dtype="auto", block_size=BLOCK_SIZE,
               weights=AS_SHIPPED, activation_bytes=None, non_torch_bytes=None,
-              weight_bytes=None):
+              weight_bytes=None, usage="serve", sampler="pytorch"):
     """The plan vLLM makes at startup on the fullest GPU of the group.
 
     ``max_model_len`` defaults to the model's ``max_position_embeddings`` (as vLLM's
-    does); ``max_num_seqs`` and ``max_num_batched_tokens`` to :func:`vllm_defaults`.
+    does); ``max_num_seqs`` and ``max_num_batched_tokens`` to :func:`vllm_defaults` for
+    ``usage`` (``"serve"``: ``vllm serve``; ``"llm"``: the offline ``LLM`` class).
     ``kv_cache_dtype``: ``"auto"`` (the model's dtype) or ``"fp8"`` -- vLLM's cache
-    dtypes are fp8 only (int8/int4 caches exist in other engines). ``activation_bytes``,
+    dtypes are fp8 only (int8/int4 caches exist in other engines). ``sampler``: the
+    top-k/top-p sampler of the profiling run, ``"pytorch"`` (vLLM without the flashinfer
+    package) or ``"flashinfer"`` (:data:`SAMPLER_BYTES_PER_LOGIT`). ``activation_bytes``,
     ``non_torch_bytes``, ``weight_bytes``: pass a log's figures to replace the estimate
     and the stated figures.
     """
@@ -291,6 +440,8 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     if key not in KV_CACHE_DTYPES:
         raise ConfigError(f"kv_cache_dtype: vLLM offers {', '.join(KV_CACHE_DTYPES)} "
                           f"(got {kv_cache_dtype!r}; int8/int4 caches exist in other engines)")
+    if sampler not in SAMPLER_BYTES_PER_LOGIT:
+        raise ConfigError(f"sampler: one of {', '.join(SAMPLERS)} (got {sampler!r})")
     kv_dtype = KV_CACHE_DTYPES[key] or ("fp16" if str(cfg.get("torch_dtype") or
                                                       cfg.get("dtype") or "") in
                                         ("float16", "torch.float16") else "bf16")
@@ -303,7 +454,7 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
         raise ConfigError(f"max_model_len: User-specified max_model_len ({max_model_len}) is "
                           f"greater than the derived max_model_len (max_position_embeddings="
                           f"{mpe} in model's config.json).")
-    seqs, batched = vllm_defaults(gpu)
+    seqs, batched = vllm_defaults(gpu, usage)
     max_num_seqs = seqs if max_num_seqs is None else _whole("max_num_seqs", max_num_seqs)
     max_num_batched_tokens = (batched if max_num_batched_tokens is None else
                               _whole("max_num_batched_tokens", max_num_batched_tokens))
@@ -312,29 +463,71 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     requested = math.floor(u * total)
     w = weights_per_gpu(cfg, tp, pp, weights) if weight_bytes is None else \
         _whole("weight_bytes", weight_bytes)
-    act = activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs, tp) \
+    act = activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs, tp, sampler) \
         if activation_bytes is None else _whole("activation_bytes", activation_bytes, 0)
     nt = (NON_TORCH_BYTES if tp * pp == 1 else NON_TORCH_BYTES_TP) \
         if non_torch_bytes is None else _whole("non_torch_bytes", non_torch_bytes, 0)
     per_token = kv_bytes_per_token_per_gpu(cfg, tp, pp, kv_dtype)
+
+    def needed(mml):
+        return kv_bytes_needed(cfg, mml, max_num_batched_tokens, tp, pp, kv_dtype, block_size)
+    need = needed(max_model_len)
     plan = VllmPlan(cfg.name, gpu.name, tp, pp, u, max_model_len, max_num_seqs,
                     max_num_batched_tokens, kv_dtype, block_size, total, requested, w, act,
-                    nt, CUDA_GRAPH_BYTES, per_token, "")
-    if plan.num_blocks == 0:
+                    nt, CUDA_GRAPH_BYTES, per_token, "", sampler, usage, need)
+    if plan.kv_budget_bytes <= 0 or plan.num_blocks == 0:
         return plan._replace(reason="No available memory for the cache blocks. Try "
                                     "increasing `gpu_memory_utilization` when initializing "
                                     "the engine.")
-    need = max_model_len * per_token
     if need > plan.kv_budget_bytes:
-        longest = plan.kv_budget_bytes // per_token // block_size * block_size
+        lo, hi = 0, max_model_len      # vLLM's estimate: the longest length that fits
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if needed(mid) <= plan.kv_budget_bytes else (lo, mid - 1)
         return plan._replace(reason=(
             f"To serve at least one request with the models's max seq len ({max_model_len}), "
             f"({need / GiB:.2f} GiB KV cache is needed, which is larger than the available KV "
             f"cache memory ({plan.kv_budget_bytes / GiB:.2f} GiB). Based on the available "
-            f"memory, the estimated maximum model length is {longest}. Try increasing "
+            f"memory, the estimated maximum model length is {lo}. Try increasing "
             f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
             f"engine."))
     return plan
+
+
+VLLM_LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vllm_logs.json")
+_LOG_SETTINGS = ("tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
+                 "max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype",
+                 "block_size", "weights", "usage", "sampler")
+
+
+def vllm_logs(usable=None):
+    """The published vLLM startup logs of ``llmcourse/data/vllm_logs.json`` (a list of
+    dicts: launch settings, quoted lines, logged figures, source). ``usable=True``: only
+    the rows the plan can be checked on; ``False``: only the excluded ones, with
+    ``excluded_reason``."""
+    with open(VLLM_LOGS, encoding="utf-8") as fh:
+        rows = json.load(fh)["launches"]
+    if usable is None:
+        return rows
+    return [r for r in rows if bool(r.get("usable")) == bool(usable)]
+
+
+def log_plan(row, cfg=None):
+    """:func:`vllm_plan` for one row of :func:`vllm_logs` (its model, GPU and launch
+    settings). ``cfg``: the model's config when the row names a test fixture
+    (``"fixture:..."``) rather than a zoo model."""
+    if not isinstance(row, dict):
+        raise ConfigError(f"row: a launch from vllm_logs() (got {type(row).__name__})")
+    if not row.get("usable"):
+        raise ConfigError(f"usable: row {row.get('id')!r} cannot be checked: "
+                          f"{row.get('excluded_reason', 'no reason given')}")
+    name = row.get("config")
+    if cfg is None:
+        if not isinstance(name, str) or name.startswith("fixture:"):
+            raise ConfigError(f"config: row {row.get('id')!r} needs the config {name!r}; pass cfg=")
+        cfg = name
+    kw = {k: row[k] for k in _LOG_SETTINGS if row.get(k) is not None}
+    return vllm_plan(cfg, row["gpu"], **kw)
 
 
 class GpuDecodeBound(NamedTuple):
@@ -385,3 +578,71 @@ def decode_step_per_gpu(cfg, gpu, tensor_parallel_size=1, weights=AS_SHIPPED,
     t_ar = 2 * cfg.num_hidden_layers * allreduce_seconds(gpu, batch * cfg.hidden_size * 2, tp) \
         if tp > 1 else 0.0
     return GpuDecodeBound(cfg.name, gpu.name, tp, batch, seq_len, w, kv, t_mem, t_cmp, t_ar)
+
+
+# --- typical decode speed: the bound times a measured efficiency ------------------------
+
+DECODE_SPEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                             "decode_speeds.json")
+ENGINE_FAMILIES = ("vLLM", "SGLang", "llama.cpp")
+_DECODE = {}
+
+
+def decode_speeds():
+    """The published batch-1 decode speeds of ``llmcourse/data/decode_speeds.json``: a dict
+    with ``rows`` (engine, model, GPU, context, measured tokens/s, source, quote) and
+    ``typical_efficiency`` (per engine family: value, number of rows, derivation)."""
+    if not _DECODE:
+        with open(DECODE_SPEEDS, encoding="utf-8") as fh:
+            _DECODE.update(json.load(fh))
+    return _DECODE
+
+
+def typical_decode_efficiency(engine):
+    """The median of measured / bound over the published batch-1 speeds of ``engine``
+    (``"vLLM"``, ``"SGLang"``, ``"llama.cpp"``): a TYPICAL figure, not an exact one (its
+    rows spread from 0.39 to 0.82; see ``decode_speeds()["efficiency_note"]``)."""
+    effs = decode_speeds()["typical_efficiency"]
+    if engine not in effs:
+        raise ConfigError(f"engine: one of {', '.join(ENGINE_FAMILIES)} (got {engine!r}); "
+                          f"no published batch-1 speeds of other engines are in the data")
+    return effs[engine]["value"]
+
+
+class ExpectedDecode(NamedTuple):
+    """A typical batch-1 decode speed: the bound (:func:`decode_step_per_gpu`) times the
+    engine family's measured typical efficiency. Typical, not exact: published speeds land
+    within 25% of it on 12 of 15 rows of ``decode_speeds.json``, and a bound is never
+    reached."""
+    model: str
+    gpu: str
+    engine: str
+    tensor_parallel_size: int
+    seq_len: int
+    bound_tokens_per_s: float     # a bound: no engine reaches it
+    efficiency: float             # typical for the engine family, from measurements
+    label: str = "typical, not exact"
+
+    @property
+    def expected_tokens_per_s(self):
+        return self.bound_tokens_per_s * self.efficiency
+
+    def __repr__(self):
+        return (f"ExpectedDecode({self.model} on {self.tensor_parallel_size} x {self.gpu}, "
+                f"{self.engine}, batch 1, {self.seq_len:,} tokens: ~{self.expected_tokens_per_s:,.0f}"
+                f" tokens/s ({self.label}) = bound {self.bound_tokens_per_s:,.0f} x typical "
+                f"efficiency {self.efficiency:.3f})")
+
+
+def expected_decode_speed(cfg, gpu, engine="vLLM", tensor_parallel_size=1, weights=AS_SHIPPED,
+                          kv_cache_dtype="bf16", seq_len=4096):
+    """One user's decode speed (batch 1) to expect from ``engine``: the per-GPU bound of
+    :func:`decode_step_per_gpu` times :func:`typical_decode_efficiency`. Labelled
+    ``"typical, not exact"``: the efficiency is a median over published measurements of
+    dense 16-bit models, and it is lower on fast GPUs and with many GPUs, where fixed
+    per-token costs the bound leaves out weigh more."""
+    eff = typical_decode_efficiency(engine)
+    cfg = as_config(cfg)
+    b = decode_step_per_gpu(cfg, gpu, tensor_parallel_size, weights, kv_cache_dtype, seq_len, 1)
+    return ExpectedDecode(cfg.name, b.gpu, engine, tensor_parallel_size, seq_len,
+                          b.tokens_per_s_per_user, eff)

@@ -260,15 +260,18 @@ design(
     "least 4 requests of max_model_len tokens fit at once, with max_model_len >= 8,192. Answer "
     "= {'tensor_parallel_size': <1 or 2>, 'max_model_len': <tokens>}; lc.vllm_plan checks it.",
     validate=_serve_32b_ok,
-    why="One L40S cannot hold the 61 GiB of weights; TP=2 puts 30.5 GiB on each and leaves about "
-        "8.6 GiB of KV cache per GPU (an estimate: the activation peak and non-torch memory are "
-        "not exact), about 70,000 tokens at 128 KiB per token per GPU (4 of the 8 KV heads). The "
-        "default max_model_len of 40,960 starts but holds 1.7 requests; 16,384 holds 4.3.",
-    solution={"tensor_parallel_size": 2, "max_model_len": 16384},
+    why="One L40S cannot hold the 61 GiB of weights; TP=2 puts 30.5 GiB on each of the 39.98 GiB "
+        "vLLM may use (0.9 x the 44.42 GiB an L40S reports) and leaves about 7.5 GiB of KV cache "
+        "per GPU (an estimate: the profiling run's sampler peak, 256 rows x 151,936 logits x 38 "
+        "B = 1.4 GiB, and non-torch memory are not exact), about 61,000 tokens at 128 KiB per "
+        "token per GPU (4 of the 8 KV heads). The default max_model_len of 40,960 starts but "
+        "holds 1.5 requests, 16,384 holds 3.75, 12,288 holds 5.0.",
+    solution={"tensor_parallel_size": 2, "max_model_len": 12288},
     hint="weights per GPU = 61 GiB / TP; KV per token per GPU = 64 layers x 2 x (8 / TP) heads "
          "x 128 x 2 bytes; concurrency = KV tokens / max_model_len.",
     wrong=({"tensor_parallel_size": 1, "max_model_len": 8192},
            {"tensor_parallel_size": 2, "max_model_len": 40960},
+           {"tensor_parallel_size": 2, "max_model_len": 16384},
            {"tensor_parallel_size": 3, "max_model_len": 16384}),
 )
 

@@ -16,6 +16,7 @@ from .moe import *  # noqa: F401,F403
 from .whatif import *  # noqa: F401,F403
 from .inference import *  # noqa: F401,F403
 from .training import *  # noqa: F401,F403
+from .serving_logs import *  # noqa: F401,F403
 
 
 def _register_png_formatter():
