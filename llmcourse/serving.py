@@ -393,18 +393,21 @@ def kv_bytes_needed(cfg, max_model_len, max_num_batched_tokens, tensor_parallel_
     t = _whole("max_num_batched_tokens", max_num_batched_tokens)
     blk = _whole("block_size", block_size)
     check_parallelism(cfg, tensor_parallel_size, pipeline_parallel_size)
-    from .counts import indexer_cache_bytes_per_token, kv_cache_bytes_per_token_per_layer
-    per_layer = kv_cache_bytes_per_token_per_layer(cfg, kv_cache_dtype)
-    n = cfg.layer_types.counts()
+    from .counts import dtype_bits, indexer_cache_bytes_per_token, kv_values_per_token
     full_tokens = -(-mml // blk) * blk
-    tokens = (n.get("full_attention", 0) + n.get("indexed_attention", 0)) * full_tokens
-    if n.get("sliding_attention"):
-        w = min(cfg.sliding_window - 1 + t, mml)
-        tokens += n["sliding_attention"] * (-(-w // blk) + 1) * blk
-    if n.get("chunked_attention"):
-        c = min(cfg.attention_chunk_size + t, mml)
-        tokens += n["chunked_attention"] * -(-c // blk) * blk
-    whole = per_layer * tokens + indexer_cache_bytes_per_token(cfg, kv_cache_dtype) * full_tokens
+    values = 0   # per layer kind: its values per token (its own heads; 0 when KV-shared)
+    for kind, count in cfg.layer_schedule.counts().items():
+        per_token = kv_values_per_token(cfg, kind)
+        if kind.attention == "sliding_attention":
+            w = min(cfg.sliding_window - 1 + t, mml)
+            tokens = (-(-w // blk) + 1) * blk
+        elif kind.attention == "chunked_attention":
+            tokens = -(-min(cfg.attention_chunk_size + t, mml) // blk) * blk
+        else:
+            tokens = full_tokens
+        values += count * per_token * tokens
+    whole = (int(values * dtype_bits(kv_cache_dtype) / 8)
+             + indexer_cache_bytes_per_token(cfg, kv_cache_dtype) * full_tokens)
     stage = _stage_layers(cfg, pipeline_parallel_size)
     if cfg.uses_mla:
         num, den = 1, 1
