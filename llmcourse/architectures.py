@@ -90,6 +90,7 @@ def _attention(c):
                                            else c.get("qkv_bias", True) if mt == "qwen2_moe"
                                            else c.get("attention_bias", False))
     o_bias = (False if mt in ("qwen2", "mistral", "mixtral", "qwen2_moe", "glm4_moe", "ministral3")
+              else c.get("attention_out_bias", False) if mt == "seed_oss"
               else c.get("attention_bias", False))
     # Qwen3-Next and Qwen3.5: q and an output gate (Qwen3.5's attn_output_gate, on by default)
     gated = mt == "qwen3_next" or (mt in ("qwen3_5_text", "qwen3_5_moe_text")
@@ -123,8 +124,33 @@ def _indexer(c):
             + _linear("self_attn.indexer.weights_proj", n, H, "attention"))
 
 
+def _kimi_delta_attention(c):
+    """Kimi-Linear's Kimi Delta Attention: a gated delta rule like Qwen3-Next's, with a decay
+    per channel from a low-rank forget gate (f_a, f_b) and a low-rank output gate (g_a, g_b);
+    q, k and v each through their own short convolution. Checkpoint names (transformers
+    stacks the three convolutions and moves the forget gate into a submodule on load)."""
+    H, h, d = c.hidden_size, c.linear_num_heads, c.linear_head_dim
+    qkv, k = h * d, c.linear_conv_kernel_dim
+    t = []
+    for x in "qkv":
+        t += _linear(f"self_attn.{x}_proj", qkv, H, "attention")
+    for x in "qkv":
+        t.append(Tensor(f"self_attn.{x}_conv1d.weight", (qkv, 1, k), "attention", matmul=True))
+    return (t + _linear("self_attn.f_a_proj", d, H, "attention")
+            + _linear("self_attn.f_b_proj", qkv, d, "attention")
+            + [Tensor("self_attn.dt_bias", (qkv,), "attention"),
+               Tensor("self_attn.A_log", (1, 1, h, 1), "attention")]
+            + _linear("self_attn.b_proj", h, H, "attention")
+            + _linear("self_attn.g_a_proj", d, H, "attention")
+            + _linear("self_attn.g_b_proj", qkv, d, "attention")
+            + _norm("self_attn.o_norm", d)
+            + _linear("self_attn.o_proj", H, qkv, "attention"))
+
+
 def _linear_attention(c):
     """Qwen3-Next's gated DeltaNet: a fixed-size recurrent state instead of a KV cache."""
+    if c.model_type == "kimi_linear":
+        return _kimi_delta_attention(c)
     H = c.hidden_size
     kh, vh = c.linear_num_key_heads, c.linear_num_value_heads
     kd, vd = c.linear_key_head_dim, c.linear_value_head_dim
@@ -221,12 +247,14 @@ def _moe(c):
                 + _swiglu("feed_forward.shared_expert", H, inter, "shared_experts"))
     inter = c.moe_intermediate_size
     t = _linear("mlp.gate", E, H, "router")
-    if mt in ("deepseek_v3", "glm4_moe", "glm4_moe_lite", "deepseek_v32", "glm_moe_dsa"):
+    if mt in ("deepseek_v3", "glm4_moe", "glm4_moe_lite", "deepseek_v32", "glm_moe_dsa",
+              "kimi_linear"):
         # the load-balancing bias: stored, not trained by SGD
         t.append(Tensor("mlp.gate.e_score_correction_bias", (E,), "router", buffer=True))
     t += _swiglu("mlp.experts.{e}", H, inter, "experts", **ex)
     shared = c.get("n_shared_experts", 0) if c.family == "deepseek" or mt == "glm4_moe" else 0
-    if mt in ("glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa"):
+    if mt in ("glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa",
+              "kimi_linear"):
         # built even when n_shared_experts is 0 (then it holds nothing)
         t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
     elif shared:
@@ -419,7 +447,8 @@ def global_tensors(cfg):
     The first is the token embedding (a tied lm_head shares its storage).
     """
     H, V = cfg.hidden_size, cfg.vocab_size
-    tied = cfg.tie_word_embeddings
+    # transformers 5.23 never ties Kimi-Linear's head (_tied_weights_keys = {})
+    tied = cfg.tie_word_embeddings and cfg.model_type != "kimi_linear"
     if cfg.model_type == "gpt2":  # GPT-2's checkpoint names have no prefix
         # the learned position embedding is a weight (n_positions x d), not a cache
         return [Tensor("wte.weight", (V, H), "embedding"),

@@ -327,6 +327,36 @@ def _gemma4_layers(r):
                 mlp=Axis.constant("moe" if r.get("enable_moe_block") else "dense"))
 
 
+def _kimi_linear_layers(r):
+    """Kimi-Linear: Kimi Delta Attention layers (transformers: linear_attention) and MLA
+    layers (full_attention), listed 1-indexed in linear_attn_config (full_attn_layers,
+    kda_layers), else every 4th layer after the first full; the first
+    first_k_dense_replace layers dense (or mlp_layer_types)."""
+    L = r["num_hidden_layers"]
+    lac = r.get("linear_attn_config") or {}
+    if not isinstance(lac, dict):
+        _fail("linear_attn_config", "must be a JSON object", lac)
+    if r.get("layer_types") is None and "full_attn_layers" in lac and "kda_layers" in lac:
+        kinds = [None] * L
+        for key, kind in (("full_attn_layers", "full_attention"), ("kda_layers",
+                                                                   "linear_attention")):
+            idx = lac[key]
+            if not isinstance(idx, list) or not all(_is_int(i) and 1 <= i <= L for i in idx):
+                _fail(f"linear_attn_config.{key}", f"must list layer numbers 1..{L:,} "
+                      "(1-indexed)", idx)
+            for i in idx:
+                kinds[i - 1] = kind
+        if None in kinds:
+            _fail("linear_attn_config", f"full_attn_layers and kda_layers must name each of the "
+                  f"{L:,} layers (layer {kinds.index(None) + 1} is in neither)",
+                  show_value=False)
+        attn = Axis.from_list(kinds, field="linear_attn_config")
+    else:   # transformers' default: full when i and i % 4 == 0 (layers 4, 8, ...)
+        attn = Axis.cycle(("full_attention", 1), ("linear_attention", 3),
+                          prefix=[("linear_attention", 4)], field="layer_types")
+    return dict(attention=attn, mlp=_mlp_types_axis(r, r.get("first_k_dense_replace", 1)))
+
+
 _COMMON = dict(num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
                attention_bias=False, sliding_window=None, layer_types=None)
 
@@ -581,6 +611,37 @@ _FAMILIES = {
                                       top_k_experts=None, moe_intermediate_size=None,
                                       global_head_dim=512, num_global_key_value_heads=None,
                                       per_layer_config=None)),
+    # Seed-OSS: Llama's layout with biases on q, k and v (attention_bias) and, separately,
+    # on o_proj (attention_out_bias); defaults from SeedOssConfig (not the 36B's sizes)
+    "seed_oss": dict(family="llama", layers=_full_attention,
+                     defaults=dict(_COMMON, vocab_size=155136, hidden_size=4096,
+                                   intermediate_size=27648, num_hidden_layers=64,
+                                   num_attention_heads=80, num_key_value_heads=8, head_dim=128,
+                                   max_position_embeddings=524288, pad_token_id=1,
+                                   attention_bias=True, attention_out_bias=False, mlp_bias=False)),
+    # Kimi-Linear: three Kimi Delta Attention layers (a gated delta rule with a decay per
+    # channel) to one MLA layer, and DeepSeek-V3's MoE; transformers' own names for its keys
+    "kimi_linear": dict(family="deepseek", moe="num_experts", layers=_kimi_linear_layers,
+                        attribute_map=dict(max_position_embeddings="model_max_length",
+                                           n_group="num_expert_group",
+                                           num_local_experts="num_experts",
+                                           num_experts_per_tok="num_experts_per_token",
+                                           n_shared_experts="num_shared_experts"),
+                        # every standard name is a declared field, set before the file's own
+                        # key: given both, the file's own (num_experts_per_token) wins
+                        own_wins=("max_position_embeddings", "n_group", "num_local_experts",
+                                  "num_experts_per_tok", "n_shared_experts"),
+                        defaults=dict(_COMMON, vocab_size=163840, hidden_size=2304,
+                                      intermediate_size=9216, moe_intermediate_size=1024,
+                                      num_hidden_layers=27, num_attention_heads=32,
+                                      num_key_value_heads=32, num_shared_experts=1,
+                                      kv_lora_rank=512, q_lora_rank=None, qk_rope_head_dim=64,
+                                      v_head_dim=128, qk_nope_head_dim=128,
+                                      num_experts_per_token=8, model_max_length=1048576,
+                                      num_experts=256, pad_token_id=163839,
+                                      mlp_layer_types=None, linear_attn_config=None,
+                                      first_k_dense_replace=1, linear_head_dim=128,
+                                      linear_num_heads=32, linear_conv_kernel_dim=4)),
     # MiniMax-M2: GQA with one RMSNorm over all query heads and one over all key heads
     # (OLMo-2's QK-norm), 256 experts top-8 in every layer, no shared expert
     "minimax_m2": dict(family="llama", moe="num_local_experts",
@@ -621,6 +682,8 @@ for _mt in ("glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa"):
     _REQUIRED_BY_TYPE[_mt] = _REQUIRED_BY_TYPE["deepseek_v3"] + (
         ("q_lora_rank", "index_topk", "index_head_dim", "index_n_heads") if _mt in DSA_TYPES
         else ())
+_REQUIRED_BY_TYPE["kimi_linear"] = ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim",
+                                    "qk_nope_head_dim", "v_head_dim")
 # fields whose value must be a positive whole number when present (and not null)
 _POSITIVE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
              "intermediate_size", "num_key_value_heads", "head_dim", "moe_intermediate_size",
@@ -636,11 +699,13 @@ _STRING = ("torch_dtype", "dtype", "hidden_act", "hidden_activation", "_name_or_
 _OBJECT = ("text_config", "rope_scaling", "quantization_config")
 _BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_window",
             "use_conv_bias", "use_bias", "attention_k_eq_v", "enable_moe_block",
+            "attention_out_bias",
             "use_double_wide_mlp",
             "qk_layernorm", "qkv_bias", "use_qk_norm", "add_cross_attention",
             "use_bidirectional_attention", "norm_topk_prob")
 _LAYER_TYPES = ("full_attention", "sliding_attention")
 _LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
+                        "kimi_linear": ("full_attention", "linear_attention"),
                         "deepseek_v32": ("indexed_attention",),
                         "glm_moe_dsa": ("indexed_attention",),
                         "glm4_moe_lite": ("full_attention",), "mistral4": ("full_attention",),
@@ -651,7 +716,7 @@ _LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
 # model types whose attention never slides, whatever a config's sliding_window says
 _NO_WINDOW = ("phi", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_neox", "gemma", "olmo2",
               "granite", "glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa",
-              "minimax_m2", "nemotron_h")
+              "minimax_m2", "nemotron_h", "seed_oss", "kimi_linear")
 _POSITIVE_BY_TYPE = {
     "gpt2": ("n_embd", "n_layer", "n_head", "n_positions", "n_inner"),
     "gemma3_text": ("sliding_window_pattern",),
@@ -669,6 +734,7 @@ _POSITIVE_BY_TYPE = {
     "smollm3": ("no_rope_layer_interval",),
     "deepseek_v32": ("index_topk", "index_head_dim", "index_n_heads"),
     "gemma4_text": ("vocab_size_per_layer_input",),
+    "kimi_linear": ("linear_head_dim", "linear_num_heads", "linear_conv_kernel_dim"),
     "nemotron_h": ("ssm_state_size", "mamba_num_heads", "mamba_head_dim", "n_groups",
                    "conv_kernel", "moe_shared_expert_intermediate_size", "moe_latent_size"),
     "glm_moe_dsa": ("index_topk", "index_head_dim", "index_n_heads"),
@@ -679,7 +745,7 @@ _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_
                      "granite", "smollm3", "glm4_moe", "llama4_text", "qwen3_next",
                      "qwen3_5_text", "qwen3_5_moe_text", "deepseek_v32", "glm_moe_dsa",
                      "minimax_m2", "glm4_moe_lite", "mistral4", "nemotron_h", "olmo3",
-                     "ministral3", "gemma4_text")
+                     "ministral3", "gemma4_text", "seed_oss", "kimi_linear")
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
                  "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
                  "mlp_layer_types", "indexer_types", "q_lora_rank", "moe_latent_size",
@@ -819,6 +885,14 @@ def _validate(raw):
             r["layers_block_type"] = raw["layer_types"]
         r["layer_types"] = None
         r["num_hidden_layers"] = len(_nemotron_pattern(r))
+    if mt == "kimi_linear":  # linear_attn_config's values win, as KimiLinearConfig reads them
+        lac = r.get("linear_attn_config")
+        if lac is not None and not isinstance(lac, dict):
+            _fail("linear_attn_config", "must be a JSON object", lac)
+        for key, field in (("head_dim", "linear_head_dim"), ("num_heads", "linear_num_heads"),
+                           ("short_conv_kernel_size", "linear_conv_kernel_dim")):
+            if lac and key in lac:
+                r[field] = lac[key]
     if mt == "gpt2" and r["intermediate_size"] is None and _is_int(r["hidden_size"]):
         r["intermediate_size"] = 4 * r["hidden_size"]  # n_inner = None: the classic 4 x d
     if mt == "qwen2_moe" and r.get("use_sliding_window") is False:
@@ -943,7 +1017,7 @@ def _validate(raw):
                   top_k)
     if (spec["family"] == "deepseek" or mt == "glm4_moe") and mt != "glm4_moe_lite":
         fk = r["first_k_dense_replace"]
-        if fk > layers and mt not in DSA_TYPES:  # (DeepSeek-V3.2 and GLM-5 clip it)
+        if fk > layers and mt not in DSA_TYPES + ("kimi_linear",):  # (these clip it)
             _fail("first_k_dense_replace", f"cannot exceed num_hidden_layers={layers}", fk)
     if spec["family"] == "deepseek" or mt == "glm4_moe":
         if r.get("n_shared_experts") is None:

@@ -312,6 +312,17 @@ def kv_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
             + indexer_cache_bytes_per_token(cfg, dtype) * seq_len) * batch
 
 
+def _delta_heads(cfg):
+    """(value heads, key dim, value dim, key heads) of a delta-rule layer: Qwen3-Next's and
+    Qwen3.5's gated DeltaNet, or Kimi-Linear's Kimi Delta Attention (linear_num_heads heads
+    of linear_head_dim for q, k and v alike)."""
+    if cfg.model_type == "kimi_linear":
+        h, d = cfg.linear_num_heads, cfg.linear_head_dim
+        return h, d, d, h
+    return (cfg.linear_num_value_heads, cfg.linear_key_head_dim, cfg.linear_value_head_dim,
+            cfg.linear_num_key_heads)
+
+
 def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     """Bytes of the fixed-size state of linear-attention layers (Qwen3-Next's and
     Qwen3.5's gated DeltaNet) and Mamba-2 layers (Nemotron-H), for ``batch`` sequences;
@@ -337,8 +348,8 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     values = 0
     n = counts.get("linear_attention", 0)
     if n:
-        vh, kd, vd = cfg.linear_num_value_heads, cfg.linear_key_head_dim, cfg.linear_value_head_dim
-        conv_dim = 2 * cfg.linear_num_key_heads * kd + vh * vd
+        vh, kd, vd, kh = _delta_heads(cfg)
+        conv_dim = 2 * kh * kd + vh * vd
         values += n * (vh * kd * vd + conv_dim * cfg.linear_conv_kernel_dim)
     n = counts.get("mamba", 0)
     if n:  # Mamba-2: a head_dim x ssm_state_size state per head, the conv's last inputs
@@ -427,10 +438,8 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     n = _layer_type_counts(cfg)
     attention = int(flops)
     if n.get("linear_attention"):  # a fixed cost per token, whatever the context length
-        r = cfg._r["resolved"]
-        attention += n["linear_attention"] * 6 * (r["linear_num_value_heads"]
-                                                  * r["linear_key_head_dim"]
-                                                  * r["linear_value_head_dim"])
+        vh, kd, vd, _ = _delta_heads(cfg)
+        attention += n["linear_attention"] * 6 * vh * kd * vd
     if n.get("mamba"):  # Mamba-2: decay plus rank-one update, and the read-out with C
         attention += n["mamba"] * 4 * (cfg.mamba_num_heads * cfg.mamba_head_dim
                                        * cfg.ssm_state_size)

@@ -19,7 +19,7 @@ FAMILIES = {
     "Granite": ("granite",), "SmolLM": ("smollm3",),
     "GLM": ("glm4_moe", "glm4_moe_lite", "glm_moe_dsa"),
     "DeepSeek": ("deepseek_v2", "deepseek_v3", "deepseek_v32"), "gpt-oss": ("gpt_oss",),
-    "MiniMax": ("minimax_m2",), "Kimi": ("kimi_k25",), "Nemotron": ("nemotron_h",),
+    "MiniMax": ("minimax_m2",), "Kimi": ("kimi_k25", "kimi_linear"), "Nemotron": ("nemotron_h",),
 }
 _FAMILY_OF = {mt: fam for fam, types in FAMILIES.items() for mt in types}
 

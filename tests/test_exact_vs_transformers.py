@@ -43,6 +43,11 @@ def _transformers_name(cfg, name):
         return "transformer." + name  # GPT-2's checkpoint was saved without the prefix
     if cfg.model_type == "gpt_neox" and name == "embed_out.weight":
         return "lm_head.weight"  # transformers 5 renames Pythia's embed_out on load
+    if cfg.model_type == "kimi_linear":  # the forget gate moves into a submodule on load
+        for x in ("f_a_proj", "f_b_proj", "dt_bias", "A_log"):
+            name = name.replace(f"self_attn.{x}", f"self_attn.forget_gate.{x}")
+        for x in "qkv":  # three convolutions, stacked into one on load
+            name = name.replace(f"self_attn.{x}_conv1d.", "self_attn.conv1d.")
     if name.startswith("backbone."):  # Nemotron-H's checkpoint prefix, renamed on load
         return "model." + name[len("backbone."):]
     if ".block_sparse_moe.gate." in name or ".block_sparse_moe.e_score" in name:
@@ -79,7 +84,10 @@ def test_moe_weight_shapes_hold_every_parameter(name):
     experts = ws["component"] == "experts"
     assert int(ws.loc[experts, "numel"].sum()) == routed
     for n, shape in zip(ws.loc[~experts, "name"], ws.loc[~experts, "shape"]):
+        stacked = "_conv1d." in n  # Kimi-Linear's q, k and v convolutions: one tensor on load
         n = _transformers_name(cfg, n)
+        if stacked:
+            shape = (3 * shape[0],) + tuple(shape[1:])
         assert meta_shapes[n] == shape, n
 
 

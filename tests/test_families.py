@@ -310,14 +310,14 @@ def test_glm_router_bias_is_a_buffer_not_a_parameter():
 def test_zoo_grouped_by_family():
     names = lc.list_models()
     grouped = lc.list_models(grouped=True)
-    assert sorted(grouped) == sorted(names) and len(names) == 46
+    assert sorted(grouped) == sorted(names) and len(names) == 47
     fams = lc.model_families()
     assert [n for group in fams.values() for n in group] == grouped
     assert fams["GPT-2"] == ["gpt2"] and "Llama-4-Scout-17B-16E-Instruct" in fams["Llama"]
     assert "Qwen3-Next-80B-A3B" in fams["Qwen"] and "Qwen1.5-MoE-A2.7B-Chat" in fams["Qwen"]
     assert lc.model_family("pythia-1b") == "Pythia"
     # a wrapper is its own family (Kimi K2.5 holds DeepSeek-V3's layout)
-    assert fams["Kimi"] == ["Kimi-K2.5"] and "DeepSeek-V3.2" in fams["DeepSeek"]
+    assert fams["Kimi"] == ["Kimi-K2.5", "Kimi-Linear-48B-A3B-Instruct"] and "DeepSeek-V3.2" in fams["DeepSeek"]
     assert fams["Nemotron"] == ["Nemotron-3-Nano-30B-A3B"] and "GLM-5.1" in fams["GLM"]
     assert lc.model_families(["Qwen3-8B", "gpt2"]) == {"GPT-2": ["gpt2"], "Qwen": ["Qwen3-8B"]}
 

@@ -3,7 +3,9 @@ GLM-4.7-Flash (glm4_moe_lite), Mistral Small 4 (mistral4), DeepSeek-V3.2 and GLM
 (deepseek_v32, glm_moe_dsa: DeepSeek Sparse Attention with a lightning indexer), Kimi K2.5
 (kimi_k25, a wrapper around DeepSeek-V3's layout), MiniMax-M2 (minimax_m2), Nemotron 3
 (nemotron_h: Mamba-2, attention and MoE blocks), OLMo 3 (olmo3: three sliding-window
-layers to one full), Ministral 3 (ministral3, in a mistral3 vision wrapper) and Gemma 4
+layers to one full), Ministral 3 (ministral3, in a mistral3 vision wrapper), Seed-OSS
+(seed_oss: a fixture, its config reconstructed), Kimi-Linear (kimi_linear: Kimi Delta
+Attention beside MLA) and Gemma 4
 (gemma4_text: KV shared across layers, K = V, per-layer head widths, per-layer embeddings).
 
 Their real configs sit in the zoo, where tests/test_exact_vs_transformers.py and
@@ -32,7 +34,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # published sizes (model cards): total and active parameters, to the digits published.
 # GLM-4.7-Flash's "30B-A3B" is a name: its active count with the embedding and head is 3.9B.
 # MiniMax counts its "10B" active without the embedding and the head (1.2B of 200,064 x 3,072)
-PUBLISHED = {"GLM-4.7-Flash": ("30B", None), "gemma-4-26B-A4B": ("25.2B", "3.8B"),
+PUBLISHED = {"GLM-4.7-Flash": ("30B", None), "Kimi-Linear-48B-A3B-Instruct": ("48B", "3B"), "gemma-4-26B-A4B": ("25.2B", "3.8B"),
              "gemma-4-31B": ("31B", None), "Nemotron-3-Nano-30B-A3B": ("31.6B", "3.6B"), "GLM-5.1": ("744B", "40B"),
              "DeepSeek-V3.2": ("671B", "37B"), "Kimi-K2.5": ("1T", "32B"),
              "MiniMax-M2.7": ("230B", "10B")}
@@ -403,8 +405,11 @@ def dense_2026_configs(draw, mt):
          "num_hidden_layers": L, "num_attention_heads": kv * draw(st.integers(1, 3)),
          "num_key_value_heads": kv, "max_position_embeddings": 64,
          "tie_word_embeddings": draw(st.booleans())}
-    if mt == "ministral3":
+    if mt in ("ministral3", "seed_oss"):
         d["head_dim"] = 2 * draw(d8)
+        if mt == "seed_oss":
+            d.update(attention_bias=draw(st.booleans()), attention_out_bias=draw(st.booleans()),
+                     mlp_bias=draw(st.booleans()))
     else:
         d["hidden_size"] = d["num_attention_heads"] * 2 * draw(d8)
         d["attention_bias"] = draw(st.booleans())
@@ -415,7 +420,19 @@ def dense_2026_configs(draw, mt):
     return d
 
 
-@pytest.mark.parametrize("mt", ["olmo3", "ministral3"])
+def test_seed_oss_36b_counts_its_published_total():
+    """Seed-OSS-36B's reconstructed config (tests/fixtures/README.md): q, k and v carry
+    biases (attention_bias), o_proj does not (attention_out_bias); 80 heads of 128 are
+    wider than hidden_size 5,120. Its total is the published safetensors index's."""
+    d = json.loads((FIXTURES / "seed_oss_36b_reconstruction.json").read_text(encoding="utf-8"))
+    cfg = lc.from_hf_config(d)
+    assert lc.param_count(cfg).total == _meta_counts(d)[0] == 36_151_104_512
+    shapes = dict(zip(*(lc.weight_shapes(cfg)[c] for c in ("name", "shape"))))
+    assert shapes["model.layers.0.self_attn.q_proj.bias"] == (80 * 128,)
+    assert "model.layers.0.self_attn.o_proj.bias" not in shapes
+
+
+@pytest.mark.parametrize("mt", ["olmo3", "ministral3", "seed_oss"])
 def test_random_dense_2026_configs_match_transformers(mt):
     @settings(max_examples=30, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow])
@@ -569,3 +586,91 @@ def test_gemma4_bad_values_are_one_line_errors():
                                                           **{field: value})))
         msg = str(e.value)
         assert "\n" not in msg and msg.startswith(f"text_config.{field}"), msg
+
+
+# --- Kimi-Linear: Kimi Delta Attention beside MLA ---------------------------------------------
+
+KIMI_LINEAR = {"model_type": "kimi_linear", "vocab_size": 64, "pad_token_id": 0,
+               "hidden_size": 32, "intermediate_size": 24, "moe_intermediate_size": 8,
+               "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 4,
+               "kv_lora_rank": 8, "qk_rope_head_dim": 4, "qk_nope_head_dim": 6, "v_head_dim": 6,
+               "num_experts": 4, "num_experts_per_token": 2,
+               "linear_attn_config": {"full_attn_layers": [2, 4], "kda_layers": [1, 3],
+                                      "head_dim": 6, "num_heads": 2, "short_conv_kernel_size": 3}}
+
+
+def test_kimi_linear_layers_and_state_by_hand():
+    cfg = lc.load_model("Kimi-Linear-48B-A3B-Instruct")
+    assert cfg.layer_types.counts() == {"linear_attention": 20, "full_attention": 7}
+    # 7 MLA layers cache 512 + 64 values per token; 20 KDA layers a 128 x 128 state per head
+    # (32 heads) plus 4 positions of q, k and v (3 x 32 x 128 channels)
+    assert lc.kv_cache_bytes(cfg, 1000) == 7 * 576 * 2 * 1000
+    assert lc.linear_state_bytes(cfg) == 20 * (32 * 128 * 128 + 3 * 32 * 128 * 4) * 2
+
+
+def test_kimi_linear_cache_equals_what_transformers_holds(tmp_path):
+    import torch
+    cfg = lc.from_hf_config(KIMI_LINEAR)
+    torch.manual_seed(0)
+    model = transformers_ref.causal_lm(transformers_ref.hf_config(KIMI_LINEAR)).eval()
+    assert lc.param_count(cfg).total == sum(p.numel() for p in model.parameters())
+    seq, batch = 7, 2
+    with torch.no_grad():
+        cache = model(torch.randint(0, 64, (batch, seq)), use_cache=True).past_key_values
+    states = kv = 0
+    for layer in cache.layers:
+        for kind in ("conv_states", "recurrent_states"):
+            states += sum(t.numel() for t in (getattr(layer, kind, None) or {}).values()
+                          if t is not None)
+        kv += sum(t.numel() for t in (getattr(layer, "keys", None),
+                                      getattr(layer, "values", None)) if t is not None)
+    # by hand: 2 KDA layers x (2 heads x 6 x 6 + 3 x 12 channels x 3); 2 MLA layers x (8 + 4)
+    assert states == 2 * (2 * 6 * 6 + 3 * 12 * 3) * batch
+    assert kv == 2 * (8 + 4) * seq * batch
+    assert states == lc.linear_state_bytes(cfg, batch=batch, dtype="fp32") // 4
+    assert kv == lc.kv_cache_bytes(cfg, seq, batch=batch, dtype="fp32") // 4
+    # the saved form lists layer_types and mlp_layer_types, and counts the same
+    transformers_ref.hf_config(KIMI_LINEAR).save_pretrained(tmp_path)
+    saved = lc.from_hf_config(json.loads((tmp_path / "config.json").read_text()))
+    assert lc.param_count(saved).total == lc.param_count(cfg).total
+    assert lc.linear_state_bytes(saved) == lc.linear_state_bytes(cfg)
+
+
+@st.composite
+def kimi_linear_configs(draw):
+    d8 = st.integers(1, 8)
+    L = draw(st.integers(1, 6))
+    E = draw(st.integers(1, 6))
+    d = {"model_type": "kimi_linear", "vocab_size": draw(st.integers(2, 200)), "pad_token_id": 0,
+         "hidden_size": 4 * draw(d8), "intermediate_size": 2 * draw(d8),
+         "moe_intermediate_size": 2 * draw(d8), "num_hidden_layers": L,
+         "num_attention_heads": draw(st.integers(1, 4)), "kv_lora_rank": 2 * draw(d8),
+         "qk_rope_head_dim": 2 * draw(st.integers(1, 4)), "qk_nope_head_dim": 2 * draw(d8),
+         "v_head_dim": 2 * draw(d8), "num_experts": E,
+         "num_experts_per_token": draw(st.integers(1, E)),
+         "first_k_dense_replace": draw(st.integers(0, L)),
+         "tie_word_embeddings": draw(st.booleans())}
+    d["num_key_value_heads"] = d["num_attention_heads"]
+    kinds = draw(st.lists(st.booleans(), min_size=L, max_size=L))
+    lac = {"head_dim": 2 * draw(d8), "num_heads": draw(st.integers(1, 3)),
+           "short_conv_kernel_size": draw(st.integers(1, 4))}
+    if draw(st.booleans()):
+        lac.update(full_attn_layers=[i + 1 for i, full in enumerate(kinds) if full],
+                   kda_layers=[i + 1 for i, full in enumerate(kinds) if not full])
+    if draw(st.booleans()):
+        d["q_lora_rank"] = 2 * draw(d8)
+    d["linear_attn_config"] = lac
+    return d
+
+
+def test_random_kimi_linear_configs_match_transformers():
+    @settings(max_examples=30, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(kimi_linear_configs())
+    def check(d):
+        cfg = lc.from_hf_config(d)
+        total, routed = _meta_counts(d)
+        pc = lc.param_count(cfg)
+        assert pc.total == total
+        assert pc.active == _active(total, routed, cfg)
+    check()

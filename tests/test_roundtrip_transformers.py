@@ -43,6 +43,10 @@ def _shrunk(d):
     for key in ("layer_types", "no_rope_layers", "hybrid_override_pattern"):
         if isinstance(d.get(key), (list, str)):  # (Nemotron-H: its pattern sets the depth)
             d[key] = d[key][:3]
+    lac = d.get("linear_attn_config")
+    if isinstance(lac, dict):  # Kimi-Linear lists its layers by number (1-indexed)
+        d["linear_attn_config"] = {k: [i for i in v if i <= 3] if k.endswith("_layers") else v
+                                   for k, v in lac.items()}
     if d.get("num_kv_shared_layers"):  # Gemma 4's last 20 of 35 layers cannot be 3 layers'
         d["num_kv_shared_layers"] = 0   # (tests/test_families_2026_more.py saves KV sharing)
     if isinstance(d.get("moe_layers"), list):
@@ -50,7 +54,8 @@ def _shrunk(d):
     for key in ("num_experts", "num_local_experts", "n_routed_experts"):
         if key in d:
             d[key] = 8
-            d["num_experts_per_tok"] = 2
+            # top-2, under the key the file uses (Kimi-Linear: num_experts_per_token)
+            d["num_experts_per_token" if "num_experts_per_token" in d else "num_experts_per_tok"] = 2
             if d.get("n_group"):  # DeepSeek-V3's grouped routing: 8 experts in 8 groups
                 d["n_group"], d["topk_group"] = min(d["n_group"], 8), min(d["topk_group"], 2)
     return d

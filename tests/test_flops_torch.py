@@ -1,0 +1,111 @@
+"""flops_per_token against what PyTorch counts (torch.utils.flop_counter.FlopCounterMode) in
+one decode step of a tiny transformers model on the CPU: the new token after n - 1 cached
+ones, eager attention, experts computed one by one (FlopCounterMode has no formula for
+grouped expert matmuls).
+
+Where transformers' reference code does the same work as the engine's count, the numbers
+are equal (Gemma 4's sliding, full, KV-shared and K = V layers, its experts beside a dense
+MLP, OLMo 3, Ministral 3, MiniMax-M2). Where it does more or less, the difference is the
+stated piece of work, and the test says which:
+
+* MLA (GLM-4.7-Flash, DeepSeek-V3.2): transformers expands every cached latent through
+  kv_b_proj at every step, (n - 1) x 2 x |kv_b_proj| FLOPs per layer more than the absorbed
+  form the engine counts (the DeepSeek-V2 paper's). Sparse attention's indexer is counted
+  alike; below index_topk keys its attention equals dense attention.
+* Mamba-2 (Nemotron-H): the read-out y = state . C is a batched matmul (2 h p N); the
+  state's decayed rank-one update is elementwise, which FlopCounterMode does not count (the
+  engine counts it: 4 h p N in all); transformers' decode convolution runs over its whole
+  window of conv_kernel positions twice over.
+"""
+
+import pytest
+
+import llmcourse as lc
+import transformers_ref  # torch + transformers: requirements-test.txt (never skipped)
+
+pytestmark = pytest.mark.slow
+
+N = 20  # the context of the decode step: 19 cached tokens and the new one
+
+
+def decode_step_flops(d, n=N):
+    """(FLOPs PyTorch counts in one decode step, the engine's FlopCount) for config ``d``."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+    torch.manual_seed(0)
+    hf = transformers_ref.hf_config(d)
+    hf._attn_implementation = "eager"
+    hf._experts_implementation = "eager"
+    model = transformers_ref.causal_lm(hf).eval()
+    ids = torch.randint(0, d["vocab_size"], (1, n))
+    with torch.no_grad():
+        cache = model(ids[:, :n - 1], use_cache=True).past_key_values
+        counter = FlopCounterMode(display=False)
+        with counter:
+            model(ids[:, n - 1:], past_key_values=cache, use_cache=True)
+    return counter.get_total_flops(), lc.flops_per_token(lc.from_hf_config(d), n, mode="decode")
+
+
+GEMMA4 = {"model_type": "gemma4_text", "vocab_size": 64, "hidden_size": 32,
+          "intermediate_size": 24, "num_hidden_layers": 6, "num_attention_heads": 4,
+          "num_key_value_heads": 2, "head_dim": 8, "global_head_dim": 16, "sliding_window": 8,
+          "layer_types": ["sliding_attention", "full_attention"] * 3,
+          "vocab_size_per_layer_input": 64, "hidden_size_per_layer_input": 4}
+
+EQUAL = {
+    "gemma4 sliding + full": GEMMA4,
+    "gemma4 KV-shared": dict(GEMMA4, num_kv_shared_layers=2, use_double_wide_mlp=True),
+    "gemma4 K = V": dict(GEMMA4, attention_k_eq_v=True, num_global_key_value_heads=1),
+    "gemma4 experts": dict(GEMMA4, enable_moe_block=True, num_experts=4, top_k_experts=2,
+                           moe_intermediate_size=8, hidden_size_per_layer_input=0),
+    "olmo3": {"model_type": "olmo3", "vocab_size": 64, "hidden_size": 32,
+              "intermediate_size": 24, "num_hidden_layers": 4, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "sliding_window": 8, "max_position_embeddings": 64},
+    "ministral3": {"model_type": "ministral3", "vocab_size": 64, "hidden_size": 32,
+                   "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 4,
+                   "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 64},
+    "minimax_m2": {"model_type": "minimax_m2", "vocab_size": 64, "hidden_size": 32,
+                   "intermediate_size": 8, "num_hidden_layers": 2, "num_attention_heads": 4,
+                   "num_key_value_heads": 2, "head_dim": 8, "num_local_experts": 4,
+                   "num_experts_per_tok": 2, "max_position_embeddings": 64},
+}
+
+
+@pytest.mark.parametrize("case", sorted(EQUAL))
+def test_decode_step_flops_equal_what_pytorch_counts(case):
+    counted, ours = decode_step_flops(EQUAL[case])
+    assert ours.attention > 0
+    assert counted == ours.total
+
+
+MLA = {"vocab_size": 64, "hidden_size": 32, "intermediate_size": 24, "moe_intermediate_size": 8,
+       "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+       "kv_lora_rank": 8, "q_lora_rank": 12, "qk_rope_head_dim": 4, "qk_nope_head_dim": 6,
+       "v_head_dim": 6, "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1,
+       "topk_group": 1, "first_k_dense_replace": 1, "index_n_heads": 2, "index_head_dim": 8,
+       "index_topk": 64}
+
+
+@pytest.mark.parametrize("mt", ["glm4_moe_lite", "deepseek_v32"])
+def test_mla_decode_step_is_the_absorbed_count_plus_transformers_reexpansion(mt):
+    d = dict(MLA, model_type=mt)
+    counted, ours = decode_step_flops(d)
+    kv_b = d["kv_lora_rank"] * d["num_attention_heads"] * (d["qk_nope_head_dim"] + d["v_head_dim"])
+    assert counted == ours.total + d["num_hidden_layers"] * (N - 1) * 2 * kv_b
+
+
+def test_mamba2_decode_step_reads_out_the_state_as_counted():
+    d = {"model_type": "nemotron_h", "vocab_size": 64, "hidden_size": 32,
+         "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+         "intermediate_size": 24, "ssm_state_size": 6, "mamba_num_heads": 4,
+         "mamba_head_dim": 4, "n_groups": 2, "conv_kernel": 3, "chunk_size": 4,
+         "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 8,
+         "moe_shared_expert_intermediate_size": 8, "hybrid_override_pattern": "M*-",
+         "use_mamba_kernels": False}
+    counted, ours = decode_step_flops(d)
+    h, p, N_state, k = 4, 4, 6, 3
+    conv_channels = h * p + 2 * 2 * N_state
+    # the engine's 4 h p N: the read-out (a bmm PyTorch counts) and the elementwise update
+    update = 2 * h * p * N_state
+    conv_once = 2 * conv_channels * k   # transformers' decode runs the convolution twice over
+    assert counted == ours.total - update + conv_once
