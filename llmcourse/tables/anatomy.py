@@ -54,6 +54,8 @@ def _mlp_text(cfg):
     act = str(cfg.get("hidden_activation") or cfg.get("hidden_act") or "")
     if cfg.family == "phi":
         return "GELU MLP (fc1, fc2, with biases)"
+    if cfg.model_type == "nemotron_h":
+        return "ReLU² MLP (up, down: not gated)"
     if act.startswith("gelu"):
         return "GeGLU MLP (tanh GELU)" if "tanh" in act else "GeGLU MLP"
     return "SwiGLU MLP"
@@ -163,22 +165,43 @@ def layer_kind(cfg, layer):
     """One line describing a layer: its attention and its MLP, e.g.
     'GQA 8:4, sliding window 4,096 · GeGLU MLP (tanh GELU)'."""
     from ..plots.anatomy import layer_tensors
-    kind = cfg.layer_types[layer]
-    if kind == "linear_attention":  # Qwen3-Next's gated DeltaNet: no KV heads, no cache
+    k = cfg.layer_schedule.kind_at(layer)
+    kind = k.attention
+    if kind == "linear_attention" and cfg.model_type == "kimi_linear":
+        attn = (f"Kimi Delta Attention (linear attention), {cfg.linear_num_heads} heads of "
+                f"{cfg.linear_head_dim}")
+    elif kind == "linear_attention":  # Qwen3-Next's gated DeltaNet: no KV heads, no cache
         attn = (f"gated DeltaNet (linear attention), {cfg.linear_num_key_heads} key and "
                 f"{cfg.linear_num_value_heads} value heads")
+    elif kind == "mamba":             # Nemotron-H: a fixed state per sequence
+        attn = (f"Mamba-2, {cfg.mamba_num_heads} heads of {cfg.mamba_head_dim}, state "
+                f"{cfg.ssm_state_size}")
+    elif kind == "none":
+        attn = "no attention (an MLP block)"
     else:
         attn = attention_text(cfg)
+        if k.kv_heads or k.head_dim:  # Gemma 4's full layers
+            attn += (f", here {count_of(k.kv_heads or cfg.num_key_value_heads, 'KV head')} of "
+                     f"{k.head_dim or cfg.head_dim}")
     if kind == "sliding_attention":
         attn += f", sliding window {cfg.sliding_window:,}"
     if kind == "chunked_attention":
         attn += f", chunks of {cfg.attention_chunk_size:,}"
+    if kind == "indexed_attention":
+        attn += (f", sparse: the top {cfg.index_topk:,} keys by "
+                 + ("its own indexer" if k.indexer else "the previous layer's indexer"))
+    if k.kv_shared:
+        attn += ", K and V of an earlier layer"
     tensors = layer_tensors(cfg, layer)
     if any(t["component"] == "experts" for t in tensors):
         shared = (cfg.get("n_shared_experts") or 1) if any(
             t["component"] == "shared_experts" for t in tensors) else 0
         mlp = f"MoE: {cfg.num_experts} routed experts, top-{cfg.num_experts_per_tok}" + (
             f", {count_of(shared, 'shared expert')}" if shared else "")
+        if cfg.model_type == "gemma4_text":
+            mlp = f"{_mlp_text(cfg)} and {mlp}"
+    elif k.mlp == "none":
+        mlp = "no MLP"
     else:
         mlp = _mlp_text(cfg)
     return f"{attn} · {mlp}"
