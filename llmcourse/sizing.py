@@ -49,8 +49,9 @@ def mha_baseline(cfg, full_attention=False):
     if cfg.num_key_value_heads != cfg.num_attention_heads:
         changes["num_key_value_heads"] = cfg.num_attention_heads
     if cfg.model_type == "gemma4_text":
-        # every layer stores its own K and V, its full layers with a KV head per query head
-        if cfg.get("num_kv_shared_layers"):
+        # full layers with a KV head per query head too; with full_attention, every layer
+        # also stores its own K and V (no KV sharing)
+        if full_attention and cfg.get("num_kv_shared_layers"):
             changes["num_kv_shared_layers"] = 0
         if cfg.get("attention_k_eq_v") and cfg.get("per_layer_config") is None:
             changes["num_global_key_value_heads"] = cfg.num_attention_heads

@@ -84,11 +84,17 @@ def _layers_text(cfg):
     """'12 full, 36 linear (fixed state)': each kind of layer and what it keeps."""
     kinds = (("full_attention", "full"), ("sliding_attention", f"sliding (≤ {cfg.get('sliding_window') or 0:,})"),
              ("chunked_attention", f"chunked (≤ {cfg.get('attention_chunk_size') or 0:,})"),
-             ("linear_attention", "linear (fixed state)"))
+             ("linear_attention", "linear (fixed state)"),
+             ("indexed_attention", f"sparse (top {cfg.get('index_topk') or 0:,} keys, all cached)"),
+             ("mamba", "Mamba-2 (fixed state)"), ("none", "MLP-only"))
     if set(cfg.layer_types) == {"full_attention"}:
         return f"all {cfg.num_hidden_layers} full attention"
     parts = [f"{cfg.layer_types.count(t)} {what}" for t, what in kinds if t in cfg.layer_types]
-    return ", ".join(parts) + f" of {cfg.num_hidden_layers}"
+    text = ", ".join(parts) + f" of {cfg.num_hidden_layers}"
+    shared = cfg.layer_schedule.count(kv_shared=True)
+    if shared:  # Gemma 4: these store nothing
+        text += f"; the last {shared} reuse earlier layers' K and V"
+    return text
 
 
 def kv_variants(cfg):
