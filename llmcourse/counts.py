@@ -233,13 +233,18 @@ def kv_cache_bytes_per_token_per_layer(cfg, dtype="bf16"):
     Standard attention (MHA, GQA, MQA) caches a K and a V vector per KV head:
     2 x num_key_value_heads x head_dim values. DeepSeek's MLA caches one
     compressed latent (kv_lora_rank) plus the shared RoPE key (qk_rope_head_dim),
-    once, not for K and V separately.
+    once, not for K and V separately. Where layer kinds differ (Gemma 4's full layers
+    have their own head width and KV heads), the first full-attention layer that stores
+    its own K and V.
     """
     cfg = _cfg(cfg)
     if cfg.uses_mla:
         values = cfg.kv_lora_rank + cfg.qk_rope_head_dim
     else:
-        values = 2 * cfg.num_key_value_heads * cfg.head_dim
+        full = [k for k in cfg.layer_schedule.counts()
+                if k.attention == "full_attention" and not k.kv_shared]
+        values = (kv_values_per_token(cfg, full[0]) if full
+                  else 2 * cfg.num_key_value_heads * cfg.head_dim)
     return int(values * dtype_bits(dtype) / 8)
 
 
