@@ -377,6 +377,64 @@ def _gemma4_layer(c, kind):
     return t
 
 
+# --- DeepSeek-V4 -------------------------------------------------------------------------
+
+def _deepseek_v4_layer(c, kind):
+    """A DeepSeek-V4 layer. Attention: low-rank q (q_a, norm, q_b to heads x head_dim), one
+    K = V head (kv_proj), a grouped low-rank output (o_a: o_groups blocks to o_lora_rank
+    each, o_b), one sink logit per head; a CSA layer's compressor (kv and gate to 2 x
+    head_dim, a bias per window position) with its lightning indexer (its own compressor at
+    index_head_dim, q_b from the query latent, per-head weights), an HCA layer's compressor
+    (head_dim, 128 positions). MoE: a router (a fixed token-to-expert table in hash layers),
+    routed experts fused (experts, out, in), one shared expert. Two hyper-connections mix
+    hc_mult residual streams around attention and MoE."""
+    H, nh, hd = c.hidden_size, c.num_attention_heads, c.head_dim
+    q_r, g, o_r, m = c.q_lora_rank, c.o_groups, c.o_lora_rank, c.hc_mult
+    a = "self_attn."
+    t = ([Tensor(a + "sinks", (nh,), "attention")]
+         + _linear(a + "q_a_proj", q_r, H, "attention") + _norm(a + "q_a_norm", q_r)
+         + _linear(a + "q_b_proj", nh * hd, q_r, "attention")
+         + _linear(a + "kv_proj", hd, H, "attention") + _norm(a + "kv_norm", hd)
+         + _linear(a + "o_a_proj", g * o_r, nh * hd // g, "attention")
+         + _linear(a + "o_b_proj", H, g * o_r, "attention"))
+    if kind.attention == "compressed_sparse_attention":
+        rate = (c.get("compress_rates") or {}).get("compressed_sparse_attention", 4)
+        ci, di, ni = a + "compressor.indexer.", c.index_head_dim, c.index_n_heads
+        t += ([Tensor(a + "compressor.position_bias", (rate, 2 * hd), "attention")]
+              + _linear(a + "compressor.kv_proj", 2 * hd, H, "attention")
+              + _linear(a + "compressor.gate_proj", 2 * hd, H, "attention")
+              + _norm(a + "compressor.kv_norm", hd)
+              + [Tensor(ci + "position_bias", (rate, 2 * di), "attention")]
+              + _linear(ci + "kv_proj", 2 * di, H, "attention")
+              + _linear(ci + "gate_proj", 2 * di, H, "attention")
+              + _norm(ci + "kv_norm", di)
+              + _linear(ci + "q_b_proj", ni * di, q_r, "attention")
+              + _linear(ci + "scorer.weights_proj", ni, H, "attention"))
+    elif kind.attention == "heavily_compressed_attention":
+        rate = (c.get("compress_rates") or {}).get("heavily_compressed_attention", 128)
+        t += ([Tensor(a + "compressor.position_bias", (rate, hd), "attention")]
+              + _linear(a + "compressor.kv_proj", hd, H, "attention")
+              + _linear(a + "compressor.gate_proj", hd, H, "attention")
+              + _norm(a + "compressor.kv_norm", hd))
+    E, inter = c.num_experts, c.moe_intermediate_size
+    fz = dict(routed=True, fused=E, out_in=True)
+    t += _linear("mlp.gate", E, H, "router")
+    if kind.mlp == "hash_moe":  # a fixed token-id -> experts table (int64 in transformers)
+        t.append(Tensor("mlp.gate.tid2eid", (c.vocab_size, c.num_experts_per_tok), "router",
+                        buffer=True))
+    else:
+        t.append(Tensor("mlp.gate.e_score_correction_bias", (E,), "router", buffer=True))
+    t += ([Tensor("mlp.experts.gate_up_proj", (E, 2 * inter, H), "experts", True, **fz),
+           Tensor("mlp.experts.down_proj", (E, H, inter), "experts", True, **fz)]
+          + _swiglu("mlp.shared_experts", H, inter, "shared_experts")
+          + _norm("input_layernorm", H) + _norm("post_attention_layernorm", H))
+    n_mix = (2 + m) * m     # pre (m), post (m) and the m x m residual mix, per token
+    for hc in ("attn_hc", "ffn_hc"):
+        t += [Tensor(f"{hc}.fn", (n_mix, m * H), "norms"), Tensor(f"{hc}.base", (n_mix,), "norms"),
+              Tensor(f"{hc}.scale", (3,), "norms")]
+    return t
+
+
 class LayerGroup(NamedTuple):
     """The layers of one :class:`~llmcourse.layers.LayerKind` and their tensors.
 
@@ -407,6 +465,8 @@ def kind_tensors(cfg, kind):
         return tuple(_nemotron_block(cfg, kind))
     if cfg.model_type == "gemma4_text":
         return tuple(_gemma4_layer(cfg, kind))
+    if cfg.model_type == "deepseek_v4":
+        return tuple(_deepseek_v4_layer(cfg, kind))
     mixer = _MIXERS.get(kind.attention)
     if mixer is None:
         raise ConfigError(f"layer_types: {kind.attention} layers have no tensor layout "
@@ -472,6 +532,13 @@ def global_tensors(cfg):
                      (cfg.vocab_size_per_layer_input, L * hpl), "embedding"),
               *_linear("model.per_layer_model_projection", L * hpl, H, "mlp"),
               *_norm("model.per_layer_projection_norm", hpl)]
+    if cfg.model_type == "deepseek_v4":  # the head first collapses the hc_mult streams
+        m = cfg.hc_mult
+        t += [*_norm("model.norm", H), Tensor("model.hc_head.hc_fn", (m, m * H), "norms"),
+              Tensor("model.hc_head.hc_base", (m,), "norms"),
+              Tensor("model.hc_head.hc_scale", (1,), "norms"),
+              Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied)]
+        return t
     if cfg.family == "phi":
         t += _norm("model.final_layernorm", H, True)
         t += [Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied),

@@ -357,6 +357,55 @@ def _kimi_linear_layers(r):
     return dict(attention=attn, mlp=_mlp_types_axis(r, r.get("first_k_dense_replace", 1)))
 
 
+_V4_RATIO_KINDS = {0: "sliding_attention", 4: "compressed_sparse_attention",
+                   128: "heavily_compressed_attention"}
+V4_ATTENTION_KINDS = ("sliding_attention", "compressed_sparse_attention",
+                      "heavily_compressed_attention")
+
+
+def _deepseek_v4_layers(r):
+    """DeepSeek-V4: every layer attends within a sliding window of one shared K = V head;
+    compressed sparse (CSA: every compress_rates[...] = 4 tokens become one entry, an
+    indexer picks index_topk of them) and heavily compressed (HCA: 128 tokens to one)
+    layers add compressed entries. layer_types, else the checkpoint's compress_ratios
+    (0 / 4 / 128 per layer), else 2 HCA layers then CSA and HCA in turn; the first
+    num_hash_layers (3) MoE layers route by a fixed token-id hash (mlp_layer_types)."""
+    L = r["num_hidden_layers"]
+    lt = r.pop("layer_types", None)
+    r["layer_types"] = None
+    field = "layer_types"
+    if lt is None and r.get("compress_ratios") is not None:
+        cr, field = r["compress_ratios"], "compress_ratios"
+        if not isinstance(cr, list) or len(cr) < L or any(v not in _V4_RATIO_KINDS for v in cr):
+            _fail("compress_ratios", f"must give 0, 4 or 128 for each of the {L:,} layers", cr)
+        lt = [_V4_RATIO_KINDS[v] for v in cr[:L]]
+    if lt is None:
+        # transformers: 2 HCA, then HCA where (i - 2) is even, CSA where it is odd
+        attn = Axis.cycle(("compressed_sparse_attention", 1), ("heavily_compressed_attention", 1),
+                          prefix=[("heavily_compressed_attention", min(L, 3))],
+                          field="layer_types")
+    else:
+        if not isinstance(lt, list) or len(lt) < L or any(v not in V4_ATTENTION_KINDS for v in lt):
+            _fail(field, f"must list one of {', '.join(V4_ATTENTION_KINDS)} for each of the "
+                  f"{L:,} layers", lt)
+        attn = Axis.from_list(list(lt[:L]), field=field)
+    mlt = r.get("mlp_layer_types")
+    if mlt is None:
+        n_hash = r.get("num_hash_layers")
+        n_hash = 3 if n_hash is None else n_hash
+        if not _is_int(n_hash) or n_hash < 0:
+            _fail("num_hash_layers", "must be a whole number, 0 or more", n_hash)
+        mlp = Axis.cycle(("moe", 1), prefix=[("hash_moe", min(L, n_hash))],
+                         field="num_hash_layers")
+    else:
+        if not isinstance(mlt, list) or len(mlt) < L or any(v not in ("moe", "hash_moe")
+                                                           for v in mlt):
+            _fail("mlp_layer_types", f"must list moe or hash_moe for each of the {L:,} layers",
+                  mlt)
+        mlp = Axis.from_list(list(mlt[:L]), field="mlp_layer_types")
+    return dict(attention=attn, mlp=mlp)
+
+
 _COMMON = dict(num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
                attention_bias=False, sliding_window=None, layer_types=None)
 
@@ -642,6 +691,25 @@ _FAMILIES = {
                                       mlp_layer_types=None, linear_attn_config=None,
                                       first_k_dense_replace=1, linear_head_dim=128,
                                       linear_num_heads=32, linear_conv_kernel_dim=4)),
+    # DeepSeek-V4: one shared K = V head of 512 per layer, sliding windows plus compressed
+    # entries (CSA with an indexer, HCA), a grouped low-rank output projection, attention
+    # sinks, 4-stream hyper-connections around each sublayer, and MoE with hash-routed
+    # first layers. Names as transformers loads them (the checkpoint's own are DeepSeek's:
+    # attn.wq_a, ffn.experts.N.w1, ...)
+    "deepseek_v4": dict(family="deepseek_v4", moe="n_routed_experts", layers=_deepseek_v4_layers,
+                        attribute_map=dict(num_local_experts="n_routed_experts",
+                                           intermediate_size="moe_intermediate_size"),
+                        defaults=dict(_COMMON, vocab_size=129280, hidden_size=4096,
+                                      moe_intermediate_size=2048, num_hidden_layers=43,
+                                      num_attention_heads=64, num_key_value_heads=1,
+                                      head_dim=512, q_lora_rank=1024, num_experts_per_tok=6,
+                                      n_routed_experts=256, n_shared_experts=1,
+                                      max_position_embeddings=1048576, compress_rates=None,
+                                      hc_mult=4, mlp_layer_types=None, sliding_window=128,
+                                      o_groups=8, o_lora_rank=1024, index_n_heads=64,
+                                      index_head_dim=128, index_topk=512,
+                                      num_nextn_predict_layers=1, compress_ratios=None,
+                                      num_hash_layers=None)),
     # MiniMax-M2: GQA with one RMSNorm over all query heads and one over all key heads
     # (OLMo-2's QK-norm), 256 experts top-8 in every layer, no shared expert
     "minimax_m2": dict(family="llama", moe="num_local_experts",
@@ -682,6 +750,7 @@ for _mt in ("glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa"):
     _REQUIRED_BY_TYPE[_mt] = _REQUIRED_BY_TYPE["deepseek_v3"] + (
         ("q_lora_rank", "index_topk", "index_head_dim", "index_n_heads") if _mt in DSA_TYPES
         else ())
+_REQUIRED_BY_TYPE["deepseek_v4"] = ("q_lora_rank", "sliding_window")
 _REQUIRED_BY_TYPE["kimi_linear"] = ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim",
                                     "qk_nope_head_dim", "v_head_dim")
 # fields whose value must be a positive whole number when present (and not null)
@@ -716,7 +785,7 @@ _LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
 # model types whose attention never slides, whatever a config's sliding_window says
 _NO_WINDOW = ("phi", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_neox", "gemma", "olmo2",
               "granite", "glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa",
-              "minimax_m2", "nemotron_h", "seed_oss", "kimi_linear")
+              "minimax_m2", "nemotron_h", "seed_oss", "kimi_linear", "deepseek_v4")
 _POSITIVE_BY_TYPE = {
     "gpt2": ("n_embd", "n_layer", "n_head", "n_positions", "n_inner"),
     "gemma3_text": ("sliding_window_pattern",),
@@ -735,6 +804,8 @@ _POSITIVE_BY_TYPE = {
     "deepseek_v32": ("index_topk", "index_head_dim", "index_n_heads"),
     "gemma4_text": ("vocab_size_per_layer_input",),
     "kimi_linear": ("linear_head_dim", "linear_num_heads", "linear_conv_kernel_dim"),
+    "deepseek_v4": ("q_lora_rank", "hc_mult", "o_groups", "o_lora_rank", "index_n_heads",
+                    "index_head_dim", "index_topk"),
     "nemotron_h": ("ssm_state_size", "mamba_num_heads", "mamba_head_dim", "n_groups",
                    "conv_kernel", "moe_shared_expert_intermediate_size", "moe_latent_size"),
     "glm_moe_dsa": ("index_topk", "index_head_dim", "index_n_heads"),
@@ -745,11 +816,12 @@ _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_
                      "granite", "smollm3", "glm4_moe", "llama4_text", "qwen3_next",
                      "qwen3_5_text", "qwen3_5_moe_text", "deepseek_v32", "glm_moe_dsa",
                      "minimax_m2", "glm4_moe_lite", "mistral4", "nemotron_h", "olmo3",
-                     "ministral3", "gemma4_text", "seed_oss", "kimi_linear")
+                     "ministral3", "gemma4_text", "seed_oss", "kimi_linear", "deepseek_v4")
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
                  "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
                  "mlp_layer_types", "indexer_types", "q_lora_rank", "moe_latent_size",
                  "hybrid_override_pattern", "layers_block_type", "global_head_dim",
+                 "compress_rates", "compress_ratios", "num_hash_layers",
                  "num_global_key_value_heads", "per_layer_config")
 _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
                          "gemma4_text": ("num_kv_shared_layers", "hidden_size_per_layer_input"),

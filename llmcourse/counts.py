@@ -16,7 +16,8 @@ from .zoo import as_config
 
 __all__ = ["ParamCount", "param_count", "weight_shapes", "weight_bytes", "kv_cache_bytes",
            "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "FlopCount",
-           "flops_per_token", "BITS_PER_PARAM", "dtype_bits", "indexer_cache_bytes_per_token"]
+           "flops_per_token", "BITS_PER_PARAM", "dtype_bits", "indexer_cache_bytes_per_token",
+           "compressed_cache_values"]
 
 # Storage cost of one parameter. mxfp4: 4-bit values plus one 8-bit scale per
 # block of 32 values = 4 + 8/32 = 4.25 bits.
@@ -262,7 +263,8 @@ def indexer_cache_bytes_per_token(cfg, dtype="bf16"):
 
 
 # layer kinds that cache K and V (or MLA's latent) per token, and how many tokens each keeps
-_KV_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "indexed_attention")
+_KV_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "indexed_attention",
+             "compressed_sparse_attention", "heavily_compressed_attention")
 
 
 def kv_values_per_token(cfg, kind):
@@ -272,6 +274,8 @@ def kv_values_per_token(cfg, kind):
     Gemma 4 layer)."""
     if kind.attention not in _KV_KINDS or kind.kv_shared:
         return 0
+    if cfg.model_type == "deepseek_v4":  # one head, K = V: stored once (its window)
+        return cfg.head_dim
     if cfg.uses_mla:
         return cfg.kv_lora_rank + cfg.qk_rope_head_dim
     return 2 * (kind.kv_heads or cfg.num_key_value_heads) * (kind.head_dim or cfg.head_dim)
@@ -280,11 +284,35 @@ def kv_values_per_token(cfg, kind):
 def kv_tokens_kept(cfg, kind, seq_len):
     """Tokens a layer of ``kind`` keeps at context ``seq_len``: all of them, or at most
     its window (sliding) or chunk (Llama-4's chunked attention)."""
-    if kind.attention == "sliding_attention":
-        return min(seq_len, cfg.sliding_window)
+    if kind.attention == "sliding_attention" or cfg.model_type == "deepseek_v4":
+        return min(seq_len, cfg.sliding_window)   # DeepSeek-V4: every layer's window
     if kind.attention == "chunked_attention":
         return min(seq_len, cfg.attention_chunk_size)
     return seq_len
+
+
+def _v4_rate(cfg, kind):
+    rates = cfg.get("compress_rates") or {}
+    default = {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128}
+    return rates.get(kind, default[kind])
+
+
+def compressed_cache_values(cfg, seq_len):
+    """DeepSeek-V4's compressed entries for one sequence of ``seq_len`` tokens, all layers:
+    a CSA layer keeps one entry of head_dim per compress_rates[...] (4) tokens and its
+    indexer one key of index_head_dim; an HCA layer one entry per 128 tokens. Whole windows
+    only (the inputs of the window still filling, fewer than its rate, are not counted).
+    0 for other models."""
+    if cfg.model_type != "deepseek_v4":
+        return 0
+    values = 0
+    for kind, n in cfg.layer_schedule.counts().items():
+        if kind.attention == "compressed_sparse_attention":
+            values += n * (seq_len // _v4_rate(cfg, kind.attention)) * (cfg.head_dim
+                                                                         + cfg.index_head_dim)
+        elif kind.attention == "heavily_compressed_attention":
+            values += n * (seq_len // _v4_rate(cfg, kind.attention)) * cfg.head_dim
+    return values
 
 
 def _layer_type_counts(cfg):
@@ -304,14 +332,16 @@ def kv_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
     the layers with their own indexer one indexer key per token besides
     (:func:`indexer_cache_bytes_per_token`). Gemma 4's KV-shared layers store
     nothing (they read an earlier layer's K and V) and its full layers cache at their
-    own head width and KV heads. Learned position embeddings (GPT-2's ``wpe``) are
+    own head width and KV heads. DeepSeek-V4 keeps, in every layer, its window of one
+    K = V head and, in its CSA and HCA layers, compressed entries
+    (:func:`compressed_cache_values`). Learned position embeddings (GPT-2's ``wpe``) are
     weights, not cache.
     """
     cfg = _cfg(cfg)
     _positive_int("seq_len", seq_len, allow_zero=True)
     _positive_int("batch", batch)
-    values = 0   # per sequence, over every layer kind: values per token x tokens kept
-    for kind, n in cfg.layer_schedule.counts().items():
+    values = compressed_cache_values(cfg, seq_len)   # DeepSeek-V4's compressed entries
+    for kind, n in cfg.layer_schedule.counts().items():   # per kind: per token x tokens kept
         values += n * kv_values_per_token(cfg, kind) * kv_tokens_kept(cfg, kind, seq_len)
     return (int(values * dtype_bits(dtype) / 8)
             + indexer_cache_bytes_per_token(cfg, dtype) * seq_len) * batch
@@ -428,7 +458,12 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
             per_key = 2 * nh * (cfg.qk_nope_head_dim + cfg.qk_rope_head_dim + cfg.v_head_dim)
         else:
             per_key = 2 * nh * 2 * (kind.head_dim or cfg.head_dim)
-        if kind.attention == "sliding_attention":
+        if cfg.model_type == "deepseek_v4":
+            keys = _v4_mean_keys(cfg, kind.attention, seq_len, mode)
+            if kind.attention == "compressed_sparse_attention":  # the indexer's scoring
+                flops += count * 2 * cfg.index_n_heads * (cfg.index_head_dim + 1) \
+                    * _mean_floor(seq_len, _v4_rate(cfg, kind.attention), mode)
+        elif kind.attention == "sliding_attention":
             keys = _mean_keys(seq_len, cfg.sliding_window, mode)
         elif kind.attention == "chunked_attention":
             keys = _mean_chunk_keys(seq_len, cfg.attention_chunk_size, mode)
@@ -449,6 +484,31 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         attention += n["mamba"] * 4 * (cfg.mamba_num_heads * cfg.mamba_head_dim
                                        * cfg.ssm_state_size)
     return FlopCount(cfg.name, matmul, attention, mode, seq_len)
+
+
+def _mean_floor(n, r, mode, cap=None):
+    """Compressed entries visible to one token: floor(i / r) at position i (decode: i = n;
+    prefill: the mean over 1..n), at most ``cap``."""
+    def total(m):  # sum of floor(i / r) for i = 1..m
+        q, rem = divmod(m, r)
+        return r * q * (q - 1) // 2 + q * (rem + 1)
+    if mode == "decode":
+        return Fraction(min(n // r, cap) if cap is not None else n // r)
+    if cap is None or n < cap * r:
+        return Fraction(total(n), n)
+    return Fraction(total(cap * r - 1) + (n - cap * r + 1) * cap, n)
+
+
+def _v4_mean_keys(cfg, attention, n, mode):
+    """Keys a DeepSeek-V4 token attends to: its window, plus in a CSA layer the index_topk
+    compressed entries its indexer picks (of n / 4), in an HCA layer every compressed
+    entry (n / 128)."""
+    keys = _mean_keys(n, cfg.sliding_window, mode)
+    if attention == "compressed_sparse_attention":
+        keys += _mean_floor(n, _v4_rate(cfg, attention), mode, cap=cfg.index_topk)
+    elif attention == "heavily_compressed_attention":
+        keys += _mean_floor(n, _v4_rate(cfg, attention), mode)
+    return keys
 
 
 def _mean_chunk_keys(n, chunk, mode):

@@ -30,7 +30,8 @@ from typing import NamedTuple
 
 from .config import ConfigError
 from .counts import (_layer_type_counts, dtype_bits, flops_per_token, kv_cache_bytes,
-                     indexer_cache_bytes_per_token, kv_tokens_kept, kv_values_per_token,
+                     compressed_cache_values, indexer_cache_bytes_per_token, kv_tokens_kept,
+                     kv_values_per_token,
                      kv_cache_bytes_per_token_per_layer, linear_state_bytes)
 from .hardware import as_gpu
 from .quantization import AS_SHIPPED, SCHEMES, StoredWeights, get_scheme, scheme_as_shipped, stored_weights
@@ -248,6 +249,10 @@ def max_context(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", batch=1
             cap = None if cap == 10 ** 30 else cap
             weight[cap] = weight.get(cap, 0) + w
     extra = indexer_cache_bytes_per_token(cfg, kv) * batch  # sparse attention's indexer keys
+    # DeepSeek-V4's compressed entries: one per rate tokens, a step function; solved here at
+    # its mean slope, then made exact below
+    per_entry = compressed_cache_values(cfg, 10 ** 12)
+    extra += Fraction(per_entry * bits * batch, 8 * 10 ** 12)
     slope = sum(weight.values()) + extra                    # bytes per token, all growing
     caps = sorted((cap, w) for cap, w in weight.items() if cap is not None)
     base = 0                                                # bytes of the capped layers
@@ -265,6 +270,18 @@ def max_context(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", batch=1
         if slope == 0:                              # every KV layer capped: no memory limit
             return ContextLimit(None, mpe, batch)
         s = math.floor((budget - base) / slope)
+    if per_entry and s >= 0:   # the largest s whose stepped cache fits (the mean slope is close)
+        def fits(x):
+            return kv_cache_bytes(cfg, x, batch, kv) <= budget
+        lo, hi = max(s - 256, 0), s + 256
+        while lo > 0 and not fits(lo):
+            lo = max(lo - 256, 0)
+        while fits(hi):
+            hi += 256
+        while hi - lo > 1:     # fits(lo) (or lo = 0), not fits(hi)
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        s = lo
     if s < 1:
         raise ConfigError(
             f"batch: at batch {batch} not even one token per sequence fits beside the weights "

@@ -40,9 +40,11 @@ __all__ = ["LayerKind", "Axis", "LayerSchedule", "LayerIndices", "LayerTypes",
 ATTENTION_KINDS = ("full_attention", "sliding_attention", "chunked_attention",
                    "linear_attention", "indexed_attention",
                    "mamba",   # Nemotron-H's Mamba-2 blocks (transformers: linear_attention)
-                   "none")    # a Nemotron-H block that is only an MLP or experts
+                   "none",    # a Nemotron-H block that is only an MLP or experts
+                   # DeepSeek-V4: a window plus compressed entries, sparse (CSA) or heavy (HCA)
+                   "compressed_sparse_attention", "heavily_compressed_attention")
 #: MLP kinds: a dense feed-forward block, routed experts, or none (a Nemotron-H mixer block)
-MLP_KINDS = ("dense", "moe", "none")
+MLP_KINDS = ("dense", "moe", "none", "hash_moe")  # hash_moe: DeepSeek-V4's hash-routed MoE
 
 
 class LayerKind(NamedTuple):

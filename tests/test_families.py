@@ -310,7 +310,7 @@ def test_glm_router_bias_is_a_buffer_not_a_parameter():
 def test_zoo_grouped_by_family():
     names = lc.list_models()
     grouped = lc.list_models(grouped=True)
-    assert sorted(grouped) == sorted(names) and len(names) == 47
+    assert sorted(grouped) == sorted(names) and len(names) == 48
     fams = lc.model_families()
     assert [n for group in fams.values() for n in group] == grouped
     assert fams["GPT-2"] == ["gpt2"] and "Llama-4-Scout-17B-16E-Instruct" in fams["Llama"]

@@ -5,7 +5,8 @@ GLM-4.7-Flash (glm4_moe_lite), Mistral Small 4 (mistral4), DeepSeek-V3.2 and GLM
 (nemotron_h: Mamba-2, attention and MoE blocks), OLMo 3 (olmo3: three sliding-window
 layers to one full), Ministral 3 (ministral3, in a mistral3 vision wrapper), Seed-OSS
 (seed_oss: a fixture, its config reconstructed), Kimi-Linear (kimi_linear: Kimi Delta
-Attention beside MLA) and Gemma 4
+Attention beside MLA), DeepSeek-V4 (deepseek_v4: a sliding K = V head plus compressed
+entries) and Gemma 4
 (gemma4_text: KV shared across layers, K = V, per-layer head widths, per-layer embeddings).
 
 Their real configs sit in the zoo, where tests/test_exact_vs_transformers.py and
@@ -34,7 +35,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # published sizes (model cards): total and active parameters, to the digits published.
 # GLM-4.7-Flash's "30B-A3B" is a name: its active count with the embedding and head is 3.9B.
 # MiniMax counts its "10B" active without the embedding and the head (1.2B of 200,064 x 3,072)
-PUBLISHED = {"GLM-4.7-Flash": ("30B", None), "Kimi-Linear-48B-A3B-Instruct": ("48B", "3B"), "gemma-4-26B-A4B": ("25.2B", "3.8B"),
+PUBLISHED = {"GLM-4.7-Flash": ("30B", None), "DeepSeek-V4-Flash": ("284B", "13B"), "Kimi-Linear-48B-A3B-Instruct": ("48B", "3B"), "gemma-4-26B-A4B": ("25.2B", "3.8B"),
              "gemma-4-31B": ("31B", None), "Nemotron-3-Nano-30B-A3B": ("31.6B", "3.6B"), "GLM-5.1": ("744B", "40B"),
              "DeepSeek-V3.2": ("671B", "37B"), "Kimi-K2.5": ("1T", "32B"),
              "MiniMax-M2.7": ("230B", "10B")}
@@ -674,3 +675,113 @@ def test_random_kimi_linear_configs_match_transformers():
         assert pc.total == total
         assert pc.active == _active(total, routed, cfg)
     check()
+
+
+# --- DeepSeek-V4: a sliding window of one K = V head, plus compressed entries ----------------
+
+V4 = {"model_type": "deepseek_v4", "vocab_size": 64, "hidden_size": 32,
+      "moe_intermediate_size": 8, "num_hidden_layers": 4, "num_attention_heads": 4,
+      "num_key_value_heads": 1, "head_dim": 16, "q_lora_rank": 12, "num_experts_per_tok": 2,
+      "n_routed_experts": 4, "hc_mult": 2, "sliding_window": 8, "o_groups": 2, "o_lora_rank": 8,
+      "index_n_heads": 2, "index_head_dim": 8, "index_topk": 4,
+      "compress_rates": {"compressed_sparse_attention": 4, "heavily_compressed_attention": 8},
+      "layer_types": ["sliding_attention", "compressed_sparse_attention",
+                      "heavily_compressed_attention", "compressed_sparse_attention"],
+      "num_hash_layers": 1, "partial_rotary_factor": 0.5}
+
+
+def test_deepseek_v4_flash_layers_and_cache_by_hand():
+    """43 layers from compress_ratios (2 sliding, 21 CSA, 20 HCA); at 1,048,576 tokens each
+    layer keeps its window of 128 tokens of one 512-wide K = V head, each CSA layer one
+    entry of 512 (and an indexer key of 128) per 4 tokens, each HCA layer one per 128."""
+    cfg = lc.load_model("DeepSeek-V4-Flash")
+    kinds = {k.attention: 0 for k in cfg.layer_schedule.counts()}
+    for k, n in cfg.layer_schedule.counts().items():
+        kinds[k.attention] += n
+    assert kinds == {"sliding_attention": 2, "compressed_sparse_attention": 21,
+                     "heavily_compressed_attention": 20}
+    n = 1_048_576
+    values = 43 * 128 * 512 + 21 * (n // 4) * (512 + 128) + 20 * (n // 128) * 512
+    assert lc.kv_cache_bytes(cfg, n) == values * 2
+    # against DeepSeek-V3's MLA at 131,072 tokens: about a tenth
+    assert lc.kv_cache_bytes(cfg, 131_072) * 10 < lc.kv_cache_bytes("DeepSeek-V3", 131_072)
+
+
+def test_deepseek_v4_compressed_entries_equal_what_transformers_caches():
+    """A tiny DeepSeek-V4 after a CPU prefill: its compressed entries (CSA and its indexer,
+    HCA) are compressed_cache_values exactly; each layer's window holds sliding_window - 1
+    tokens between steps where the engine counts the sliding_window a step holds (lesson 2b;
+    transformers' plain sliding layers keep V as a second copy of K). Not counted: the
+    inputs of a window still filling (fewer than its rate) and CSA's overlap state."""
+    import torch
+    cfg = lc.from_hf_config(V4)
+    torch.manual_seed(0)
+    model = transformers_ref.causal_lm(transformers_ref.hf_config(V4)).eval()
+    assert lc.param_count(cfg).total == sum(p.numel() for p in model.parameters())
+    for seq in (20, 23):
+        with torch.no_grad():
+            cache = model(torch.randint(0, 64, (1, seq)), use_cache=True).past_key_values
+        compressed = sum(t.numel() for layer in cache.layers
+                         for t in (getattr(layer, "compressed_kv", None) or {}).values())
+        window = sum(layer.keys.numel() for layer in cache.layers)
+        assert compressed == lc.counts.compressed_cache_values(cfg, seq)
+        assert window == 4 * (V4["sliding_window"] - 1) * V4["head_dim"]
+        assert lc.kv_cache_bytes(cfg, seq, dtype="fp32") // 4 == \
+            compressed + 4 * V4["sliding_window"] * V4["head_dim"]
+
+
+def test_deepseek_v4_decode_flops_by_hand():
+    cfg = lc.load_model("DeepSeek-V4-Flash")
+    n = 1_048_576
+    per_key = 2 * 64 * 2 * 512                       # q.k and the V sum over 512, 64 heads
+    keys = 43 * 128 + 21 * min(n // 4, 512) + 20 * (n // 128)
+    indexer = 21 * 2 * 64 * (128 + 1) * (n // 4)    # scores every compressed entry
+    assert lc.flops_per_token(cfg, n, mode="decode").attention == per_key * keys + indexer
+
+
+@st.composite
+def v4_configs(draw):
+    d8 = st.integers(1, 8)
+    L = draw(st.integers(1, 5))
+    E = draw(st.integers(1, 5))
+    g = draw(st.integers(1, 2))
+    d = {"model_type": "deepseek_v4", "vocab_size": draw(st.integers(2, 100)),
+         "hidden_size": 4 * draw(d8), "moe_intermediate_size": 2 * draw(d8),
+         "num_hidden_layers": L, "num_attention_heads": 2 * draw(st.integers(1, 2)),
+         "num_key_value_heads": 1, "head_dim": 8 * draw(st.integers(1, 3)),
+         "q_lora_rank": 2 * draw(d8), "n_routed_experts": E,
+         "num_experts_per_tok": draw(st.integers(1, E)), "hc_mult": draw(st.integers(1, 3)),
+         "sliding_window": draw(st.integers(2, 16)), "o_groups": g, "o_lora_rank": 2 * draw(d8),
+         "index_n_heads": draw(st.integers(1, 3)), "index_head_dim": 8, "index_topk": 4,
+         "partial_rotary_factor": 0.5,
+         "compress_rates": {"compressed_sparse_attention": draw(st.sampled_from([2, 4])),
+                            "heavily_compressed_attention": draw(st.sampled_from([4, 8]))}}
+    d["layer_types"] = draw(st.lists(st.sampled_from(["sliding_attention",
+                                                      "compressed_sparse_attention",
+                                                      "heavily_compressed_attention"]),
+                                     min_size=L, max_size=L))
+    d["num_hash_layers"] = draw(st.integers(0, L))
+    return d
+
+
+def test_random_deepseek_v4_configs_match_transformers():
+    @settings(max_examples=30, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(v4_configs())
+    def check(d):
+        cfg = lc.from_hf_config(d)
+        total, routed = _meta_counts(d)
+        pc = lc.param_count(cfg)
+        assert pc.total == total
+        assert pc.active == _active(total, routed, cfg)
+    check()
+
+
+def test_deepseek_v4_bad_values_are_one_line_errors():
+    base = json.loads((Path(lc.zoo.CONFIG_DIR) / "DeepSeek-V4-Flash.json").read_text())
+    for field, value in (("compress_ratios", [0, 3] * 22), ("mlp_layer_types", ["dense"] * 43),
+                         ("q_lora_rank", None), ("hc_mult", 0)):
+        with pytest.raises(ValueError) as e:
+            lc.from_hf_config(dict(base, **{field: value}))
+        msg = str(e.value)
+        assert "\n" not in msg and msg.startswith(field), msg

@@ -183,10 +183,21 @@ def layer_kind(cfg, layer):
         if k.kv_heads or k.head_dim:  # Gemma 4's full layers
             attn += (f", here {count_of(k.kv_heads or cfg.num_key_value_heads, 'KV head')} of "
                      f"{k.head_dim or cfg.head_dim}")
-    if kind == "sliding_attention":
+    if kind == "sliding_attention" and cfg.model_type != "deepseek_v4":
         attn += f", sliding window {cfg.sliding_window:,}"
     if kind == "chunked_attention":
         attn += f", chunks of {cfg.attention_chunk_size:,}"
+    if cfg.model_type == "deepseek_v4":
+        attn = f"one K = V head of {cfg.head_dim}, {cfg.num_attention_heads} query heads"
+        attn += f", sliding window {cfg.sliding_window:,}" if kind == "sliding_attention" else ""
+        if kind == "compressed_sparse_attention":
+            attn += (f", window {cfg.sliding_window:,} + compressed entries (1 per "
+                     f"{cfg.compress_rates['compressed_sparse_attention'] if cfg.get('compress_rates') else 4}"
+                     f" tokens), the top {cfg.index_topk:,} by an indexer")
+        if kind == "heavily_compressed_attention":
+            attn += (f", window {cfg.sliding_window:,} + all compressed entries (1 per "
+                     f"{cfg.compress_rates['heavily_compressed_attention'] if cfg.get('compress_rates') else 128}"
+                     " tokens)")
     if kind == "indexed_attention":
         attn += (f", sparse: the top {cfg.index_topk:,} keys by "
                  + ("its own indexer" if k.indexer else "the previous layer's indexer"))
@@ -196,7 +207,8 @@ def layer_kind(cfg, layer):
     if any(t["component"] == "experts" for t in tensors):
         shared = (cfg.get("n_shared_experts") or 1) if any(
             t["component"] == "shared_experts" for t in tensors) else 0
-        mlp = f"MoE: {cfg.num_experts} routed experts, top-{cfg.num_experts_per_tok}" + (
+        routed = "hash-routed" if k.mlp == "hash_moe" else "routed"
+        mlp = f"MoE: {cfg.num_experts} {routed} experts, top-{cfg.num_experts_per_tok}" + (
             f", {count_of(shared, 'shared expert')}" if shared else "")
         if cfg.model_type == "gemma4_text":
             mlp = f"{_mlp_text(cfg)} and {mlp}"

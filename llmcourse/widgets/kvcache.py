@@ -80,13 +80,21 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
     ]
 
 
+def _rate(cfg, which):
+    """DeepSeek-V4's compression rate of its CSA ("c") or HCA ("h") layers."""
+    kind = {"c": "compressed_sparse_attention", "h": "heavily_compressed_attention"}[which]
+    return (cfg.get("compress_rates") or {}).get(kind, {"c": 4, "h": 128}[which])
+
+
 def _layers_text(cfg):
     """'12 full, 36 linear (fixed state)': each kind of layer and what it keeps."""
     kinds = (("full_attention", "full"), ("sliding_attention", f"sliding (≤ {cfg.get('sliding_window') or 0:,})"),
              ("chunked_attention", f"chunked (≤ {cfg.get('attention_chunk_size') or 0:,})"),
              ("linear_attention", "linear (fixed state)"),
              ("indexed_attention", f"sparse (top {cfg.get('index_topk') or 0:,} keys, all cached)"),
-             ("mamba", "Mamba-2 (fixed state)"), ("none", "MLP-only"))
+             ("mamba", "Mamba-2 (fixed state)"), ("none", "MLP-only"),
+             ("compressed_sparse_attention", f"CSA (window + 1 entry per {_rate(cfg, 'c')} tokens)"),
+             ("heavily_compressed_attention", f"HCA (window + 1 entry per {_rate(cfg, 'h')} tokens)"))
     if set(cfg.layer_types) == {"full_attention"}:
         return f"all {cfg.num_hidden_layers} full attention"
     parts = [f"{cfg.layer_types.count(t)} {what}" for t, what in kinds if t in cfg.layer_types]
