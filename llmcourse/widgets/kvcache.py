@@ -33,6 +33,11 @@ def with_layer_pattern(cfg, pattern, sliding_window):
     return cfg.replace(layer_types=types, sliding_window=sliding_window)
 
 
+def _fixed_kv(cfg):
+    """MLA (a latent) and DeepSeek-V4 (one K = V head): no KV heads to choose."""
+    return cfg.uses_mla or cfg.model_type == "deepseek_v4"
+
+
 def _kind(cfg):
     return "MLA (latent)" if cfg.uses_mla else cfg.attention_kind
 
@@ -110,6 +115,9 @@ def kv_variants(cfg):
     baseline, MQA (not for MLA) and, if it has sliding-window layers, the same
     model with every layer full attention."""
     h, kv = cfg.num_attention_heads, cfg.num_key_value_heads
+    if cfg.model_type == "deepseek_v4":
+        return [(f"window of {cfg.sliding_window:,} + compressed entries", cfg),
+                (f"MHA, same {h} heads of {cfg.head_dim}", mha_baseline(cfg))]
     if cfg.uses_mla:
         return [(f"MLA latent ({cfg.kv_lora_rank}+{cfg.qk_rope_head_dim} per layer)", cfg),
                 (f"MHA, same {h} heads of {cfg.v_head_dim}", mha_baseline(cfg))]
@@ -152,11 +160,11 @@ def kv_cache_explorer(model="Meta-Llama-3-8B", seq_len=8192, batch=1, dtype="bf1
         "layers": dropdown("layers", LAYER_PATTERNS, "as shipped", width="330px"),
         "sliding_window": int_text("sliding window (tokens)", _window(cfg0), width="260px"),
     }
-    controls["num_key_value_heads"].disabled = cfg0.uses_mla
+    controls["num_key_value_heads"].disabled = _fixed_kv(cfg0)
 
     def config(v):
         cfg = base["cfg"]
-        if not cfg.uses_mla:  # MLA caches a latent: KV heads do not set the cache size
+        if not _fixed_kv(cfg):  # MLA caches a latent: KV heads do not set the cache size
             cfg = cfg.replace(num_key_value_heads=v["num_key_value_heads"])
         return with_layer_pattern(cfg, v["layers"], v["sliding_window"])
 
@@ -180,7 +188,7 @@ def kv_cache_explorer(model="Meta-Llama-3-8B", seq_len=8192, batch=1, dtype="bf1
             c = controls["num_key_value_heads"]
             c.options = divisors(cfg.num_attention_heads)
             c.value = cfg.num_key_value_heads
-            c.disabled = cfg.uses_mla
+            c.disabled = _fixed_kv(cfg)
             controls["layers"].value = "as shipped"
             controls["sliding_window"].value = _window(cfg)
     ex.on_change("model", on_model)
