@@ -77,6 +77,23 @@ def test_mistral_small_4_class_defaults_count_as_built():
     assert round(pc.total / 1e9) == 119 and round(pc.active / 1e9, 2) == 6.63
 
 
+@pytest.mark.parametrize("fixture", ["mistral4_class_defaults.json",
+                                     "seed_oss_36b_reconstruction.json"])
+def test_fixture_configs_count_the_same_once_saved(fixture, tmp_path):
+    """The two 2026 configs kept as fixtures, shrunk to 3 layers and 8 experts, written back by
+    transformers' save_pretrained: the engine counts the saved form as the original."""
+    d = json.loads((FIXTURES / fixture).read_text(encoding="utf-8"))
+    d["num_hidden_layers"] = 3
+    if "n_routed_experts" in d:
+        d.update(n_routed_experts=8, num_experts_per_tok=2)
+    transformers_ref.hf_config(d).save_pretrained(tmp_path)
+    saved = json.loads((tmp_path / "config.json").read_text())
+    a, b = lc.from_hf_config(d), lc.from_hf_config(saved)
+    assert lc.param_count(a).total == lc.param_count(b).total == _meta_counts(d)[0]
+    assert lc.param_count(a).active == lc.param_count(b).active
+    assert lc.kv_cache_bytes(a, 4096) == lc.kv_cache_bytes(b, 4096)
+
+
 def test_dsa_layers_have_an_indexer_and_its_tensors():
     cfg = lc.load_model("DeepSeek-V3.2")
     assert cfg.layer_types.counts() == {"indexed_attention": 61}

@@ -16,6 +16,12 @@ stated piece of work, and the test says which:
   state's decayed rank-one update is elementwise, which FlopCounterMode does not count (the
   engine counts it: 4 h p N in all); transformers' decode convolution runs over its whole
   window of conv_kernel positions twice over.
+* Gated DeltaNet (Qwen3.5) and Kimi Delta Attention (Kimi-Linear): transformers' torch
+  fallback runs the whole recurrence elementwise, so FlopCounterMode counts none of the
+  engine's 6 x heads x d_k x d_v, and the decode convolution twice over, as for Mamba-2.
+
+DeepSeek-V4's decode step is not compared: its compressors and hyper-connections add work
+per step that the engine does not count yet (the README says so).
 """
 
 import pytest
@@ -109,3 +115,30 @@ def test_mamba2_decode_step_reads_out_the_state_as_counted():
     update = 2 * h * p * N_state
     conv_once = 2 * conv_channels * k   # transformers' decode runs the convolution twice over
     assert counted == ours.total - update + conv_once
+
+
+def test_delta_rule_decode_step_counts_the_projections_not_the_recurrence():
+    d = {"model_type": "qwen3_5_text", "vocab_size": 64, "hidden_size": 32,
+         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+         "head_dim": 8, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+         "linear_key_head_dim": 6, "linear_value_head_dim": 10, "linear_conv_kernel_dim": 3,
+         "layer_types": ["linear_attention", "full_attention"], "intermediate_size": 16}
+    counted, ours = decode_step_flops(d)
+    recurrence = 6 * 4 * 6 * 10                 # the engine's, elementwise in transformers
+    conv_once = 2 * (2 * 2 * 6 + 4 * 10) * 3    # q, k, v channels x kernel, counted again
+    assert counted == ours.total - recurrence + conv_once
+
+
+def test_kimi_delta_attention_decode_step_as_counted():
+    d = {"model_type": "kimi_linear", "vocab_size": 64, "pad_token_id": 0, "hidden_size": 32,
+         "intermediate_size": 24, "moe_intermediate_size": 8, "num_hidden_layers": 2,
+         "num_attention_heads": 4, "num_key_value_heads": 4, "kv_lora_rank": 8,
+         "qk_rope_head_dim": 4, "qk_nope_head_dim": 6, "v_head_dim": 6, "num_experts": 4,
+         "num_experts_per_token": 2, "first_k_dense_replace": 2,
+         "linear_attn_config": {"full_attn_layers": [2], "kda_layers": [1], "head_dim": 6,
+                                "num_heads": 2, "short_conv_kernel_size": 3}}
+    counted, ours = decode_step_flops(d)
+    recurrence = 6 * 2 * 6 * 6                  # 2 heads of 6: elementwise in transformers
+    conv_once = 2 * (3 * 2 * 6) * 3             # q, k and v convolutions, counted again
+    mla_reexpansion = (N - 1) * 2 * (8 * 4 * (6 + 6))   # the MLA layer's kv_b_proj per step
+    assert counted == ours.total - recurrence + conv_once + mla_reexpansion
