@@ -448,9 +448,11 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     pc = param_count(cfg)
     matmul = 2 * pc.matmul_active
     nh = cfg.num_attention_heads
-    # FLOPs per token summed over layers (all layers of one kind attend alike): 2 FLOPs per
-    # multiply-add, per query head, over q.k (qk head_dim) and the V sum (v head_dim)
-    flops = Fraction(0)
+    # FLOPs summed over layers (all layers of one kind attend alike) and, in prefill, over
+    # the prompt's positions, then divided by them once: whole numbers throughout. 2 FLOPs
+    # per multiply-add, per query head, over q.k (qk head_dim) and the V sum (v head_dim)
+    n_tok = seq_len
+    total = 0
     for kind, count in cfg.layer_schedule.counts().items():
         if kind.attention not in _KV_KINDS:
             continue
@@ -459,24 +461,24 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         else:
             per_key = 2 * nh * 2 * (kind.head_dim or cfg.head_dim)
         if cfg.model_type == "deepseek_v4":
-            keys = _v4_mean_keys(cfg, kind.attention, seq_len, mode)
+            keys = _v4_key_sum(cfg, kind.attention, n_tok, mode)
             if kind.attention == "compressed_sparse_attention":  # the indexer's scoring
-                flops += count * 2 * cfg.index_n_heads * (cfg.index_head_dim + 1) \
-                    * _mean_floor(seq_len, _v4_rate(cfg, kind.attention), mode)
+                total += count * 2 * cfg.index_n_heads * (cfg.index_head_dim + 1) \
+                    * _floor_sum(n_tok, _v4_rate(cfg, kind.attention), mode)
         elif kind.attention == "sliding_attention":
-            keys = _mean_keys(seq_len, cfg.sliding_window, mode)
+            keys = _key_sum(n_tok, cfg.sliding_window, mode)
         elif kind.attention == "chunked_attention":
-            keys = _mean_chunk_keys(seq_len, cfg.attention_chunk_size, mode)
+            keys = _chunk_key_sum(n_tok, cfg.attention_chunk_size, mode)
         elif kind.attention == "indexed_attention":
-            keys = _mean_keys(seq_len, cfg.index_topk, mode)
+            keys = _key_sum(n_tok, cfg.index_topk, mode)
         else:
-            keys = _mean_keys(seq_len, None, mode)
-        flops += count * per_key * keys
+            keys = _key_sum(n_tok, None, mode)
+        total += count * per_key * keys
         if kind.indexer:  # the lightning indexer scores every earlier key
-            flops += count * 2 * cfg.index_n_heads * (cfg.index_head_dim + 1) \
-                * _mean_keys(seq_len, None, mode)
+            total += count * 2 * cfg.index_n_heads * (cfg.index_head_dim + 1) \
+                * _key_sum(n_tok, None, mode)
     n = _layer_type_counts(cfg)
-    attention = int(flops)
+    attention = total // n_tok if mode == "prefill" else total
     if n.get("linear_attention"):  # a fixed cost per token, whatever the context length
         vh, kd, vd, _ = _delta_heads(cfg)
         attention += n["linear_attention"] * 6 * vh * kd * vd
@@ -486,45 +488,47 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     return FlopCount(cfg.name, matmul, attention, mode, seq_len)
 
 
-def _mean_floor(n, r, mode, cap=None):
-    """Compressed entries visible to one token: floor(i / r) at position i (decode: i = n;
-    prefill: the mean over 1..n), at most ``cap``."""
+def _floor_sum(n, r, mode, cap=None):
+    """Compressed entries visible to a token: floor(i / r) at position i, at most ``cap``;
+    decode: at i = n; prefill: summed over i = 1..n."""
     def total(m):  # sum of floor(i / r) for i = 1..m
         q, rem = divmod(m, r)
         return r * q * (q - 1) // 2 + q * (rem + 1)
     if mode == "decode":
-        return Fraction(min(n // r, cap) if cap is not None else n // r)
+        return min(n // r, cap) if cap is not None else n // r
     if cap is None or n < cap * r:
-        return Fraction(total(n), n)
-    return Fraction(total(cap * r - 1) + (n - cap * r + 1) * cap, n)
+        return total(n)
+    return total(cap * r - 1) + (n - cap * r + 1) * cap
 
 
-def _v4_mean_keys(cfg, attention, n, mode):
+def _v4_key_sum(cfg, attention, n, mode):
     """Keys a DeepSeek-V4 token attends to: its window, plus in a CSA layer the index_topk
     compressed entries its indexer picks (of n / 4), in an HCA layer every compressed
-    entry (n / 128)."""
-    keys = _mean_keys(n, cfg.sliding_window, mode)
+    entry (n / 128); summed over positions in prefill."""
+    keys = _key_sum(n, cfg.sliding_window, mode)
     if attention == "compressed_sparse_attention":
-        keys += _mean_floor(n, _v4_rate(cfg, attention), mode, cap=cfg.index_topk)
+        keys += _floor_sum(n, _v4_rate(cfg, attention), mode, cap=cfg.index_topk)
     elif attention == "heavily_compressed_attention":
-        keys += _mean_floor(n, _v4_rate(cfg, attention), mode)
+        keys += _floor_sum(n, _v4_rate(cfg, attention), mode)
     return keys
 
 
-def _mean_chunk_keys(n, chunk, mode):
-    """Keys one token attends to in chunked attention: the tokens of its own chunk up to
-    itself (position i sees ((i - 1) mod chunk) + 1 keys)."""
+def _chunk_key_sum(n, chunk, mode):
+    """Keys a token attends to in chunked attention: the tokens of its own chunk up to
+    itself (position i sees ((i - 1) mod chunk) + 1 keys); decode: at n; prefill: summed
+    over 1..n."""
     if mode == "decode":
-        return Fraction((n - 1) % chunk + 1)
+        return (n - 1) % chunk + 1
     q, r = divmod(n, chunk)
-    return Fraction(q * chunk * (chunk + 1) // 2 + r * (r + 1) // 2, n)
+    return q * chunk * (chunk + 1) // 2 + r * (r + 1) // 2
 
 
-def _mean_keys(n, window, mode):
-    """Keys one token attends to: at position n (decode), or averaged over 1..n (prefill)."""
+def _key_sum(n, window, mode):
+    """Keys a token attends to: at position n (decode), or summed over positions 1..n
+    (prefill; the flops divide by n once)."""
     if mode == "decode":
-        return Fraction(min(n, window) if window else n)
+        return min(n, window) if window else n
     if not window or window >= n:
-        return Fraction(n + 1, 2)                      # mean of 1..n
+        return n * (n + 1) // 2                        # 1 + 2 + ... + n
     # positions 1..w attend to i keys, positions w+1..n attend to w keys
-    return Fraction(window * (window + 1) // 2 + (n - window) * window, n)
+    return window * (window + 1) // 2 + (n - window) * window
