@@ -501,14 +501,18 @@ def layer_prefix(cfg):
             "nemotron_h": "backbone.layers.{i}."}.get(cfg.model_type, "model.layers.{i}.")
 
 
+# families whose head transformers 5.23 never ties, whatever tie_word_embeddings says
+# (their *ForCausalLM has _tied_weights_keys = {})
+_NEVER_TIED = ("nemotron_h", "kimi_linear")
+
+
 def global_tensors(cfg):
     """The tensors outside the layers: embedding, final norm, lm_head (full names).
 
     The first is the token embedding (a tied lm_head shares its storage).
     """
     H, V = cfg.hidden_size, cfg.vocab_size
-    # transformers 5.23 never ties Kimi-Linear's head (_tied_weights_keys = {})
-    tied = cfg.tie_word_embeddings and cfg.model_type != "kimi_linear"
+    tied = cfg.tie_word_embeddings and cfg.model_type not in _NEVER_TIED
     if cfg.model_type == "gpt2":  # GPT-2's checkpoint names have no prefix
         # the learned position embedding is a weight (n_positions x d), not a cache
         return [Tensor("wte.weight", (V, H), "embedding"),
@@ -522,8 +526,7 @@ def global_tensors(cfg):
     if cfg.model_type == "nemotron_h":  # the checkpoint's backbone (transformers: model.)
         return [Tensor("backbone.embeddings.weight", (V, H), "embedding"),
                 *_norm("backbone.norm_f", H),
-                # transformers 5.23 never ties Nemotron-H's head (_tied_weights_keys = {})
-                Tensor("lm_head.weight", (V, H), "lm_head", matmul=True)]
+                Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied)]
     t = [Tensor("model.embed_tokens.weight", (V, H), "embedding")]
     hpl = cfg.get("hidden_size_per_layer_input") if cfg.model_type == "gemma4_text" else 0
     if hpl:  # Gemma 4's per-layer embeddings: a second table, hpl values per layer per token

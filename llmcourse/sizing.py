@@ -36,21 +36,15 @@ def mha_baseline(cfg, full_attention=False):
     it for the cache only: its weights are not DeepSeek's.
     """
     cfg = as_config(cfg)
-    if cfg.model_type == "deepseek_v4":  # one K = V head, a window, compressed entries
+    if cfg.uses_mla or cfg.model_type == "deepseek_v4":
+        # a cache baseline only: MHA over every token with the same heads (MLA's v_head_dim;
+        # DeepSeek-V4's one K = V head of head_dim), as a Llama layout
         return from_hf_config({
             "model_type": "llama", "hidden_size": cfg.hidden_size,
             "num_hidden_layers": cfg.num_hidden_layers,
             "num_attention_heads": cfg.num_attention_heads,
-            "num_key_value_heads": cfg.num_attention_heads, "head_dim": cfg.head_dim,
-            "intermediate_size": cfg.intermediate_size, "vocab_size": cfg.vocab_size,
-            "max_position_embeddings": cfg.get("max_position_embeddings"),
-        }, name=f"{cfg.name} MHA baseline")
-    if cfg.uses_mla:
-        return from_hf_config({
-            "model_type": "llama", "hidden_size": cfg.hidden_size,
-            "num_hidden_layers": cfg.num_hidden_layers,
-            "num_attention_heads": cfg.num_attention_heads,
-            "num_key_value_heads": cfg.num_attention_heads, "head_dim": cfg.v_head_dim,
+            "num_key_value_heads": cfg.num_attention_heads,
+            "head_dim": cfg.v_head_dim if cfg.uses_mla else cfg.head_dim,
             "intermediate_size": cfg.intermediate_size, "vocab_size": cfg.vocab_size,
             "max_position_embeddings": cfg.get("max_position_embeddings"),
         }, name=f"{cfg.name} MHA baseline")

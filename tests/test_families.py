@@ -267,8 +267,6 @@ def test_qwen3_next_cache_only_in_full_layers_and_a_fixed_linear_state():
 def test_qwen3_next_states_equal_what_transformers_caches():
     """Run a tiny Qwen3-Next on the CPU: the conv and recurrent states transformers keeps
     hold linear_state_bytes(fp32)/4 numbers, the K/V tensors kv_cache_bytes(fp32)/4."""
-    import torch
-    from transformers import AutoModelForCausalLM
     d = {"model_type": "qwen3_next", "vocab_size": 64, "hidden_size": 32, "intermediate_size": 16,
          "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
          "head_dim": 8, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
@@ -276,21 +274,9 @@ def test_qwen3_next_states_equal_what_transformers_caches():
          "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 8,
          "shared_expert_intermediate_size": 8, "full_attention_interval": 2}
     cfg = lc.from_hf_config(d)
-    torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(transformers_ref.hf_config(d)).eval()
     seq, batch = 7, 2
-    with torch.no_grad():
-        out = model(torch.randint(0, 64, (batch, seq)), use_cache=True)
-    cache = out.past_key_values
-    states = kv = 0
-    for layer in cache.layers:
-        for kind in ("conv_states", "recurrent_states"):  # {state index: tensor}
-            for t in (getattr(layer, kind, None) or {}).values():
-                if t is not None:
-                    states += t.numel()
-        for t in (getattr(layer, "keys", None), getattr(layer, "values", None)):
-            if t is not None and t.numel():
-                kv += t.numel()
+    _, cache = transformers_ref.tiny_prefill(d, seq, batch)
+    states, kv = transformers_ref.cache_numbers(cache)
     assert states > 0 and kv > 0
     assert states == lc.linear_state_bytes(cfg, batch=batch, dtype="fp32") // 4
     assert kv == lc.kv_cache_bytes(cfg, seq, batch=batch, dtype="fp32") // 4

@@ -154,8 +154,6 @@ def test_random_configs_match_transformers(moe):
 def test_states_equal_what_transformers_caches(moe):
     """A tiny Qwen3.5 on the CPU after a prefill: the conv and recurrent states it keeps hold
     linear_state_bytes(fp32)/4 numbers, its K/V tensors kv_cache_bytes(fp32)/4."""
-    import torch
-    from transformers import AutoModelForCausalLM
     d = {"model_type": "qwen3_5_moe_text" if moe else "qwen3_5_text", "vocab_size": 64,
          "hidden_size": 32, "num_hidden_layers": 4, "num_attention_heads": 4,
          "num_key_value_heads": 2, "head_dim": 8, "linear_num_key_heads": 2,
@@ -164,20 +162,9 @@ def test_states_equal_what_transformers_caches(moe):
     d.update(dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=8,
                   shared_expert_intermediate_size=8) if moe else dict(intermediate_size=16))
     cfg = lc.from_hf_config(d)
-    torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(transformers_ref.hf_config(d)).eval()
     seq, batch = 7, 2
-    with torch.no_grad():
-        cache = model(torch.randint(0, 64, (batch, seq)), use_cache=True).past_key_values
-    states = kv = 0
-    for layer in cache.layers:
-        for kind in ("conv_states", "recurrent_states"):
-            for t in (getattr(layer, kind, None) or {}).values():
-                if t is not None:
-                    states += t.numel()
-        for t in (getattr(layer, "keys", None), getattr(layer, "values", None)):
-            if t is not None and t.numel():
-                kv += t.numel()
+    _, cache = transformers_ref.tiny_prefill(d, seq, batch)
+    states, kv = transformers_ref.cache_numbers(cache)
     assert states > 0 and kv > 0
     assert states == lc.linear_state_bytes(cfg, batch=batch, dtype="fp32") // 4
     assert kv == lc.kv_cache_bytes(cfg, seq, batch=batch, dtype="fp32") // 4

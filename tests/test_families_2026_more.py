@@ -51,6 +51,15 @@ def _active(total, routed, cfg):
     return total - routed // E * (E - k)
 
 
+def _counts_as_built(d):
+    """The engine's total and active parameters of ``d`` equal transformers' meta build."""
+    cfg = lc.from_hf_config(d)
+    total, routed = _meta_counts(d)
+    pc = lc.param_count(cfg)
+    assert pc.total == total
+    assert pc.active == (_active(total, routed, cfg) if cfg.is_moe else total)
+
+
 @pytest.mark.parametrize("name", sorted(PUBLISHED))
 def test_zoo_models_have_their_published_sizes(name):
     """Within the rounding of the model card (the card's "1T" is 1.03T)."""
@@ -217,11 +226,7 @@ def test_random_configs_match_transformers(mt):
               suppress_health_check=[HealthCheck.too_slow])
     @given(strategy)
     def check(d):
-        cfg = lc.from_hf_config(d)
-        total, routed = _meta_counts(d)
-        pc = lc.param_count(cfg)
-        assert pc.total == total
-        assert pc.active == _active(total, routed, cfg)
+        _counts_as_built(d)
     check()
 
 
@@ -256,7 +261,6 @@ def test_cache_equals_what_transformers_holds(mt):
     """transformers caches MLA's compressed latent (kv_lora_rank) and its RoPE key per token
     and layer, and under sparse attention each indexer's keys (index_head_dim): the same
     numbers as kv_cache_bytes(fp32) / 4."""
-    import torch
     d = {"model_type": mt, "vocab_size": 64, "hidden_size": 32, "intermediate_size": 24,
          "moe_intermediate_size": 8, "num_hidden_layers": 3, "num_attention_heads": 4,
          "num_key_value_heads": 4, "kv_lora_rank": 8, "q_lora_rank": 12,
@@ -266,11 +270,8 @@ def test_cache_equals_what_transformers_holds(mt):
     if mt == "glm_moe_dsa":
         d["indexer_types"] = ["full", "shared", "full"]
     cfg = lc.from_hf_config(d)
-    torch.manual_seed(0)
-    model = transformers_ref.causal_lm(transformers_ref.hf_config(d)).eval()
     seq, batch = 7, 2
-    with torch.no_grad():
-        cache = model(torch.randint(0, 64, (batch, seq)), use_cache=True).past_key_values
+    _, cache = transformers_ref.tiny_prefill(d, seq, batch)
     kv = indexer = 0
     for layer in cache.layers:
         kv += sum(t.numel() for t in (layer.keys, layer.values))
@@ -354,11 +355,7 @@ def test_random_nemotron_configs_match_transformers():
               suppress_health_check=[HealthCheck.too_slow])
     @given(nemotron_configs())
     def check(d):
-        cfg = lc.from_hf_config(d)
-        total, routed = _meta_counts(d)
-        pc = lc.param_count(cfg)
-        assert pc.total == total
-        assert pc.active == _active(total, routed, cfg)
+        _counts_as_built(d)
     check()
 
 
@@ -366,7 +363,6 @@ def test_nemotron_states_equal_what_transformers_caches():
     """A tiny Nemotron-H after a CPU prefill: its Mamba-2 conv and SSM states hold
     linear_state_bytes(fp32) / 4 numbers, its attention blocks' K and V
     kv_cache_bytes(fp32) / 4; the MLP and MoE blocks hold nothing."""
-    import torch
     d = {"model_type": "nemotron_h", "vocab_size": 64, "hidden_size": 32,
          "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
          "intermediate_size": 24, "ssm_state_size": 6, "mamba_num_heads": 4,
@@ -375,18 +371,9 @@ def test_nemotron_states_equal_what_transformers_caches():
          "moe_shared_expert_intermediate_size": 8, "hybrid_override_pattern": "ME*-M*E",
          "use_mamba_kernels": False}
     cfg = lc.from_hf_config(d)
-    torch.manual_seed(0)
-    model = transformers_ref.causal_lm(transformers_ref.hf_config(d)).eval()
     seq, batch = 7, 2
-    with torch.no_grad():
-        cache = model(torch.randint(0, 64, (batch, seq)), use_cache=True).past_key_values
-    states = kv = 0
-    for layer in cache.layers:
-        for kind in ("conv_states", "recurrent_states"):
-            states += sum(t.numel() for t in (getattr(layer, kind, None) or {}).values()
-                          if t is not None)
-        kv += sum(t.numel() for t in (getattr(layer, "keys", None),
-                                      getattr(layer, "values", None)) if t is not None)
+    _, cache = transformers_ref.tiny_prefill(d, seq, batch)
+    states, kv = transformers_ref.cache_numbers(cache)
     # by hand: 2 Mamba blocks x (4 heads x 4 x 6 + (16 + 2 x 2 x 6) x 3) per sequence;
     # 2 attention blocks x K and V of 2 heads x 8 per token
     assert states == 2 * (4 * 4 * 6 + (16 + 24) * 3) * batch
@@ -518,22 +505,16 @@ def test_gemma4_cache_and_count_equal_a_tiny_model(extra, tmp_path):
     """A tiny Gemma 4 on the CPU: its parameters, the K and V it caches after a prefill
     (none in KV-shared layers; both K and V where K = V, as transformers caches them),
     and its saved form (per_layer_config in place of global_head_dim) count the same."""
-    import torch
     d = dict({"model_type": "gemma4_text", "vocab_size": 64, "hidden_size": 32,
               "intermediate_size": 24, "num_hidden_layers": 6, "num_attention_heads": 4,
               "num_key_value_heads": 2, "head_dim": 8, "global_head_dim": 16,
               "sliding_window": 16, "layer_types": ["sliding_attention", "full_attention"] * 3,
               "vocab_size_per_layer_input": 64, "hidden_size_per_layer_input": 4}, **extra)
     cfg = lc.from_hf_config(d)
-    torch.manual_seed(0)
-    model = transformers_ref.causal_lm(transformers_ref.hf_config(d)).eval()
-    assert lc.param_count(cfg).total == sum(p.numel() for p in model.parameters())
     seq, batch = 7, 2
-    with torch.no_grad():
-        cache = model(torch.randint(0, 64, (batch, seq)), use_cache=True).past_key_values
-    kv = sum(t.numel() for layer in cache.layers
-             for t in (getattr(layer, "keys", None), getattr(layer, "values", None))
-             if t is not None)
+    model, cache = transformers_ref.tiny_prefill(d, seq, batch)
+    assert lc.param_count(cfg).total == sum(p.numel() for p in model.parameters())
+    _, kv = transformers_ref.cache_numbers(cache)
     assert kv == lc.kv_cache_bytes(cfg, seq, batch=batch, dtype="fp32") // 4
     transformers_ref.hf_config(d).save_pretrained(tmp_path)
     saved = json.loads((tmp_path / "config.json").read_text())
@@ -627,21 +608,11 @@ def test_kimi_linear_layers_and_state_by_hand():
 
 
 def test_kimi_linear_cache_equals_what_transformers_holds(tmp_path):
-    import torch
     cfg = lc.from_hf_config(KIMI_LINEAR)
-    torch.manual_seed(0)
-    model = transformers_ref.causal_lm(transformers_ref.hf_config(KIMI_LINEAR)).eval()
-    assert lc.param_count(cfg).total == sum(p.numel() for p in model.parameters())
     seq, batch = 7, 2
-    with torch.no_grad():
-        cache = model(torch.randint(0, 64, (batch, seq)), use_cache=True).past_key_values
-    states = kv = 0
-    for layer in cache.layers:
-        for kind in ("conv_states", "recurrent_states"):
-            states += sum(t.numel() for t in (getattr(layer, kind, None) or {}).values()
-                          if t is not None)
-        kv += sum(t.numel() for t in (getattr(layer, "keys", None),
-                                      getattr(layer, "values", None)) if t is not None)
+    model, cache = transformers_ref.tiny_prefill(KIMI_LINEAR, seq, batch)
+    assert lc.param_count(cfg).total == sum(p.numel() for p in model.parameters())
+    states, kv = transformers_ref.cache_numbers(cache)
     # by hand: 2 KDA layers x (2 heads x 6 x 6 + 3 x 12 channels x 3); 2 MLA layers x (8 + 4)
     assert states == 2 * (2 * 6 * 6 + 3 * 12 * 3) * batch
     assert kv == 2 * (8 + 4) * seq * batch
@@ -686,11 +657,7 @@ def test_random_kimi_linear_configs_match_transformers():
               suppress_health_check=[HealthCheck.too_slow])
     @given(kimi_linear_configs())
     def check(d):
-        cfg = lc.from_hf_config(d)
-        total, routed = _meta_counts(d)
-        pc = lc.param_count(cfg)
-        assert pc.total == total
-        assert pc.active == _active(total, routed, cfg)
+        _counts_as_built(d)
     check()
 
 
@@ -786,11 +753,7 @@ def test_random_deepseek_v4_configs_match_transformers():
               suppress_health_check=[HealthCheck.too_slow])
     @given(v4_configs())
     def check(d):
-        cfg = lc.from_hf_config(d)
-        total, routed = _meta_counts(d)
-        pc = lc.param_count(cfg)
-        assert pc.total == total
-        assert pc.active == _active(total, routed, cfg)
+        _counts_as_built(d)
     check()
 
 

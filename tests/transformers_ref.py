@@ -43,6 +43,31 @@ def meta_model(d):
         return causal_lm(hf_config(d))
 
 
+def tiny_prefill(d, seq, batch):
+    """A tiny model of config ``d`` (seed 0, eval mode) and the cache it holds after a CPU
+    prefill of ``batch`` sequences of ``seq`` random tokens."""
+    torch.manual_seed(0)
+    model = causal_lm(hf_config(d)).eval()
+    with torch.no_grad():
+        ids = torch.randint(0, d["vocab_size"], (batch, seq))
+        cache = model(ids, use_cache=True).past_key_values
+    return model, cache
+
+
+def cache_numbers(cache):
+    """(numbers in fixed states, numbers in K and V tensors) that a transformers cache
+    holds: the conv and recurrent states of linear-attention and Mamba layers, and every
+    layer's keys and values."""
+    states = kv = 0
+    for layer in cache.layers:
+        for kind in ("conv_states", "recurrent_states"):  # {state index: tensor}
+            states += sum(t.numel() for t in (getattr(layer, kind, None) or {}).values()
+                          if t is not None)
+        kv += sum(t.numel() for t in (getattr(layer, "keys", None),
+                                      getattr(layer, "values", None)) if t is not None)
+    return states, kv
+
+
 def routed_expert_params(m):
     """Routed-expert parameters, found by module path in transformers' own model."""
     return sum(p.numel() for n, p in m.named_parameters()
