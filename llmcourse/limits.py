@@ -63,3 +63,14 @@ def show(value, width=60):
         text = f"a {type(value).__name__}"
     text = " ".join(text.split())
     return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _fail(field, rule, value=None, *, show_value=True):
+    msg = f"{field}: {rule}"
+    if show_value:
+        msg += f" (got {show(value)})"
+    raise ConfigError(msg)
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)

@@ -20,17 +20,17 @@ from hypothesis import strategies as st
 
 import llmcourse as lc
 from test_config import one_line_error
-from llmcourse import config as config_module
+from llmcourse import families, validation
 from llmcourse.limits import MAX_LIST, MAX_SIZE, MAX_WEIGHT_ROWS, field_name
 
 ZOO = {n: lc.load_model(n).to_hf_config() for n in lc.list_models()}
 # every field name the engine knows, plus every field a zoo config has
 KNOWN = (set().union(*ZOO.values())
-         | set(config_module._POSITIVE) | set(config_module._NON_NEGATIVE)
-         | set(config_module._BOOLEAN) | set(config_module._NUMBER) | set(config_module._STRING)
-         | set(config_module._OBJECT) | set(config_module._REQUIRED)
-         | {f for spec in config_module._FAMILIES.values() for f in spec["defaults"]}
-         | {f for fs in config_module._REQUIRED_BY_TYPE.values() for f in fs})
+         | set(validation._POSITIVE) | set(validation._NON_NEGATIVE)
+         | set(validation._BOOLEAN) | set(validation._NUMBER) | set(validation._STRING)
+         | set(validation._OBJECT) | set(validation._REQUIRED)
+         | {f for spec in families._FAMILIES.values() for f in spec["defaults"]}
+         | {f for fs in validation._REQUIRED_BY_TYPE.values() for f in fs})
 FIELDS = sorted(KNOWN)
 # the functions' own arguments (a refusal may name one: "weights: ... more than the GPU holds")
 ARGUMENTS = {"seq_len", "batch", "dtype", "mode", "name", "source", "config", "weights", "gpu",
