@@ -304,6 +304,35 @@ class LayerSchedule:
         self._counts = {k: counts[k] for k in sorted(first, key=first.get)}
         return self._counts
 
+    def counts_between(self, start, stop):
+        """``{LayerKind: number of layers}`` among layers ``start .. stop - 1`` (a
+        pipeline stage's share): arithmetic on the prefix, the period and the overrides."""
+        L = self.num_layers
+        if not (0 <= start <= stop <= L):
+            raise IndexError(f"layers {start}..{stop} out of range for {L:,} layers")
+        hi, lo = self._counts_upto(stop), self._counts_upto(start)
+        out = {k: hi.get(k, 0) - lo.get(k, 0) for k in self.counts()}
+        return {k: n for k, n in out.items() if n}
+
+    def _counts_upto(self, stop):
+        """Kinds of layers ``0 .. stop - 1``."""
+        counts, left = {}, stop
+        for k, n in self.prefix:
+            m = min(n, left)
+            counts[k] = counts.get(k, 0) + m
+            left -= m
+        if left and self.period:
+            full, part = divmod(left, self._per[1])
+            for k, n in self.period:
+                counts[k] = counts.get(k, 0) + n * full + max(0, min(n, part))
+                part -= n
+        for i, k in self.overrides.items():
+            if i < stop:
+                base = self._base_at(i)
+                counts[base] -= 1
+                counts[k] = counts.get(k, 0) + 1
+        return counts
+
     def count(self, **props):
         """How many layers have these properties: ``count(attention="sliding_attention")``."""
         return sum(n for k, n in self.counts().items()

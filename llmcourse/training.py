@@ -34,7 +34,8 @@ __all__ = ["PRECISIONS", "OPTIMIZERS", "RECOMPUTE", "ATTENTION", "TrainingMemory
            "data_parallel_size",
            "measured_activations", "korthikanti_activation_bytes", "TrainingFlops", "training_flops",
            "training_time", "CHINCHILLA_TOKENS_PER_PARAM", "chinchilla_tokens", "MFU_CONVENTIONS",
-           "RESERVE_FRACTION", "usable_bytes", "fit_verdict", "measured_peaks"]
+           "RESERVE_FRACTION", "usable_bytes", "fit_verdict", "measured_peaks", "PP_SCHEDULES",
+           "pipeline_stages", "in_flight_micro_batches", "pipeline_bubble"]
 
 # --- conventions: bytes per parameter ------------------------------------------------
 # param: the weights the forward pass reads; grad: the gradient buffer;
@@ -119,15 +120,17 @@ def bytes_per_param(precision="bf16-mixed", optimizer="adamw"):
     return p["param"] + p["grad"] + p["accum"] + p["master"] + o
 
 
-def _optimizer_state_bytes(cfg, optimizer, n_params):
-    """Exact optimizer state of the whole model (before sharding)."""
+def _optimizer_state_bytes(sizes, optimizer):
+    """Exact optimizer state of the parameters ``sizes`` (``[(numel, count), ...]``,
+    before any sharding)."""
     per, _ = OPTIMIZERS[optimizer]
+    n_params = sum(numel * count for numel, count in sizes)
     if optimizer == "adamw":
-        return per * n_params + 4 * _n_param_tensors(cfg)
+        return per * n_params + 4 * sum(count for _, count in sizes)
     if optimizer != "adamw-8bit":
         return per * n_params
     total = 0
-    for numel, count in _tensor_sizes(cfg):
+    for numel, count in sizes:
         if numel < MIN_8BIT_SIZE:
             total += count * 8 * numel           # kept in fp32 by bitsandbytes
         else:
@@ -135,37 +138,94 @@ def _optimizer_state_bytes(cfg, optimizer, n_params):
     return total
 
 
-def _tensor_sizes(cfg):
-    """``[(numel, how many such tensors), ...]`` of the trainable parameters,
-    in the checkpoint's layout (each routed expert its own tensors)."""
-    out = []
-    for n, tensors, _ in _groups(cfg):
-        for t in tensors:
-            if not t.buffer:
-                out.append((t.numel, n * t.per_expert))
-    for t in global_tensors(cfg):
-        if not t.tied:
-            out.append((t.numel, 1))
+# --- pipeline stages ---------------------------------------------------------------------
+PP_SCHEDULES = ("1f1b", "gpipe")
+MAX_STAGES = 4096   # far above any real pipeline (the largest runs use 16-64 stages)
+
+
+def pipeline_stages(cfg, pp):
+    """``[(first layer, stop), ...]``: the layers each of ``pp`` pipeline stages holds,
+    as evenly as possible, the first stages taking one more when ``pp`` does not divide
+    ``num_hidden_layers`` (Megatron-LM asks that it divide unless told otherwise)."""
+    cfg = as_config(cfg)
+    L = cfg.num_hidden_layers
+    _int("pp", pp, hi=min(L, MAX_STAGES))
+    base, extra = divmod(L, pp)
+    out, start = [], 0
+    for i in range(pp):
+        stop = start + base + (i < extra)
+        out.append((start, stop))
+        start = stop
     return out
 
 
-def _matmul_params(cfg):
-    """Values in the weight matrices a forward multiplies by (every Linear, the lm_head
-    included even when tied to the embedding; the embedding lookup, norms and biases
-    are not matmuls): what ``torch.autocast`` casts to bf16 and saves for backward."""
-    total = 0
-    for n, tensors, _ in _groups(cfg):
-        for t in tensors:
-            if t.matmul and not t.buffer and len(t.shape) >= 2:
-                total += n * t.per_expert * t.numel
+def in_flight_micro_batches(stage, pp, num_micro_batches, schedule="1f1b"):
+    """How many micro-batches' saved tensors pipeline stage ``stage`` (0-based) holds at
+    its fullest. GPipe runs every forward before any backward: all ``num_micro_batches``.
+    1F1B (PipeDream-Flush, Megatron-LM's default) starts a micro-batch's backward as soon
+    as the last stage has run its forward, so stage ``i`` holds at most ``pp - i``: the
+    first stage ``pp`` micro-batches of its ``L / pp`` layers, as many layers' worth as
+    the whole model without a pipeline (Korthikanti et al. 2022, section 4.2.3)."""
+    _choice("pp_schedule", schedule, PP_SCHEDULES)
+    if schedule == "gpipe":
+        return num_micro_batches
+    return min(pp - stage, num_micro_batches)
+
+
+def pipeline_bubble(pp, num_micro_batches):
+    """The share of a step each GPU idles while a pipeline fills and drains:
+    ``(pp - 1) / (m + pp - 1)`` for GPipe and 1F1B alike (Narayanan et al. 2021)."""
+    _int("pp", pp, hi=MAX_STAGES)
+    _int("num_micro_batches", num_micro_batches, hi=MAX_TOKENS)
+    return Fraction(pp - 1, num_micro_batches + pp - 1)
+
+
+def _stage_groups(cfg, start, stop):
+    """``[(n_layers, tensors, is_moe), ...]`` of layers ``start .. stop - 1``."""
+    if start == 0 and stop == cfg.num_hidden_layers:
+        return _groups(cfg)
+    tensors = {g.kind: g.tensors for g in layer_groups(cfg)}
+    return [(n, tensors[k], any(t.routed for t in tensors[k]))
+            for k, n in cfg.layer_schedule.counts_between(start, stop).items()]
+
+
+def _stage_globals(cfg, first, last):
+    """The tensors outside the layers a stage holds: the embeddings (and Gemma 4's
+    per-layer input projection) on the first stage, the final norm and the lm_head on
+    the last. A tied lm_head on a last stage that is not also the first is a second copy
+    of the embedding (Megatron-LM keeps one on each and sums their gradients)."""
+    out = []
     for t in global_tensors(cfg):
+        at_first = t.component == "embedding" or "per_layer" in t.name
+        if first if at_first else last:
+            out.append(t._replace(tied=False) if t.tied and not first else t)
+    return out
+
+
+def _stage_params(groups, globals_):
+    """``(sizes, norm values, matmul values)`` of a stage's trainable parameters:
+    ``sizes`` is ``[(numel, how many such tensors), ...]`` in the checkpoint's layout
+    (each routed expert its own tensors); the matmul values are every weight a forward
+    multiplies by (the lm_head included even when tied; the embedding lookup, norms and
+    biases are not matmuls): what ``torch.autocast`` casts to bf16 and saves."""
+    sizes, norms, matmul = [], 0, 0
+    for n, tensors, _ in groups:
+        for t in tensors:
+            if t.buffer:
+                continue
+            sizes.append((t.numel, n * t.per_expert))
+            if t.component == "norms":
+                norms += n * t.per_expert * t.numel
+            if t.matmul and len(t.shape) >= 2:
+                matmul += n * t.per_expert * t.numel
+    for t in globals_:
         if t.matmul:
-            total += t.numel
-    return total
-
-
-def _n_param_tensors(cfg):
-    return sum(c for _, c in _tensor_sizes(cfg))
+            matmul += t.numel
+        if not t.tied:
+            sizes.append((t.numel, 1))
+            if t.component == "norms":
+                norms += t.numel
+    return sizes, norms, matmul
 
 
 # --- activations -----------------------------------------------------------------------
@@ -315,6 +375,11 @@ def _global_terms(cfg, s, b, act, tp, amp=False):
 
 AMP_COPIES = "bf16 weight copies (autocast saves them for backward)"
 
+# the global terms only the first or the last pipeline stage holds
+_FIRST_STAGE_TERMS = ("token ids (int64)",)
+_LAST_STAGE_TERMS = ("final norm and lm_head input", "log-probabilities (fp32, saved by the loss)",
+                     "labels (int64) and the loss's weight", "logits (held by the model output)")
+
 # the terms that make up ``logits``
 _LOGIT_TERMS = ("log-probabilities (fp32, saved by the loss)", "labels (int64) and the loss's weight",
                 "logits (held by the model output)")
@@ -329,15 +394,17 @@ class TrainingMemory:
     log-probabilities the loss saves, the labels, and the logits the model returns.
     ``total`` sums the five. ``activation_terms`` names every term (bytes per GPU);
     ``saved_for_backward`` is what ``saved_tensors_hooks`` sees (everything but the
-    returned logits). ``conventions`` says, in words, what was assumed.
+    returned logits). ``conventions`` says, in words, what was assumed. With pipeline
+    parallelism it is one stage's memory, and ``pipeline`` names the stage and holds
+    every stage's (:func:`training_memory`); otherwise ``pipeline`` is None.
     """
 
     __slots__ = ("model", "params", "grads", "optimizer", "activations", "logits",
-                 "activation_terms", "transients", "conventions", "settings")
+                 "activation_terms", "transients", "conventions", "settings", "pipeline")
 
     def __init__(self, **kw):
         for k in self.__slots__:
-            setattr(self, k, kw[k])
+            setattr(self, k, kw.get(k))
 
     @property
     def total(self):
@@ -394,7 +461,8 @@ class TrainingMemory:
 
 def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimizer="adamw",
                     recompute="none", zero_stage=0, dp=1, tp=1, attention="flash", sp=False,
-                    cp=1, loss="plain", loss_chunk=1024):
+                    cp=1, loss="plain", loss_chunk=1024, pp=1, pp_schedule="1f1b",
+                    num_micro_batches=None):
     """Training memory per GPU, in bytes, for one micro-batch of ``micro_batch``
     sequences of ``seq_len`` tokens.
 
@@ -462,6 +530,20 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     every sequence: every per-token term, the logits and the loss's gradients divide by
     ``cp`` (each local query still attends to all ``seq_len`` keys).
 
+    **Pipeline parallelism** (``pp`` stages, :func:`pipeline_stages`): each stage holds
+    its layers' weights, grads and optimizer state; the first also the embedding, the
+    last the final norm, the lm_head (a tied one as a second copy) and the loss. What a
+    stage saves depends on the schedule (:func:`in_flight_micro_batches`): with
+    ``pp_schedule="1f1b"`` stage ``i`` holds ``min(pp - i, m)`` micro-batches in flight,
+    so the first stage keeps ``pp`` micro-batches of its ``L / pp`` layers, as much as
+    the whole model without a pipeline; with ``"gpipe"`` every stage keeps all ``m``
+    (``num_micro_batches``, the micro-batches of one optimizer step; default ``pp``).
+    The result is the stage whose peak is highest; its ``pipeline`` says which
+    (``stage``, ``layers``, ``in_flight``) and holds every stage's memory (``stages``).
+    DeepSpeed's pipeline engine allows ZeRO-1 at most; Megatron-LM pairs its pipeline
+    with a distributed optimizer (ZeRO-1); torchtitan combines it with FSDP2: the engine
+    computes any of them, the reader picks what their tool allows.
+
     **Loss**: ``loss="plain"`` is ``transformers``' cross-entropy over the whole
     vocabulary x tokens matrix (the fp32 log-probabilities saved, 8 B per logit of fp32
     gradients at the start of backward). ``loss="chunked"`` computes it ``loss_chunk``
@@ -470,8 +552,8 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     recomputes one chunk at a time, holding 12 B per logit of the chunk plus the
     chunk's lm_head weight gradient (measured on CPU, ``benchmarks/measure_peak.py``).
 
-    Not included: pipeline parallelism, collective buffers, a second micro-batch in flight (pipeline
-    parallelism); the CUDA context and the allocator's fragmentation are what
+    Not included: collective and pipeline send/receive buffers, interleaved (virtual)
+    pipeline stages; the CUDA context and the allocator's fragmentation are what
     :data:`RESERVE_FRACTION` stands for.
     """
     cfg = as_config(cfg)
@@ -495,17 +577,51 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     if cfg.num_attention_heads % tp:
         raise ConfigError(f"tp: must divide num_attention_heads={cfg.num_attention_heads} "
                           f"(each GPU holds whole heads) (got {tp})")
+    if isinstance(pp, int) and not isinstance(pp, bool) and pp > cfg.num_hidden_layers:
+        raise ConfigError(f"pp: must be at most num_hidden_layers={cfg.num_hidden_layers:,} "
+                          f"(each pipeline stage holds at least one layer) (got {pp})")
+    stages = pipeline_stages(cfg, pp)
+    _choice("pp_schedule", pp_schedule, PP_SCHEDULES)
+    m = pp if num_micro_batches is None else _int("num_micro_batches", num_micro_batches)
+    settings = dict(seq_len=seq_len, micro_batch=micro_batch, precision=precision,
+                    optimizer=optimizer, recompute=recompute, zero_stage=zero_stage, dp=dp,
+                    tp=tp, attention=attention, sp=sp, cp=cp, loss=loss, loss_chunk=loss_chunk,
+                    pp=pp, pp_schedule=pp_schedule, num_micro_batches=m)
+    per_kind = {}   # one layer kind's terms, computed once for every stage
+    out = []
+    for i, (start, stop) in enumerate(stages):
+        f = in_flight_micro_batches(i, pp, m, pp_schedule)
+        out.append(_stage_memory(cfg, settings, start, stop, i == 0, i == pp - 1, f, per_kind))
+    if pp == 1:
+        return out[0]
+    worst = max(range(pp), key=lambda i: out[i].peak)   # the first of equals
+    mem = out[worst]
+    mem.pipeline = dict(stage=worst, layers=stages[worst], in_flight=mem.pipeline["in_flight"],
+                        schedule=pp_schedule, num_micro_batches=m, stages=out)
+    return mem
+
+
+def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
+    """One pipeline stage's :class:`TrainingMemory` (the whole model when it is the only
+    stage): its layers ``start .. stop - 1``, the embedding if ``first``, the head and
+    the loss if ``last``, and ``f`` micro-batches' saved tensors in flight."""
+    st = settings
+    s, b, tp, dp, cp, sp = (st["seq_len"], st["micro_batch"], st["tp"], st["dp"], st["cp"],
+                            st["sp"])
+    precision, optimizer, zero_stage = st["precision"], st["optimizer"], st["zero_stage"]
     p = PRECISIONS[precision]
-    pc = param_count(cfg)
-    n = pc.total
+    groups = _stage_groups(cfg, start, stop)
+    sizes, norms, matmul = _stage_params(groups, _stage_globals(cfg, first, last))
+    n_stage = sum(numel * count for numel, count in sizes)
+    n = n_stage
     if tp > 1:  # matrices and the embedding split over tp; norms (1-D) replicated
-        n = _cdiv(n - pc.components["norms"], tp) + pc.components["norms"]
+        n = _cdiv(n - norms, tp) + norms
     # weights, grads, optimizer state (master weights belong to the optimizer's state)
     weights = p["param"] * n
     grads = (p["grad"] + p["accum"]) * n
-    opt_total = _optimizer_state_bytes(cfg, optimizer, pc.total)
+    opt_total = _optimizer_state_bytes(sizes, optimizer)
     if tp > 1:  # the same share of the state as of the weights
-        opt_total = _cdiv(opt_total * n, pc.total)
+        opt_total = _cdiv(opt_total * n, n_stage)
     opt = p["master"] * n + opt_total
     if zero_stage >= 1:
         opt = _cdiv(opt, dp)
@@ -516,23 +632,26 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
 
     act = p["act"]
     amp = precision == "amp-bf16"
-    s, b = seq_len, micro_batch
-    attn = attention
+    attn, recompute = st["attention"], st["recompute"]
     terms = {}
     largest_layer = 0
     s_loc = _cdiv(s, cp)      # the tokens of each sequence this GPU holds
     split = tp if sp else 1   # sequence parallelism: the hidden-size terms split too
-    for n_layers, tensors, is_moe in _groups(cfg):
-        lt = _layer_terms(cfg, tensors, is_moe, s, attn, act, 1 if sp else tp, amp)
-        if sp:
-            lt = {k: Fraction(v, tp) for k, v in lt.items()}
-        if recompute == "selective":
-            lt.pop("attention scores (s x s per head)", None)
-        per_layer = sum(lt.values()) * s_loc * b
-        if is_moe:  # grouped matmul: one int32 offset per expert, per layer
-            k_r = "router (softmax, top-k)"
-            lt[k_r] = lt[k_r] + Fraction(4 * cfg.num_experts, s_loc * b)
-            per_layer += 4 * cfg.num_experts
+    for n_layers, tensors, is_moe in groups:
+        key = id(tensors)
+        if key not in per_kind:
+            lt = _layer_terms(cfg, tensors, is_moe, s, attn, act, 1 if sp else tp, amp)
+            if sp:
+                lt = {k: Fraction(v, tp) for k, v in lt.items()}
+            if recompute == "selective":
+                lt.pop("attention scores (s x s per head)", None)
+            per_layer = sum(lt.values()) * s_loc * b
+            if is_moe:  # grouped matmul: one int32 offset per expert, per layer
+                k_r = "router (softmax, top-k)"
+                lt[k_r] = lt[k_r] + Fraction(4 * cfg.num_experts, s_loc * b)
+                per_layer += 4 * cfg.num_experts
+            per_kind[key] = lt, per_layer
+        lt, per_layer = per_kind[key]
         largest_layer = max(largest_layer, per_layer)
         if recompute == "full":
             key = "layer inputs (checkpoints)"
@@ -541,19 +660,24 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
         else:
             for k, v in lt.items():
                 terms[k] = terms.get(k, 0) + n_layers * v * s_loc * b
-    if recompute == "full":
-        terms["one layer recomputed in backward"] = largest_layer
-    terms.update(_global_terms(cfg, s_loc, b, act, tp, amp))
-    if precision == "amp-bf16":
+    g = _global_terms(cfg, s_loc, b, act, tp, amp)
+    for k, v in g.items():   # token ids enter the first stage; the head is the last's
+        if (first or k not in _FIRST_STAGE_TERMS) and (last or k not in _LAST_STAGE_TERMS):
+            terms[k] = v
+    if amp:
         # autocast casts each fp32 weight matrix to bf16 for its matmul and the matmul
         # saves that copy for backward: 2 bytes per matrix value (the lm_head included)
-        terms[AMP_COPIES] = 2 * _cdiv(_matmul_params(cfg), tp)
-    if loss == "chunked":   # no logits kept: each chunk is recomputed in backward
+        terms[AMP_COPIES] = 2 * _cdiv(matmul, tp)
+    if st["loss"] == "chunked" and last:   # no logits kept: each chunk is recomputed
         for k in ("log-probabilities (fp32, saved by the loss)", "logits (held by the model output)"):
             terms[k] = 0
         if amp:   # the lm_head's bf16 copy is made inside the checkpointed chunk, not kept
             terms[AMP_COPIES] -= 2 * _cdiv(cfg.vocab_size * cfg.hidden_size, tp)
-    terms = {k: int(-(-v // 1)) for k, v in terms.items()}
+    # each micro-batch in flight holds its own saved tensors (one pipeline stage may
+    # hold several); a layer recomputed in backward is one at a time
+    terms = {k: int(-(-v // 1)) * f for k, v in terms.items()}
+    if recompute == "full" and groups:
+        terms["one layer recomputed in backward"] = int(-(-largest_layer // 1))
     # transients. At the start of backward the loss's gradient exists beside everything
     # saved: cross-entropy's backward holds the fp32 gradient of the log-probabilities
     # and writes the fp32 gradient of the logits (transformers upcasts the logits to
@@ -562,26 +686,28 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     # temporary: foreach AdamW (PyTorch's default on a GPU) computes sqrt(v) for every
     # parameter of a group at once: 4 bytes per parameter of this GPU's shard.
     V = _cdiv(cfg.vocab_size, tp)
-    if loss == "plain":
+    if not last:
+        loss_grads = 0
+    elif st["loss"] == "plain":
         loss_grads = 8 * V * s_loc * b
     else:  # one chunk: 12 B per logit, and its lm_head weight gradient before it is summed
-        loss_grads = 12 * V * min(loss_chunk, s_loc * b) + p["grad"] * V * cfg.hidden_size
+        loss_grads = 12 * V * min(st["loss_chunk"], s_loc * b) + p["grad"] * V * cfg.hidden_size
     transients = {"loss gradients at the start of backward": loss_grads,
                   "optimizer step temporaries": (4 * _cdiv(n, dp if zero_stage >= 1 else 1)
                                                  if optimizer.startswith("adamw") else 0)}
-    logits = sum(terms[k] for k in _LOGIT_TERMS)
+    logits = sum(terms.get(k, 0) for k in _LOGIT_TERMS)
     activations = sum(terms.values()) - logits
     o_name = OPTIMIZERS[optimizer][1]
+    pp = st["pp"]
     conventions = (f"{p['about']}; {o_name}; activations {act} B per value, "
                    f"{'FlashAttention (no s x s scores)' if attn == 'flash' else 'eager attention (s x s scores)'}"
-                   f", recompute {recompute}; ZeRO-{zero_stage} over dp={dp}, tp={tp}")
+                   f", recompute {recompute}; ZeRO-{zero_stage} over dp={dp}, tp={tp}"
+                   + (f"; pipeline stage holding layers {start}-{stop - 1} of pp={pp} "
+                      f"({st['pp_schedule']}, {f} micro-batches in flight)" if pp > 1 else ""))
     return TrainingMemory(model=cfg.name, params=weights, grads=grads, optimizer=opt,
                           activations=activations, logits=logits, activation_terms=terms,
                           transients=transients, conventions=conventions,
-                          settings=dict(seq_len=s, micro_batch=b, precision=precision,
-                                        optimizer=optimizer, recompute=recompute,
-                                        zero_stage=zero_stage, dp=dp, tp=tp, attention=attn,
-                                        sp=sp, cp=cp, loss=loss, loss_chunk=loss_chunk))
+                          settings=dict(st), pipeline=dict(in_flight=f) if pp > 1 else None)
 
 
 RESERVE_FRACTION = 0.1
@@ -649,13 +775,14 @@ def data_parallel_size(n_gpus, tp=1):
 
 def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1,
                 reserve=RESERVE_FRACTION, **settings):
-    """The fewest GPUs (``dp x tp x cp``) on which :func:`training_memory`'s per-GPU
+    """The fewest GPUs (``dp x tp x cp x pp``) on which :func:`training_memory`'s per-GPU
     **peak** stays within :func:`usable_bytes` (the GPU less ``reserve``), or ``None``
     if no count does (what is not sharded, such as the activations, already fills one
     GPU). ``gpu``: a name, ``GPU``, dict, or a number of bytes. Closed form from the
     peak at the start of backward, then checked against the engine."""
     cap = usable_bytes(gpu, reserve)
-    group = tp * settings.get("cp", 1)   # one data-parallel replica: tp x cp GPUs
+    # one data-parallel replica: tp x cp x pp GPUs
+    group = tp * settings.get("cp", 1) * settings.get("pp", 1)
 
     def peak(dp):
         return training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage, dp=dp,
@@ -667,6 +794,15 @@ def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1,
         return group
     if zero_stage == 0:
         return None
+    if settings.get("pp", 1) > 1:
+        # the stage that decides may change with dp: bisect (the peak never grows with dp)
+        if peak(MAX_GPUS) > cap:
+            return None
+        lo, hi = 1, MAX_GPUS
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if peak(mid) <= cap else (mid, hi)
+        return hi * group
     sharded = one.optimizer + (one.grads if zero_stage >= 2 else 0) \
         + (one.params if zero_stage >= 3 else 0)
     fixed = one.peak_backward - sharded

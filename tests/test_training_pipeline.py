@@ -1,0 +1,128 @@
+"""Pipeline parallelism in training_memory: which layers a stage holds, how many
+micro-batches it keeps in flight, and what that costs, held against an independent
+derivation of each piece (the schedule's own loop, param_count, layer_activation_bytes)."""
+
+import pytest
+
+import llmcourse as lc
+from llmcourse.config import ConfigError
+from llmcourse.counts import param_count
+from llmcourse.training import (fewest_gpus, in_flight_micro_batches, layer_activation_bytes,
+                                pipeline_bubble, pipeline_stages, training_memory)
+
+LLAMA = lc.load_model("Llama-3.1-8B")      # 32 layers, untied
+GEMMA = lc.load_model("gemma-2-2b")        # 26 layers, tied embedding
+
+
+def megatron_1f1b_max_in_flight(pp, m, rank):
+    """The most forwards a stage has run whose backward has not: Megatron-LM's
+    forward_backward_pipelining_without_interleaving, step by step: rank r runs
+    min(pp - r - 1, m) warm-up forwards, then one forward and one backward in turn for
+    the remaining micro-batches, then the cool-down backwards."""
+    warmup = min(pp - rank - 1, m)
+    held = most = 0
+    for _ in range(warmup):
+        held += 1
+        most = max(most, held)
+    for _ in range(m - warmup):
+        held += 1                  # forward
+        most = max(most, held)
+        held -= 1                  # its partner backward
+    for _ in range(warmup):
+        held -= 1
+    assert held == 0
+    return most
+
+
+@pytest.mark.parametrize("pp,m", [(2, 1), (2, 8), (4, 2), (4, 4), (4, 16), (8, 3), (16, 64)])
+def test_1f1b_in_flight_follows_megatrons_schedule(pp, m):
+    for rank in range(pp):
+        assert in_flight_micro_batches(rank, pp, m, "1f1b") == megatron_1f1b_max_in_flight(pp, m, rank)
+        assert in_flight_micro_batches(rank, pp, m, "gpipe") == m   # every forward first
+
+
+def test_stages_split_the_layers_evenly_first_stages_taking_the_rest():
+    ds = lc.load_model("DeepSeek-V3")   # 61 layers
+    assert pipeline_stages(ds, 4) == [(0, 16), (16, 31), (31, 46), (46, 61)]
+    assert pipeline_stages(LLAMA, 4) == [(0, 8), (8, 16), (16, 24), (24, 32)]
+    assert pipeline_stages(LLAMA, 32)[-1] == (31, 32)
+
+
+def _stage_params(mem):
+    # fp32 weights and plain SGD, no sharding: weights are 4 B per parameter
+    return [st.params // 4 for st in mem.pipeline["stages"]]
+
+
+@pytest.mark.parametrize("name", ["Llama-3.1-8B", "gemma-2-2b", "DeepSeek-V3", "Qwen3-Next-80B-A3B",
+                                  "gemma-4-E2B", "Nemotron-3-Nano-30B-A3B"])
+@pytest.mark.parametrize("pp", [2, 3, 4])
+def test_the_stages_hold_the_whole_model_once_and_a_tied_head_twice(name, pp):
+    cfg = lc.load_model(name)
+    mem = training_memory(cfg, 256, precision="fp32", optimizer="sgd", pp=pp)
+    pc = param_count(cfg)
+    extra = cfg.vocab_size * cfg.hidden_size if cfg.tie_word_embeddings else 0
+    assert sum(_stage_params(mem)) == pc.total + extra
+    # the first stage has the embedding, the last the head
+    emb = pc.components["embedding"]
+    assert _stage_params(mem)[0] > emb and _stage_params(mem)[-1] > cfg.vocab_size * cfg.hidden_size
+
+
+def test_the_first_stage_keeps_the_whole_models_layer_activations_under_1f1b():
+    # Korthikanti et al. 2022, 4.2.3: pp micro-batches of L / pp layers = L layers' worth
+    per_layer = sum(n * b for n, _, b in layer_activation_bytes(LLAMA, 4096))
+    whole = training_memory(LLAMA, 4096)
+    for pp in (2, 4, 8):
+        first = training_memory(LLAMA, 4096, pp=pp, num_micro_batches=16).pipeline["stages"][0]
+        layer_terms = {k: v for k, v in first.activation_terms.items()
+                       if k not in ("token ids (int64)", "rotary cos/sin tables (once per model)")}
+        assert sum(layer_terms.values()) == per_layer
+        assert first.activation_terms["token ids (int64)"] == pp * whole.activation_terms["token ids (int64)"]
+        assert first.logits == 0 and first.transients["loss gradients at the start of backward"] == 0
+
+
+def test_the_last_stage_under_gpipe_keeps_every_micro_batchs_logits():
+    whole = training_memory(LLAMA, 2048)
+    last = training_memory(LLAMA, 2048, pp=4, pp_schedule="gpipe",
+                           num_micro_batches=8).pipeline["stages"][-1]
+    assert last.logits == 8 * whole.logits
+    # the loss's gradient is one micro-batch's, at the start of its backward
+    assert last.transients == {**last.transients, "loss gradients at the start of backward":
+                               whole.transients["loss gradients at the start of backward"]}
+    one_f1b = training_memory(LLAMA, 2048, pp=4, num_micro_batches=8).pipeline["stages"][-1]
+    assert one_f1b.logits == whole.logits     # 1F1B: the last stage holds one micro-batch
+
+
+def test_the_answer_is_the_stage_with_the_highest_peak():
+    mem = training_memory(GEMMA, 4096, pp=4)
+    peaks = [st.peak for st in mem.pipeline["stages"]]
+    assert mem.peak == max(peaks) and mem.pipeline["stage"] == peaks.index(max(peaks))
+    assert mem.pipeline["layers"] == pipeline_stages(GEMMA, 4)[mem.pipeline["stage"]]
+    # a pipeline divides the weights: every stage holds less than the whole model
+    assert all(st.states < training_memory(GEMMA, 4096).states for st in mem.pipeline["stages"])
+
+
+def test_fewest_gpus_with_a_pipeline_is_a_multiple_of_pp_and_the_least():
+    for pp in (2, 4):
+        n = fewest_gpus(LLAMA, "H100-80GB", 8192, recompute="full", pp=pp)
+        assert n % pp == 0
+        dp = n // pp
+        cap = 0.9 * 80e9
+        assert training_memory(LLAMA, 8192, recompute="full", zero_stage=3, dp=dp, pp=pp).peak <= cap
+        if dp > 1:
+            assert training_memory(LLAMA, 8192, recompute="full", zero_stage=3, dp=dp - 1,
+                                   pp=pp).peak > cap
+
+
+def test_the_bubble_is_pp_minus_one_over_m_plus_pp_minus_one():
+    assert pipeline_bubble(4, 16) == pytest.approx(3 / 19)
+    assert pipeline_bubble(1, 8) == 0
+
+
+@pytest.mark.parametrize("kw,field", [(dict(pp=0), "pp"), (dict(pp=33), "pp"), (dict(pp=2.0), "pp"),
+                                      (dict(pp=2, pp_schedule="zero-bubble"), "pp_schedule"),
+                                      (dict(pp=2, num_micro_batches=0), "num_micro_batches")])
+def test_bad_pipeline_settings_are_one_line_errors(kw, field):
+    with pytest.raises(ConfigError) as e:
+        training_memory(LLAMA, 1024, **kw)
+    msg = str(e.value)
+    assert msg.startswith(field + ":") and "\n" not in msg
