@@ -446,8 +446,11 @@ class TrainingMemory:
     @property
     def peak_decided_by(self):
         """In words, which moment decides :attr:`peak`."""
-        return ("the start of backward (saved tensors + the loss's fp32 gradients)"
-                if self.peak_backward >= self.peak_step else "the optimizer step")
+        if self.peak_backward < self.peak_step:
+            return "the optimizer step"
+        if self.transients["loss gradients at the start of backward"]:
+            return "the start of backward (saved tensors + the loss's fp32 gradients)"
+        return "the start of backward (the saved tensors of the micro-batches in flight)"
 
     def as_dict(self):
         return {"params": self.params, "grads": self.grads, "optimizer": self.optimizer,
@@ -762,15 +765,22 @@ def layer_activation_bytes(cfg, seq_len=1, micro_batch=1, precision="bf16-mixed"
     return out
 
 
-def data_parallel_size(n_gpus, tp=1):
-    """How many data-parallel replicas ``n_gpus`` GPUs make with tensor-parallel groups
-    of ``tp``: ``n_gpus // tp``, refused unless ``tp`` divides ``n_gpus``."""
+def data_parallel_size(n_gpus, tp=1, cp=1, pp=1):
+    """How many data-parallel replicas ``n_gpus`` GPUs make when each replica is a group
+    of ``tp x cp x pp`` GPUs (tensor, context and pipeline parallel): ``n_gpus // group``,
+    refused unless the group divides ``n_gpus``."""
     _int("n_gpus", n_gpus, hi=MAX_GPUS)
     _int("tp", tp, hi=MAX_GPUS)
-    if n_gpus % tp:
-        raise ConfigError(f"n_gpus: must be a multiple of tp={tp} (each data-parallel replica "
-                          f"is a group of tp GPUs) (got {n_gpus})")
-    return n_gpus // tp
+    _int("cp", cp, hi=MAX_GPUS)
+    _int("pp", pp, hi=MAX_GPUS)
+    group = tp * cp * pp
+    if n_gpus % group:
+        sizes = " x ".join(f"{k}={v}" for k, v in (("tp", tp), ("cp", cp), ("pp", pp))
+                           if v > 1 or k == "tp")
+        what = sizes if group == tp else f"{sizes} = {group}"
+        raise ConfigError(f"n_gpus: must be a multiple of {what} (each data-parallel replica "
+                          f"is a group of that many GPUs) (got {n_gpus})")
+    return n_gpus // group
 
 
 def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1,

@@ -90,3 +90,23 @@ def test_explorer_chunked_loss_lowers_the_peak():
     cfg = lc.load_model("Llama-3.1-8B")
     m = lc.training_memory(cfg, 8192, 1, zero_stage=3, dp=8, loss="chunked", loss_chunk=1024)
     assert ex.value("peak") == m.peak < plain
+
+
+def test_explorer_pipeline_stages_schedule_and_bubble():
+    ex = lc.widgets.EXPLORERS["training"]()
+    cfg = lc.load_model("Llama-3.1-8B")
+    assert "pp_stage" not in {r.key for r in ex.rows}     # no pipeline, no pipeline rows
+    ex.set(pp=4, n_gpus=8, zero_stage=1)
+    assert ex.error == ""
+    m = lc.training_memory(cfg, 8192, 1, zero_stage=1, dp=2, pp=4, num_micro_batches=8)
+    assert ex.value("peak") == m.peak and ex.value("pp_stage") == m.pipeline["stage"] == 0
+    assert ex.value("bubble") == 3 / 11                  # (4 - 1) / (8 + 4 - 1)
+    assert ex.value("fewest_gpus") % 4 == 0
+    ex.set(pp_schedule="GPipe (all forwards first)")
+    g = lc.training_memory(cfg, 8192, 1, zero_stage=1, dp=2, pp=4, pp_schedule="gpipe",
+                           num_micro_batches=8)
+    assert ex.value("peak") == g.peak > m.peak           # GPipe keeps all 8 in flight
+    ex.set(n_gpus=6)
+    assert ex.error.startswith("n_gpus: must be a multiple of")
+    ex.set(n_gpus=8)
+    assert ex.error == "" and ex.value("peak") == g.peak

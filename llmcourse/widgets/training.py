@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..hardware import list_gpus, load_gpu
 from ..training import (ATTENTION, OPTIMIZERS, PRECISIONS, RECOMPUTE, RESERVE_FRACTION,
                         chinchilla_tokens, data_parallel_size, fewest_gpus, fit_verdict,
-                        training_flops, training_memory, training_time, usable_bytes)
+                        pipeline_bubble, training_flops, training_memory, training_time,
+                        usable_bytes)
 from ..zoo import as_config, load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
@@ -31,26 +32,30 @@ def _time_text(seconds):
 LOSS_OPTIONS = {"plain (transformers)": "plain", "chunked (1,024 tokens)": "chunked"}
 SP_OPTIONS = {"off": False, "on (Megatron --sequence-parallel)": True}
 CONVENTIONS = {"causal (attention halved)": "causal", "full (PaLM, Megatron)": "full"}
+PP_SCHEDULES = {"1F1B (Megatron-LM)": "1f1b", "GPipe (all forwards first)": "gpipe"}
+MICRO_BATCHES_PER_STEP = [1, 2, 4, 8, 16, 32, 64]
 
 
 def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, zero_stage, gpu,
                   n_gpus, tp=1, tokens=None, mfu=0.4, attention="flash", sp=False, cp=1,
-                  convention="causal", loss="plain"):
+                  convention="causal", loss="plain", pp=1, pp_schedule="1f1b",
+                  num_micro_batches=8):
     """The summary rows for one setting (pure: the explorer and the tests call this).
-    ``n_gpus`` = dp x tp x cp: the data-parallel size is what is left."""
+    ``n_gpus`` = dp x tp x cp x pp: the data-parallel size is what is left."""
     cfg = as_config(cfg)
-    dp = data_parallel_size(n_gpus, tp * cp)
+    dp = data_parallel_size(n_gpus, tp, cp, pp)
     g = load_gpu(gpu)
+    pipe = dict(pp=pp, pp_schedule=pp_schedule, num_micro_batches=num_micro_batches)
     m = training_memory(cfg, seq_len, micro_batch, precision=precision, optimizer=optimizer,
                         recompute=recompute, zero_stage=zero_stage, dp=dp, tp=tp,
-                        attention=attention, sp=sp, cp=cp, loss=loss)
+                        attention=attention, sp=sp, cp=cp, loss=loss, **pipe)
     budget = tokens if tokens is not None else chinchilla_tokens(cfg)
     flops = training_flops(cfg, budget, seq_len, recompute=recompute, attention=attention,
                            convention=convention)
     secs = training_time(flops, g, n_gpus, mfu)
     fewest = fewest_gpus(cfg, g, seq_len, micro_batch, zero_stage=zero_stage, tp=tp,
                          precision=precision, optimizer=optimizer, recompute=recompute,
-                         attention=attention, sp=sp, cp=cp, loss=loss)
+                         attention=attention, sp=sp, cp=cp, loss=loss, **pipe)
     _, fit = fit_verdict(m, g)
     rows = [Row(label, key, getattr(m, key), f"{getattr(m, key) / GB:,.2f} GB")
             for key, label in (("params", "weights"), ("grads", "gradients"),
@@ -65,13 +70,24 @@ def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, ze
             f"{m.total / GB:,.2f} GB"),
         Row(f"peak per GPU, against {1 - RESERVE_FRACTION:.0%} of {g.memory_bytes / GB:,.0f} GB "
             f"({g.name})", "peak", m.peak, f"{m.peak / GB:,.2f} GB: {fit}"),
-        Row(f"fewest GPUs whose peak fits (ZeRO-{zero_stage}, tp={tp})", "fewest_gpus",
+        Row(f"fewest GPUs whose peak fits (ZeRO-{zero_stage}, tp={tp}, cp={cp}, pp={pp})",
+            "fewest_gpus",
             fewest if fewest is not None else -1,
             f"{fewest:,}" if fewest is not None else "none: what is not sharded is too big"),
         Row(f"{budget / 1e9:,.1f}B tokens: {flops.model:.3e} FLOPs (6·N·D + attention), "
             f"on {n_gpus:,} GPUs at MFU {mfu:.0%} (assumed)", "seconds", round(secs),
             _time_text(secs)),
     ]
+    if pp > 1:
+        pl = m.pipeline
+        a, b = pl["layers"]
+        bubble = pipeline_bubble(pp, num_micro_batches)
+        rows.insert(-2, Row(f"pipeline: the stage that decides the peak ({pp_schedule}, "
+                            f"{num_micro_batches} micro-batches per step)", "pp_stage",
+                            pl["stage"], f"stage {pl['stage']} of {pp} (layers {a}-{b - 1}), "
+                                         f"{pl['in_flight']} micro-batches in flight"))
+        rows.insert(-2, Row("pipeline bubble: (pp - 1) / (m + pp - 1) of each step idle",
+                            "bubble", float(bubble), f"{float(bubble):.0%}"))
     # the same tokens fine-tuned with adapters on one GPU (r = 16 on every linear layer)
     from ..finetune import lora_memory
     for base, key, label in (("bf16", "lora", "LoRA"), ("nf4", "qlora", "QLoRA (NF4 base)")):
@@ -114,6 +130,11 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
         "tp": selection("tensor parallel", [1, 2, 4, 8], 1, width="240px"),
         "sp": dropdown("sequence parallel", list(SP_OPTIONS), "off", width="330px"),
         "cp": selection("context parallel", [1, 2, 4, 8], 1, width="240px"),
+        "pp": selection("pipeline stages", [1, 2, 4, 8], 1, width="250px"),
+        "pp_schedule": dropdown("schedule", list(PP_SCHEDULES), list(PP_SCHEDULES)[0],
+                                width="300px"),
+        "num_micro_batches": selection("micro-batches per step", MICRO_BATCHES_PER_STEP, 8,
+                                       width="300px"),
         "loss": dropdown("loss", list(LOSS_OPTIONS), list(LOSS_OPTIONS)[0], width="330px"),
         "convention": dropdown("MFU counts attention", list(CONVENTIONS),
                                list(CONVENTIONS)[0], width="360px"),
@@ -128,16 +149,20 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
                              v["n_gpus"], tp=v["tp"], tokens=TOKEN_BUDGETS[v["tokens"]],
                              mfu=v["mfu"], attention=v["attention"], sp=SP_OPTIONS[v["sp"]],
                              cp=v["cp"], convention=CONVENTIONS[v["convention"]],
-                             loss=LOSS_OPTIONS[v["loss"]])
+                             loss=LOSS_OPTIONS[v["loss"]], pp=v["pp"],
+                             pp_schedule=PP_SCHEDULES[v["pp_schedule"]],
+                             num_micro_batches=v["num_micro_batches"])
 
     def draw(fig, v, rows):
         from ..plots.training import draw_training_memory
         g = load_gpu(v["gpu"])
         tp = v["tp"]
-        dp = data_parallel_size(v["n_gpus"], tp * v["cp"])
+        dp = data_parallel_size(v["n_gpus"], tp, v["cp"], v["pp"])
         kw = dict(precision=v["precision"], optimizer=v["optimizer"], recompute=v["recompute"],
                   dp=dp, tp=tp, attention=v["attention"], sp=SP_OPTIONS[v["sp"]], cp=v["cp"],
-                  loss=LOSS_OPTIONS[v["loss"]])
+                  loss=LOSS_OPTIONS[v["loss"]], pp=v["pp"],
+                  pp_schedule=PP_SCHEDULES[v["pp_schedule"]],
+                  num_micro_batches=v["num_micro_batches"])
         bars = [(f"ZeRO-{k}" if k else "no ZeRO", training_memory(state["cfg"], v["seq_len"],
                                                                   v["micro_batch"],
                                                                   zero_stage=k, **kw))
@@ -152,6 +177,8 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
                   figsize=(11, 4.2),
                   note="Bars: per-GPU peak memory at each ZeRO stage (outlined: the stage you "
                        "chose); the dashed line keeps a 10% reserve free, as lesson 07 does. "
+                       "GPUs = data parallel x tensor x context x pipeline; with a pipeline "
+                       "the bars are its fullest stage. "
                        "amp-bf16: HF Trainer bf16=True (fp32 weights under autocast); "
                        "bf16-mixed: FSDP/DeepSpeed pure bf16. "
                        "Activations: what a transformers model saves for backward (equal to "
