@@ -238,3 +238,30 @@ design(
     wrong=({"base": "bf16", "seq_len": 4096}, {"base": "nf4", "seq_len": 8192},
            {"base": "bf16", "seq_len": 2048}, ["nf4", 4096]),
 )
+
+
+concept(
+    "train-6", NB,
+    "Llama-3.1-8B at 8,192 tokens on a 4-stage pipeline with 8 micro-batches per step. You "
+    "switch the schedule from 1F1B to GPipe. Which stage's peak grows the most, and why?",
+    options={"a": "The first stage: it holds the embedding, and every micro-batch's forward pass "
+                  "starts there before any other stage runs.",
+             "b": "The last stage: it now keeps 8 micro-batches' saved tensors, logits and fp32 "
+                  "log-probabilities, not one.",
+             "c": "None: the schedule changes the order of the work, not what is kept.",
+             "d": "Every stage by the same amount: each now keeps 8 micro-batches."},
+    correct="b",
+    feedback={"a": "under 1F1B the first stage already kept 4 micro-batches (p - 0); GPipe makes "
+                   "it 8, twice as many, while the last stage goes from 1 to 8",
+              "b": "Right: 1F1B lets the last stage run each micro-batch's backward straight "
+                   "after its forward, so it kept one; GPipe runs all 8 forwards first, so the "
+                   "last stage holds 8 micro-batches of its layers and 8 sets of vocabulary-wide "
+                   "logits and log-probabilities (about 202.6 GB against 64.5 GB).",
+              "c": "a micro-batch's saved tensors live until its backward reaches the stage; "
+                   "running every forward first keeps all of them alive at once",
+              "d": "every stage now keeps 8, but under 1F1B they kept 4, 3, 2 and 1, and only "
+                   "the last stage holds the logits"},
+    why="The schedule decides how long saved tensors live. 1F1B (Narayanan et al. 2021) bounds "
+        "stage i at p - i micro-batches; GPipe (Huang et al. 2019) keeps all m on every stage, "
+        "which is why its memory grows with the gradient-accumulation count.",
+)
