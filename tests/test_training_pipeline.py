@@ -126,3 +126,25 @@ def test_bad_pipeline_settings_are_one_line_errors(kw, field):
         training_memory(LLAMA, 1024, **kw)
     msg = str(e.value)
     assert msg.startswith(field + ":") and "\n" not in msg
+
+
+# --- against PyTorch: a real schedule run stage by stage on CPU --------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model,layers,pp,m,kind", [
+    ("llama (GQA 8:2, SwiGLU)", 4, 2, 4, "1f1b"),
+    ("llama (GQA 8:2, SwiGLU)", 4, 2, 4, "gpipe"),
+    ("llama (GQA 8:2, SwiGLU)", 5, 3, 2, "1f1b"),     # uneven stages (2, 2, 1), m < pp
+    ("qwen3 (QK-norm, head_dim 64)", 4, 4, 6, "1f1b"),  # tied head, one layer per stage
+])
+def test_each_stage_saves_what_pytorch_saves_under_the_schedule(model, layers, pp, m, kind):
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    from benchmarks.measure_activations import MODELS
+    from benchmarks.measure_pipeline import measure
+    config = dict(MODELS[model], num_hidden_layers=layers)
+    measured = measure(config, pp, m, 2, 64, kind)
+    mem = training_memory(lc.from_hf_config(config), 64, 2, precision="fp32", pp=pp,
+                          pp_schedule=kind, num_micro_batches=m)
+    assert [st.saved_for_backward for st in mem.pipeline["stages"]] == measured
