@@ -715,12 +715,25 @@ def test_deepseek_v4_compressed_entries_equal_what_transformers_caches():
 
 
 def test_deepseek_v4_decode_flops_by_hand():
+    """At 1,048,576 tokens (a multiple of 4 and of 128) the step closes a window in every
+    CSA and HCA layer and pools it; the step after does not. The hyper-connections of 4
+    streams of 4,096 are the same work at any context, in matmul."""
     cfg = lc.load_model("DeepSeek-V4-Flash")
     n = 1_048_576
     per_key = 2 * 64 * 2 * 512                       # q.k and the V sum over 512, 64 heads
     keys = 43 * 128 + 21 * min(n // 4, 512) + 20 * (n // 128)
     indexer = 21 * 2 * 64 * (128 + 1) * (n // 4)    # scores every compressed entry
-    assert lc.flops_per_token(cfg, n, mode="decode").attention == per_key * keys + indexer
+    # pooling: CSA 2 x 4 inputs of 512 (entry) and of 128 (indexer key), HCA 128 of 512
+    pooling = 21 * 2 * (2 * 4) * (512 + 128) + 20 * 2 * 128 * 512
+    step = lc.flops_per_token(cfg, n, mode="decode")
+    assert step.attention == per_key * keys + indexer + pooling
+    after = lc.flops_per_token(cfg, n + 1, mode="decode")   # closes no window
+    assert after.attention == per_key * keys + indexer
+    # per hyper-connection (2 a layer): 24 coefficients from 4 x 4,096 values, the collapse
+    # into the block's input, the block's output into 4 streams, the 4 x 4 mix of streams
+    hc = 2 * (24 * 4 * 4096 + 4 * 4096 + 4 * 4096 + 4 * 4 * 4096)
+    head = 2 * (4 * 4 * 4096 + 4 * 4096)             # 4 coefficients, the last collapse
+    assert step.matmul == 2 * lc.param_count(cfg).matmul_active + 43 * 2 * hc + head
 
 
 @st.composite
