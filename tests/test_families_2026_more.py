@@ -736,6 +736,25 @@ def test_deepseek_v4_decode_flops_by_hand():
     assert step.matmul == 2 * lc.param_count(cfg).matmul_active + 43 * 2 * hc + head
 
 
+def test_deepseek_v4_prefill_is_the_mean_of_its_decode_steps():
+    """Decode counts one step's own work (a compressor pools only on the step that closes
+    its window, every 4th or 8th here), so the prompt's average is the mean of its steps."""
+    cfg = lc.from_hf_config(V4)
+    for n in (1, 3, 4, 8, 23, 24, 40):
+        steps = [lc.flops_per_token(cfg, i, mode="decode") for i in range(1, n + 1)]
+        prefill = lc.flops_per_token(cfg, n)
+        assert prefill.attention == sum(s.attention for s in steps) // n
+        assert {s.matmul for s in steps} == {prefill.matmul}
+    # step 24 closes a window in both CSA layers (2 x 4 inputs of 16, and of 8 for the
+    # indexer's key) and in the HCA layer (8 inputs of 16), and adds an entry: the HCA layer
+    # attends to it (q.k and V, 4 heads of 16), the CSA layers' indexers score it (2 heads
+    # of 8, and their sum) but attend to their top 4 as before; step 25 pools nothing
+    step = [lc.flops_per_token(cfg, i, mode="decode").attention for i in (23, 24, 25)]
+    pooling = 2 * 2 * (2 * 4) * (16 + 8) + 2 * 8 * 16
+    assert step[1] - step[0] == pooling + 2 * 4 * 2 * 16 + 2 * 2 * 2 * (8 + 1)
+    assert step[2] - step[1] == -pooling
+
+
 @st.composite
 def v4_configs(draw):
     d8 = st.integers(1, 8)
