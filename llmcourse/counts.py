@@ -462,9 +462,9 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         raise ConfigError(f"mode: must be 'prefill' or 'decode' (got {mode!r})")
     pc = param_count(cfg)
     matmul = 2 * pc.matmul_active
-    v4 = cfg.model_type == "deepseek_v4"
+    v4 = _v4_terms(cfg) if cfg.model_type == "deepseek_v4" else None
     if v4:
-        matmul += _v4_extra_matmul(cfg)
+        matmul += v4[0]
     nh = cfg.num_attention_heads
     # FLOPs summed over layers (all layers of one kind attend alike) and, in prefill, over
     # the prompt's positions, then divided by them once: whole numbers throughout. 2 FLOPs
@@ -481,16 +481,12 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         if v4:
             keys = _v4_key_sum(cfg, kind.attention, n_tok, mode)
             if kind.attention != "sliding_attention":
-                rate = _v4_rate(cfg, kind.attention)
+                rate, pool, per_entry = v4[1][kind.attention]
                 # windows closed: by this step (decode), or in the whole prompt (prefill)
                 closed = n_tok // rate if mode == "prefill" else int(n_tok % rate == 0)
-                if kind.attention == "compressed_sparse_attention":
-                    total += count * 2 * cfg.index_n_heads * (cfg.index_head_dim + 1) \
-                        * _floor_sum(n_tok, rate, mode)   # the indexer's scoring
-                    # pooling: 2 x rate inputs (two overlapping series), entry and index key
-                    total += count * 4 * rate * (cfg.head_dim + cfg.index_head_dim) * closed
-                else:  # HCA: rate inputs, one entry
-                    total += count * 2 * rate * cfg.head_dim * closed
+                total += count * pool * closed
+                if per_entry:  # CSA: the indexer scores every compressed entry
+                    total += count * per_entry * _floor_sum(n_tok, rate, mode)
         elif kind.attention == "sliding_attention":
             keys = _key_sum(n_tok, cfg.sliding_window, mode)
         elif kind.attention == "chunked_attention":
@@ -512,6 +508,23 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         attention += n["mamba"] * 4 * (cfg.mamba_num_heads * cfg.mamba_head_dim
                                        * cfg.ssm_state_size)
     return FlopCount(cfg.name, matmul, attention, mode, seq_len)
+
+
+def _v4_terms(cfg):
+    """DeepSeek-V4's per-config FLOP constants, counted once per (immutable) config:
+    (:func:`_v4_extra_matmul`, {CSA/HCA: (compress rate, FLOPs of pooling one window,
+    the indexer's FLOPs per compressed entry)})."""
+    terms = cfg._cache.get("v4_flops")
+    if terms is None:
+        hd, di = cfg.head_dim, cfg.index_head_dim
+        csa, hca = "compressed_sparse_attention", "heavily_compressed_attention"
+        r, r2 = _v4_rate(cfg, csa), _v4_rate(cfg, hca)
+        terms = cfg._cache["v4_flops"] = (_v4_extra_matmul(cfg), {
+            # CSA: 2 x rate inputs (two overlapping series) of the entry and the index key;
+            # the indexer's heads score each entry and are summed, 2 x heads x (dim + 1)
+            csa: (r, 2 * 2 * r * (hd + di), 2 * cfg.index_n_heads * (di + 1)),
+            hca: (r2, 2 * r2 * hd, 0)})    # HCA: rate inputs of the entry, no indexer
+    return terms
 
 
 def _v4_extra_matmul(cfg):
