@@ -398,7 +398,8 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
 
 class FlopCount:
     """Forward FLOPs per token: ``matmul`` (2 x active weight-matrix parameters,
-    lm_head included) plus ``attention`` (scores Q.K and the weighted sum of V)."""
+    lm_head included; for DeepSeek-V4 also its hyper-connections, the same work at any
+    context) plus ``attention`` (scores Q.K and the weighted sum of V)."""
 
     __slots__ = ("matmul", "attention", "mode", "seq_len", "model")
 
@@ -439,6 +440,20 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     indexer scores every earlier key: ``index_n_heads`` products of ``index_head_dim``
     plus the weighted sum over those heads, 2 x heads x (head_dim + 1) FLOPs per key.
 
+    DeepSeek-V4: every layer attends to its window; a CSA layer also to the
+    ``index_topk`` compressed entries its indexer picks (and the indexer scores every
+    entry, as above), an HCA layer to every entry. The step of the i-th token, i a multiple
+    of the layer's ``compress_rates`` (4 for CSA, 128 for HCA), closes a compressor window
+    and pools it: the softmax-gated sum of its inputs, a multiply-add per input value,
+    2 x 2 x rate x (head_dim + index_head_dim) FLOPs in a CSA layer (two overlapping
+    series, for the entry and for the indexer's key), 2 x rate x head_dim in an HCA layer.
+    ``decode`` counts the step's own work: its pooling only when ``seq_len`` is a multiple
+    of the rate, not a mean of it over steps; ``prefill`` averages every step of the
+    prompt, so it counts each window the prompt closes, divided by ``seq_len``. The
+    hyper-connections of the ``hc_mult`` residual streams are in ``matmul``
+    (:func:`_v4_extra_matmul`): per block, the weight that makes the mixing coefficients
+    from all streams, and the mixing itself.
+
     The average is exact; ``.attention`` is rounded down to a whole FLOP.
     """
     cfg = _cfg(cfg)
@@ -447,6 +462,9 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         raise ConfigError(f"mode: must be 'prefill' or 'decode' (got {mode!r})")
     pc = param_count(cfg)
     matmul = 2 * pc.matmul_active
+    v4 = _v4_terms(cfg) if cfg.model_type == "deepseek_v4" else None
+    if v4:
+        matmul += v4[0]
     nh = cfg.num_attention_heads
     # FLOPs summed over layers (all layers of one kind attend alike) and, in prefill, over
     # the prompt's positions, then divided by them once: whole numbers throughout. 2 FLOPs
@@ -460,11 +478,15 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
             per_key = 2 * nh * (cfg.qk_nope_head_dim + cfg.qk_rope_head_dim + cfg.v_head_dim)
         else:
             per_key = 2 * nh * 2 * (kind.head_dim or cfg.head_dim)
-        if cfg.model_type == "deepseek_v4":
+        if v4:
             keys = _v4_key_sum(cfg, kind.attention, n_tok, mode)
-            if kind.attention == "compressed_sparse_attention":  # the indexer's scoring
-                total += count * 2 * cfg.index_n_heads * (cfg.index_head_dim + 1) \
-                    * _floor_sum(n_tok, _v4_rate(cfg, kind.attention), mode)
+            if kind.attention != "sliding_attention":
+                rate, pool, per_entry = v4[1][kind.attention]
+                # windows closed: by this step (decode), or in the whole prompt (prefill)
+                closed = n_tok // rate if mode == "prefill" else int(n_tok % rate == 0)
+                total += count * pool * closed
+                if per_entry:  # CSA: the indexer scores every compressed entry
+                    total += count * per_entry * _floor_sum(n_tok, rate, mode)
         elif kind.attention == "sliding_attention":
             keys = _key_sum(n_tok, cfg.sliding_window, mode)
         elif kind.attention == "chunked_attention":
@@ -486,6 +508,40 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         attention += n["mamba"] * 4 * (cfg.mamba_num_heads * cfg.mamba_head_dim
                                        * cfg.ssm_state_size)
     return FlopCount(cfg.name, matmul, attention, mode, seq_len)
+
+
+def _v4_terms(cfg):
+    """DeepSeek-V4's per-config FLOP constants, counted once per (immutable) config:
+    (:func:`_v4_extra_matmul`, {CSA/HCA: (compress rate, FLOPs of pooling one window,
+    the indexer's FLOPs per compressed entry)})."""
+    terms = cfg._cache.get("v4_flops")
+    if terms is None:
+        hd, di = cfg.head_dim, cfg.index_head_dim
+        csa, hca = "compressed_sparse_attention", "heavily_compressed_attention"
+        r, r2 = _v4_rate(cfg, csa), _v4_rate(cfg, hca)
+        terms = cfg._cache["v4_flops"] = (_v4_extra_matmul(cfg), {
+            # CSA: 2 x rate inputs (two overlapping series) of the entry and the index key;
+            # the indexer's heads score each entry and are summed, 2 x heads x (dim + 1)
+            csa: (r, 2 * 2 * r * (hd + di), 2 * cfg.index_n_heads * (di + 1)),
+            hca: (r2, 2 * r2 * hd, 0)})    # HCA: rate inputs of the entry, no indexer
+    return terms
+
+
+def _v4_extra_matmul(cfg):
+    """DeepSeek-V4's hyper-connections per token, FLOPs (2 per multiply-add), all layers.
+
+    The residual is ``hc_mult`` (m) streams of hidden_size (H). Around each block
+    (attention, MoE: 2 per layer) a hyper-connection makes (m + 2) x m coefficients from
+    all m x H stream values (a weight matrix: 2 x (m + 2) x m x m x H), collapses the
+    streams into the block's input (pre: m x H multiply-adds) and writes the block's
+    output back into m streams (post: m x H) on top of the streams mixed by an m x m
+    matrix (comb: m x m x H): 2 x m x H x (m + 1) x (m + 2) per hyper-connection. The head
+    collapses them once more: m coefficients (2 x m x m x H) and the collapse (2 x m x H).
+    Normalisations, sigmoids and the Sinkhorn iterations over m x m are not counted (nor
+    are norms and softmaxes anywhere)."""
+    m, H = cfg.hc_mult, cfg.hidden_size
+    per_hc = 2 * m * H * (m + 1) * (m + 2)
+    return 2 * cfg.num_hidden_layers * per_hc + 2 * m * H * (m + 1)
 
 
 def _floor_sum(n, r, mode, cap=None):

@@ -715,12 +715,44 @@ def test_deepseek_v4_compressed_entries_equal_what_transformers_caches():
 
 
 def test_deepseek_v4_decode_flops_by_hand():
+    """At 1,048,576 tokens (a multiple of 4 and of 128) the step closes a window in every
+    CSA and HCA layer and pools it; the step after does not. The hyper-connections of 4
+    streams of 4,096 are the same work at any context, in matmul."""
     cfg = lc.load_model("DeepSeek-V4-Flash")
     n = 1_048_576
     per_key = 2 * 64 * 2 * 512                       # q.k and the V sum over 512, 64 heads
     keys = 43 * 128 + 21 * min(n // 4, 512) + 20 * (n // 128)
     indexer = 21 * 2 * 64 * (128 + 1) * (n // 4)    # scores every compressed entry
-    assert lc.flops_per_token(cfg, n, mode="decode").attention == per_key * keys + indexer
+    # pooling: CSA 2 x 4 inputs of 512 (entry) and of 128 (indexer key), HCA 128 of 512
+    pooling = 21 * 2 * (2 * 4) * (512 + 128) + 20 * 2 * 128 * 512
+    step = lc.flops_per_token(cfg, n, mode="decode")
+    assert step.attention == per_key * keys + indexer + pooling
+    after = lc.flops_per_token(cfg, n + 1, mode="decode")   # closes no window
+    assert after.attention == per_key * keys + indexer
+    # per hyper-connection (2 a layer): 24 coefficients from 4 x 4,096 values, the collapse
+    # into the block's input, the block's output into 4 streams, the 4 x 4 mix of streams
+    hc = 2 * (24 * 4 * 4096 + 4 * 4096 + 4 * 4096 + 4 * 4 * 4096)
+    head = 2 * (4 * 4 * 4096 + 4 * 4096)             # 4 coefficients, the last collapse
+    assert step.matmul == 2 * lc.param_count(cfg).matmul_active + 43 * 2 * hc + head
+
+
+def test_deepseek_v4_prefill_is_the_mean_of_its_decode_steps():
+    """Decode counts one step's own work (a compressor pools only on the step that closes
+    its window, every 4th or 8th here), so the prompt's average is the mean of its steps."""
+    cfg = lc.from_hf_config(V4)
+    for n in (1, 3, 4, 8, 23, 24, 40):
+        steps = [lc.flops_per_token(cfg, i, mode="decode") for i in range(1, n + 1)]
+        prefill = lc.flops_per_token(cfg, n)
+        assert prefill.attention == sum(s.attention for s in steps) // n
+        assert {s.matmul for s in steps} == {prefill.matmul}
+    # step 24 closes a window in both CSA layers (2 x 4 inputs of 16, and of 8 for the
+    # indexer's key) and in the HCA layer (8 inputs of 16), and adds an entry: the HCA layer
+    # attends to it (q.k and V, 4 heads of 16), the CSA layers' indexers score it (2 heads
+    # of 8, and their sum) but attend to their top 4 as before; step 25 pools nothing
+    step = [lc.flops_per_token(cfg, i, mode="decode").attention for i in (23, 24, 25)]
+    pooling = 2 * 2 * (2 * 4) * (16 + 8) + 2 * 8 * 16
+    assert step[1] - step[0] == pooling + 2 * 4 * 2 * 16 + 2 * 2 * 2 * (8 + 1)
+    assert step[2] - step[1] == -pooling
 
 
 @st.composite

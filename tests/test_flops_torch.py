@@ -20,8 +20,13 @@ stated piece of work, and the test says which:
   fallback runs the whole recurrence elementwise, so FlopCounterMode counts none of the
   engine's 6 x heads x d_k x d_v, and the decode convolution twice over, as for Mamba-2.
 
-DeepSeek-V4's decode step is not compared: its compressors and hyper-connections add work
-per step that the engine does not count yet (the README says so).
+* DeepSeek-V4: the hyper-connections' coefficient weights and their m x m mix of the
+  streams are matmuls, counted alike; the collapse of the streams into a block's input (and
+  at the head) and the block's output written back into them are elementwise, and so is a
+  compressor's pooling of the window the step closes, and the indexer's weighted sum over
+  its heads: the engine counts those, PyTorch does not. transformers' eager CSA layer
+  multiplies the query with every compressed entry and masks all but the indexer's
+  index_topk, which the engine counts (as a sparse kernel computes them).
 """
 
 import pytest
@@ -142,3 +147,37 @@ def test_kimi_delta_attention_decode_step_as_counted():
     conv_once = 2 * (3 * 2 * 6) * 3             # q, k and v convolutions, counted again
     mla_reexpansion = (N - 1) * 2 * (8 * 4 * (6 + 6))   # the MLA layer's kv_b_proj per step
     assert counted == ours.total - recurrence + conv_once + mla_reexpansion
+
+
+V4 = {"model_type": "deepseek_v4", "vocab_size": 64, "hidden_size": 32,
+      "moe_intermediate_size": 8, "num_hidden_layers": 4, "num_attention_heads": 4,
+      "num_key_value_heads": 1, "head_dim": 16, "q_lora_rank": 12, "num_experts_per_tok": 2,
+      "n_routed_experts": 4, "hc_mult": 3, "sliding_window": 8, "o_groups": 2,
+      "o_lora_rank": 8, "index_n_heads": 2, "index_head_dim": 8, "index_topk": 4,
+      "compress_rates": {"compressed_sparse_attention": 4, "heavily_compressed_attention": 8},
+      "layer_types": ["sliding_attention", "compressed_sparse_attention",
+                      "heavily_compressed_attention", "compressed_sparse_attention"],
+      "num_hash_layers": 1, "partial_rotary_factor": 0.5}
+
+
+@pytest.mark.parametrize("n", [12, 23, 24])
+def test_deepseek_v4_decode_step_as_counted(n):
+    """Steps 12 (closes a CSA window; its 3 entries are all within index_topk = 4), 23
+    (closes none; 5 CSA entries) and 24 (closes a CSA and an HCA window; 6 CSA entries)."""
+    counted, ours = decode_step_flops(V4, n)
+    H, m, layers, heads, hd = 32, 3, 4, 4, 16
+    n_csa, n_hca, csa_rate, hca_rate = 2, 1, 4, 8
+    index_heads, index_dim, topk = 2, 8, 4
+    # elementwise in transformers, counted by the engine: the collapse of the m streams into
+    # each block's input and the block's output written into m streams (2 blocks a layer),
+    # the head's collapse, each m x H multiply-adds
+    streams = layers * 2 * (2 * m * H + 2 * m * H) + 2 * m * H
+    # the pooling of a window this step closes: 2 x rate inputs of the entry and of the
+    # indexer's key in a CSA layer, rate inputs of the entry in an HCA layer
+    pooling = (n_csa * 2 * (2 * csa_rate) * (hd + index_dim) * (n % csa_rate == 0)
+               + n_hca * 2 * hca_rate * hd * (n % hca_rate == 0))
+    entries = n // csa_rate            # compressed entries a CSA layer holds after the step
+    head_sum = n_csa * 2 * index_heads * entries   # the indexer's sum over its heads
+    # transformers' eager CSA attention: q.k and the V sum over the entries it masks out too
+    masked = n_csa * 2 * heads * 2 * hd * (entries - min(entries, topk))
+    assert counted == ours.total - streams - pooling - head_sum + masked
