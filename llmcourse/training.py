@@ -10,8 +10,8 @@ Two kinds of number live here, and the course keeps them apart:
 * **Activation memory** (``activations``, ``logits``): the tensors that autograd
   saves for the backward pass, one entry per tensor a Hugging Face ``transformers``
   decoder layer saves (its norms, q/k/v, the attention kernel's outputs, the MLP or
-  the routed experts). For Llama, Qwen3 and Qwen3-MoE it matches the bytes PyTorch
-  saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
+  the routed experts). For Llama, Qwen3, Qwen3-MoE and Mixtral (fp32, bf16 and autocast)
+  it matches the bytes PyTorch saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
   (``benchmarks/measure_activations.py``, ``llmcourse/data/activations_measured.json``);
   for the other families the same per-tensor rules are an estimate.
 
@@ -55,7 +55,8 @@ PRECISIONS = {
     "amp-bf16": dict(param=4, grad=4, master=0, accum=0, act=2,
                      about="fp32 weights 4 + fp32 grads 4 under torch.autocast(bfloat16) "
                            "(Hugging Face Trainer bf16=True, PyTorch AMP), plus a bf16 copy of "
-                           "every weight matrix that autocast saves for backward, 2"),
+                           "every weight matrix that autocast saves for backward, 2 (routed "
+                           "experts excepted: transformers runs them in fp32)"),
     "bf16-mixed-fp32-accum": dict(param=2, grad=2, master=4, accum=4, act=2,
                                   about="bf16 weights 2 + bf16 grads 2 + fp32 grad "
                                         "accumulation buffer 4 + fp32 master 4 "
@@ -152,11 +153,14 @@ def _tensor_sizes(cfg):
 def _matmul_params(cfg):
     """Values in the weight matrices a forward multiplies by (every Linear, the lm_head
     included even when tied to the embedding; the embedding lookup, norms and biases
-    are not matmuls): what ``torch.autocast`` casts to bf16 and saves for backward."""
+    are not matmuls): what ``torch.autocast`` casts to bf16 and saves for backward.
+    The routed experts are left out: ``transformers``' grouped-matmul experts call
+    ``grouped_mm``, which autocast does not cast, on the weights as stored (fp32),
+    casting the input to the weights' dtype instead, so no bf16 copy of them is made."""
     total = 0
     for n, tensors, _ in _groups(cfg):
         for t in tensors:
-            if t.matmul and not t.buffer and len(t.shape) >= 2:
+            if t.matmul and not t.buffer and len(t.shape) >= 2 and not t.routed:
                 total += n * t.per_expert * t.numel
     for t in global_tensors(cfg):
         if t.matmul:
@@ -279,9 +283,14 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
         terms["router (softmax, top-k)"] = router
         # per (token, expert) pair: gathered input, gate_up, act, product, expert
         # output (multiplied by the routing weight), the weight (Mixtral keeps it in
-        # fp32, Qwen3-MoE casts it to the activation dtype), three index tensors
+        # fp32, Qwen3-MoE casts it to the router logits' dtype), three index tensors.
+        # Under autocast the experts run in fp32: grouped_mm is not an autocast op and
+        # transformers casts its input to the (fp32) weights' dtype, so every per-pair
+        # tensor is fp32 (and no bf16 copy of the expert weights is saved)
         weight = f32 if mt == "mixtral" else act
-        terms["routed experts (k per token)"] = k * (act * (2 * h + 4 * inter) + weight + 3 * i64)
+        e_act = f32 if amp else act
+        terms["routed experts (k per token)"] = k * (e_act * (2 * h + 4 * inter) + weight
+                                                     + 3 * i64)
         shared, _ = _mlp_width(tensors, h, "shared_experts")
         if shared:
             terms["shared experts"] = act * 4 * _cdiv(shared, tp)
@@ -443,8 +452,12 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     which also saves a bf16 copy of every weight matrix (2 B per matrix value, a term
     of ``activations``), keeps the residual stream, its norms and the rotary tables in
     fp32, and casts the norm output once per projection that reads it (q, k, v; gate,
-    up). Measured on CPU for Llama and Qwen3 it is within 0.03% of PyTorch's peak; with
-    routed experts (Qwen3-MoE, Mixtral) an **estimate**, 6-16% off (:func:`measured_peaks`).
+    up; the router). Routed experts are not cast: ``transformers``' default experts code
+    (``grouped_mm``) is not an autocast op and casts its input to the weights' dtype, so
+    the experts run in fp32: no bf16 copy of the expert weights, and each (token, expert)
+    pair's tensors are saved in fp32 (Qwen3-MoE's routing weight stays bf16, Mixtral's
+    fp32). Measured on CPU for Llama, Qwen3, Qwen3-MoE and Mixtral the saved tensors equal
+    PyTorch's to the byte and the peak is within 0.04% (:func:`measured_peaks`).
 
     **Peak** (:attr:`TrainingMemory.peak`): the saved tensors are not the most a step
     holds. At the start of backward the loss's fp32 gradients (8 B per logit) sit
