@@ -189,10 +189,16 @@ def _mlp_width(tensors, h, component, per_expert=False):
     return elems // ((3 if gated else 2) * h), gated
 
 
-def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
+def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=False):
     """Bytes one layer saves for backward, per token (a dict of named terms;
     ``s`` only enters the eager attention-score term). The norms and the feed-forward
-    widths are read off the layer's tensors (architectures.py)."""
+    widths are read off the layer's tensors (architectures.py).
+
+    ``frozen=True``: the layer's own weights need no gradient (a LoRA base; the adapters
+    are counted by :mod:`llmcourse.finetune`). A matmul or a norm scale then keeps no
+    input for a weight gradient: the norms keep their fp32 input and rstd only, the
+    projections' inputs and the MLP's product (the down projection's input) are not
+    saved, a routed expert keeps gate_up, act and its output (not its gathered input)."""
     h = cfg.hidden_size
     nh = cfg.num_attention_heads // tp
     nkv = _cdiv(cfg.num_key_value_heads, tp)
@@ -213,6 +219,8 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
         w = t.shape[0]
         if t.name[:-len("weight")] + "bias" in names:
             cost = act * w + 2 * f32
+        elif frozen:   # the normalized value is kept only for the scale's gradient
+            cost = f32 * w + f32
         elif mt in _GEMMA_NORM or (amp and w == h and t.name.rsplit(".", 2)[-2] not in _QK_NORM):
             # fp32 normalized value (Gemma's (1 + w); under autocast the residual stream is
             # fp32, while QK-norm normalizes the bf16 q and k)
@@ -226,11 +234,12 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
         elif w == h:
             add("norms (input, rstd, normalized)", cost)
         elif cfg.uses_mla:
-            add("MLA latents (q, kv) and their norms", cost + act * w)  # + the next matmul's input
+            add("MLA latents (q, kv) and their norms",
+                cost + (0 if frozen else act * w))  # + the next matmul's input
         else:
             add("other norms", cost)
 
-    terms["attention input (norm output)"] = act * h
+    terms["attention input (norm output)"] = 0 if frozen else act * h
     if amp:
         # autocast caches the bf16 casts of weights, not of activations: each projection
         # that reads the fp32 norm output (q, k, v; the router; gate and up) casts and
@@ -265,13 +274,14 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
         terms["q, k, v (attention kernel)"] = act * (q_el + k_el * rep + v_el * rep)
         terms["attention output (o_proj input)"] = act * o_el
         terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
-    terms["MLP input (norm output)"] = act * h if fam != "phi" else 0  # phi: one shared norm
+    terms["MLP input (norm output)"] = act * h if fam != "phi" and not frozen else 0  # phi: one norm
     if not is_moe:
         inter, gated = _mlp_width(tensors, h, "mlp")
         inter = _cdiv(inter, tp)
         # gated: gate, act(gate), up, act * up; plain: fc1's output (kept by the
         # activation function) and the activation's output (kept by fc2)
-        terms["MLP (gate, act, up, product)"] = act * (4 if gated else 2) * inter
+        # (frozen: the product / the activation's output only fed the frozen down matmul)
+        terms["MLP (gate, act, up, product)"] = act * ((4 if gated else 2) - frozen) * inter
     else:
         E, k = cfg.num_experts, cfg.num_experts_per_tok
         inter = _cdiv(_mlp_width(tensors, h, "experts")[0], tp)
@@ -289,16 +299,17 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
         # tensor is fp32 (and no bf16 copy of the expert weights is saved)
         weight = f32 if mt == "mixtral" else act
         e_act = f32 if amp else act
-        terms["routed experts (k per token)"] = k * (e_act * (2 * h + 4 * inter) + weight
-                                                     + 3 * i64)
+        per_pair = (h + 3 * inter) if frozen else (2 * h + 4 * inter)
+        terms["routed experts (k per token)"] = k * (e_act * per_pair + weight + 3 * i64)
         shared, _ = _mlp_width(tensors, h, "shared_experts")
         if shared:
-            terms["shared experts"] = act * 4 * _cdiv(shared, tp)
+            terms["shared experts"] = act * (4 - frozen) * _cdiv(shared, tp)
     return {k: v for k, v in terms.items() if v}
 
 
-def _global_terms(cfg, s, b, act, tp, amp=False):
-    """Bytes saved outside the layers, for the whole micro-batch."""
+def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
+    """Bytes saved outside the layers, for the whole micro-batch (``frozen``: a LoRA base,
+    whose embedding keeps no token ids and whose lm_head keeps no input)."""
     h, V = cfg.hidden_size, _cdiv(cfg.vocab_size, tp)
     f32, i64 = 4, 8
     if cfg.uses_mla:
@@ -308,12 +319,12 @@ def _global_terms(cfg, s, b, act, tp, amp=False):
     else:
         rot = cfg.head_dim
     final_norm = ((act * h + 2 * f32) if cfg.family == "phi"
-                  else (f32 * h + f32 + (f32 if amp else act) * h))
+                  else (f32 * h + f32 + (0 if frozen else (f32 if amp else act) * h)))
     return {
-        "token ids (int64)": i64 * s * b,
+        "token ids (int64)": 0 if frozen else i64 * s * b,
         # cast to the hidden states' dtype: fp32 under autocast (fp32 weights)
         "rotary cos/sin tables (once per model)": 2 * (f32 if amp else act) * s * rot,
-        "final norm and lm_head input": (final_norm + act * h) * s * b,
+        "final norm and lm_head input": (final_norm + (0 if frozen else act * h)) * s * b,
         "log-probabilities (fp32, saved by the loss)": f32 * V * s * b,
         # the shifted labels; with one sequence the slice is already contiguous, so the
         # padded (seq_len + 1) buffer is what is kept
