@@ -16,7 +16,8 @@ parameters and buffers excluded).
 
     python benchmarks/measure_lora.py      # writes llmcourse/data/lora_measured.json
 
-CPU only; no gradient checkpointing (recompute "none"); ``attn_implementation="sdpa"``.
+CPU only; ``attn_implementation="sdpa"``; ``rows`` without gradient checkpointing
+(recompute "none"), ``checkpointed_rows`` with it (recompute "full").
 QLoRA (an NF4 base through bitsandbytes) is not measured: it needs a CUDA GPU.
 """
 
@@ -38,21 +39,29 @@ R = 8
 TARGETS = {"attention": ["q_proj", "k_proj", "v_proj", "o_proj"], "all-linear": "all-linear"}
 SHAPES = [(2, 256), (1, 1024)]
 DROPOUTS = (0.0, 0.05)
+# with gradient checkpointing (use_reentrant=False): (model, target_modules, batch, seq_len)
+CHECKPOINTED = [("llama (GQA 8:2, SwiGLU)", "attention", 2, 256),
+                ("llama (GQA 8:2, SwiGLU)", "all-linear", 1, 1024),
+                ("qwen3_moe (16 experts, top-4)", "attention", 1, 1024)]
 
 
-def build(config, target_modules, dropout, r=R):
+def build(config, target_modules, dropout, r=R, checkpointing=False):
     import peft
     model = M.build(config, "sdpa", "bf16")
     tm = TARGETS.get(target_modules, target_modules)
-    return peft.get_peft_model(model, peft.LoraConfig(r=r, target_modules=tm,
-                                                      lora_dropout=dropout))
+    model = peft.get_peft_model(model, peft.LoraConfig(r=r, target_modules=tm,
+                                                       lora_dropout=dropout))
+    if checkpointing:   # transformers' gradient checkpointing: every layer recomputed
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    return model
 
 
-def measure(config, batch, seq_len, target_modules="attention", dropout=0.0, r=R):
+def measure(config, batch, seq_len, target_modules="attention", dropout=0.0, r=R,
+            checkpointing=False):
     """``{"saved_bytes", "end_of_forward", "peak_fwd_bwd", "peak_step"}`` (bytes above
     the states) of one LoRA step, and ``adapter_dtype``."""
     import torch
-    model = build(config, target_modules, dropout, r)
+    model = build(config, target_modules, dropout, r, checkpointing)
     model.train()
     trainable = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(trainable, lr=1e-4, foreach=True)
@@ -115,6 +124,13 @@ def main():
                     print(f"{name:32s} {tm:10s} p={dropout} b={batch} s={seq_len:5d} "
                           + " ".join(f"{k} {v:>12,d}" for k, v in r.items()
                                      if isinstance(v, int)))
+    checkpointed = []
+    for name, tm, batch, seq_len in CHECKPOINTED:
+        r = measure(M.MODELS[name], batch, seq_len, tm, 0.0, checkpointing=True)
+        checkpointed.append(dict(model=name, target_modules=tm, r=R, lora_dropout=0.0,
+                                 batch=batch, seq_len=seq_len, **r))
+        print(f"checkpointed {name:32s} {tm:10s} b={batch} s={seq_len:5d} "
+              + " ".join(f"{k} {v:>12,d}" for k, v in r.items() if isinstance(v, int)))
     data = {
         "_about": ("One LoRA training step (second micro-batch, adapter gradients accumulating, "
                    "AdamW state present) of small random-weight decoders built with "
@@ -132,6 +148,7 @@ def main():
         "python": platform.python_version(),
         "targets": TARGETS,
         "rows": rows,
+        "checkpointed_rows": checkpointed,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     with open(OUT, "w", encoding="utf-8") as fh:

@@ -194,7 +194,13 @@ def _lora_activations(cfg, s, b, r, target_modules, recompute, attention, lora_d
         n_layers = sum(g.count for g in layer_groups(cfg))
         terms["layer inputs (checkpoints)"] = act * h * n_layers * s * b
         terms["one layer recomputed in backward"] = largest
-    terms.update(_global_terms(cfg, s, b, act, 1, frozen=True))
+    g_terms = _global_terms(cfg, s, b, act, 1, frozen=True)
+    if recompute == "full":
+        # the rotary tables are saved inside the checkpointed layers only (measured):
+        # they come back with the recomputed layer
+        rot = g_terms.pop("rotary cos/sin tables (once per model)", 0)
+        terms["one layer recomputed in backward"] += rot
+    terms.update(g_terms)
     return {k: int(v) for k, v in terms.items() if v}
 
 
@@ -218,15 +224,21 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
       layer's input norm keeps nothing (no gradient flows into a frozen embedding).
       Measured on CPU (``benchmarks/measure_lora.py``, recompute ``"none"``): equal to
       the bytes PyTorch saves for Llama and Qwen3 (attention-only and all-linear), and
-      for Qwen3-MoE and Mixtral (attention-only). ``recompute="full"`` keeps each
-      layer's bf16 input and recomputes one layer at a time (not measured).
+      for Qwen3-MoE and Mixtral (attention-only). ``recompute="full"`` (gradient
+      checkpointing) keeps each layer's bf16 input (measured: the checkpoints, final
+      norm and loss tensors equal PyTorch's to the byte) and adds one layer recomputed in
+      backward.
     * **logits, loss_grads**: the loss's fp32 log-probabilities, the labels and the bf16
       logits; 8 B per logit of fp32 gradients at the start of backward.
     * The NF4 base's storage is the formula above; QLoRA's activations are counted as
       LoRA's (bitsandbytes needs a CUDA GPU: not measured here).
 
     ``peak``: the sum, at the start of backward (the optimizer step's temporaries,
-    4 B per trainable parameter, are smaller).
+    4 B per trainable parameter, are smaller); within 0.03% of PyTorch's peak on CPU
+    without recomputation. With ``recompute="full"`` it is an upper bound, 20-45% above
+    the measured peak of the tiny models: the sum puts the recomputed layer beside the
+    loss's gradients and log-probabilities, which backward frees before it recomputes
+    the first layer (the same convention as :func:`~llmcourse.training.training_memory`).
     """
     cfg = as_config(cfg)
     _int("seq_len", seq_len)
