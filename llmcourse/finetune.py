@@ -8,10 +8,13 @@
   checks the count against ``peft`` itself.
 * :func:`lora_memory`: the frozen base in bf16 (LoRA) or NF4 (QLoRA, Dettmers et al.
   2023, as bitsandbytes stores it), the adapters in fp32 with their grads and AdamW
-  state (16 B per trainable parameter), the activations through the whole base, the
-  loss's gradients at the start of backward. The activation figure is the engine's
-  full-training figure in bf16: an **estimate** (a frozen matmul does not need its
-  input for a weight gradient, while each adapter saves its own input).
+  state (16 B per trainable parameter), the tensors autograd saves through the frozen
+  base and the adapters, the loss's gradients at the start of backward. The saved
+  tensors follow what PyTorch saves in a ``peft`` LoRA step (measured on CPU,
+  ``benchmarks/measure_lora.py``): a frozen matmul keeps no input (no weight gradient),
+  a frozen norm no normalized value; each adapter keeps its own fp32 copy of its input
+  and its fp32 ``A`` output (and, with dropout, its mask); nothing before the first
+  adapter needs a gradient, so the first layer's input norm keeps nothing.
 
 Standard library only.
 """
@@ -20,13 +23,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import global_tensors, layer_groups
+from .architectures import layer_groups
 from .config import ConfigError
 from .counts import param_count
-from .training import _choice, _int, training_memory
+from .training import (_choice, _global_terms, _int, _layer_terms, _LOGIT_TERMS,
+                       ATTENTION, RECOMPUTE)
 from .zoo import as_config
 
-__all__ = ["LORA_TARGETS", "NF4_BITS", "lora_params", "lora_memory", "LoraMemory"]
+__all__ = ["LORA_TARGETS", "NF4_BITS", "DROPOUT_MASK_BYTES", "lora_params", "lora_memory",
+           "LoraMemory"]
 
 LORA_TARGETS = {
     "attention": ("q_proj", "k_proj", "v_proj", "o_proj"),
@@ -64,12 +69,13 @@ def _targets(cfg, target_modules):
     return names
 
 
-def _targeted(cfg, target_modules):
-    """``[(count, d_in, d_out), ...]`` of the matrices LoRA adapts."""
+def _targeted(cfg, target_modules, detail=False):
+    """``[(count, d_in, d_out), ...]`` of the matrices LoRA adapts (``detail``: also the
+    layer group and the tensor)."""
     cfg = as_config(cfg)
     names = _targets(cfg, target_modules)
     out, found = [], set()
-    for g in layer_groups(cfg):
+    for gi, g in enumerate(layer_groups(cfg)):
         for t in g.tensors:
             if not t.matmul or t.buffer or len(t.shape) != 2 or min(t.shape) <= 1:
                 continue
@@ -81,7 +87,7 @@ def _targeted(cfg, target_modules):
                 continue
             if names is None or _module(t) in names:
                 d_out, d_in = t.shape
-                out.append((g.count, d_in, d_out))
+                out.append((g.count, d_in, d_out) + ((gi, t) if detail else ()))
                 found.add(_module(t))
     if names is not None:
         missing = [n for n in names if n not in found]
@@ -102,11 +108,23 @@ class LoraMemory:
     """Per-GPU memory of a LoRA or QLoRA fine-tune, in bytes, and its peak."""
 
     __slots__ = ("model", "base", "adapters", "adapter_grads", "optimizer", "activations",
-                 "logits", "loss_grads", "trainable", "base_bits", "settings")
+                 "logits", "loss_grads", "activation_terms", "trainable", "base_bits",
+                 "settings")
 
     def __init__(self, **kw):
         for k in self.__slots__:
             setattr(self, k, kw[k])
+
+    @property
+    def states(self):
+        """The frozen base, the adapters, their grads and AdamW state."""
+        return self.base + self.adapters + self.adapter_grads + self.optimizer
+
+    @property
+    def saved_for_backward(self):
+        """What ``saved_tensors_hooks`` sees: everything but the returned logits."""
+        return (self.activations + self.logits
+                - self.activation_terms.get("logits (held by the model output)", 0))
 
     @property
     def peak(self):
@@ -123,8 +141,71 @@ class LoraMemory:
         return f"LoraMemory({self.model}, {parts})"
 
 
+# bytes per value of the dropout mask autograd keeps for an adapter's input (its fp32 copy):
+# CUDA's fused dropout (native_dropout) keeps a bool mask; on CPU PyTorch multiplies by a
+# scaled noise tensor of the input's dtype and keeps that (fp32, measured)
+DROPOUT_MASK_BYTES = {"gpu": 1, "cpu": 4}
+
+
+def _lora_activations(cfg, s, b, r, target_modules, recompute, attention, lora_dropout,
+                      device):
+    """``(terms, largest_layer)``: bytes a LoRA step saves for backward, by name."""
+    act, f32 = 2, 4
+    h = cfg.hidden_size
+    mask = DROPOUT_MASK_BYTES[device] if lora_dropout > 0 else 0
+    adapters = _targeted(cfg, target_modules, detail=True)
+    terms, largest = {}, 0
+    for gi, g in enumerate(layer_groups(cfg)):
+        is_moe = any(t.routed for t in g.tensors)
+        lt = _layer_terms(cfg, g.tensors, is_moe, s, attention, act, 1, frozen=True)
+        if recompute == "selective":
+            lt.pop("attention scores (s x s per head)", None)
+        # each adapter: the fp32 copy of its input peft casts (or the dropout's output), the
+        # fp32 A output, and the dropout mask
+        ad = [(d_in, t) for n, d_in, d_out, gj, t in adapters if gj == gi]
+        lt["LoRA adapters (fp32 input copy, A output)"] = sum(f32 * (d_in + r) for d_in, _ in ad)
+        if mask:
+            lt["LoRA dropout masks"] = sum(mask * d_in for d_in, _ in ad)
+        per_layer = sum(lt.values()) * s * b
+        if is_moe:  # grouped matmul: one int32 offset per expert
+            per_layer += 4 * cfg.num_experts
+        largest = max(largest, per_layer)
+        if recompute != "full":
+            for k, v in lt.items():
+                terms[k] = terms.get(k, 0) + g.count * v * s * b
+            if is_moe:
+                k = "router (softmax, top-k)"
+                terms[k] = terms.get(k, 0) + g.count * 4 * cfg.num_experts
+        if 0 in g.indices and recompute != "full":
+            # the first layer's input needs no gradient (a frozen embedding): its input norm
+            # keeps nothing, nor do the dropouts of the adapters that read that norm
+            first = next(t for t in g.tensors if t.component == "norms"
+                         and len(t.shape) == 1 and t.shape[0] == h and t.name.endswith("weight"))
+            biased = first.name[:-len("weight")] + "bias" in {t.name for t in g.tensors}
+            k = "norms (input, rstd, normalized)"
+            terms[k] -= ((act * h + 2 * f32) if biased else (f32 * h + f32)) * s * b
+            readers = [d_in for d_in, t in ad if d_in == h and (
+                t.component == "attention" or cfg.family == "phi")
+                and _module(t) not in ("o_proj", "out_proj", "dense")]
+            if mask:
+                terms["LoRA dropout masks"] -= mask * sum(readers) * s * b
+    if recompute == "full":
+        # each layer keeps its input; one layer is recomputed at a time in backward
+        n_layers = sum(g.count for g in layer_groups(cfg))
+        terms["layer inputs (checkpoints)"] = act * h * n_layers * s * b
+        terms["one layer recomputed in backward"] = largest
+    g_terms = _global_terms(cfg, s, b, act, 1, frozen=True)
+    if recompute == "full":
+        # the rotary tables are saved inside the checkpointed layers only (measured):
+        # they come back with the recomputed layer
+        rot = g_terms.pop("rotary cos/sin tables (once per model)", 0)
+        terms["one layer recomputed in backward"] += rot
+    terms.update(g_terms)
+    return {k: int(v) for k, v in terms.items() if v}
+
+
 def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", base="bf16",
-                recompute="full", attention="flash"):
+                recompute="full", attention="flash", lora_dropout=0.0, device="gpu"):
     """Memory of a LoRA (``base="bf16"``) or QLoRA (``base="nf4"``) fine-tune on one GPU.
 
     * **base**: frozen weights. bf16: 2 B/param. nf4: every Linear of the layers in NF4
@@ -133,11 +214,43 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
       quantize the output layer).
     * **adapters**: ``lora_params`` in fp32 (peft upcasts adapters of a bf16 base), their
       fp32 grads, AdamW's m and v: 4 + 4 + 8 = 16 B per trainable parameter.
-    * **activations, logits, loss_grads**: the engine's bf16 training figures for the same
-      model, tokens and recomputation (an estimate, see the module docstring).
+    * **activations**: what autograd saves through the frozen bf16 base (the full-training
+      rule less every input a frozen weight would need for its gradient: the norms keep
+      their fp32 input and rstd, a gated MLP gate, act and up, a routed expert gate_up,
+      act and its output) plus, per adapted matrix and token, 4 B per input value (peft's
+      fp32 copy of the input, which ``A`` keeps) and 4 B per rank (``A``'s output, which
+      ``B`` keeps); with ``lora_dropout`` > 0 also the dropout mask, 1 B per input value
+      on a GPU (a bool mask), 4 on CPU (``device="cpu"``: the fp32 noise). The first
+      layer's input norm keeps nothing (no gradient flows into a frozen embedding).
+      Measured on CPU (``benchmarks/measure_lora.py``, recompute ``"none"``): equal to
+      the bytes PyTorch saves for Llama and Qwen3 (attention-only and all-linear), and
+      for Qwen3-MoE and Mixtral (attention-only). ``recompute="full"`` (gradient
+      checkpointing) keeps each layer's bf16 input (measured: the checkpoints, final
+      norm and loss tensors equal PyTorch's to the byte) and adds one layer recomputed in
+      backward.
+    * **logits, loss_grads**: the loss's fp32 log-probabilities, the labels and the bf16
+      logits; 8 B per logit of fp32 gradients at the start of backward.
+    * The NF4 base's storage is the formula above; QLoRA's activations are counted as
+      LoRA's (bitsandbytes needs a CUDA GPU: not measured here).
+
+    ``peak``: the sum, at the start of backward (the optimizer step's temporaries,
+    4 B per trainable parameter, are smaller); within 0.03% of PyTorch's peak on CPU
+    without recomputation. With ``recompute="full"`` it is an upper bound, 20-45% above
+    the measured peak of the tiny models: the sum puts the recomputed layer beside the
+    loss's gradients and log-probabilities, which backward frees before it recomputes
+    the first layer (the same convention as :func:`~llmcourse.training.training_memory`).
     """
     cfg = as_config(cfg)
+    _int("seq_len", seq_len)
+    _int("micro_batch", micro_batch)
     _choice("base", base, ("bf16", "nf4"))
+    _choice("recompute", recompute, RECOMPUTE)
+    _choice("attention", attention, ATTENTION)
+    _choice("device", device, tuple(DROPOUT_MASK_BYTES))
+    if isinstance(lora_dropout, bool) or not isinstance(lora_dropout, (int, float)) \
+            or not 0 <= lora_dropout < 1:
+        raise ConfigError(f"lora_dropout: must be a probability in [0, 1), e.g. 0.05 "
+                          f"(got {lora_dropout!r})")
     n_train = lora_params(cfg, r, target_modules)
     pc = param_count(cfg)
     if base == "bf16":
@@ -147,13 +260,17 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
                 if t.matmul and not t.buffer and len(t.shape) >= 2 and min(t.shape) > 1)
         rest = pc.total - q
         base_bytes = int(-(-q * NF4_BITS // 8)) + 2 * rest
-    m = training_memory(cfg, seq_len, micro_batch, precision="bf16-mixed", recompute=recompute,
-                        attention=attention)
+    s, b = seq_len, micro_batch
+    terms = _lora_activations(cfg, s, b, r, target_modules, recompute, attention,
+                              lora_dropout, device)
+    logits = sum(terms.get(k, 0) for k in _LOGIT_TERMS)
+    activations = sum(terms.values()) - logits
     return LoraMemory(model=cfg.name, base=base_bytes, adapters=4 * n_train,
                       adapter_grads=4 * n_train, optimizer=8 * n_train,
-                      activations=m.activations, logits=m.logits,
-                      loss_grads=m.transients["loss gradients at the start of backward"],
+                      activations=activations, logits=logits,
+                      loss_grads=8 * cfg.vocab_size * s * b, activation_terms=terms,
                       trainable=n_train, base_bits=16 if base == "bf16" else float(NF4_BITS),
                       settings=dict(seq_len=seq_len, micro_batch=micro_batch, r=r,
                                     target_modules=target_modules, base=base,
-                                    recompute=recompute, attention=attention))
+                                    recompute=recompute, attention=attention,
+                                    lora_dropout=lora_dropout, device=device))

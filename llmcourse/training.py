@@ -10,8 +10,8 @@ Two kinds of number live here, and the course keeps them apart:
 * **Activation memory** (``activations``, ``logits``): the tensors that autograd
   saves for the backward pass, one entry per tensor a Hugging Face ``transformers``
   decoder layer saves (its norms, q/k/v, the attention kernel's outputs, the MLP or
-  the routed experts). For Llama, Qwen3 and Qwen3-MoE it matches the bytes PyTorch
-  saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
+  the routed experts). For Llama, Qwen3, Qwen3-MoE and Mixtral (fp32, bf16 and autocast)
+  it matches the bytes PyTorch saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
   (``benchmarks/measure_activations.py``, ``llmcourse/data/activations_measured.json``);
   for the other families the same per-tensor rules are an estimate.
 
@@ -56,7 +56,8 @@ PRECISIONS = {
     "amp-bf16": dict(param=4, grad=4, master=0, accum=0, act=2,
                      about="fp32 weights 4 + fp32 grads 4 under torch.autocast(bfloat16) "
                            "(Hugging Face Trainer bf16=True, PyTorch AMP), plus a bf16 copy of "
-                           "every weight matrix that autocast saves for backward, 2"),
+                           "every weight matrix that autocast saves for backward, 2 (routed "
+                           "experts excepted: transformers runs them in fp32)"),
     "bf16-mixed-fp32-accum": dict(param=2, grad=2, master=4, accum=4, act=2,
                                   about="bf16 weights 2 + bf16 grads 2 + fp32 grad "
                                         "accumulation buffer 4 + fp32 master 4 "
@@ -207,7 +208,10 @@ def _stage_params(groups, globals_):
     ``sizes`` is ``[(numel, how many such tensors), ...]`` in the checkpoint's layout
     (each routed expert its own tensors); the matmul values are every weight a forward
     multiplies by (the lm_head included even when tied; the embedding lookup, norms and
-    biases are not matmuls): what ``torch.autocast`` casts to bf16 and saves."""
+    biases are not matmuls): what ``torch.autocast`` casts to bf16 and saves. The routed
+    experts are left out: ``transformers``' grouped-matmul experts call ``grouped_mm``,
+    which autocast does not cast, on the weights as stored (fp32), casting the input to
+    the weights' dtype instead, so no bf16 copy of them is made."""
     sizes, norms, matmul = [], 0, 0
     for n, tensors, _ in groups:
         for t in tensors:
@@ -216,7 +220,7 @@ def _stage_params(groups, globals_):
             sizes.append((t.numel, n * t.per_expert))
             if t.component == "norms":
                 norms += n * t.per_expert * t.numel
-            if t.matmul and len(t.shape) >= 2:
+            if t.matmul and len(t.shape) >= 2 and not t.routed:
                 matmul += n * t.per_expert * t.numel
     for t in globals_:
         if t.matmul:
@@ -245,10 +249,16 @@ def _mlp_width(tensors, h, component, per_expert=False):
     return elems // ((3 if gated else 2) * h), gated
 
 
-def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
+def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=False):
     """Bytes one layer saves for backward, per token (a dict of named terms;
     ``s`` only enters the eager attention-score term). The norms and the feed-forward
-    widths are read off the layer's tensors (architectures.py)."""
+    widths are read off the layer's tensors (architectures.py).
+
+    ``frozen=True``: the layer's own weights need no gradient (a LoRA base; the adapters
+    are counted by :mod:`llmcourse.finetune`). A matmul or a norm scale then keeps no
+    input for a weight gradient: the norms keep their fp32 input and rstd only, the
+    projections' inputs and the MLP's product (the down projection's input) are not
+    saved, a routed expert keeps gate_up, act and its output (not its gathered input)."""
     h = cfg.hidden_size
     nh = cfg.num_attention_heads // tp
     nkv = _cdiv(cfg.num_key_value_heads, tp)
@@ -269,6 +279,8 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
         w = t.shape[0]
         if t.name[:-len("weight")] + "bias" in names:
             cost = act * w + 2 * f32
+        elif frozen:   # the normalized value is kept only for the scale's gradient
+            cost = f32 * w + f32
         elif mt in _GEMMA_NORM or (amp and w == h and t.name.rsplit(".", 2)[-2] not in _QK_NORM):
             # fp32 normalized value (Gemma's (1 + w); under autocast the residual stream is
             # fp32, while QK-norm normalizes the bf16 q and k)
@@ -282,11 +294,12 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
         elif w == h:
             add("norms (input, rstd, normalized)", cost)
         elif cfg.uses_mla:
-            add("MLA latents (q, kv) and their norms", cost + act * w)  # + the next matmul's input
+            add("MLA latents (q, kv) and their norms",
+                cost + (0 if frozen else act * w))  # + the next matmul's input
         else:
             add("other norms", cost)
 
-    terms["attention input (norm output)"] = act * h
+    terms["attention input (norm output)"] = 0 if frozen else act * h
     if amp:
         # autocast caches the bf16 casts of weights, not of activations: each projection
         # that reads the fp32 norm output (q, k, v; the router; gate and up) casts and
@@ -321,13 +334,14 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
         terms["q, k, v (attention kernel)"] = act * (q_el + k_el * rep + v_el * rep)
         terms["attention output (o_proj input)"] = act * o_el
         terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
-    terms["MLP input (norm output)"] = act * h if fam != "phi" else 0  # phi: one shared norm
+    terms["MLP input (norm output)"] = act * h if fam != "phi" and not frozen else 0  # phi: one norm
     if not is_moe:
         inter, gated = _mlp_width(tensors, h, "mlp")
         inter = _cdiv(inter, tp)
         # gated: gate, act(gate), up, act * up; plain: fc1's output (kept by the
         # activation function) and the activation's output (kept by fc2)
-        terms["MLP (gate, act, up, product)"] = act * (4 if gated else 2) * inter
+        # (frozen: the product / the activation's output only fed the frozen down matmul)
+        terms["MLP (gate, act, up, product)"] = act * ((4 if gated else 2) - frozen) * inter
     else:
         E, k = cfg.num_experts, cfg.num_experts_per_tok
         inter = _cdiv(_mlp_width(tensors, h, "experts")[0], tp)
@@ -339,17 +353,23 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False):
         terms["router (softmax, top-k)"] = router
         # per (token, expert) pair: gathered input, gate_up, act, product, expert
         # output (multiplied by the routing weight), the weight (Mixtral keeps it in
-        # fp32, Qwen3-MoE casts it to the activation dtype), three index tensors
+        # fp32, Qwen3-MoE casts it to the router logits' dtype), three index tensors.
+        # Under autocast the experts run in fp32: grouped_mm is not an autocast op and
+        # transformers casts its input to the (fp32) weights' dtype, so every per-pair
+        # tensor is fp32 (and no bf16 copy of the expert weights is saved)
         weight = f32 if mt == "mixtral" else act
-        terms["routed experts (k per token)"] = k * (act * (2 * h + 4 * inter) + weight + 3 * i64)
+        e_act = f32 if amp else act
+        per_pair = (h + 3 * inter) if frozen else (2 * h + 4 * inter)
+        terms["routed experts (k per token)"] = k * (e_act * per_pair + weight + 3 * i64)
         shared, _ = _mlp_width(tensors, h, "shared_experts")
         if shared:
-            terms["shared experts"] = act * 4 * _cdiv(shared, tp)
+            terms["shared experts"] = act * (4 - frozen) * _cdiv(shared, tp)
     return {k: v for k, v in terms.items() if v}
 
 
-def _global_terms(cfg, s, b, act, tp, amp=False):
-    """Bytes saved outside the layers, for the whole micro-batch."""
+def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
+    """Bytes saved outside the layers, for the whole micro-batch (``frozen``: a LoRA base,
+    whose embedding keeps no token ids and whose lm_head keeps no input)."""
     h, V = cfg.hidden_size, _cdiv(cfg.vocab_size, tp)
     f32, i64 = 4, 8
     if cfg.uses_mla:
@@ -359,12 +379,12 @@ def _global_terms(cfg, s, b, act, tp, amp=False):
     else:
         rot = cfg.head_dim
     final_norm = ((act * h + 2 * f32) if cfg.family == "phi"
-                  else (f32 * h + f32 + (f32 if amp else act) * h))
+                  else (f32 * h + f32 + (0 if frozen else (f32 if amp else act) * h)))
     return {
-        "token ids (int64)": i64 * s * b,
+        "token ids (int64)": 0 if frozen else i64 * s * b,
         # cast to the hidden states' dtype: fp32 under autocast (fp32 weights)
         "rotary cos/sin tables (once per model)": 2 * (f32 if amp else act) * s * rot,
-        "final norm and lm_head input": (final_norm + act * h) * s * b,
+        "final norm and lm_head input": (final_norm + (0 if frozen else act * h)) * s * b,
         "log-probabilities (fp32, saved by the loss)": f32 * V * s * b,
         # the shifted labels; with one sequence the slice is already contiguous, so the
         # padded (seq_len + 1) buffer is what is kept
@@ -514,8 +534,12 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     which also saves a bf16 copy of every weight matrix (2 B per matrix value, a term
     of ``activations``), keeps the residual stream, its norms and the rotary tables in
     fp32, and casts the norm output once per projection that reads it (q, k, v; gate,
-    up). Measured on CPU for Llama and Qwen3 it is within 0.03% of PyTorch's peak; with
-    routed experts (Qwen3-MoE, Mixtral) an **estimate**, 6-16% off (:func:`measured_peaks`).
+    up; the router). Routed experts are not cast: ``transformers``' default experts code
+    (``grouped_mm``) is not an autocast op and casts its input to the weights' dtype, so
+    the experts run in fp32: no bf16 copy of the expert weights, and each (token, expert)
+    pair's tensors are saved in fp32 (Qwen3-MoE's routing weight stays bf16, Mixtral's
+    fp32). Measured on CPU for Llama, Qwen3, Qwen3-MoE and Mixtral the saved tensors equal
+    PyTorch's to the byte and the peak is within 0.04% (:func:`measured_peaks`).
 
     **Peak** (:attr:`TrainingMemory.peak`): the saved tensors are not the most a step
     holds. At the start of backward the loss's fp32 gradients (8 B per logit) sit

@@ -1,6 +1,8 @@
 """LoRA / QLoRA: trainable parameters equal peft's count (models built on the meta
-device), the NF4 base's bytes, the memory's parts, and one-line errors."""
+device), the NF4 base's bytes, the memory's parts, the saved tensors and the peak of a
+peft LoRA step against PyTorch on CPU (benchmarks/measure_lora.py), and one-line errors."""
 
+import json
 import os
 import sys
 
@@ -16,6 +18,10 @@ from transformers import AutoConfig, AutoModelForCausalLM  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "benchmarks"))
 import measure_activations as M  # noqa: E402
+import measure_lora as L  # noqa: E402
+
+with open(L.OUT, encoding="utf-8") as _fh:
+    LORA = json.load(_fh)
 
 
 def _meta_model(config):
@@ -71,6 +77,96 @@ def test_lora_memory_parts():
     assert m.base == 2 * lc.param_count(cfg).total
     q = lora_memory(cfg, 4096, 1, r=16, target_modules="all-linear", base="nf4")
     assert q.peak < 0.9 * 24e9 < m.peak            # QLoRA fits a 24 GB GPU's usable 21.6 GB
+
+
+def _engine(r, **kw):
+    # the stored rows ran on CPU without gradient checkpointing
+    return lora_memory(lc.from_hf_config(M.MODELS[r["model"]]), r["seq_len"], r["batch"],
+                       r=r["r"], target_modules=r["target_modules"],
+                       lora_dropout=r["lora_dropout"], **{"device": "cpu", "recompute": "none", **kw})
+
+
+def test_the_lora_measurements_name_their_machine_and_peft_keeps_adapters_in_fp32():
+    assert LORA["device"].startswith("CPU") and LORA["torch"] and LORA["transformers"]
+    assert LORA["peft"]
+    rows = LORA["rows"]
+    assert len(rows) == 24 and len(LORA["checkpointed_rows"]) == 3 and {r["adapter_dtype"] for r in rows} == {"float32"}
+    assert {(r["target_modules"], r["lora_dropout"]) for r in rows} == {
+        ("attention", 0.0), ("attention", 0.05), ("all-linear", 0.0), ("all-linear", 0.05)}
+
+
+@pytest.mark.parametrize("r", LORA["rows"], ids=lambda r: "{model}-{target_modules}-p{lora_dropout}"
+                         "-{batch}x{seq_len}".format(**r))
+def test_lora_saved_tensors_and_peak_equal_pytorch(r):
+    m = _engine(r)
+    # the bytes autograd saves (frozen bf16 base, fp32 adapters), to the byte
+    assert m.saved_for_backward == r["saved_bytes"]
+    # the end of the forward holds the saved tensors and the returned logits
+    assert abs((m.activations + m.logits) / r["end_of_forward"] - 1) < 0.001
+    # the peak above the states (base, adapters, their grads, AdamW state)
+    assert abs((m.peak - m.states) / r["peak_fwd_bwd"] - 1) < 0.03
+    # the foreach AdamW step's temporaries (4 B per trainable parameter) stay below it
+    assert r["peak_step"] == 4 * m.trainable < r["peak_fwd_bwd"]
+
+
+def test_the_frozen_base_saves_less_than_full_training_and_each_adapter_adds_its_input():
+    # measured: all-linear adapters save more than attention-only ones, and attention-only
+    # LoRA saves less than full bf16 training of the same model would
+    from llmcourse.training import training_memory
+    by = {(r["model"], r["target_modules"], r["lora_dropout"], r["batch"], r["seq_len"]): r
+          for r in LORA["rows"]}
+    for (name, tm, p, b, s), r in by.items():
+        if tm == "all-linear":
+            assert r["saved_bytes"] > by[(name, "attention", p, b, s)]["saved_bytes"]
+    r = by[("llama (GQA 8:2, SwiGLU)", "attention", 0.0, 2, 256)]
+    full = training_memory(lc.from_hf_config(M.MODELS[r["model"]]), 256, 2, "bf16-mixed")
+    assert _engine(r).saved_for_backward < full.saved_for_backward
+
+
+def test_the_dropout_mask_is_fp32_on_cpu_and_a_bool_on_a_gpu():
+    # measured on CPU: dropout adds 4 B per masked value (the fp32 noise it multiplies by);
+    # CUDA's fused dropout keeps a bool mask instead: 1 B per value, 3 B less
+    by = {(r["model"], r["target_modules"], r["batch"], r["seq_len"], r["lora_dropout"]): r
+          for r in LORA["rows"]}
+    for (name, tm, b, s, p), r in by.items():
+        if p == 0:
+            continue
+        masked = (r["saved_bytes"] - by[(name, tm, b, s, 0.0)]["saved_bytes"]) / 4
+        assert masked == int(masked) > 0
+        cpu, gpu = _engine(r), _engine(r, device="gpu")
+        assert cpu.activations - gpu.activations == 3 * masked
+
+
+@pytest.mark.parametrize("r", LORA["checkpointed_rows"],
+                         ids=lambda r: "{model}-{target_modules}-{batch}x{seq_len}".format(**r))
+def test_gradient_checkpointing_keeps_the_layer_inputs_and_the_peak_is_an_upper_bound(r):
+    m = _engine(r, recompute="full")
+    # at the end of the forward: the layer inputs, the final norm and the loss's tensors
+    recomputed = m.activation_terms["one layer recomputed in backward"]
+    assert m.saved_for_backward - recomputed == r["saved_bytes"]
+    # the peak adds the recomputed layer to the loss's gradients, which backward has freed
+    # by then: an upper bound, measured 20-45% high on the tiny models
+    err = (m.peak - m.states) / r["peak_fwd_bwd"] - 1
+    assert 0 < err < 0.5, err
+
+
+def test_remeasure_one_lora_step_now():
+    config = M.MODELS["llama (GQA 8:2, SwiGLU)"]
+    r = L.measure(config, 1, 256, "all-linear", 0.05)
+    m = lora_memory(lc.from_hf_config(config), 256, 1, r=L.R, target_modules="all-linear",
+                    recompute="none", lora_dropout=0.05, device="cpu")
+    assert m.saved_for_backward == r["saved_bytes"]
+    assert abs((m.peak - m.states) / r["peak_fwd_bwd"] - 1) < 0.03
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(lora_dropout=1.5), "lora_dropout: must be a probability in"),
+    (dict(device="tpu"), "device: must be one of gpu, cpu"),
+    (dict(recompute="some"), "recompute: must be one of"),
+])
+def test_bad_lora_memory_input_is_one_line(kw, msg):
+    with pytest.raises(lc.ConfigError, match=msg):
+        lora_memory(lc.load_model("Llama-3.1-8B"), 1024, **kw)
 
 
 @pytest.mark.parametrize("kw, msg", [

@@ -1,0 +1,161 @@
+"""Measure one LoRA training step of small decoders on CPU with peft, and store it.
+
+The base model of ``measure_activations.py`` is cast to bf16 (``model.to(torch.bfloat16)``)
+and frozen; ``peft.get_peft_model(model, LoraConfig(r=8, target_modules=...,
+lora_dropout=...))`` adds the adapters, which peft keeps in fp32 (``autocast_adapter_dtype``:
+it upcasts adapters of a bf16 base). AdamW (``foreach=True``) over the adapters only.
+Like ``measure_peak.py``: a first step creates the optimizer state and the gradients, then
+a second micro-batch accumulates into them while every byte above the states (frozen base,
+adapters, their grads, AdamW state) is tracked per storage with a TorchDispatchMode; during
+that forward ``saved_tensors_hooks`` also count what autograd saves (each storage once,
+parameters and buffers excluded).
+
+* ``saved_bytes``: the tensors saved for backward (the activations; the loss's fp32
+  log-probabilities included, the returned logits not);
+* ``end_of_forward``, ``peak_fwd_bwd``, ``peak_step``: bytes above the states.
+
+    python benchmarks/measure_lora.py      # writes llmcourse/data/lora_measured.json
+
+CPU only; ``attn_implementation="sdpa"``; ``rows`` without gradient checkpointing
+(recompute "none"), ``checkpointed_rows`` with it (recompute "full").
+QLoRA (an NF4 base through bitsandbytes) is not measured: it needs a CUDA GPU.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure_activations as M  # noqa: E402
+import measure_peak as P  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                   "llmcourse", "data", "lora_measured.json")
+R = 8
+TARGETS = {"attention": ["q_proj", "k_proj", "v_proj", "o_proj"], "all-linear": "all-linear"}
+SHAPES = [(2, 256), (1, 1024)]
+DROPOUTS = (0.0, 0.05)
+# with gradient checkpointing (use_reentrant=False): (model, target_modules, batch, seq_len)
+CHECKPOINTED = [("llama (GQA 8:2, SwiGLU)", "attention", 2, 256),
+                ("llama (GQA 8:2, SwiGLU)", "all-linear", 1, 1024),
+                ("qwen3_moe (16 experts, top-4)", "attention", 1, 1024)]
+
+
+def build(config, target_modules, dropout, r=R, checkpointing=False):
+    import peft
+    model = M.build(config, "sdpa", "bf16")
+    tm = TARGETS.get(target_modules, target_modules)
+    model = peft.get_peft_model(model, peft.LoraConfig(r=r, target_modules=tm,
+                                                       lora_dropout=dropout))
+    if checkpointing:   # transformers' gradient checkpointing: every layer recomputed
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    return model
+
+
+def measure(config, batch, seq_len, target_modules="attention", dropout=0.0, r=R,
+            checkpointing=False):
+    """``{"saved_bytes", "end_of_forward", "peak_fwd_bwd", "peak_step"}`` (bytes above
+    the states) of one LoRA step, and ``adapter_dtype``."""
+    import torch
+    model = build(config, target_modules, dropout, r, checkpointing)
+    model.train()
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(trainable, lr=1e-4, foreach=True)
+    g = torch.Generator().manual_seed(1)
+
+    def batch_ids():
+        return torch.randint(0, config["vocab_size"], (batch, seq_len), generator=g)
+
+    ids = batch_ids()
+    loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+    loss.backward()
+    opt.step()
+    del loss
+    states = list(model.parameters()) + list(model.buffers())
+    states += [p.grad for p in trainable]
+    states += [t for st in opt.state.values() for t in st.values() if isinstance(t, torch.Tensor)]
+    skip = {t.untyped_storage().data_ptr() for t in states}
+    weights = {t.untyped_storage().data_ptr() for t in list(model.parameters())
+               + list(model.buffers())}
+    seen = {}
+
+    def pack(t):
+        st = t.untyped_storage()
+        if st.data_ptr() not in weights:
+            seen.setdefault(st.data_ptr(), st.nbytes())
+        return t
+
+    ids = batch_ids()
+    tr = P._tracker(skip)
+    with tr:
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = model(input_ids=ids, labels=ids, use_cache=False)
+        end_fwd = tr.cur
+        out.loss.backward()
+        del out
+    peak = tr.peak
+    tr = P._tracker(skip)
+    with tr:
+        opt.step()
+    return {"saved_bytes": sum(seen.values()), "end_of_forward": end_fwd,
+            "peak_fwd_bwd": peak, "peak_step": tr.peak,
+            "adapter_dtype": str(trainable[0].dtype).replace("torch.", "")}
+
+
+def main():
+    import peft
+    import torch
+    import transformers
+    rows = []
+    t0 = time.perf_counter()
+    for name, config in M.MODELS.items():
+        for tm in TARGETS:
+            if tm == "all-linear" and "experts" in name:
+                continue   # the engine does not model LoRA on routed experts
+            for dropout in DROPOUTS:
+                for batch, seq_len in SHAPES:
+                    r = measure(config, batch, seq_len, tm, dropout)
+                    rows.append(dict(model=name, target_modules=tm, r=R, lora_dropout=dropout,
+                                     batch=batch, seq_len=seq_len, **r))
+                    print(f"{name:32s} {tm:10s} p={dropout} b={batch} s={seq_len:5d} "
+                          + " ".join(f"{k} {v:>12,d}" for k, v in r.items()
+                                     if isinstance(v, int)))
+    checkpointed = []
+    for name, tm, batch, seq_len in CHECKPOINTED:
+        r = measure(M.MODELS[name], batch, seq_len, tm, 0.0, checkpointing=True)
+        checkpointed.append(dict(model=name, target_modules=tm, r=R, lora_dropout=0.0,
+                                 batch=batch, seq_len=seq_len, **r))
+        print(f"checkpointed {name:32s} {tm:10s} b={batch} s={seq_len:5d} "
+              + " ".join(f"{k} {v:>12,d}" for k, v in r.items() if isinstance(v, int)))
+    data = {
+        "_about": ("One LoRA training step (second micro-batch, adapter gradients accumulating, "
+                   "AdamW state present) of small random-weight decoders built with "
+                   "transformers: base model.to(torch.bfloat16) and frozen, peft adapters "
+                   f"(r={R}; peft keeps them in fp32), AdamW(foreach=True) on the adapters, "
+                   "no gradient checkpointing, attn_implementation sdpa. saved_bytes: what "
+                   "saved_tensors_hooks see, each storage once, parameters and buffers "
+                   "excluded; end_of_forward, peak_fwd_bwd, peak_step: bytes above the "
+                   "states, tracked per storage with a TorchDispatchMode on CPU. Written by "
+                   "benchmarks/measure_lora.py."),
+        "device": f"CPU ({platform.machine()}, {platform.system()})",
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "peft": peft.__version__,
+        "python": platform.python_version(),
+        "targets": TARGETS,
+        "rows": rows,
+        "checkpointed_rows": checkpointed,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    with open(OUT, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
+    print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
