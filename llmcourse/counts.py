@@ -169,7 +169,8 @@ def weight_shapes(cfg, dtype="bf16"):
     """Every stored tensor, one row each, named as in the model's checkpoint.
 
     Columns: ``name``, ``shape`` (as stored: out, in for a Linear), ``numel``,
-    ``bytes`` (at ``dtype``), ``component``, ``layer`` (-1 outside the layers),
+    ``bytes`` (at ``dtype``), ``component``, ``layer`` (-1 outside the layers; for
+    LongCat-Flash the attention sublayer, two to each ``model.layers.{b}``),
     ``expert`` (-1 when not a routed expert's), and ``note``: ``tied to
     model.embed_tokens.weight`` for a tied lm_head (listed, as a state dict lists
     it, but not counted again; GPT-2's is ``wte.weight``), ``buffer`` for a stored

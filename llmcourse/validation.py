@@ -177,10 +177,19 @@ def _plain_json(obj, where="config"):
 
 def _unsupported_hint():
     # a wrapper's text type (gemma4_text) is named with its wrapper, to keep the line short
+    # and versions of one name as one entry (deepseek_v2/v3/v32/v4): the message stays short
     texts = set(_MULTIMODAL.values())
-    names = [t + ("(_text)" if t + "_text" in texts else "") for t in SUPPORTED_MODEL_TYPES
-             if not (t.endswith("_text") and t[:-5] in _MULTIMODAL)]
-    return f"supported: {', '.join(names)}; see 'Adding a family' in CONTRIBUTING.md"
+    names = []
+    for t in SUPPORTED_MODEL_TYPES:
+        if t.endswith("_text") and t[:-5] in _MULTIMODAL:
+            continue
+        t += "(_text)" if t + "_text" in texts else ""
+        stem, v, version = t.rpartition("_v")
+        if v and version.isdigit() and names and names[-1].startswith(stem + "_v"):
+            names[-1] += "/v" + version
+        else:
+            names.append(t)
+    return f"supported: {', '.join(names)}; to add one: 'Adding a family' in CONTRIBUTING.md"
 
 
 def _validate(raw):

@@ -235,3 +235,21 @@ def test_longcat_bad_values_are_one_line_errors():
         assert "\n" not in msg and msg.startswith(field), msg
     # the router picks among 512 experts and 256 zero experts: top-768 is allowed
     assert lc.from_hf_config(dict(base, moe_topk=768)).num_experts_per_tok == 768
+
+
+def test_longcat_decode_step_flops_against_pytorch():
+    """One decode step of a tiny LongCat-Flash (tests/test_flops_torch.py's harness). With no
+    zero experts every pick is a real expert: PyTorch counts the engine's FLOPs plus, as for
+    every MLA in transformers, the re-expansion of each cached latent through kv_b_proj
+    (2 x num_layers sublayers). With zero experts, the step lies between the fewest and the
+    most a token can use (active_min, active): which, depends on where its picks land."""
+    from test_flops_torch import N, decode_step_flops
+    d = dict(LONGCAT_TINY, zero_expert_num=0)
+    counted, ours = decode_step_flops(d)
+    kv_b = 8 * 4 * (6 + 6)
+    reexpansion = 2 * d["num_layers"] * (N - 1) * 2 * kv_b
+    assert counted == ours.total + reexpansion
+    counted, ours = decode_step_flops(LONGCAT_TINY)
+    pc = lc.param_count(lc.from_hf_config(LONGCAT_TINY))
+    fewest = ours.total - 2 * (pc.active - pc.active_min)
+    assert fewest + reexpansion <= counted <= ours.total + reexpansion
