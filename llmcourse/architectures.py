@@ -435,6 +435,36 @@ def _deepseek_v4_layer(c, kind):
     return t
 
 
+# --- LongCat-Flash ------------------------------------------------------------------------
+
+def _longcat_sublayer(c, kind):
+    """One of the two sublayers of a LongCat-Flash layer (transformers: model.layers.{b}, the
+    sublayer j = 0 or 1 its index within): an MLA attention (always a low-rank query; q_b_proj
+    to qk_head_dim per head), its two norms and a dense MLP, each the j-th of two. The first
+    sublayer also holds the layer's MoE: a router over n_routed_experts + zero_expert_num
+    (its e_score_correction_bias a buffer) and the n_routed_experts real experts, stored one
+    by one in the checkpoint. The zero-computation experts return their input and hold no
+    weights (transformers 5.23 nevertheless allocates gate_up_proj for them: not counted)."""
+    H, j = c.hidden_size, 0 if kind.mlp == "moe" else 1
+    qk = c.get("qk_head_dim") or c.qk_nope_head_dim + c.qk_rope_head_dim
+    a = f"self_attn.{j}."
+    t = []
+    for x in _mla(c):  # DeepSeek's MLA tensors, under self_attn.{j}
+        x = x._replace(name=a + x.name[len("self_attn."):])
+        if x.name.endswith("q_b_proj.weight"):
+            x = x._replace(shape=(c.num_attention_heads * qk, c.q_lora_rank))
+        t.append(x)
+    t += (_swiglu(f"mlps.{j}", H, c.intermediate_size, "mlp")
+          + _norm(f"input_layernorm.{j}", H) + _norm(f"post_attention_layernorm.{j}", H))
+    if kind.mlp == "moe":
+        E, slots = c.num_experts, c.num_experts + c.zero_expert_num
+        t += (_linear("mlp.router.classifier", slots, H, "router", c.get("router_bias", False))
+              + [Tensor("mlp.router.e_score_correction_bias", (slots,), "router", buffer=True)]
+              + _swiglu("mlp.experts.{e}", H, c.moe_intermediate_size, "experts", routed=True,
+                        per_expert=E))
+    return t
+
+
 class LayerGroup(NamedTuple):
     """The layers of one :class:`~llmcourse.layers.LayerKind` and their tensors.
 
@@ -467,6 +497,8 @@ def kind_tensors(cfg, kind):
         return tuple(_gemma4_layer(cfg, kind))
     if cfg.model_type == "deepseek_v4":
         return tuple(_deepseek_v4_layer(cfg, kind))
+    if cfg.model_type == "longcat_flash":
+        return tuple(_longcat_sublayer(cfg, kind))
     mixer = _MIXERS.get(kind.attention)
     if mixer is None:
         raise ConfigError(f"layer_types: {kind.attention} layers have no tensor layout "
@@ -496,9 +528,11 @@ def layer_groups(cfg):
 
 
 def layer_prefix(cfg):
-    """The checkpoint name prefix of layer ``i``, as a format string with ``{i}``."""
+    """The checkpoint name prefix of layer ``i``, as a format string with ``{i}`` (or
+    ``{b}``, ``i // 2``: LongCat-Flash's layers hold two of the schedule's sublayers)."""
     return {"gpt2": "h.{i}.", "gpt_neox": "gpt_neox.layers.{i}.",
-            "nemotron_h": "backbone.layers.{i}."}.get(cfg.model_type, "model.layers.{i}.")
+            "nemotron_h": "backbone.layers.{i}.",
+            "longcat_flash": "model.layers.{b}."}.get(cfg.model_type, "model.layers.{i}.")
 
 
 # families whose head transformers 5.23 never ties, whatever tie_word_embeddings says

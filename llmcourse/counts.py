@@ -56,19 +56,24 @@ class ParamCount:
     ``total``: unique parameters (a tied lm_head counts once, with the embedding).
     ``active``: used per token: total minus the routed experts a token does not
     visit. Router, shared experts, dense layers, embedding and lm_head count as
-    active, the convention Qwen, Mixtral and DeepSeek publish.
+    active, the convention Qwen, Mixtral and DeepSeek publish. Where some experts
+    are "zero-computation" identities without weights (LongCat-Flash), a token uses
+    fewer or more parameters depending on how many of its top-k picks are real experts:
+    ``active`` is the most (every pick a real expert), ``active_min`` the fewest (as
+    many picks as there are zero experts fall on them); elsewhere the two are equal.
     ``components``: a plain dict per component that sums to ``total``;
     ``breakdown``: the same as a pandas Series.
     """
 
-    __slots__ = ("total", "active", "embedding", "components", "routed_experts",
+    __slots__ = ("total", "active", "active_min", "embedding", "components", "routed_experts",
                  "matmul_components", "model")
 
-    def __init__(self, model, components, active, matmul_components):
+    def __init__(self, model, components, active, matmul_components, active_min=None):
         self.model = model
         self.components = components
         self.total = sum(components.values())
         self.active = active
+        self.active_min = active if active_min is None else active_min
         self.embedding = components["embedding"]
         self.routed_experts = components["experts"]
         self.matmul_components = matmul_components
@@ -98,6 +103,8 @@ class ParamCount:
 
     def __repr__(self):
         extra = f", active={self.active:,}" if self.active != self.total else ""
+        if self.active_min != self.active:
+            extra = f", active={self.active_min:,} to {self.active:,}"
         return f"ParamCount({self.model}: total={self.total:,}{extra})"
 
     def _repr_html_(self):
@@ -113,16 +120,24 @@ class ParamCount:
 
 
 def param_count(cfg):
-    """Exact parameter counts of a model: total, active per token, and a breakdown."""
+    """Exact parameter counts of a model: total, active per token, and a breakdown.
+
+    LongCat-Flash: the real weights. Its zero-computation experts (``zero_expert_num``)
+    have none, though transformers 5.23 allocates ``gate_up_proj`` slots for them;
+    ``active`` is what a token uses when all its ``moe_topk`` picks are real experts,
+    ``active_min`` when as many as can be are zero experts."""
     cfg = _cfg(cfg)
     cached = cfg._cache.get("param_count")  # the config is immutable: count it once
     if cached is not None:
-        comp, active, matmul = cached
-        return ParamCount(cfg.name, dict(comp), active, dict(matmul))
+        comp, active, matmul, active_min = cached
+        return ParamCount(cfg.name, dict(comp), active, dict(matmul), active_min)
     comp = dict.fromkeys(COMPONENTS, 0)
     unused = 0                           # routed-expert parameters a token does not use
+    unused_most = 0                      # ... when its picks fall on zero experts (LongCat)
     matmul = dict.fromkeys(COMPONENTS, 0)  # weights multiplied per token, by component
     E, k = cfg.num_experts, cfg.num_experts_per_tok
+    zero = cfg.get("zero_expert_num", 0) if cfg.model_type == "longcat_flash" else 0
+    k_least = max(k - zero, 0)           # the fewest real experts a token can pick
     for group in layer_groups(cfg):
         n_layers = group.count
         for t in group.tensors:
@@ -133,6 +148,7 @@ def param_count(cfg):
             if t.routed:
                 per_expert = n // E
                 unused += per_expert * (E - k)
+                unused_most += per_expert * (E - k_least)
                 if t.matmul:
                     matmul[t.component] += per_expert * k
             elif t.matmul:
@@ -144,7 +160,8 @@ def param_count(cfg):
             comp[t.component] += t.numel
     pc = ParamCount(cfg.name, comp, 0, matmul)
     pc.active = pc.total - unused
-    cfg._cache["param_count"] = (dict(comp), pc.active, dict(matmul))
+    pc.active_min = pc.total - unused_most
+    cfg._cache["param_count"] = (dict(comp), pc.active, dict(matmul), pc.active_min)
     return pc
 
 
@@ -152,7 +169,8 @@ def weight_shapes(cfg, dtype="bf16"):
     """Every stored tensor, one row each, named as in the model's checkpoint.
 
     Columns: ``name``, ``shape`` (as stored: out, in for a Linear), ``numel``,
-    ``bytes`` (at ``dtype``), ``component``, ``layer`` (-1 outside the layers),
+    ``bytes`` (at ``dtype``), ``component``, ``layer`` (-1 outside the layers; for
+    LongCat-Flash the attention sublayer, two to each ``model.layers.{b}``),
     ``expert`` (-1 when not a routed expert's), and ``note``: ``tied to
     model.embed_tokens.weight`` for a tied lm_head (listed, as a state dict lists
     it, but not counted again; GPT-2's is ``wte.weight``), ``buffer`` for a stored
@@ -193,7 +211,7 @@ def weight_shapes(cfg, dtype="bf16"):
     by_kind = {g.kind: g.tensors for g in groups}
     prefix_of = layer_prefix(cfg)
     for i, kind in enumerate(cfg.layer_schedule.expand()):
-        prefix = prefix_of.format(i=i)
+        prefix = prefix_of.format(i=i, b=i // 2)
         for t in by_kind[kind]:
             if t.per_expert > 1:
                 for e in range(t.per_expert):

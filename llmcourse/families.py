@@ -344,6 +344,15 @@ def _kimi_linear_layers(r):
     return dict(attention=attn, mlp=_mlp_types_axis(r, r.get("first_k_dense_replace", 1)))
 
 
+def _longcat_layers(r):
+    """LongCat-Flash: every layer holds two MLA attention sublayers, each followed by its own
+    dense MLP; the first sublayer's input to its MLP also feeds one MoE whose output joins
+    after the second (the shortcut-connected MoE). Sublayers are the schedule's layers, as
+    transformers counts them (num_hidden_layers = 2 x num_layers): the even one holds the MoE."""
+    return dict(attention=Axis.constant("full_attention"),
+                mlp=Axis.cycle(("moe", 1), ("dense", 1), field="num_layers"))
+
+
 _V4_RATIO_KINDS = {0: "sliding_attention", 4: "compressed_sparse_attention",
                    128: "heavily_compressed_attention"}
 V4_ATTENTION_KINDS = ("sliding_attention", "compressed_sparse_attention",
@@ -706,6 +715,23 @@ _FAMILIES = {
                                      num_attention_heads=48, num_key_value_heads=8, head_dim=128,
                                      max_position_embeddings=196608, num_experts_per_tok=8,
                                      num_local_experts=256)),
+    # LongCat-Flash: two MLA sublayers per layer (num_layers; transformers' num_hidden_layers is
+    # twice it, and a config's num_hidden_layers sets num_layers to half of it), a dense MLP
+    # after each, one MoE per layer whose router also picks among zero_expert_num
+    # "zero-computation" experts: identities without weights
+    "longcat_flash": dict(family="deepseek", moe="n_routed_experts", layers=_longcat_layers,
+                          attribute_map=dict(num_local_experts="n_routed_experts",
+                                             num_experts_per_tok="moe_topk",
+                                             intermediate_size="ffn_hidden_size",
+                                             moe_intermediate_size="expert_ffn_hidden_size"),
+                          defaults=dict(_COMMON, vocab_size=131072, hidden_size=6144,
+                                        num_layers=28, num_attention_heads=64,
+                                        max_position_embeddings=131072, ffn_hidden_size=12288,
+                                        q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128,
+                                        qk_rope_head_dim=64, head_dim=64, v_head_dim=128,
+                                        qk_head_dim=None, moe_topk=12, n_routed_experts=512,
+                                        zero_expert_num=256, expert_ffn_hidden_size=2048,
+                                        router_bias=False)),
 }
 
 # multimodal configs whose language model is read from their ``text_config``
@@ -731,13 +757,15 @@ _LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
                         "glm_moe_dsa": ("indexed_attention",),
                         "glm4_moe_lite": ("full_attention",), "mistral4": ("full_attention",),
                         "minimax_m2": ("full_attention",),
+                        "longcat_flash": ("full_attention",),
                         "qwen3_next": ("full_attention", "linear_attention"),
                         "qwen3_5_text": ("full_attention", "linear_attention"),
                         "qwen3_5_moe_text": ("full_attention", "linear_attention")}
 # model types whose attention never slides, whatever a config's sliding_window says
 _NO_WINDOW = ("phi", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_neox", "gemma", "olmo2",
               "granite", "glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa",
-              "minimax_m2", "nemotron_h", "seed_oss", "kimi_linear", "deepseek_v4")
+              "minimax_m2", "nemotron_h", "seed_oss", "kimi_linear", "deepseek_v4",
+              "longcat_flash")
 
 
 def _layer_schedule(mt, spec, r, layers):

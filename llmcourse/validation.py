@@ -31,6 +31,9 @@ for _mt in ("glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa"):
         ("q_lora_rank", "index_topk", "index_head_dim", "index_n_heads") if _mt in DSA_TYPES
         else ())
 _REQUIRED_BY_TYPE["deepseek_v4"] = ("q_lora_rank", "sliding_window")
+# LongCat-Flash's MLA always has a low-rank query (q_a_proj)
+_REQUIRED_BY_TYPE["longcat_flash"] = ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim",
+                                      "qk_nope_head_dim", "v_head_dim", "q_lora_rank")
 _REQUIRED_BY_TYPE["kimi_linear"] = ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim",
                                     "qk_nope_head_dim", "v_head_dim")
 # fields whose value must be a positive whole number when present (and not null)
@@ -51,7 +54,7 @@ _BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_wi
             "attention_out_bias",
             "use_double_wide_mlp",
             "qk_layernorm", "qkv_bias", "use_qk_norm", "add_cross_attention",
-            "use_bidirectional_attention", "norm_topk_prob")
+            "use_bidirectional_attention", "norm_topk_prob", "router_bias")
 _POSITIVE_BY_TYPE = {
     "gpt2": ("n_embd", "n_layer", "n_head", "n_positions", "n_inner"),
     "gemma3_text": ("sliding_window_pattern",),
@@ -75,6 +78,7 @@ _POSITIVE_BY_TYPE = {
     "nemotron_h": ("ssm_state_size", "mamba_num_heads", "mamba_head_dim", "n_groups",
                    "conv_kernel", "moe_shared_expert_intermediate_size", "moe_latent_size"),
     "glm_moe_dsa": ("index_topk", "index_head_dim", "index_n_heads"),
+    "longcat_flash": ("num_layers", "qk_head_dim"),
 }
 # null in a config.json: derive it (KV heads = heads, head_dim = hidden / heads, no MLP-only
 # layers, no position code pattern given) rather than a value it cannot be
@@ -82,7 +86,8 @@ _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_
                      "granite", "smollm3", "glm4_moe", "llama4_text", "qwen3_next",
                      "qwen3_5_text", "qwen3_5_moe_text", "deepseek_v32", "glm_moe_dsa",
                      "minimax_m2", "glm4_moe_lite", "mistral4", "nemotron_h", "olmo3",
-                     "ministral3", "gemma4_text", "seed_oss", "kimi_linear", "deepseek_v4")
+                     "ministral3", "gemma4_text", "seed_oss", "kimi_linear", "deepseek_v4",
+                     "longcat_flash")
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
                  "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
                  "mlp_layer_types", "indexer_types", "q_lora_rank", "moe_latent_size",
@@ -96,7 +101,8 @@ _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
                          "glm_moe_dsa": ("num_nextn_predict_layers",),
                          "qwen3_next": ("num_nextn_predict_layers", "mtp_num_hidden_layers"),
                          "qwen3_5_text": ("mtp_num_hidden_layers",),
-                         "qwen3_5_moe_text": ("mtp_num_hidden_layers",)}
+                         "qwen3_5_moe_text": ("mtp_num_hidden_layers",),
+                         "longcat_flash": ("zero_expert_num",)}
 # multi-token-prediction layers a checkpoint ships (listed by weight_shapes, never counted):
 # every released model has 1; a bound keeps a what-if listing finite
 MAX_MTP_LAYERS = 1000
@@ -171,10 +177,19 @@ def _plain_json(obj, where="config"):
 
 def _unsupported_hint():
     # a wrapper's text type (gemma4_text) is named with its wrapper, to keep the line short
+    # and versions of one name as one entry (deepseek_v2/v3/v32/v4): the message stays short
     texts = set(_MULTIMODAL.values())
-    names = [t + ("(_text)" if t + "_text" in texts else "") for t in SUPPORTED_MODEL_TYPES
-             if not (t.endswith("_text") and t[:-5] in _MULTIMODAL)]
-    return f"supported: {', '.join(names)}; see 'Adding a family' in CONTRIBUTING.md"
+    names = []
+    for t in SUPPORTED_MODEL_TYPES:
+        if t.endswith("_text") and t[:-5] in _MULTIMODAL:
+            continue
+        t += "(_text)" if t + "_text" in texts else ""
+        stem, v, version = t.rpartition("_v")
+        if v and version.isdigit() and names and names[-1].startswith(stem + "_v"):
+            names[-1] += "/v" + version
+        else:
+            names.append(t)
+    return f"supported: {', '.join(names)}; to add one: 'Adding a family' in CONTRIBUTING.md"
 
 
 def _validate(raw):
@@ -229,11 +244,25 @@ def _validate(raw):
     # own K and V, head_dim = hidden / heads (the defaults). A config that sets them is a
     # what-if (GPT-2 with GQA) that the course counts and transformers cannot build.
 
+    if mt == "longcat_flash" and r.get("zero_expert_num") is None:
+        r["zero_expert_num"] = 0  # transformers reads a null as no zero-computation experts
     if mt in _NULL_IS_AN_ERROR:  # a null where transformers needs a value
         for f, default in spec["defaults"].items():
             if default is not None and r.get(f) is None and f not in _NULL_DERIVES:
                 _fail(label(f), f"must not be null (leave it out for the default, {default!r})",
                       None)
+    if mt == "longcat_flash":
+        # transformers' num_hidden_layers is a property, 2 x num_layers (two attention
+        # sublayers per layer); given in a config, it sets num_layers to half of it
+        v = raw.get("num_hidden_layers")
+        if v is not None:
+            r["num_layers"] = v // 2 if _is_int(v) else v
+        n = r["num_layers"]
+        if _is_int(n) and n < 1:
+            _fail("num_hidden_layers" if v is not None else "num_layers",
+                  "must give at least one layer of two attention sublayers (num_layers = "
+                  "num_hidden_layers // 2)", v if v is not None else n)
+        r["num_hidden_layers"] = 2 * n if _is_int(n) else n
     if mt == "qwen3_5_moe_text" and r.get("intermediate_size") is None:
         r["intermediate_size"] = r.get("moe_intermediate_size")  # no dense MLP to size
     for f in _REQUIRED + _REQUIRED_BY_TYPE.get(mt, ()):
@@ -339,11 +368,14 @@ def _validate(raw):
     if mt == "gpt_oss" and raw.get("num_experts_per_tok") is None and _is_int(raw.get("experts_per_token")):
         top_k = raw["experts_per_token"]
     if moe_field:
-        if top_k > experts:
-            noun = "expert" if experts == 1 else "experts"
-            _fail("num_experts_per_tok", f"cannot exceed the {experts:,} {noun} ({moe_field})",
-                  top_k)
-    if (spec["family"] == "deepseek" or mt == "glm4_moe") and mt != "glm4_moe_lite":
+        # LongCat-Flash's router picks among its experts and its zero-computation experts
+        pool = experts + (r["zero_expert_num"] if mt == "longcat_flash" else 0)
+        if top_k > pool:
+            noun = "expert" if pool == 1 else "experts"
+            _fail(label("num_experts_per_tok"), f"cannot exceed the {pool:,} {noun} ("
+                  f"{moe_field}{' + zero_expert_num' if pool != experts else ''})", top_k)
+    if (spec["family"] == "deepseek" or mt == "glm4_moe") and mt not in ("glm4_moe_lite",
+                                                                           "longcat_flash"):
         fk = r["first_k_dense_replace"]
         if fk > layers and mt not in DSA_TYPES + ("kimi_linear",):  # (these clip it)
             _fail("first_k_dense_replace", f"cannot exceed num_hidden_layers={layers}", fk)
