@@ -175,21 +175,18 @@ def _plain_json(obj, where="config"):
     return root
 
 
-def _unsupported_hint():
-    # a wrapper's text type (gemma4_text) is named with its wrapper, to keep the line short
-    # and versions of one name as one entry (deepseek_v2/v3/v32/v4): the message stays short
-    texts = set(_MULTIMODAL.values())
-    names = []
-    for t in SUPPORTED_MODEL_TYPES:
-        if t.endswith("_text") and t[:-5] in _MULTIMODAL:
-            continue
-        t += "(_text)" if t + "_text" in texts else ""
-        stem, v, version = t.rpartition("_v")
-        if v and version.isdigit() and names and names[-1].startswith(stem + "_v"):
-            names[-1] += "/v" + version
-        else:
-            names.append(t)
-    return f"supported: {', '.join(names)}; to add one: 'Adding a family' in CONTRIBUTING.md"
+def _unsupported_hint(mt=None):
+    """Where to look instead: the closest supported names to ``mt`` (a typo, a newer
+    version of a family) and where the whole list is. Its length does not grow with the
+    number of supported types."""
+    near = []
+    if isinstance(mt, str) and len(mt) <= 100:
+        from difflib import get_close_matches
+        near = get_close_matches(mt.lower(), SUPPORTED_MODEL_TYPES, n=3, cutoff=0.6)
+    head = f"closest supported: {', '.join(near)}; " if near else ""
+    return (f"{head}all {len(SUPPORTED_MODEL_TYPES)} supported types are in "
+            f"lc.SUPPORTED_MODEL_TYPES and the README; to add one: 'Adding a family' in "
+            f"CONTRIBUTING.md")
 
 
 def _validate(raw):
@@ -204,7 +201,7 @@ def _validate(raw):
     if mt in _MULTIMODAL:
         return _validate_text_config(raw, mt)
     if mt not in _FAMILIES:
-        _fail("model_type", f"unsupported; {_unsupported_hint()}", mt)
+        _fail("model_type", f"unsupported; {_unsupported_hint(mt)}", mt)
     spec = _FAMILIES[mt]
     r = dict(spec["defaults"])
     r.update(raw)  # a null num_key_value_heads / head_dim means: derive it (below)

@@ -193,7 +193,11 @@ def test_unsupported_model_type_hints_how_to_add_a_family():
         lc.from_hf_config({"model_type": "mamba2", "hidden_size": 8})
     msg = str(e.value)
     assert "\n" not in msg and msg.startswith("model_type: unsupported")
-    assert "qwen3_next" in msg and "gpt2" in msg and "Adding a family" in msg
+    assert "lc.SUPPORTED_MODEL_TYPES" in msg and "Adding a family" in msg
+    # a newer version of a family, or a typo: the nearest supported names
+    with pytest.raises(ValueError) as e:
+        lc.from_hf_config({"model_type": "deepseek_v5", "hidden_size": 8})
+    assert "closest supported: deepseek_v4, " in str(e.value)
     with pytest.raises(ValueError, match="^model_type: must be a string"):
         lc.from_hf_config({"model_type": ["llama"]})
     with pytest.raises(ValueError, match="^text_config.num_attention_heads"):
