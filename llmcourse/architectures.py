@@ -10,6 +10,7 @@ two groups, not 45,000 tensors; :func:`llmcourse.weight_shapes` expands them.
 
 from __future__ import annotations
 
+from math import prod
 from typing import NamedTuple
 
 from .limits import ConfigError
@@ -38,10 +39,7 @@ class Tensor(NamedTuple):
 
     @property
     def numel(self):
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return prod(self.shape)
 
 
 def _linear(name, out_f, in_f, component, bias=False, **kw):
