@@ -36,7 +36,7 @@ FIELDS = sorted(KNOWN)
 ARGUMENTS = {"seq_len", "batch", "dtype", "mode", "name", "source", "config", "weights", "gpu",
              "n_gpus", "kv_dtype", "utilization", "scheme", "base_dtype", "micro_batch",
              "precision", "optimizer", "recompute", "zero_stage", "dp", "tp", "attention",
-             "tokens", "compute_dtype"}
+             "tokens", "compute_dtype", "pp", "pp_schedule", "num_micro_batches"}
 
 HANG_SECONDS = 2        # any call: far above what any answer takes (microseconds to ms)
 LISTING_SECONDS = 6     # weight_shapes builds a DataFrame of up to MAX_WEIGHT_ROWS rows
@@ -138,6 +138,8 @@ CALLS = [
     # lesson 08: training
     ("training_memory", lambda d: lc.training_memory(d, 4096, micro_batch=2, zero_stage=3,
                                                      dp=8)),
+    ("training_memory pipeline", lambda d: lc.training_memory(d, 4096, pp=2, zero_stage=1, dp=2,
+                                                              num_micro_batches=4)),
     ("training_flops", lambda d: lc.training_flops(d, 10**12, 4096)),
     ("chinchilla_tokens", lambda d: lc.chinchilla_tokens(d)),
 ]
