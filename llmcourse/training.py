@@ -13,7 +13,10 @@ Two kinds of number live here, and the course keeps them apart:
   the routed experts). For Llama, Qwen3 and Qwen3-MoE it matches the bytes PyTorch
   saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
   (``benchmarks/measure_activations.py``, ``llmcourse/data/activations_measured.json``);
-  for the other families the same per-tensor rules are an estimate.
+  a layer that is not softmax attention counts its own mixer's tensors (Qwen3.5's Gated
+  DeltaNet exactly as transformers' PyTorch path saves them, Nemotron-H's Mamba-2 within
+  3%; ``benchmarks/measure_activations_2026.py``, ``tests/test_training_2026.py``); for the
+  other families the same per-tensor rules are an estimate.
 
 Everything is closed-form arithmetic on the layer groups of
 :mod:`llmcourse.architectures`: the cost does not grow with a number's size.
@@ -290,6 +293,9 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, b=1):
         w = t.shape[0]
         if t.name[:-len("weight")] + "bias" in names:
             cost = act * w + 2 * f32
+        elif mt == "nemotron_h":
+            # w * fp32 normalized value, in fp32; a bf16 model keeps an fp32 copy of w
+            cost = f32 * w + f32 + f32 * w + (Fraction(f32 * w, s * b) if act < f32 else 0)
         elif mt in _ONE_PLUS_W_NORM:
             # fp32 normalized value times (1 + w), that fp32 (1 + w) kept once per layer
             cost = f32 * w + f32 + f32 * w + Fraction(f32 * w, s * b)
@@ -403,9 +409,19 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
     and ``"_prefix"``: the name prefix of the mixer's own tensors), or None for softmax
     attention (the caller's rules).
 
+    **Mamba-2** (Nemotron-H's ``mamba`` blocks): what transformers' PyTorch path saves
+    (``torch_forward`` with its chunked scan, ``chunk_size`` tokens a chunk; mamba-ssm's
+    fused kernel saves far less), an **estimate** from the tensors it saves: the in_proj
+    output and the padded convolution output, dt, the chunk matrices (L, C B^T, their
+    product: chunk_size x chunk_size per head), B, C and x in fp32, one state per chunk,
+    and the gated RMSNorm; within a few percent of what PyTorch saves
+    (``tests/test_training_2026.py`` holds the measured error).
+
     **Gated DeltaNet** (Qwen3.5's ``linear_attention``): what transformers' PyTorch code
     saves (``torch_chunk_gated_delta_rule``, the path that runs without
-    flash-linear-attention, e.g. on a CPU), exactly (``tests/test_training_2026.py``):
+    flash-linear-attention, e.g. on a CPU), exactly for one sequence padded to two or
+    more chunks, within 3% otherwise (PyTorch's matmuls then copy a few operands
+    differently; ``tests/test_training_2026.py``):
     the q, k, v projection (the short convolution's input) and the convolution's output,
     padded by ``kernel - 1`` positions per sequence; the gates (beta; the decay's input
     and softplus in fp32); q and k in fp32, l2-normalized; the chunked recurrence, in
@@ -441,6 +457,29 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
             "Gated DeltaNet output norm and gate (out_proj input)":
                 hv * dv * (3 * f32 + 3 * act) + f32 * hv,
         }
+    if kind.attention == "none":   # a Nemotron-H MLP or MoE block: no mixer at all
+        return {"_prefix": "mixer.self_attn."}
+    if kind.attention == "mamba":
+        H = _cdiv(cfg.mamba_num_heads, tp)
+        P, N, G = cfg.mamba_head_dim, cfg.ssm_state_size, _cdiv(cfg.n_groups, tp)
+        K, C = cfg.conv_kernel, cfg.chunk_size
+        inner, conv = H * P, H * P + 2 * G * N
+        n = _cdiv(s, C)
+        padded, per_seq, once = Fraction(n * C, s), Fraction(1, s), Fraction(1, s * b)
+        narrow = act < f32   # fp32 copies that an fp32 model does not make
+        return {
+            "_prefix": "mixer.",
+            "Mamba-2 conv (in_proj output; padded conv output)":
+                act * (2 * inner + 2 * G * N + H) + act * conv * (s + K - 1) * per_seq,
+            "Mamba-2 dt (softplus, fp32)": 2 * act * H + f32 * H * (1 + narrow) + f32 * inner * narrow
+                + 2 * f32 * H * once,
+            "Mamba-2 chunked scan (torch reference, chunk_size chunks)":
+                f32 * (4 * inner + 3 * H * C + 5 * H * N + 2 * H) * padded
+                + f32 * (H * (n + 1) ** 2 + (2 * n + 1) * H * P * N) * per_seq
+                + (2 * C * C + 2 * (n + 1) ** 2) * once,
+            "Mamba-2 gated norm (out_proj input)":
+                f32 * inner * (4 + narrow) + f32 * inner * padded + f32 * G + act * inner,
+        }
     return None
 
 
@@ -458,6 +497,8 @@ def _global_terms(cfg, s, b, act, tp, amp=False):
         rot = cfg.head_dim
     final_norm = ((act * h + 2 * f32) if cfg.family == "phi"
                   else (f32 * h + f32 + (f32 if amp else act) * h))
+    if cfg.model_type == "nemotron_h":   # fp32 normalized value (and an fp32 copy of w)
+        final_norm = f32 * h + f32 + f32 * h + (Fraction(f32 * h, s * b) if act < f32 else 0)
     if cfg.model_type in _ONE_PLUS_W_NORM:   # fp32 normalized value, (1 + w) kept once
         final_norm = f32 * h + f32 + f32 * h + Fraction(f32 * h, s * b)
     return {
