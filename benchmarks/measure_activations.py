@@ -68,28 +68,53 @@ def build(config, attn_implementation, dtype):
     return model
 
 
-def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", model=None):
+def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", model=None,
+            per_layer=False):
     """Bytes saved for backward by one forward (with labels) of ``config``:
-    ``{"saved_bytes": ..., "tensors": ...}``, each storage once, weights excluded."""
+    ``{"saved_bytes": ..., "tensors": ...}``, each storage once, weights excluded.
+    ``per_layer=True`` adds ``"layers"``: the bytes each decoder layer saves (a storage
+    belongs to the innermost ``model.layers.<i>`` module running when it is first
+    saved), in layer order; what is saved outside the layers is the rest."""
     import torch
     model = model or build(config, attn_implementation, dtype)
     weights = {t.untyped_storage().data_ptr() for t in model.parameters()}
     weights |= {t.untyped_storage().data_ptr() for t in model.buffers()}
     seen = {}
+    layer_of = {}   # module -> its decoder layer's index
+    for name, mod in model.named_modules():
+        parts = name.split(".")
+        if "layers" in parts[:-1] and parts[parts.index("layers") + 1].isdigit():
+            layer_of[mod] = int(parts[parts.index("layers") + 1])
+    stack, hooks = [], []
+    if per_layer:
+        nn = torch.nn.modules.module
+        hooks = [nn.register_module_forward_pre_hook(lambda m, a: stack.append(layer_of.get(m))),
+                 nn.register_module_forward_hook(lambda m, a, o: (stack.pop(), None)[1])]
 
     def pack(t):
         st = t.untyped_storage()
         ptr = st.data_ptr()
         if ptr not in weights and ptr not in seen:
-            seen[ptr] = st.nbytes()
+            seen[ptr] = (st.nbytes(), next((i for i in reversed(stack) if i is not None), None))
         return t
 
     g = torch.Generator().manual_seed(1)
     ids = torch.randint(0, config["vocab_size"], (batch, seq_len), generator=g)
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        out = model(input_ids=ids, labels=ids)
+    try:
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = model(input_ids=ids, labels=ids)
+    finally:
+        for h in hooks:
+            h.remove()
     out.loss.backward()  # the saved tensors were used: the graph was complete
-    return {"saved_bytes": sum(seen.values()), "tensors": len(seen)}
+    r = {"saved_bytes": sum(n for n, _ in seen.values()), "tensors": len(seen)}
+    if per_layer:
+        layers = [0] * len(model.model.layers)
+        for n, i in seen.values():
+            if i is not None:
+                layers[i] += n
+        r["layers"] = layers
+    return r
 
 
 def main():

@@ -157,7 +157,7 @@ def _lora_activations(cfg, s, b, r, target_modules, recompute, attention, lora_d
     terms, largest = {}, 0
     for gi, g in enumerate(layer_groups(cfg)):
         is_moe = any(t.routed for t in g.tensors)
-        lt = _layer_terms(cfg, g.tensors, is_moe, s, attention, act, 1, frozen=True)
+        lt = _layer_terms(cfg, g.tensors, is_moe, s, attention, act, 1, frozen=True, b=b)
         if recompute == "selective":
             lt.pop("attention scores (s x s per head)", None)
         # each adapter: the fp32 copy of its input peft casts (or the dropout's output), the

@@ -13,7 +13,10 @@ Two kinds of number live here, and the course keeps them apart:
   the routed experts). For Llama, Qwen3, Qwen3-MoE and Mixtral (fp32, bf16 and autocast)
   it matches the bytes PyTorch saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
   (``benchmarks/measure_activations.py``, ``llmcourse/data/activations_measured.json``);
-  for the other families the same per-tensor rules are an estimate.
+  a layer that is not softmax attention counts its own mixer's tensors (Qwen3.5's Gated
+  DeltaNet exactly as transformers' PyTorch path saves them, Nemotron-H's Mamba-2 within
+  3%; ``benchmarks/measure_activations_2026.py``, ``tests/test_training_2026.py``); for the
+  other families the same per-tensor rules are an estimate.
 
 Everything is closed-form arithmetic on the layer groups of
 :mod:`llmcourse.architectures`: the cost does not grow with a number's size.
@@ -26,6 +29,7 @@ from fractions import Fraction
 
 from .architectures import global_tensors, layer_groups
 from .config import ConfigError
+from .layers import LayerKind
 from .counts import flops_per_token, param_count
 from .zoo import as_config
 
@@ -236,6 +240,8 @@ def _stage_params(groups, globals_):
 
 _GEMMA_NORM = ("gemma", "gemma2", "gemma3", "gemma3_text")   # normalize, scale by (1 + w) in fp32
 _QK_NORM = ("q_norm", "k_norm", "q_layernorm", "k_layernorm")
+# RMSNorm as (x * rstd) * (1 + w) in fp32, then cast: Qwen3.5 (its (1 + w) a new tensor)
+_ONE_PLUS_W_NORM = ("qwen3_5_text", "qwen3_5_moe_text")
 
 
 def _mlp_width(tensors, h, component, per_expert=False):
@@ -249,10 +255,23 @@ def _mlp_width(tensors, h, component, per_expert=False):
     return elems // ((3 if gated else 2) * h), gated
 
 
-def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=False):
+def _kind_of(cfg, tensors):
+    """The :class:`~llmcourse.layers.LayerKind` of the layer group whose tensors these are
+    (a plain attention + MLP layer when they belong to none)."""
+    for g in layer_groups(cfg):
+        if g.tensors is tensors:
+            return g.kind
+    return LayerKind()
+
+
+def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=False, b=1):
     """Bytes one layer saves for backward, per token (a dict of named terms;
-    ``s`` only enters the eager attention-score term). The norms and the feed-forward
-    widths are read off the layer's tensors (architectures.py).
+    ``s`` only enters the eager attention-score term and the chunked mixers' padding,
+    ``b`` the terms a layer saves once, whatever its tokens). The norms and the
+    feed-forward widths are read off the layer's tensors (architectures.py); a mixer
+    that is not softmax attention (the layer kind's ``attention``) has its own terms
+    (:func:`_mixer_terms`), and a layer without a feed-forward block (``mlp == "none"``)
+    none for it.
 
     ``frozen=True``: the layer's own weights need no gradient (a LoRA base; the adapters
     are counted by :mod:`llmcourse.finetune`). A matmul or a norm scale then keeps no
@@ -265,6 +284,11 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
     f32, i64 = 4, 8
     mt, fam = cfg.model_type, cfg.family
     terms = {}
+    kind = _kind_of(cfg, tensors)
+    mixer = _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp)
+    if mixer is not None:   # the mixer's own norms are its terms
+        prefix = mixer.pop("_prefix")
+        tensors = [t for t in tensors if not t.name.startswith(prefix)]
 
     def add(name, v):
         terms[name] = terms.get(name, 0) + v
@@ -281,6 +305,12 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
             cost = act * w + 2 * f32
         elif frozen:   # the normalized value is kept only for the scale's gradient
             cost = f32 * w + f32
+        elif mt == "nemotron_h":
+            # w * fp32 normalized value, in fp32; a bf16 model keeps an fp32 copy of w
+            cost = f32 * w + f32 + f32 * w + (Fraction(f32 * w, s * b) if act < f32 else 0)
+        elif mt in _ONE_PLUS_W_NORM:
+            # fp32 normalized value times (1 + w), that fp32 (1 + w) kept once per layer
+            cost = f32 * w + f32 + f32 * w + Fraction(f32 * w, s * b)
         elif mt in _GEMMA_NORM or (amp and w == h and t.name.rsplit(".", 2)[-2] not in _QK_NORM):
             # fp32 normalized value (Gemma's (1 + w); under autocast the residual stream is
             # fp32, while QK-norm normalizes the bf16 q and k)
@@ -290,7 +320,8 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         base = t.name.rsplit(".", 2)[-2]
         if base in _QK_NORM:
             times = (nh if base[0] == "q" else nkv) if w == cfg.head_dim else 1
-            add("QK-norm (q, k before norm, rstd, normalized)", times * cost)
+            once = Fraction(f32 * w, s * b) if mt in _ONE_PLUS_W_NORM else 0
+            add("QK-norm (q, k before norm, rstd, normalized)", times * (cost - once) + once)
         elif w == h:
             add("norms (input, rstd, normalized)", cost)
         elif cfg.uses_mla:
@@ -299,7 +330,8 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         else:
             add("other norms", cost)
 
-    terms["attention input (norm output)"] = 0 if frozen else act * h
+    if kind.attention != "none":
+        terms["attention input (norm output)"] = 0 if frozen else act * h
     if amp:
         # autocast caches the bf16 casts of weights, not of activations: each projection
         # that reads the fp32 norm output (q, k, v; the router; gate and up) casts and
@@ -312,7 +344,9 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
                                                                    "shared_experts")) - 1, 0)
         if extra:
             terms["autocast's separate bf16 copies of the layer input"] = act * h * extra
-    if cfg.uses_mla:
+    if mixer is not None:
+        terms.update(mixer)
+    elif cfg.uses_mla:
         nope, rope, vd = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
         q_el = k_el = nh * (nope + rope)
         v_el = o_el = nh * vd
@@ -321,7 +355,9 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         hd = cfg.head_dim
         q_el, k_el, v_el, o_el = nh * hd, nkv * hd, nkv * hd, nh * hd
         nkv_k = nkv
-    if attention == "flash":
+    if mixer is not None:
+        pass
+    elif attention == "flash":
         # the kernel saves q, k, v (k and v at the KV heads: GQA saves memory here),
         # its output (also the o_proj input) and one fp32 log-sum-exp per head
         terms["q, k, v (attention kernel)"] = act * (q_el + k_el + v_el)
@@ -334,6 +370,16 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         terms["q, k, v (attention kernel)"] = act * (q_el + k_el * rep + v_el * rep)
         terms["attention output (o_proj input)"] = act * o_el
         terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
+    if mixer is None and not cfg.uses_mla and _output_gated(cfg, tensors):
+        # Qwen3.5's gated attention: q_proj writes q and a gate; the output is multiplied by
+        # sigmoid(gate): the sigmoid and the product are kept (with SDPA also the output's
+        # reshaped copy); in fp32 the QK-norm's input is a view of q_proj's whole output
+        terms["output gate (sigmoid, gated output)"] = (
+            act * o_el * (3 if attention == "flash" else 2)
+            + (f32 * q_el if act == f32 and any(t.name.endswith("q_norm.weight") for t in tensors)
+               else 0))
+    if kind.mlp == "none":   # a mixer-only block (Nemotron-H): no feed-forward terms
+        return {k: v for k, v in terms.items() if v}
     terms["MLP input (norm output)"] = act * h if fam != "phi" and not frozen else 0  # phi: one norm
     if not is_moe:
         inter, gated = _mlp_width(tensors, h, "mlp")
@@ -367,6 +413,95 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
     return {k: v for k, v in terms.items() if v}
 
 
+def _output_gated(cfg, tensors):
+    """Whether q_proj also writes a per-head output gate (twice the query width)."""
+    return any(t.name.endswith("q_proj.weight") and t.shape[0] == 2 * cfg.num_attention_heads
+               * cfg.head_dim for t in tensors)
+
+
+# transformers' chunked delta-rule reference (torch_chunk_gated_delta_rule): 64 tokens a chunk
+DELTA_RULE_CHUNK = 64
+
+
+def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
+    """Per-token bytes a token mixer that is not softmax attention saves (named terms,
+    and ``"_prefix"``: the name prefix of the mixer's own tensors), or None for softmax
+    attention (the caller's rules).
+
+    **Mamba-2** (Nemotron-H's ``mamba`` blocks): what transformers' PyTorch path saves
+    (``torch_forward`` with its chunked scan, ``chunk_size`` tokens a chunk; mamba-ssm's
+    fused kernel saves far less), an **estimate** from the tensors it saves: the in_proj
+    output and the padded convolution output, dt, the chunk matrices (L, C B^T, their
+    product: chunk_size x chunk_size per head), B, C and x in fp32, one state per chunk,
+    and the gated RMSNorm; within a few percent of what PyTorch saves
+    (``tests/test_training_2026.py`` holds the measured error).
+
+    **Gated DeltaNet** (Qwen3.5's ``linear_attention``): what transformers' PyTorch code
+    saves (``torch_chunk_gated_delta_rule``, the path that runs without
+    flash-linear-attention, e.g. on a CPU), exactly for one sequence padded to two or
+    more chunks, within 3% otherwise (PyTorch's matmuls then copy a few operands
+    differently; ``tests/test_training_2026.py``):
+    the q, k, v projection (the short convolution's input) and the convolution's output,
+    padded by ``kernel - 1`` positions per sequence; the gates (beta; the decay's input
+    and softplus in fp32); q and k in fp32, l2-normalized; the chunked recurrence, in
+    fp32 over the sequence padded to a multiple of 64: per token and value head the
+    padded v, k, q, beta, k * beta, the decays, five 64 x 64 chunk matrices (decays,
+    k k^T, q k^T, the triangular system, the masked q k^T), the solved values and
+    decayed keys, and per chunk one recurrent state (dk x dv per head); then the gated
+    RMSNorm of the output (fp32 input, rstd, normalized, the gate's fp32 silu, the
+    product). A fused kernel (flash-linear-attention) saves far less: it keeps q, k, v,
+    the gates and a few per-chunk tensors, and recomputes the 64 x 64 matrices in its
+    backward; this count is an upper bound for it.
+    """
+    f32 = 4
+    if kind.attention == "linear_attention" and cfg.get("linear_num_value_heads"):
+        hv = _cdiv(cfg.linear_num_value_heads, tp)
+        hk = _cdiv(cfg.linear_num_key_heads, tp)
+        dk, dv = cfg.linear_key_head_dim, cfg.linear_value_head_dim
+        K, C = cfg.linear_conv_kernel_dim, DELTA_RULE_CHUNK
+        conv = 2 * hk * dk + hv * dv
+        n = _cdiv(s, C)
+        padded = Fraction(n * C, s)          # padded tokens per token
+        per_seq = Fraction(1, s)             # once per sequence
+        once = Fraction(1, s * b)            # once per layer
+        return {
+            "_prefix": "linear_attn.",
+            "Gated DeltaNet conv (q, k, v projection; padded conv output)":
+                act * conv + act * conv * (s + K - 1) * per_seq,
+            "Gated DeltaNet gates (beta, fp32 decay)": act * hv + 2 * f32 * hv + 2 * f32 * hv * once,
+            "Gated DeltaNet q, k (fp32, l2-normalized)": 2 * f32 * hv * (dk + 1),
+            "Gated DeltaNet chunked recurrence (torch reference, 64-token chunks)":
+                f32 * hv * (4 + 5 * C + 3 * dv + 6 * dk) * padded
+                + f32 * hv * n * (1 + dk * dv) * per_seq + C * C * once,
+            "Gated DeltaNet output norm and gate (out_proj input)":
+                hv * dv * (3 * f32 + 3 * act) + f32 * hv,
+        }
+    if kind.attention == "none":   # a Nemotron-H MLP or MoE block: no mixer at all
+        return {"_prefix": "mixer.self_attn."}
+    if kind.attention == "mamba":
+        H = _cdiv(cfg.mamba_num_heads, tp)
+        P, N, G = cfg.mamba_head_dim, cfg.ssm_state_size, _cdiv(cfg.n_groups, tp)
+        K, C = cfg.conv_kernel, cfg.chunk_size
+        inner, conv = H * P, H * P + 2 * G * N
+        n = _cdiv(s, C)
+        padded, per_seq, once = Fraction(n * C, s), Fraction(1, s), Fraction(1, s * b)
+        narrow = act < f32   # fp32 copies that an fp32 model does not make
+        return {
+            "_prefix": "mixer.",
+            "Mamba-2 conv (in_proj output; padded conv output)":
+                act * (2 * inner + 2 * G * N + H) + act * conv * (s + K - 1) * per_seq,
+            "Mamba-2 dt (softplus, fp32)": 2 * act * H + f32 * H * (1 + narrow) + f32 * inner * narrow
+                + 2 * f32 * H * once,
+            "Mamba-2 chunked scan (torch reference, chunk_size chunks)":
+                f32 * (4 * inner + 3 * H * C + 5 * H * N + 2 * H) * padded
+                + f32 * (H * (n + 1) ** 2 + (2 * n + 1) * H * P * N) * per_seq
+                + (2 * C * C + 2 * (n + 1) ** 2) * once,
+            "Mamba-2 gated norm (out_proj input)":
+                f32 * inner * (4 + narrow) + f32 * inner * padded + f32 * G + act * inner,
+        }
+    return None
+
+
 def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
     """Bytes saved outside the layers, for the whole micro-batch (``frozen``: a LoRA base,
     whose embedding keeps no token ids and whose lm_head keeps no input)."""
@@ -376,10 +511,16 @@ def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
         rot = cfg.qk_rope_head_dim
     elif cfg.family == "phi":
         rot = int(cfg.head_dim * cfg.get("partial_rotary_factor", 0.5))
+    elif cfg.model_type in _ONE_PLUS_W_NORM:   # Qwen3.5 rotates a quarter of each head
+        rot = int(cfg.head_dim * (cfg.get("partial_rotary_factor") or 0.25))
     else:
         rot = cfg.head_dim
     final_norm = ((act * h + 2 * f32) if cfg.family == "phi"
                   else (f32 * h + f32 + (0 if frozen else (f32 if amp else act) * h)))
+    if cfg.model_type == "nemotron_h" and not frozen:   # fp32 normalized value (+ fp32 w)
+        final_norm = f32 * h + f32 + f32 * h + (Fraction(f32 * h, s * b) if act < f32 else 0)
+    if cfg.model_type in _ONE_PLUS_W_NORM and not frozen:   # fp32 normalized, (1 + w) once
+        final_norm = f32 * h + f32 + f32 * h + Fraction(f32 * h, s * b)
     return {
         "token ids (int64)": 0 if frozen else i64 * s * b,
         # cast to the hidden states' dtype: fp32 under autocast (fp32 weights)
@@ -670,7 +811,7 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     for n_layers, tensors, is_moe in groups:
         key = id(tensors)
         if key not in per_kind:
-            lt = _layer_terms(cfg, tensors, is_moe, s, attn, act, 1 if sp else tp, amp)
+            lt = _layer_terms(cfg, tensors, is_moe, s, attn, act, 1 if sp else tp, amp, b=b)
             if sp:
                 lt = {k: Fraction(v, tp) for k, v in lt.items()}
             if recompute == "selective":
@@ -786,7 +927,7 @@ def layer_activation_bytes(cfg, seq_len=1, micro_batch=1, precision="bf16-mixed"
     out = []
     for n_layers, tensors, is_moe in _groups(cfg):
         per_tok = sum(_layer_terms(cfg, tensors, is_moe, seq_len, attention, act, tp,
-                                   precision == "amp-bf16").values())
+                                   precision == "amp-bf16", b=micro_batch).values())
         out.append((n_layers, is_moe, per_tok * seq_len * micro_batch
                     + (4 * cfg.num_experts if is_moe else 0)))
     return out
