@@ -39,7 +39,7 @@ __all__ = ["PRECISIONS", "OPTIMIZERS", "RECOMPUTE", "ATTENTION", "TrainingMemory
            "measured_activations", "korthikanti_activation_bytes", "TrainingFlops", "training_flops",
            "training_time", "CHINCHILLA_TOKENS_PER_PARAM", "chinchilla_tokens", "MFU_CONVENTIONS",
            "RESERVE_FRACTION", "usable_bytes", "fit_verdict", "measured_peaks", "PP_SCHEDULES",
-           "pipeline_stages", "in_flight_micro_batches", "pipeline_bubble"]
+           "pipeline_stages", "in_flight_micro_batches", "pipeline_bubble", "activation_accuracy"]
 
 # --- conventions: bytes per parameter ------------------------------------------------
 # param: the weights the forward pass reads; grad: the gradient buffer;
@@ -1031,6 +1031,51 @@ def measured_activations():
                         "activations_measured.json")
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
+
+
+def _stored(name):
+    import json
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", name)
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+_ACCURACY = {}
+
+
+def activation_accuracy(cfg):
+    """How far :func:`training_memory`'s saved tensors can be trusted for ``cfg``'s
+    family, in words, from the stored CPU measurements of small models of the family
+    (``llmcourse/data/activations_measured.json`` and ``activations_measured_2026.json``):
+    ``"measured: equal to PyTorch's saved bytes"``, ``"estimate: measured X% to Y% off"``
+    (the engine against every stored row of the family), or ``"estimate: not measured
+    for <type>"``. The 2026 linear mixers are counted as transformers' reference PyTorch
+    code saves them; a fused GPU kernel saves less."""
+    cfg = as_config(cfg)
+    mt = cfg.model_type
+    if mt in _ACCURACY:
+        return _ACCURACY[mt]
+    from .config import from_hf_config
+    errors = []
+    for data in (measured_activations(), _stored("activations_measured_2026.json")):
+        for r in data["rows"]:
+            model = data["models"][r["model"]]
+            if model["model_type"] != mt and model.get("text_config", {}).get("model_type") != mt:
+                continue
+            m = training_memory(from_hf_config(model), r["seq_len"], r["batch"],
+                                precision=data["engine_precision"][r["dtype"]],
+                                attention=data["engine_attention"][r["attn_implementation"]])
+            errors.append(m.saved_for_backward / r["saved_bytes"] - 1)
+    if not errors:
+        words = f"estimate: the same per-tensor rules, not measured for {mt}"
+    elif max(abs(e) for e in errors) < 5e-4:
+        words = f"measured: equal to PyTorch's saved bytes ({len(errors)} settings, CPU)"
+    else:
+        words = (f"estimate: {min(errors):+.0%} to {max(errors):+.0%} of PyTorch's saved bytes "
+                 f"({len(errors)} settings of a small {mt}, CPU)")
+    _ACCURACY[mt] = words
+    return words
 
 
 # --- compute --------------------------------------------------------------------------

@@ -298,3 +298,20 @@ def test_context_parallelism_is_a_shorter_sequence_per_gpu_with_flash():
         training_memory(cfg, 8, cp=16)
     with pytest.raises(lc.ConfigError, match="sp: must be True or False"):
         training_memory(cfg, 8, sp="yes")
+
+
+def test_activation_accuracy_says_measured_estimate_or_not_measured():
+    from llmcourse.training import activation_accuracy
+    # the four families measured to the byte (benchmarks/measure_activations.py)
+    for name in ("Llama-3.1-8B", "Qwen3-8B", "Qwen3-30B-A3B", "Mixtral-8x7B-v0.1"):
+        assert activation_accuracy(name).startswith("measured: equal to PyTorch's saved bytes")
+    # measured and modelled within 3% (Qwen3.5's Gated DeltaNet, Nemotron-H's Mamba-2)
+    for name in ("Qwen3.5-0.8B-Base", "Nemotron-3-Nano-30B-A3B"):
+        words = activation_accuracy(name)
+        lo, hi = (float(x.rstrip("%")) for x in words.split(": ")[1].split(" of ")[0].split(" to "))
+        assert words.startswith("estimate: ") and -3 <= lo <= hi <= 3, words
+    # measured, still the attention rule: far below what PyTorch saves, and said so
+    words = activation_accuracy("Kimi-Linear-48B-A3B-Instruct")
+    assert words.startswith("estimate: -") and int(words.split("%")[0].split("-")[1]) > 50
+    assert activation_accuracy("OLMo-2-1124-7B-Instruct") == \
+        "estimate: the same per-tensor rules, not measured for olmo2"

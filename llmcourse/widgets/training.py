@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..hardware import list_gpus, load_gpu
 from ..training import (ATTENTION, OPTIMIZERS, PRECISIONS, RECOMPUTE, RESERVE_FRACTION,
-                        chinchilla_tokens, data_parallel_size, fewest_gpus, fit_verdict,
+                        activation_accuracy, chinchilla_tokens, data_parallel_size, fewest_gpus, fit_verdict,
                         pipeline_bubble, training_flops, training_memory, training_time,
                         usable_bytes)
 from ..zoo import as_config, load_model
@@ -61,6 +61,9 @@ def training_rows(cfg, seq_len, micro_batch, precision, optimizer, recompute, ze
             for key, label in (("params", "weights"), ("grads", "gradients"),
                                ("optimizer", "optimizer state (master weights included)"),
                                ("activations", "activations"), ("logits", "logits"))]
+    rows.insert(4, Row("activations: how close to PyTorch (small models of the family)",
+                       "activation_accuracy", activation_accuracy(cfg).split(":")[0],
+                       activation_accuracy(cfg)))
     mpe = cfg.get("max_position_embeddings")
     ctx = (f"{seq_len:,} tokens: beyond the model's {mpe:,}-token context" if mpe and seq_len > mpe
            else f"{seq_len:,} of {mpe:,} tokens" if mpe else f"{seq_len:,} tokens")
@@ -181,9 +184,8 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
                        "the bars are its fullest stage. "
                        "amp-bf16: HF Trainer bf16=True (fp32 weights under autocast); "
                        "bf16-mixed: FSDP/DeepSpeed pure bf16. "
-                       "Activations: what a transformers model saves for backward (equal to "
-                       "PyTorch's bytes on CPU for Llama, Qwen3, Qwen3-MoE and Mixtral; for other "
-                       "families an estimate). attention: flash keeps no s x s scores, eager does "
+                       "Activations: what a transformers model saves for backward (the table "
+                       "says how close that was measured for the family). attention: flash keeps no s x s scores, eager does "
                        "(selective recomputation removes them). Time assumes the MFU you set; "
                        "large runs report 35-55%.")
 
