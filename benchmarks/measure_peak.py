@@ -24,6 +24,10 @@ views are not new storage. CPU autograd runs the backward on the calling thread,
 mode sees it too.
 
     python benchmarks/measure_peak.py      # writes llmcourse/data/peak_measured.json
+    python benchmarks/measure_peak.py --checkpointed   # only the checkpointed rows
+
+``checkpointed_rows``: the same step with gradient checkpointing (``recompute="full"``,
+:func:`measure_checkpointed`), with a timeline of the bytes held per phase.
 
 CPU only. ``tests/test_training_peak.py`` compares the engine with the stored rows and
 re-measures one small case.
@@ -56,6 +60,12 @@ def _tracker(skip):
         def __init__(self):
             super().__init__()
             self.live, self.cur, self.peak = {}, 0, 0
+            # the timeline: one entry per phase (mark()), the bytes held when it began and
+            # the most held during it
+            self.phases = []
+
+        def mark(self, label):
+            self.phases.append(dict(phase=label, start=self.cur, peak=self.cur))
 
         def _free(self, key):
             self.cur -= self.live.pop(key, 0)
@@ -72,6 +82,8 @@ def _tracker(skip):
                     self.cur += st.nbytes()
                     weakref.finalize(st, self._free, key)
                     self.peak = max(self.peak, self.cur)
+                    if self.phases and self.cur > self.phases[-1]["peak"]:
+                        self.phases[-1]["peak"] = self.cur
             return out
 
     return Tracker()
@@ -116,6 +128,94 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa"):
     with tr:
         opt.step()
     return {"end_of_forward": end_fwd, "peak_fwd_bwd": peak, "peak_step": tr.peak}
+
+
+def _layer_modules(model):
+    """``(layers, first, last)``: the decoder layers and, in each, the first and last
+    submodule its forward runs (the input norm; the MLP or the routed-expert block)."""
+    layers = list(model.model.layers)
+    last = next(n for n in ("mlp", "block_sparse_moe") if hasattr(layers[0], n))
+    return layers, [x.input_layernorm for x in layers], [getattr(x, last) for x in layers]
+
+
+def measure_checkpointed(config, batch, seq_len, mode="fp32", attn_implementation="sdpa"):
+    """Like :func:`measure`, with gradient checkpointing on (``model.gradient_checkpointing_
+    enable()`` as transformers defaults it: ``torch.utils.checkpoint`` with
+    ``use_reentrant=False`` around each decoder layer's forward), and a timeline: the bytes
+    held above the states when each phase of the second micro-batch begins and the most
+    held during it. Phases: the forward; the backward of the loss, lm_head and final norm;
+    for each layer from the last, its recomputation (the layer's forward run again) and
+    its backward (until the gradient of its input exists); then the embedding's backward.
+    ``peak_phase``: the phase the peak falls in."""
+    import contextlib
+    import torch
+    model = M.build(config, attn_implementation, "bf16" if mode == "bf16" else "fp32")
+    model.gradient_checkpointing_enable()   # transformers' default kwargs
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
+    amp = (torch.autocast("cpu", dtype=torch.bfloat16) if mode == "amp"
+           else contextlib.nullcontext())
+    g = torch.Generator().manual_seed(1)
+
+    def batch_ids():
+        return torch.randint(0, config["vocab_size"], (batch, seq_len), generator=g)
+
+    ids = batch_ids()
+    with amp:
+        loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+    loss.backward()
+    opt.step()
+    del loss
+    states = list(model.parameters()) + list(model.buffers())
+    states += [p.grad for p in model.parameters() if p.grad is not None]
+    states += [t for st in opt.state.values() for t in st.values() if isinstance(t, torch.Tensor)]
+    skip = {t.untyped_storage().data_ptr() for t in states}
+    tr = _tracker(skip)
+    state = {"backward": False}
+    layers, firsts, lasts = _layer_modules(model)
+    handles = []
+    for i, (layer, first, last) in enumerate(zip(layers, firsts, lasts)):
+        def on_input(mod, args, kwargs, i=i):
+            # outside the checkpoint (module hooks stay outside it): the layer's input;
+            # its gradient is the end of the layer's backward
+            h = args[0] if args else kwargs["hidden_states"]
+            if h.requires_grad:
+                label = f"layer {i - 1} recompute" if i else "embedding backward"
+                h.register_hook(lambda grad, label=label: tr.mark(label))
+        handles.append(layer.register_forward_pre_hook(on_input, with_kwargs=True))
+        def mark_if_backward(label):
+            def hook(*_):
+                if state["backward"]:
+                    tr.mark(label)
+            return hook
+        handles.append(first.register_forward_pre_hook(mark_if_backward(f"layer {i} recompute")))
+        handles.append(last.register_forward_hook(mark_if_backward(f"layer {i} backward")))
+    ids = batch_ids()
+    with tr:
+        tr.mark("forward")
+        with amp:
+            out = model(input_ids=ids, labels=ids, use_cache=False)
+        end_fwd = tr.cur
+        state["backward"] = True
+        tr.mark("loss, lm_head and final norm backward")
+        out.loss.backward()
+        del out
+    for h in handles:
+        h.remove()
+    peak = tr.peak
+    # one phase per name: the input-gradient hook and the recompute pre-hook both mark a
+    # layer's recomputation; keep the first start and the larger peak
+    timeline = []
+    for ph in tr.phases:
+        if timeline and timeline[-1]["phase"] == ph["phase"]:
+            timeline[-1]["peak"] = max(timeline[-1]["peak"], ph["peak"])
+        else:
+            timeline.append(dict(ph))
+    peak_phase = next(ph["phase"] for ph in timeline if ph["peak"] == peak)
+    tr = _tracker(skip)
+    with tr:
+        opt.step()
+    return {"end_of_forward": end_fwd, "peak_fwd_bwd": peak, "peak_step": tr.peak,
+            "peak_phase": peak_phase, "timeline": timeline}
 
 
 # a chunked loss needs a vocabulary large next to the rest of a tiny model for its
@@ -167,9 +267,45 @@ def measure_chunked(config, batch, seq_len, mode, chunk):
     return {"end_of_forward": end_fwd, "peak_fwd_bwd": tr.peak}
 
 
+def measure_all_checkpointed():
+    """The rows with gradient checkpointing (recompute "full"): every model, mode and shape."""
+    rows = []
+    for name, config in M.MODELS.items():
+        for mode in MODES:
+            for batch, seq_len in SHAPES:
+                r = measure_checkpointed(config, batch, seq_len, mode)
+                rows.append(dict(model=name, mode=mode, batch=batch, seq_len=seq_len,
+                                 recompute="full", **r))
+                print(f"checkpointed {name:32s} {mode:4s} b={batch} s={seq_len:5d} "
+                      + " ".join(f"{k} {v:>12,d}" for k, v in r.items() if isinstance(v, int))
+                      + f" at {r['peak_phase']}")
+    return rows
+
+
+CHECKPOINTED_ABOUT = (
+    "With gradient checkpointing: model.gradient_checkpointing_enable() with transformers' "
+    "default kwargs (torch.utils.checkpoint, use_reentrant=False, around each decoder "
+    "layer's forward); otherwise as rows. timeline: per phase of the second micro-batch "
+    "(forward; the loss, lm_head and final norm backward; each layer's recomputation and "
+    "backward, from the last; the embedding's backward) the bytes held above the states "
+    "when it began and the most held during it; peak_phase: where peak_fwd_bwd falls.")
+
+
 def main():
     import torch
     import transformers
+    if "--checkpointed" in sys.argv:   # only the checkpointed rows, into the stored file
+        t0 = time.perf_counter()
+        with open(OUT, encoding="utf-8") as fh:
+            data = json.load(fh)
+        data["checkpointed_rows"] = measure_all_checkpointed()
+        data["checkpointed_about"] = CHECKPOINTED_ABOUT
+        data["checkpointed_seconds"] = round(time.perf_counter() - t0, 1)
+        with open(OUT, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+            fh.write("\n")
+        print(f"wrote {OUT} ({len(data['checkpointed_rows'])} checkpointed rows)")
+        return
     rows = []
     t0 = time.perf_counter()
     for name, config in M.MODELS.items():
@@ -186,6 +322,7 @@ def main():
             chunked.append(dict(mode=mode, batch=batch, seq_len=seq_len, chunk=chunk, **r))
             print(f"chunked loss {mode:4s} b={batch} s={seq_len} chunk={chunk} "
                   + " ".join(f"{k} {v:>12,d}" for k, v in r.items()))
+    checkpointed = measure_all_checkpointed()
     data = {
         "_about": ("Peak bytes of one training step (second micro-batch, gradients "
                    "accumulating, AdamW state present) of small random-weight decoders "
@@ -203,6 +340,8 @@ def main():
         "rows": rows,
         "chunked_loss_model": BIG_VOCAB,
         "chunked_loss_rows": chunked,
+        "checkpointed_about": CHECKPOINTED_ABOUT,
+        "checkpointed_rows": checkpointed,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     with open(OUT, "w", encoding="utf-8") as fh:

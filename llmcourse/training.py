@@ -536,6 +536,55 @@ def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
 
 AMP_COPIES = "bf16 weight copies (autocast saves them for backward)"
 
+# recompute="full": the transients of the moment a layer is recomputed in backward
+RECOMPUTED_LAYER = "one layer recomputed in backward (saved tensors + temporaries)"
+GRAD_BETWEEN_LAYERS = "gradient flowing between layers (and a tied lm_head's)"
+FREED_BEFORE_LAYERS = "freed before the first layer is recomputed (loss and final norm)"
+_FREED_TERMS = ("final norm and lm_head input", "log-probabilities (fp32, saved by the loss)",
+                "labels (int64) and the loss's weight")
+
+
+def _layer_matmul(tensors):
+    """Values of one layer's weight matrices that autocast casts to bf16 (not the routed
+    experts': see :func:`_stage_params`)."""
+    return sum(t.per_expert * t.numel for t in tensors
+               if t.matmul and not t.buffer and len(t.shape) >= 2 and not t.routed)
+
+
+def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, tp, split, amp):
+    """Bytes one layer adds while it is recomputed and backpropagated under full
+    recomputation (``torch.utils.checkpoint``, use_reentrant=False): everything it saves
+    again, less its input (already held as the checkpoint) where the norm keeps that same
+    fp32 tensor, plus the largest temporaries of that moment, as measured on CPU
+    (``benchmarks/measure_peak.py``): a dense MLP's backward holds the gradients of the
+    product, of act(gate) and of up beside gate, act and up (2 x intermediate more than
+    it saves); a routed-expert block peaks either while it is recomputed (the gradient of
+    the k weighted expert outputs, computed before the recomputation starts, and the two
+    scatter buffers that put the experts' outputs back in token order: 3 x k x hidden)
+    or in the experts' backward (the gradient of the down projection's input, k x its
+    width, and the stacked weight gradient of every expert's down projection)."""
+    h = cfg.hidden_size
+    res = 4 if act == 4 or amp else act
+    extra = 2 * _cdiv(_layer_matmul(tensors), tp) if amp else 0   # its bf16 weight copies
+    if res == 4:   # the input norm keeps the fp32 residual itself: the checkpoint
+        extra -= Fraction(4 * h * tokens, split)
+    if not is_moe:
+        inter = _cdiv(_mlp_width(tensors, h, "mlp")[0], tp)
+        extra += 2 * act * inter * tokens
+        if amp:   # by then one bf16 copy of the MLP's input is freed
+            extra -= Fraction(act * h * tokens, split)
+    else:
+        E, k = cfg.num_experts, cfg.num_experts_per_tok
+        inter = _cdiv(_mlp_width(tensors, h, "experts")[0], tp)
+        e_act = 4 if amp else act
+        # the weighted output takes the wider of the expert's dtype and the routing
+        # weight's (Mixtral keeps the weight in fp32)
+        w_out = 4 if cfg.model_type == "mixtral" else e_act
+        recompute_peak = 3 * k * h * w_out * tokens
+        backward_peak = k * inter * e_act * tokens + E * h * inter * param
+        extra += max(recompute_peak, backward_peak)
+    return per_layer + extra
+
 # the global terms only the first or the last pipeline stage holds
 _FIRST_STAGE_TERMS = ("token ids (int64)",)
 _LAST_STAGE_TERMS = ("final norm and lm_head input", "log-probabilities (fp32, saved by the loss)",
@@ -581,10 +630,29 @@ class TrainingMemory:
         return self.total - self.states - self.activation_terms.get("logits (held by the model output)", 0)
 
     @property
-    def peak_backward(self):
+    def peak_start_of_backward(self):
         """Bytes held at the start of the backward pass: everything in :attr:`total`
         plus the loss's gradients (fp32, the size of the logits: see ``transients``)."""
         return self.total + self.transients["loss gradients at the start of backward"]
+
+    @property
+    def peak_recompute(self):
+        """With ``recompute="full"``: bytes held while the first layer is recomputed in
+        backward (the last of the stage, when the most checkpoints are still held): the
+        checkpoints, token ids, rotary tables and returned logits, the gradient flowing
+        between layers, and that layer's saved tensors and temporaries; the loss's tensors
+        are freed by then. 0 without full recomputation."""
+        t = self.transients
+        if RECOMPUTED_LAYER not in t:
+            return 0
+        return (self.total - t[FREED_BEFORE_LAYERS] + t[GRAD_BETWEEN_LAYERS]
+                + t[RECOMPUTED_LAYER])
+
+    @property
+    def peak_backward(self):
+        """The most bytes held in the backward pass: :attr:`peak_start_of_backward`, or
+        with ``recompute="full"`` the larger of it and :attr:`peak_recompute`."""
+        return max(self.peak_start_of_backward, self.peak_recompute)
 
     @property
     def peak_step(self):
@@ -609,6 +677,9 @@ class TrainingMemory:
         """In words, which moment decides :attr:`peak`."""
         if self.peak_backward < self.peak_step:
             return "the optimizer step"
+        if self.peak_recompute > self.peak_start_of_backward:
+            return ("the first layer recomputed in backward (checkpoints + logits + that "
+                    "layer's saved tensors and backward temporaries)")
         if self.transients["loss gradients at the start of backward"]:
             return "the start of backward (saved tensors + the loss's fp32 gradients)"
         return "the start of backward (the saved tensors of the micro-batches in flight)"
@@ -806,6 +877,7 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     attn, recompute = st["attention"], st["recompute"]
     terms = {}
     largest_layer = 0
+    layer_matmul = 0   # amp with full recomputation: matmul weights only the layers read
     s_loc = _cdiv(s, cp)      # the tokens of each sequence this GPU holds
     split = tp if sp else 1   # sequence parallelism: the hidden-size terms split too
     for n_layers, tensors, is_moe in groups:
@@ -823,11 +895,16 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
                 per_layer += 4 * cfg.num_experts
             per_kind[key] = lt, per_layer
         lt, per_layer = per_kind[key]
-        largest_layer = max(largest_layer, per_layer)
+        if recompute == "full":
+            largest_layer = max(largest_layer, _recomputed_layer(
+                cfg, lt, per_layer, is_moe, tensors, s_loc * b, act, p["param"], tp, split, amp))
         if recompute == "full":
             key = "layer inputs (checkpoints)"
-            terms[key] = terms.get(key, 0) + Fraction(n_layers * act * cfg.hidden_size
-                                                      * s_loc * b, split)
+            # the residual stream's dtype: fp32 under autocast (fp32 weights)
+            terms[key] = terms.get(key, 0) + Fraction(n_layers * (4 if amp else act)
+                                                      * cfg.hidden_size * s_loc * b, split)
+            if amp:   # the layers' bf16 weight copies are made again when they are recomputed
+                layer_matmul += n_layers * _layer_matmul(tensors)
         else:
             for k, v in lt.items():
                 terms[k] = terms.get(k, 0) + n_layers * v * s_loc * b
@@ -838,7 +915,7 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     if amp:
         # autocast casts each fp32 weight matrix to bf16 for its matmul and the matmul
         # saves that copy for backward: 2 bytes per matrix value (the lm_head included)
-        terms[AMP_COPIES] = 2 * _cdiv(matmul, tp)
+        terms[AMP_COPIES] = 2 * _cdiv(matmul - layer_matmul, tp)
     if st["loss"] == "chunked" and last:   # no logits kept: each chunk is recomputed
         for k in ("log-probabilities (fp32, saved by the loss)", "logits (held by the model output)"):
             terms[k] = 0
@@ -847,8 +924,6 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     # each micro-batch in flight holds its own saved tensors (one pipeline stage may
     # hold several); a layer recomputed in backward is one at a time
     terms = {k: int(-(-v // 1)) * f for k, v in terms.items()}
-    if recompute == "full" and groups:
-        terms["one layer recomputed in backward"] = int(-(-largest_layer // 1))
     # transients. At the start of backward the loss's gradient exists beside everything
     # saved: cross-entropy's backward holds the fp32 gradient of the log-probabilities
     # and writes the fp32 gradient of the logits (transformers upcasts the logits to
@@ -866,6 +941,25 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     transients = {"loss gradients at the start of backward": loss_grads,
                   "optimizer step temporaries": (4 * _cdiv(n, dp if zero_stage >= 1 else 1)
                                                  if optimizer.startswith("adamw") else 0)}
+    if recompute == "full" and groups:
+        # after the head's backward, before any layer is recomputed, the loss's tensors and
+        # the final norm's are freed; the checkpoints, the token ids, the rotary tables
+        # (held by each checkpoint's recompute closure) and the returned logits stay, and
+        # the gradient of the hidden states flows from layer to layer (measured on CPU:
+        # benchmarks/measure_peak.py's timeline)
+        res = 4 if act == 4 or amp else act      # the residual stream's dtype
+        # (under autocast also the lm_head's bf16 weight copy: the layers' own are made
+        # again when they are recomputed)
+        transients[FREED_BEFORE_LAYERS] = sum(terms.get(k, 0) for k in _FREED_TERMS
+                                              + (AMP_COPIES,))
+        transients[GRAD_BETWEEN_LAYERS] = int(-(-Fraction(res * cfg.hidden_size * s_loc * b,
+                                                          split) // 1))
+        transients[RECOMPUTED_LAYER] = int(-(-largest_layer // 1))
+        if first and last and cfg.get("tie_word_embeddings", False):
+            # a tied lm_head's weight gradient waits in autograd's input buffer for the
+            # embedding's share, computed last: held through every layer's backward
+            transients[GRAD_BETWEEN_LAYERS] += p["param"] * _cdiv(
+                cfg.vocab_size * cfg.hidden_size, tp)
     logits = sum(terms.get(k, 0) for k in _LOGIT_TERMS)
     activations = sum(terms.values()) - logits
     o_name = OPTIMIZERS[optimizer][1]

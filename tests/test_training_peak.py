@@ -115,9 +115,10 @@ def test_the_verdict_keeps_lesson_07s_reserve():
     assert usable_bytes(80 * 10**9) == 72 * 10**9
     cfg = lc.load_model("Llama-3.1-8B")
     m2 = training_memory(cfg, 8192, 1, zero_stage=3, dp=2, recompute="full")
-    # the saved tensors and states alone (74.6 GB) would pass a 100% rule on 80 GB;
-    # the peak (about 83 GB) does not fit, with or without the reserve
-    assert 74e9 < m2.total < 80e9 and m2.peak > 80e9
+    # the saved tensors and states alone (73.0 GB) would pass a 100% rule on 80 GB;
+    # the peak (about 81.4 GB, at the start of backward) does not fit, with or without
+    # the reserve
+    assert 72e9 < m2.total < 80e9 and m2.peak > 80e9
     assert fit_verdict(m2, "H100 SXM 80GB")[0] is False
     assert fewest_gpus(cfg, "H100 SXM 80GB", 8192, recompute="full") == 3
     with pytest.raises(lc.ConfigError, match="reserve: must be a fraction"):
@@ -164,3 +165,74 @@ def test_a_chunked_loss_keeps_no_logits_and_peaks_at_one_chunk():
         assert plain.peak_backward > m.peak_backward
     with pytest.raises(lc.ConfigError, match="loss: must be one of plain, chunked"):
         training_memory(cfg, 64, loss="fused")
+
+
+# --- gradient checkpointing (recompute="full"), measured with a per-phase timeline ---------
+
+def _engine_full(r):
+    return training_memory(lc.from_hf_config(M.MODELS[r["model"]]), r["seq_len"], r["batch"],
+                           precision=DATA["engine_precision"][r["mode"]], recompute="full")
+
+
+def _big(r):
+    return M.MODELS[r["model"]]["vocab_size"] * r["seq_len"] * r["batch"] >= 2**18
+
+
+def test_the_checkpointed_rows_cover_every_model_mode_and_shape():
+    rows = DATA["checkpointed_rows"]
+    assert len(rows) == 36 and {r["recompute"] for r in rows} == {"full"}
+    assert {r["mode"] for r in rows} == {"fp32", "bf16", "amp"}
+    # the timeline: the forward, the head's backward, each layer's recomputation, the embedding
+    for r in rows:
+        phases = [p["phase"] for p in r["timeline"]]
+        assert phases == ["forward", "loss, lm_head and final norm backward", "layer 1 recompute",
+                          "layer 0 recompute", "embedding backward"], phases
+        assert max(p["peak"] for p in r["timeline"]) == r["peak_fwd_bwd"]
+
+
+@pytest.mark.parametrize("r", [r for r in DATA["checkpointed_rows"] if _big(r)],
+                         ids=lambda r: "{model}-{mode}-{batch}x{seq_len}".format(**r))
+def test_checkpointed_peak_is_within_3_percent(r):
+    m = _engine_full(r)
+    # the end of the forward: the layer inputs, the head's tensors and the logits
+    assert abs((m.total - m.states) / r["end_of_forward"] - 1) < 0.001
+    assert abs((m.peak_backward - m.states) / r["peak_fwd_bwd"] - 1) < 0.03
+    # and the engine names the moment the measurement found
+    at_layer = r["peak_phase"].startswith("layer")
+    assert (m.peak_recompute > m.peak_start_of_backward) == at_layer, r["peak_phase"]
+
+
+def test_the_loss_gradients_are_freed_before_any_layer_is_recomputed():
+    # measured: the bytes held when the last layer's recomputation begins are the
+    # checkpoints, token ids, rotary tables, the returned logits and the gradient flowing
+    # between layers (plus, with a tied lm_head, its weight gradient): not the loss's
+    # fp32 gradients nor its log-probabilities (autocast: a dense model also still holds one
+    # bf16 copy of the hidden states there, act x h per token, which the engine nets out
+    # against the MLP moment; not checked here)
+    for r in DATA["checkpointed_rows"]:
+        m = _engine_full(r)
+        t = m.transients
+        held = (m.total - m.states - t["freed before the first layer is recomputed (loss and final norm)"]
+                + t["gradient flowing between layers (and a tied lm_head's)"])
+        start = r["timeline"][2]["start"]
+        if _big(r) and r["mode"] != "amp" and "experts" not in r["model"]:   # MoE: plus the experts' output gradient (a temporary)
+            assert abs(held / start - 1) < 0.005, r
+
+
+def test_at_128_tokens_the_tiny_layers_weight_gradients_are_not_modelled():
+    # the one smaller shape: the layers' weight gradients (not modelled) are a large share of
+    # a 128-token step of the tiny models; the engine stays below the measurement there
+    for r in DATA["checkpointed_rows"]:
+        if not _big(r):
+            err = (_engine_full(r).peak_backward - _engine_full(r).states) / r["peak_fwd_bwd"] - 1
+            assert -0.3 < err < 0.0, (r["model"], r["mode"], err)
+
+
+def test_remeasure_one_checkpointed_case_now():
+    config = M.MODELS["qwen3 (QK-norm, head_dim 64)"]
+    r = P.measure_checkpointed(config, 1, 512, "bf16")
+    m = training_memory(lc.from_hf_config(config), 512, 1, precision="bf16-mixed",
+                        recompute="full")
+    assert r["peak_phase"] == "layer 1 recompute"
+    assert abs((m.peak_backward - m.states) / r["peak_fwd_bwd"] - 1) < 0.03
+    assert m.peak_decided_by.startswith("the first layer recomputed")
