@@ -86,8 +86,9 @@ design(
         "GPU holds for its own tokens: without recomputation about 59 GB of activations and "
         "logits plus 8.4 GB of fp32 loss gradients at the start of backward (67.6 GB) leave "
         "4.4 GB of the usable 72 GB for the states: 30 GPUs. Full recomputation keeps only the "
-        "layer inputs and one layer (18.8 GB with the logits and the loss gradients), and 3 GPUs "
-        "suffice (2 would peak at 83 GB), for a third more compute.",
+        "layer inputs (17.1 GB at the start of backward, with the logits and the loss "
+        "gradients; less while a layer is recomputed), and 3 GPUs suffice (2 would peak at "
+        "81.4 GB), for a third more compute.",
     hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
          "setting shrinks the part it does not?",
     solution={"n_gpus": 3, "recompute": "full"},
