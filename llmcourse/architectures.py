@@ -518,9 +518,13 @@ def _qwen4_layer(c, kind):
     if kind.ple:
         p, ped = "ple.", c.ple_embed_dim
         heads = (c.ngram_size - 1) * c.heads_per_ngram
+        first = 0
         for rows, n in ngram_shards(ngram_table_rows(c, kind.ple), c.split_ngram_parts):
-            t.append(Tensor(p + "ple_embedding.ngram_embedding.shard_{e}.weight",
-                            (rows, ped // heads), "embedding", per_expert=n))
+            name = p + "ple_embedding.ngram_embedding.shard_{e}.weight"
+            if n == 1:  # a single shard (or the smaller last one): its own index in its name
+                name = name.format(e=first)
+            t.append(Tensor(name, (rows, ped // heads), "embedding", per_expert=n))
+            first += n
         t += [Tensor(p + "ple_embedding.layer_multipliers", (c.ngram_size,), "embedding",
                      buffer=True),
               Tensor(p + "ple_embedding.ngram_heads_vocab_sizes", (heads,), "embedding",
