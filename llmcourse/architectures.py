@@ -10,6 +10,7 @@ two groups, not 45,000 tensors; :func:`llmcourse.weight_shapes` expands them.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from math import prod
 from typing import NamedTuple
 
@@ -91,15 +92,15 @@ def _attention(c):
               else c.get("attention_out_bias", False) if mt == "seed_oss"
               else c.get("attention_bias", False))
     # Qwen3-Next and Qwen3.5: q and an output gate (Qwen3.5's attn_output_gate, on by default)
-    gated = mt == "qwen3_next" or (mt in ("qwen3_5_text", "qwen3_5_moe_text")
-                                   and c.get("attn_output_gate", True))
+    gated = mt in ("qwen3_next", "qwen4_exp_text") or (mt in ("qwen3_5_text", "qwen3_5_moe_text")
+                                                       and c.get("attn_output_gate", True))
     q_out = 2 * nh * hd if gated else nh * hd
     t = (_linear("self_attn.q_proj", q_out, H, "attention", qkv_bias)
          + _linear("self_attn.k_proj", kv * hd, H, "attention", qkv_bias)
          + _linear("self_attn.v_proj", kv * hd, H, "attention", qkv_bias)
          + _linear("self_attn.o_proj", H, nh * hd, "attention", o_bias))
     if mt in ("qwen3", "qwen3_moe", "gemma3_text", "qwen3_next", "qwen3_5_text",
-              "qwen3_5_moe_text") or (
+              "qwen3_5_moe_text", "qwen4_exp_text") or (
             mt == "glm4_moe" and c.get("use_qk_norm")):
         # QK-norm: an RMSNorm over each head's q and k (Llama-4's is a weightless L2 norm)
         t += _norm("self_attn.q_norm", hd) + _norm("self_attn.k_norm", hd)
@@ -257,7 +258,8 @@ def _moe(c):
         t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
     elif shared:
         t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
-    if mt in ("qwen2_moe", "qwen3_next", "qwen3_5_moe_text"):  # one shared expert, sigmoid-gated
+    if mt in ("qwen2_moe", "qwen3_next", "qwen3_5_moe_text", "qwen4_exp_text"):
+        # one shared expert, sigmoid-gated
         t += (_swiglu("mlp.shared_expert", H, c.shared_expert_intermediate_size,
                       "shared_experts")
               + _linear("mlp.shared_expert_gate", 1, H, "shared_experts"))
@@ -433,6 +435,121 @@ def _deepseek_v4_layer(c, kind):
     return t
 
 
+# --- Qwen4-Exp -----------------------------------------------------------------------------
+
+def _is_prime(n):
+    """Deterministic Miller-Rabin (exact for every n below 3.3e24; config sizes are far
+    below): the primality transformers' n-gram tables test by trial division."""
+    if n < 2:
+        return False
+    small = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+    for p in small:
+        if n % p == 0:
+            return n == p
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for a in small:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+@lru_cache(maxsize=64)
+def _primes_from(base, count):
+    """The first ``count`` primes of at least ``base`` (transformers: the n-th prime after
+    ngram_vocab_size_base - 1)."""
+    out, n = [], base - 1
+    while len(out) < count:
+        n += 1
+        if _is_prime(n):
+            out.append(n)
+    return tuple(out)
+
+
+def ngram_table_rows(c, k):
+    """Rows of the k-th (1-based) n-gram embedding table of Qwen4-Exp: one hashed vocabulary
+    per head, (ngram_size - 1) x heads_per_ngram heads, each a distinct prime from
+    ngram_vocab_size_base on (the k-th table continues where the previous ended), summed
+    and padded up to a multiple of make_ngram_vocab_size_divisible_by."""
+    heads = (c.ngram_size - 1) * c.heads_per_ngram
+    total = sum(_primes_from(c.ngram_vocab_size_base, k * heads)[(k - 1) * heads:])
+    div = c.make_ngram_vocab_size_divisible_by
+    return -(-total // div) * div
+
+
+def ngram_shards(rows, parts):
+    """The checkpoint's shards of an n-gram table, as save_pretrained writes them (torch.chunk
+    into split_ngram_parts along the rows): [(rows per shard, how many shards), ...]."""
+    size = -(-rows // parts)
+    n = -(-rows // size)
+    last = rows - size * (n - 1)
+    return [(size, n - 1), (last, 1)] if last != size else [(size, n)]
+
+
+def _qwen4_layer(c, kind):
+    """A Qwen4-Exp layer. Its token mixer: Qwen3.5's gated DeltaNet, or Qwen3.5's gated
+    attention with QK-norm plus a query-selection indexer (index_qk_proj to indexer_n_heads
+    query heads and one key head of indexer_head_dim, a norm on each). MoE: a router,
+    routed experts stored one by one, a sigmoid-gated shared expert. No layer norms: two
+    hyper-connections (hc_count residual streams) normalise and mix the streams around the
+    mixer and the MoE, each an RMSNorm over all streams, a low-rank (hc_lowrank) input mix
+    and the weights injecting the output back into every stream (matmuls, with the norms).
+    A per-layer-embedding layer adds its hashed n-gram table (a lookup, stored in
+    split_ngram_parts shards), key and value projections, three norms and a dilated
+    depthwise convolution; its hash constants are buffers."""
+    H, m, r = c.hidden_size, c.hc_count, c.hc_lowrank
+    if kind.attention == "linear_attention":
+        t = _linear_attention(c)
+    else:
+        d, a = c.indexer_head_dim, "self_attn.indexer."
+        t = (_attention(c)
+             + _linear(a + "index_qk_proj", (c.indexer_n_heads + c.indexer_kv_heads) * d, H,
+                       "attention")
+             + _norm(a + "q_layernorm", d) + _norm(a + "k_layernorm", d))
+    t += _moe(c)
+    if kind.ple:
+        p, ped = "ple.", c.ple_embed_dim
+        heads = (c.ngram_size - 1) * c.heads_per_ngram
+        first = 0
+        for rows, n in ngram_shards(ngram_table_rows(c, kind.ple), c.split_ngram_parts):
+            name = p + "ple_embedding.ngram_embedding.shard_{e}.weight"
+            if n == 1:  # a single shard (or the smaller last one): its own index in its name
+                name = name.format(e=first)
+            t.append(Tensor(name, (rows, ped // heads), "embedding", per_expert=n))
+            first += n
+        t += [Tensor(p + "ple_embedding.layer_multipliers", (c.ngram_size,), "embedding",
+                     buffer=True),
+              Tensor(p + "ple_embedding.ngram_heads_vocab_sizes", (heads,), "embedding",
+                     buffer=True),
+              Tensor(p + "ple_embedding.ngram_heads_offsets", (heads,), "embedding",
+                     buffer=True)]
+        t += (_linear(p + "key_proj", m * H, ped, "mlp") + _linear(p + "value_proj", H, ped, "mlp")
+              + _norm(p + "norm_key", m * H) + _norm(p + "norm_query", m * H)
+              + _norm(p + "norm_conv", m * H)
+              + [Tensor(p + "conv1d.weight", (m * H, 1, c.ple_conv_kernel_size), "mlp",
+                        matmul=True)])
+    for hc in ("attn_hyper_connection", "mlp_hyper_connection"):
+        t += _qwen4_hyper_connection(hc, H, m, r, inject=True)
+    return t
+
+
+def _qwen4_hyper_connection(name, H, m, r, inject):
+    t = (_norm(f"{name}.hc_norm", m * H)
+         + _linear(f"{name}.input_mix_weight_down", r, m * H, "norms")
+         + _linear(f"{name}.input_mix_weight_up", m * H, r, "norms"))
+    if inject:
+        t += _linear(f"{name}.block_inject_weight", m, m * H, "norms")
+    return t
+
+
 # --- LongCat-Flash ------------------------------------------------------------------------
 
 def _longcat_sublayer(c, kind):
@@ -497,6 +614,8 @@ def kind_tensors(cfg, kind):
         return tuple(_deepseek_v4_layer(cfg, kind))
     if cfg.model_type == "longcat_flash":
         return tuple(_longcat_sublayer(cfg, kind))
+    if cfg.model_type == "qwen4_exp_text":
+        return tuple(_qwen4_layer(cfg, kind))
     mixer = _MIXERS.get(kind.attention)
     if mixer is None:
         raise ConfigError(f"layer_types: {kind.attention} layers have no tensor layout "
@@ -573,6 +692,11 @@ def global_tensors(cfg):
               Tensor("model.hc_head.hc_base", (m,), "norms"),
               Tensor("model.hc_head.hc_scale", (1,), "norms"),
               Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied)]
+        return t
+    if cfg.model_type == "qwen4_exp_text":  # the streams' final mix in place of model.norm
+        t += _qwen4_hyper_connection("model.hyper_connection_mixer", H, cfg.hc_count,
+                                     cfg.hc_lowrank, inject=False)
+        t.append(Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied))
         return t
     if cfg.family == "phi":
         t += _norm("model.final_layernorm", H, True)

@@ -214,8 +214,8 @@ def weight_shapes(cfg, dtype="bf16"):
         prefix = prefix_of.format(i=i, b=i // 2)
         for t in by_kind[kind]:
             if t.per_expert > 1:
-                for e in range(t.per_expert):
-                    add(prefix + t.name.format(e=e), t, i, e)
+                for e in range(t.per_expert):  # (Qwen4-Exp's n-gram shards: not experts)
+                    add(prefix + t.name.format(e=e), t, i, e if t.routed else -1)
             else:
                 add(prefix + t.name, t, i, -1)
     for t in glob[1:]:
@@ -270,13 +270,16 @@ def kv_cache_bytes_per_token_per_layer(cfg, dtype="bf16"):
 def indexer_cache_bytes_per_token(cfg, dtype="bf16"):
     """Bytes one token adds to the lightning indexers' key caches, all layers together
     (DeepSeek-V3.2, GLM-5: one key of ``index_head_dim`` in every layer that runs its own
-    indexer); 0 for a model without sparse attention. ``dtype`` as for the KV cache:
+    indexer; Qwen4-Exp: one of ``indexer_head_dim`` in every attention layer); 0 for a model
+    without sparse attention. ``dtype`` as for the KV cache:
     transformers keeps these keys in the model's dtype, DeepSeek's inference code in fp8
     with one fp32 scale per key (``index_head_dim + 4`` bytes)."""
     cfg = _cfg(cfg)
     n = cfg.layer_schedule.count(indexer=True)
     if not n:
         return 0
+    if cfg.model_type == "qwen4_exp_text":  # Qwen4-Exp: indexer_kv_heads (1) keys per token
+        return int(n * cfg.indexer_kv_heads * cfg.indexer_head_dim * dtype_bits(dtype) / 8)
     return int(n * cfg.index_head_dim * dtype_bits(dtype) / 8)
 
 
@@ -390,6 +393,11 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     ssm_state_size`` per head and ``conv_kernel`` positions of its convolved x, B and C
     (``mamba_num_heads x mamba_head_dim + 2 x n_groups x ssm_state_size`` channels).
 
+    Qwen4-Exp's per-layer-embedding layers keep two more: the last ``(ple_conv_kernel_size
+    - 1) x ngram_size`` inputs of their dilated convolution over all ``hc_count x
+    hidden_size`` stream values, and the last ``ngram_size - 1`` token ids (int64) their
+    n-gram hashes continue from.
+
     ``dtype`` is the storage type of both states (default bf16, the model's
     weights' type; transformers' reference kernels keep the recurrent state in
     float32: pass ``dtype="fp32"`` for that).
@@ -409,7 +417,15 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
         nh, N = cfg.mamba_num_heads, cfg.ssm_state_size
         conv_dim = nh * cfg.mamba_head_dim + 2 * cfg.n_groups * N
         values += n * (nh * cfg.mamba_head_dim * N + conv_dim * cfg.conv_kernel)
-    return int(-(-(values * bits * batch) // 8))
+    ids = 0
+    if cfg.model_type == "qwen4_exp_text":
+        n = sum(c for kind, c in cfg.layer_schedule.counts().items() if kind.ple)
+        # a per-layer-embedding layer: its dilated convolution's window over all streams, and
+        # the last ngram_size - 1 token ids (int64, 8 bytes each, whatever ``dtype``)
+        values += n * cfg.hc_count * cfg.hidden_size * (cfg.ple_conv_kernel_size - 1) \
+            * cfg.ngram_size
+        ids = n * (cfg.ngram_size - 1) * 8 * batch
+    return int(-(-(values * bits * batch) // 8)) + ids
 
 
 # --- FLOPs -----------------------------------------------------------------------------
@@ -472,6 +488,14 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     (:func:`_v4_extra_matmul`): per block, the weight that makes the mixing coefficients
     from all streams, and the mixing itself.
 
+    Qwen4-Exp's attention layers: an indexer scores each complete block of
+    ``indexer_compress_ratio`` (r) earlier keys (the mean of their keys, one key head) with
+    ``indexer_n_heads`` query heads, 2 x heads x indexer_head_dim FLOPs per block, and the
+    query attends to the ``indexer_budget`` keys of the best blocks plus the tail of fewer
+    than r keys after the last complete block (every key while they fit the budget). Its
+    hyper-connections' weights are in ``matmul``; their elementwise mixing of the streams,
+    like norms, is not counted.
+
     The average is exact; ``.attention`` is rounded down to a whole FLOP.
     """
     cfg = _cfg(cfg)
@@ -509,12 +533,19 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
             keys = _key_sum(n_tok, cfg.sliding_window, mode)
         elif kind.attention == "chunked_attention":
             keys = _chunk_key_sum(n_tok, cfg.attention_chunk_size, mode)
+        elif kind.attention == "indexed_attention" and cfg.model_type == "qwen4_exp_text":
+            r = cfg.indexer_compress_ratio
+            blocks = _floor_sum(n_tok, r, mode)   # complete blocks of r keys, scored
+            keys = (r * _floor_sum(n_tok, r, mode, cap=cfg.indexer_budget // r)
+                    + _key_sum(n_tok, None, mode) - r * blocks)  # picked blocks + the tail
+            total += count * 2 * cfg.indexer_n_heads * cfg.indexer_head_dim * blocks
         elif kind.attention == "indexed_attention":
             keys = _key_sum(n_tok, cfg.index_topk, mode)
         else:
             keys = _key_sum(n_tok, None, mode)
         total += count * per_key * keys
-        if kind.indexer:  # the lightning indexer scores every earlier key
+        if kind.indexer and cfg.model_type != "qwen4_exp_text":
+            # the lightning indexer scores every earlier key
             total += count * 2 * cfg.index_n_heads * (cfg.index_head_dim + 1) \
                 * _key_sum(n_tok, None, mode)
     n = _layer_type_counts(cfg)

@@ -111,6 +111,43 @@ def _qwen3_5_layers(r):
                                      field="full_attention_interval"))
 
 
+def _qwen4_layers(r):
+    """Qwen4-Exp (Qwen3.8-Flash-Next): full_attention_interval - 1 gated-DeltaNet layers, then
+    one attention layer whose queries attend only to the tokens a small indexer selects
+    (transformers rewrites every full_attention of layer_types to indexed_attention, and
+    writes that back); per-layer embeddings (a hashed n-gram table each) in the layers
+    ple_layer_ids lists, one-indexed, each table the k-th of them (its own size)."""
+    L = r["num_hidden_layers"]
+    lt = r.pop("layer_types", None)  # read here: full_attention is renamed
+    r["layer_types"] = None
+    if lt is None:
+        n = r["full_attention_interval"]
+        attn = Axis.cycle(("linear_attention", n - 1), ("indexed_attention", 1),
+                          field="full_attention_interval")
+    else:
+        kinds = ("linear_attention", "full_attention", "indexed_attention")
+        if not isinstance(lt, list) or len(lt) != L or not all(v in kinds for v in lt):
+            _fail("layer_types", f"must list one of {', '.join(kinds)} for each of the "
+                  f"{L:,} layers", lt)
+        attn = Axis.from_list(["indexed_attention" if v == "full_attention" else v for v in lt],
+                              field="layer_types")
+    ids = r.get("ple_layer_ids")
+    ids = [] if ids is None else ids
+    if not isinstance(ids, list) or len(ids) > MAX_LIST or not all(
+            _is_int(i) and 1 <= i <= L for i in ids):
+        _fail("ple_layer_ids", f"must list one-indexed layer numbers in 1..{L:,}", ids)
+    ids = sorted(set(ids))  # as Qwen4ExpTextConfig keeps them
+    bad = [i for i in ids if attn.value_at(i - 1) != "linear_attention"]
+    if bad:
+        _fail("ple_layer_ids", "per-layer embeddings are only supported on linear_attention "
+              f"layers (layer {bad[0]} is not one)", ids)
+    r["ple_layer_ids"] = ids
+    ple = Axis.constant(0, field="ple_layer_ids")
+    for k, i in enumerate(ids):
+        ple = ple.override([i - 1], k + 1)
+    return dict(attention=attn, indexer=attn.map(lambda v: v == "indexed_attention"), ple=ple)
+
+
 def _smollm3_layers(r):
     """SmolLM3: a NoPE layer in every 4; with a window, the NoPE layers slide."""
     rope = _nope_axis(r, r["num_hidden_layers"])
@@ -556,6 +593,29 @@ _FAMILIES = {
                                            moe_intermediate_size=512,
                                            shared_expert_intermediate_size=512,
                                            num_experts_per_tok=8, num_experts=256)),
+    # Qwen4-Exp (Qwen3.8-Flash-Next): Qwen3.5's gated-DeltaNet and gated attention layers with
+    # a query-selection indexer, 4 residual streams mixed by low-rank hyper-connections, hashed
+    # n-gram embedding tables in a few layers, MoE with a shared expert in every layer.
+    # Defaults: transformers 5.23's Qwen4ExpTextConfig (full_attention_interval: its default)
+    "qwen4_exp_text": dict(family="llama", moe="num_experts", layers=_qwen4_layers,
+                           defaults=dict(_COMMON, vocab_size=248320, hidden_size=2048,
+                                         num_hidden_layers=40, num_attention_heads=16,
+                                         num_key_value_heads=2, head_dim=256,
+                                         max_position_embeddings=32768,
+                                         linear_conv_kernel_dim=4, linear_key_head_dim=128,
+                                         linear_value_head_dim=128, linear_num_key_heads=16,
+                                         linear_num_value_heads=32, full_attention_interval=4,
+                                         moe_intermediate_size=512,
+                                         shared_expert_intermediate_size=512,
+                                         num_experts_per_tok=10, num_experts=512, hc_count=4,
+                                         hc_lowrank=320, ple_layer_ids=None, ple_embed_dim=None,
+                                         ple_conv_kernel_size=4, ngram_size=3,
+                                         heads_per_ngram=8, ngram_vocab_size_base=20_000_000,
+                                         make_ngram_vocab_size_divisible_by=128, seed=1234,
+                                         split_ngram_parts=512, indexer_n_heads=None,
+                                         indexer_kv_heads=None, indexer_head_dim=None,
+                                         indexer_budget=None, indexer_compress_ratio=None,
+                                         output_gate_type=None, eos_token_id=None)),
     # DeepSeek-V3's MLA and MoE in four 2026 families (defaults: each transformers 5.23
     # *Config class). GLM-4.7-Flash and Mistral Small 4: MLA + MoE. DeepSeek-V3.2 and GLM-5:
     # DeepSeek Sparse Attention, a lightning indexer per layer that picks index_topk keys.
@@ -737,6 +797,7 @@ _FAMILIES = {
 # multimodal configs whose language model is read from their ``text_config``
 _MULTIMODAL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
                "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
+               "qwen4_exp": "qwen4_exp_text",
                "kimi_k25": "deepseek_v3",   # Kimi K2.5: DeepSeek-V3's layout, 384 experts
                "mistral3": "ministral3",    # Ministral 3 (Mistral Small 3.x: mistral inside)
                "gemma4": "gemma4_text"}
@@ -745,7 +806,7 @@ _TEXT_ALIASES = {("kimi_k25", "kimi_k2"): "deepseek_v3", ("mistral3", "mistral")
 # DeepSeek Sparse Attention: an indexer beside MLA
 DSA_TYPES = ("deepseek_v32", "glm_moe_dsa")
 # Qwen3-Next's gated-DeltaNet layout: the types that share its tensors
-DELTANET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
+DELTANET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen4_exp_text")
 
 SUPPORTED_MODEL_TYPES = tuple(sorted(set(_FAMILIES) | set(_MULTIMODAL)))
 
@@ -765,7 +826,7 @@ _LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
 _NO_WINDOW = ("phi", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_neox", "gemma", "olmo2",
               "granite", "glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa",
               "minimax_m2", "nemotron_h", "seed_oss", "kimi_linear", "deepseek_v4",
-              "longcat_flash")
+              "longcat_flash", "qwen4_exp_text")
 
 
 def _layer_schedule(mt, spec, r, layers):

@@ -62,6 +62,9 @@ class LayerKind(NamedTuple):
     # global_head_dim, num_global_key_value_heads); 0 = the model's head_dim / KV heads
     head_dim: int = 0
     kv_heads: int = 0
+    # Qwen4-Exp's per-layer embedding (PLE): 0 = none, k = the layer holds the k-th hashed
+    # n-gram table (ple_layer_ids, in order; each table's size differs)
+    ple: int = 0
 
     def describe(self):
         """``'sliding_attention, moe'`` (``', NoPE'`` appended for a layer without RoPE,
@@ -77,6 +80,8 @@ class LayerKind(NamedTuple):
             text += f", head_dim {self.head_dim}"
         if self.kv_heads:
             text += f", {self.kv_heads} KV heads"
+        if self.ple:
+            text += f", n-gram embedding {self.ple}"
         return text if self.rope else text + ", NoPE"
 
 

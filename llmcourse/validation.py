@@ -34,6 +34,10 @@ _REQUIRED_BY_TYPE["deepseek_v4"] = ("q_lora_rank", "sliding_window")
 # LongCat-Flash's MLA always has a low-rank query (q_a_proj)
 _REQUIRED_BY_TYPE["longcat_flash"] = ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim",
                                       "qk_nope_head_dim", "v_head_dim", "q_lora_rank")
+# Qwen4-Exp: transformers builds the query-selection indexer on every attention layer, so
+# it cannot build a model without its sizes
+_REQUIRED_BY_TYPE["qwen4_exp_text"] = ("indexer_n_heads", "indexer_kv_heads", "indexer_head_dim",
+                                       "indexer_budget", "indexer_compress_ratio")
 _REQUIRED_BY_TYPE["kimi_linear"] = ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim",
                                     "qk_nope_head_dim", "v_head_dim")
 # fields whose value must be a positive whole number when present (and not null)
@@ -67,6 +71,13 @@ _POSITIVE_BY_TYPE = {
     "qwen3_5_moe_text": ("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
                          "linear_num_key_heads", "linear_num_value_heads",
                          "full_attention_interval", "shared_expert_intermediate_size"),
+    "qwen4_exp_text": ("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
+                       "linear_num_key_heads", "linear_num_value_heads",
+                       "full_attention_interval", "shared_expert_intermediate_size", "hc_count",
+                       "hc_lowrank", "ple_embed_dim", "ple_conv_kernel_size", "ngram_size",
+                       "heads_per_ngram", "make_ngram_vocab_size_divisible_by",
+                       "split_ngram_parts", "indexer_n_heads", "indexer_kv_heads",
+                       "indexer_head_dim", "indexer_budget", "indexer_compress_ratio"),
     "llama4_text": ("intermediate_size_mlp", "interleave_moe_layer_step", "attention_chunk_size",
                     "no_rope_layer_interval"),
     "smollm3": ("no_rope_layer_interval",),
@@ -87,13 +98,14 @@ _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_
                      "qwen3_5_text", "qwen3_5_moe_text", "deepseek_v32", "glm_moe_dsa",
                      "minimax_m2", "glm4_moe_lite", "mistral4", "nemotron_h", "olmo3",
                      "ministral3", "gemma4_text", "seed_oss", "kimi_linear", "deepseek_v4",
-                     "longcat_flash")
+                     "longcat_flash", "qwen4_exp_text")
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
                  "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
                  "mlp_layer_types", "indexer_types", "q_lora_rank", "moe_latent_size",
                  "hybrid_override_pattern", "layers_block_type", "global_head_dim",
                  "compress_rates", "compress_ratios", "num_hash_layers",
-                 "num_global_key_value_heads", "per_layer_config")
+                 "num_global_key_value_heads", "per_layer_config", "ple_layer_ids",
+                 "ple_embed_dim")
 _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
                          "gemma4_text": ("num_kv_shared_layers", "hidden_size_per_layer_input"),
                          "glm4_moe_lite": ("num_nextn_predict_layers",),
@@ -102,6 +114,7 @@ _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
                          "qwen3_next": ("num_nextn_predict_layers", "mtp_num_hidden_layers"),
                          "qwen3_5_text": ("mtp_num_hidden_layers",),
                          "qwen3_5_moe_text": ("mtp_num_hidden_layers",),
+                         "qwen4_exp_text": ("mtp_num_hidden_layers", "ngram_vocab_size_base"),
                          "longcat_flash": ("zero_expert_num",)}
 # multi-token-prediction layers a checkpoint ships (listed by weight_shapes, never counted):
 # every released model has 1; a bound keeps a what-if listing finite
@@ -260,7 +273,9 @@ def _validate(raw):
                   "must give at least one layer of two attention sublayers (num_layers = "
                   "num_hidden_layers // 2)", v if v is not None else n)
         r["num_hidden_layers"] = 2 * n if _is_int(n) else n
-    if mt == "qwen3_5_moe_text" and r.get("intermediate_size") is None:
+    if mt == "qwen4_exp_text" and r.get("ple_embed_dim") is None:
+        r["ple_embed_dim"] = r.get("hidden_size")  # as Qwen4ExpTextConfig defaults it
+    if mt in ("qwen3_5_moe_text", "qwen4_exp_text") and r.get("intermediate_size") is None:
         r["intermediate_size"] = r.get("moe_intermediate_size")  # no dense MLP to size
     for f in _REQUIRED + _REQUIRED_BY_TYPE.get(mt, ()):
         if raw.get(f) is None and r.get(f) is None:
@@ -412,7 +427,11 @@ def _validate(raw):
     if mt == "gemma3_text" and r.get("use_bidirectional_attention") and _is_int(r["sliding_window"]):
         r["sliding_window"] = r["sliding_window"] // 2 + 1  # as Gemma3TextConfig does
 
+    if mt == "qwen4_exp_text":
+        _qwen4_rules(r, head_dim)
     schedule = _layer_schedule(mt, spec, r, layers)
+    if mt == "qwen4_exp_text" and r["ple_layer_ids"]:
+        _qwen4_ple_rules(r)
     lt = LayerTypes(schedule)
     if "chunked_attention" in lt and r.get("attention_chunk_size") is None:
         _fail("attention_chunk_size", "layer_types has chunked_attention layers, so a chunk "
@@ -429,6 +448,45 @@ def _validate(raw):
         layer_types=lt, layer_schedule=schedule, sliding_window=r.get("sliding_window"),
         text_model_of=None, resolved=r,
     )
+
+
+def _qwen4_rules(r, head_dim):
+    """Qwen4ExpTextConfig.validate_architecture's rules that do not need the layer schedule."""
+    if r["hc_count"] < 2:
+        _fail("hc_count", "must be 2 or more (Qwen4-Exp mixes several residual streams)",
+              r["hc_count"])
+    gate = r.get("output_gate_type") or r.get("hidden_act") or "silu"
+    if gate not in ("sigmoid", "silu"):
+        _fail("output_gate_type" if r.get("output_gate_type") else "hidden_act",
+              "the linear-attention output gate must be sigmoid or silu", gate)
+    if r["indexer_kv_heads"] != 1:
+        _fail("indexer_kv_heads", "must be 1 (the indexer keeps one key head)",
+              r["indexer_kv_heads"])
+    if r["indexer_budget"] % r["indexer_compress_ratio"]:
+        _fail("indexer_budget", "must be a multiple of indexer_compress_ratio="
+              f"{r['indexer_compress_ratio']} (it selects whole blocks)", r["indexer_budget"])
+    rope = r.get("rope_parameters")
+    prf = rope.get("partial_rotary_factor", 1.0) if isinstance(rope, dict) else 1.0
+    if not isinstance(prf, (int, float)) or isinstance(prf, bool) or not 0 <= prf <= 1:
+        _fail("rope_parameters.partial_rotary_factor", "must be a number from 0 to 1", prf)
+    if int(head_dim * prf) > r["indexer_head_dim"]:
+        _fail("indexer_head_dim", f"must hold the attention's rotary dimensions "
+              f"({int(head_dim * prf)} = head_dim x partial_rotary_factor)", r["indexer_head_dim"])
+
+
+def _qwen4_ple_rules(r):
+    """Qwen4-Exp's per-layer embeddings: the n-gram heads split ple_embed_dim evenly, and the
+    n-gram hashing needs an end-of-sequence token."""
+    heads = (r["ngram_size"] - 1) * r["heads_per_ngram"]
+    if heads <= 0 or r["ple_embed_dim"] % heads:
+        _fail("ple_embed_dim", f"must be a multiple of the {heads} n-gram heads "
+              "((ngram_size - 1) x heads_per_ngram)", r["ple_embed_dim"])
+    eos = r.get("eos_token_id")
+    if isinstance(eos, list):
+        eos = eos[0] if eos else None
+    if not _is_int(eos):
+        _fail("eos_token_id", "must be set (a token id) when ple_layer_ids enables per-layer "
+              "embeddings", r.get("eos_token_id"))
 
 
 def _validate_text_config(raw, mt):

@@ -14,7 +14,7 @@ FAMILIES = {
     "GPT-2": ("gpt2",), "Pythia": ("gpt_neox",), "Llama": ("llama", "llama4_text"),
     "Mistral": ("mistral", "mixtral", "ministral3"), "Qwen": ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
                                                 "qwen3_next", "qwen3_5_text",
-                                                "qwen3_5_moe_text"),
+                                                "qwen3_5_moe_text", "qwen4_exp_text"),
     "Gemma": ("gemma", "gemma2", "gemma3_text", "gemma4_text"), "Phi": ("phi", "phi3"), "OLMo": ("olmo2", "olmo3"),
     "Granite": ("granite",), "SmolLM": ("smollm3",),
     "GLM": ("glm4_moe", "glm4_moe_lite", "glm_moe_dsa"),

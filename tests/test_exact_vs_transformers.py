@@ -83,11 +83,18 @@ def test_moe_weight_shapes_hold_every_parameter(name):
     assert int(counted["numel"].sum()) == total
     experts = ws["component"] == "experts"
     assert int(ws.loc[experts, "numel"].sum()) == routed
+    shards = {}  # Qwen4-Exp's n-gram tables: saved in shards, concatenated (rows) on load
     for n, shape in zip(ws.loc[~experts, "name"], ws.loc[~experts, "shape"]):
+        if ".ngram_embedding.shard_" in n:
+            table = n.split(".shard_")[0] + ".weight"
+            shards[table] = (shards.get(table, (0,))[0] + shape[0], shape[1])
+            continue
         stacked = "_conv1d." in n  # Kimi-Linear's q, k and v convolutions: one tensor on load
         n = _transformers_name(cfg, n)
         if stacked:
             shape = (3 * shape[0],) + tuple(shape[1:])
+        assert meta_shapes[n] == shape, n
+    for n, shape in shards.items():
         assert meta_shapes[n] == shape, n
 
 

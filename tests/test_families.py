@@ -300,11 +300,12 @@ def test_glm_router_bias_is_a_buffer_not_a_parameter():
 def test_zoo_grouped_by_family():
     names = lc.list_models()
     grouped = lc.list_models(grouped=True)
-    assert sorted(grouped) == sorted(names) and len(names) == 48
+    assert sorted(grouped) == sorted(names) and len(names) == 49
     fams = lc.model_families()
     assert [n for group in fams.values() for n in group] == grouped
     assert fams["GPT-2"] == ["gpt2"] and "Llama-4-Scout-17B-16E-Instruct" in fams["Llama"]
     assert "Qwen3-Next-80B-A3B" in fams["Qwen"] and "Qwen1.5-MoE-A2.7B-Chat" in fams["Qwen"]
+    assert "Qwen3.8-Flash-Next" in fams["Qwen"]
     assert lc.model_family("pythia-1b") == "Pythia"
     # a wrapper is its own family (Kimi K2.5 holds DeepSeek-V3's layout)
     assert fams["Kimi"] == ["Kimi-K2.5", "Kimi-Linear-48B-A3B-Instruct"] and "DeepSeek-V3.2" in fams["DeepSeek"]
