@@ -56,26 +56,30 @@ def head_count_sweep(cfg, kv=None, head_dim=None, heads=None):
     - ``gqa``: ``kv`` KV heads, head_dim = hidden/heads;
     - ``fixed``: ``kv`` KV heads, head_dim fixed at ``head_dim`` (as Qwen3 and Gemma-2 do).
 
-    Returns ``{kind: ([heads...], [params...])}``.
+    Returns ``{kind: ([heads...], [params...])}``; a point the model's own rules refuse
+    (Qwen3.8's indexer must hold head_dim x partial_rotary_factor rotary dimensions) is
+    left out.
     """
     H = cfg.hidden_size
     kv = kv or cfg.num_key_value_heads
     head_dim = head_dim or cfg.head_dim
     heads = heads or _divisors(H)
     out = {"mha": ([], []), "gqa": ([], []), "fixed": ([], [])}
+
+    def add(kind, h, **changes):   # a what-if the model's own rules refuse is left out
+        try:
+            params = attention_per_layer(cfg.replace(num_attention_heads=h, **changes))
+        except ConfigError:
+            return
+        out[kind][0].append(h)
+        out[kind][1].append(params)
     for h in heads:
         if H % h == 0:
-            out["mha"][0].append(h)
-            out["mha"][1].append(attention_per_layer(cfg.replace(
-                num_attention_heads=h, num_key_value_heads=h, head_dim=H // h)))
+            add("mha", h, num_key_value_heads=h, head_dim=H // h)
         if h % kv == 0:
             if H % h == 0:
-                out["gqa"][0].append(h)
-                out["gqa"][1].append(attention_per_layer(cfg.replace(
-                    num_attention_heads=h, num_key_value_heads=kv, head_dim=H // h)))
-            out["fixed"][0].append(h)
-            out["fixed"][1].append(attention_per_layer(cfg.replace(
-                num_attention_heads=h, num_key_value_heads=kv, head_dim=head_dim)))
+                add("gqa", h, num_key_value_heads=kv, head_dim=H // h)
+            add("fixed", h, num_key_value_heads=kv, head_dim=head_dim)
     return out
 
 
