@@ -16,7 +16,7 @@ from typing import NamedTuple
 from .limits import ConfigError
 
 __all__ = ["Tensor", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
-           "layer_prefix", "mtp_tensors", "COMPONENTS"]
+           "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -280,23 +280,81 @@ def _layer_norms(c):
     return t
 
 
-# --- Nemotron-H: one mixer per block -------------------------------------------------
+# --- Nemotron-H and Granite 4.0: Mamba-2 ----------------------------------------------
 
-def _mamba2(c):
+class MambaDims(NamedTuple):
+    """A Mamba-2 mixer's sizes, whatever a model type calls them."""
+    heads: int
+    head_dim: int
+    groups: int      # B and C are shared by the heads of a group
+    state: int       # ssm_state_size: the state per head is head_dim x state
+    kernel: int      # the causal convolution's width
+    conv_bias: bool
+    proj_bias: bool  # in_proj and out_proj
+
+
+def mamba_dims(c):
+    """:class:`MambaDims` of a model with Mamba-2 layers: Nemotron-H's fields
+    (mamba_num_heads, mamba_head_dim, n_groups, ssm_state_size, conv_kernel) or Granite
+    4.0's (mamba_n_heads, mamba_d_head, mamba_n_groups, mamba_d_state, mamba_d_conv): the
+    same module, the same tensors."""
+    if c.model_type == "granitemoehybrid":
+        return MambaDims(c.mamba_n_heads, c.mamba_d_head, c.mamba_n_groups, c.mamba_d_state,
+                         c.mamba_d_conv, bool(c.get("mamba_conv_bias", True)),
+                         bool(c.get("mamba_proj_bias")))
+    return MambaDims(c.mamba_num_heads, c.mamba_head_dim, c.n_groups, c.ssm_state_size,
+                     c.conv_kernel, bool(c.get("use_conv_bias", True)), bool(c.get("use_bias")))
+
+
+def _mamba2(c, prefix="mixer."):
     """A Mamba-2 mixer: one in_proj gives the gate z, the convolved x, B and C, and one
     step size per head; its state per sequence is a head_dim x ssm_state_size matrix
     per head (plus the convolution's last conv_kernel inputs), whatever the context."""
-    H, nh = c.hidden_size, c.mamba_num_heads
-    inner = nh * c.mamba_head_dim
-    conv_dim = inner + 2 * c.n_groups * c.ssm_state_size
-    t = _linear("mixer.in_proj", inner + conv_dim + nh, H, "attention", c.get("use_bias"))
-    t.append(Tensor("mixer.conv1d.weight", (conv_dim, 1, c.conv_kernel), "attention",
+    m, H = mamba_dims(c), c.hidden_size
+    nh, inner = m.heads, m.heads * m.head_dim
+    conv_dim = inner + 2 * m.groups * m.state
+    t = _linear(prefix + "in_proj", inner + conv_dim + nh, H, "attention", m.proj_bias)
+    t.append(Tensor(prefix + "conv1d.weight", (conv_dim, 1, m.kernel), "attention",
                     matmul=True))
-    if c.get("use_conv_bias", True):
-        t.append(Tensor("mixer.conv1d.bias", (conv_dim,), "attention"))
-    t += [Tensor("mixer.dt_bias", (nh,), "attention"), Tensor("mixer.A_log", (nh,), "attention"),
-          Tensor("mixer.D", (nh,), "attention"), *_norm("mixer.norm", inner)]
-    return t + _linear("mixer.out_proj", H, inner, "attention", c.get("use_bias"))
+    if m.conv_bias:
+        t.append(Tensor(prefix + "conv1d.bias", (conv_dim,), "attention"))
+    t += [Tensor(prefix + "dt_bias", (nh,), "attention"), Tensor(prefix + "A_log", (nh,), "attention"),
+          Tensor(prefix + "D", (nh,), "attention"), *_norm(prefix + "norm", inner)]
+    return t + _linear(prefix + "out_proj", H, inner, "attention", m.proj_bias)
+
+
+def _granite_hybrid_layer(c, kind):
+    """A Granite 4.0 layer: a norm, a Mamba-2 mixer (Nemotron-H's, under ``mamba.``) or
+    attention (q, k, v, o, biases by attention_bias), a norm, then routed SwiGLU experts
+    (the checkpoint's fused block_sparse_moe.input_linear: gate and up of every expert,
+    (experts, 2 x intermediate_size, hidden); output_linear (experts, hidden,
+    intermediate_size)) beside a shared MLP (shared_mlp: gate and up fused, down), or the
+    shared MLP alone in a model without experts (then the layer's only MLP)."""
+    H = c.hidden_size
+    t = _norm("input_layernorm", H) + _norm("post_attention_layernorm", H)
+    if kind.attention == "mamba":
+        t += _mamba2(c, "mamba.")
+    else:
+        nh, kv, hd, bias = (c.num_attention_heads, c.num_key_value_heads, c.head_dim,
+                            c.get("attention_bias", False))
+        t += (_linear("self_attn.q_proj", nh * hd, H, "attention", bias)
+              + _linear("self_attn.k_proj", kv * hd, H, "attention", bias)
+              + _linear("self_attn.v_proj", kv * hd, H, "attention", bias)
+              + _linear("self_attn.o_proj", H, nh * hd, "attention", bias))
+    S = c.shared_intermediate_size
+    if kind.mlp == "moe":
+        E, inter = c.num_experts, c.intermediate_size
+        fz = dict(routed=True, fused=E, out_in=True)
+        t += (_linear("block_sparse_moe.router.layer", E, H, "router")
+              + [Tensor("block_sparse_moe.input_linear.weight", (E, 2 * inter, H), "experts",
+                        True, **fz),
+                 Tensor("block_sparse_moe.output_linear.weight", (E, H, inter), "experts",
+                        True, **fz)])
+        shared = "shared_experts"
+    else:
+        shared = "mlp"
+    return (t + _linear("shared_mlp.input_linear", 2 * S, H, shared)
+            + _linear("shared_mlp.output_linear", H, S, shared))
 
 
 def _nemotron_block(c, kind):
@@ -491,6 +549,8 @@ def kind_tensors(cfg, kind):
     (dense or routed experts) and its norms."""
     if cfg.model_type == "nemotron_h":
         return tuple(_nemotron_block(cfg, kind))
+    if cfg.model_type == "granitemoehybrid":
+        return tuple(_granite_hybrid_layer(cfg, kind))
     if cfg.model_type == "gemma4_text":
         return tuple(_gemma4_layer(cfg, kind))
     if cfg.model_type == "deepseek_v4":

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import COMPONENTS, global_tensors, layer_groups, layer_prefix, mtp_tensors
+from .architectures import (COMPONENTS, global_tensors, layer_groups, layer_prefix, mamba_dims,
+                            mtp_tensors)
 from .config import ConfigError
 from .limits import MAX_WEIGHT_ROWS, show
 from .zoo import as_config
@@ -406,9 +407,9 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
         values += n * (vh * kd * vd + conv_dim * cfg.linear_conv_kernel_dim)
     n = counts.get("mamba", 0)
     if n:  # Mamba-2: a head_dim x ssm_state_size state per head, the conv's last inputs
-        nh, N = cfg.mamba_num_heads, cfg.ssm_state_size
-        conv_dim = nh * cfg.mamba_head_dim + 2 * cfg.n_groups * N
-        values += n * (nh * cfg.mamba_head_dim * N + conv_dim * cfg.conv_kernel)
+        m = mamba_dims(cfg)
+        conv_dim = m.heads * m.head_dim + 2 * m.groups * m.state
+        values += n * (m.heads * m.head_dim * m.state + conv_dim * m.kernel)
     return int(-(-(values * bits * batch) // 8))
 
 
@@ -523,8 +524,8 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         vh, kd, vd, _ = _delta_heads(cfg)
         attention += n["linear_attention"] * 6 * vh * kd * vd
     if n.get("mamba"):  # Mamba-2: decay plus rank-one update, and the read-out with C
-        attention += n["mamba"] * 4 * (cfg.mamba_num_heads * cfg.mamba_head_dim
-                                       * cfg.ssm_state_size)
+        m = mamba_dims(cfg)
+        attention += n["mamba"] * 4 * m.heads * m.head_dim * m.state
     return FlopCount(cfg.name, matmul, attention, mode, seq_len)
 
 
