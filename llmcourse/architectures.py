@@ -390,6 +390,44 @@ def _nemotron_block(c, kind):
     return t
 
 
+# --- LFM2-MoE ----------------------------------------------------------------------------
+
+def _lfm2_moe_layer(c, kind):
+    """An LFM2-MoE layer: operator_norm, then a gated short convolution (in_proj to the gates
+    B and C and the input x, a depthwise causal conv1d of conv_L_cache taps over B x x, C
+    gating its output, out_proj; biases by conv_bias) or GQA attention (q, k, v, out_proj
+    without biases, an RMSNorm over each head's q and k); ffn_norm, then a dense SwiGLU
+    (w1, w3, w2) or a sigmoid router (gate, with its expert_bias buffer by use_expert_bias)
+    over experts stored one by one in the checkpoint (transformers fuses them on load)."""
+    H, bias = c.hidden_size, c.get("conv_bias", False)
+    t = _norm("operator_norm", H) + _norm("ffn_norm", H)
+    if kind.attention == "conv":
+        t += ([Tensor("conv.conv.weight", (H, 1, c.conv_L_cache), "attention", matmul=True)]
+              + ([Tensor("conv.conv.bias", (H,), "attention")] if bias else [])
+              + _linear("conv.in_proj", 3 * H, H, "attention", bias)
+              + _linear("conv.out_proj", H, H, "attention", bias))
+    else:
+        nh, kv, hd = c.num_attention_heads, c.num_key_value_heads, c.head_dim
+        t += (_linear("self_attn.q_proj", nh * hd, H, "attention")
+              + _linear("self_attn.k_proj", kv * hd, H, "attention")
+              + _linear("self_attn.v_proj", kv * hd, H, "attention")
+              + _linear("self_attn.out_proj", H, nh * hd, "attention")
+              + _norm("self_attn.q_layernorm", hd) + _norm("self_attn.k_layernorm", hd))
+    if kind.mlp == "dense":
+        inter = c.intermediate_size
+        return (t + _linear("feed_forward.w1", inter, H, "mlp")
+                + _linear("feed_forward.w3", inter, H, "mlp")
+                + _linear("feed_forward.w2", H, inter, "mlp"))
+    E, inter = c.num_experts, c.moe_intermediate_size
+    ex = dict(routed=True, per_expert=E)
+    t += _linear("feed_forward.gate", E, H, "router")
+    if c.get("use_expert_bias", True):  # the load-balancing bias: stored, not trained by SGD
+        t.append(Tensor("feed_forward.expert_bias", (E,), "router", buffer=True))
+    return (t + _linear("feed_forward.experts.{e}.w1", inter, H, "experts", **ex)
+            + _linear("feed_forward.experts.{e}.w3", inter, H, "experts", **ex)
+            + _linear("feed_forward.experts.{e}.w2", H, inter, "experts", **ex))
+
+
 # --- Gemma 4 -----------------------------------------------------------------------------
 
 def _gemma4_layer(c, kind):
@@ -551,6 +589,8 @@ def kind_tensors(cfg, kind):
         return tuple(_nemotron_block(cfg, kind))
     if cfg.model_type == "granitemoehybrid":
         return tuple(_granite_hybrid_layer(cfg, kind))
+    if cfg.model_type == "lfm2_moe":
+        return tuple(_lfm2_moe_layer(cfg, kind))
     if cfg.model_type == "gemma4_text":
         return tuple(_gemma4_layer(cfg, kind))
     if cfg.model_type == "deepseek_v4":
@@ -634,6 +674,9 @@ def global_tensors(cfg):
               Tensor("model.hc_head.hc_scale", (1,), "norms"),
               Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied)]
         return t
+    if cfg.model_type == "lfm2_moe":  # LFM2's final norm is called embedding_norm
+        return t + [*_norm("model.embedding_norm", H),
+                    Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied)]
     if cfg.family == "phi":
         t += _norm("model.final_layernorm", H, True)
         t += [Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied),

@@ -391,6 +391,9 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     ssm_state_size`` per head and ``conv_kernel`` positions of its convolved x, B and C
     (``mamba_num_heads x mamba_head_dim + 2 x n_groups x ssm_state_size`` channels).
 
+    An LFM2 short-convolution layer keeps only the convolution's last ``conv_L_cache``
+    inputs of ``hidden_size`` channels.
+
     ``dtype`` is the storage type of both states (default bf16, the model's
     weights' type; transformers' reference kernels keep the recurrent state in
     float32: pass ``dtype="fp32"`` for that).
@@ -410,6 +413,9 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
         m = mamba_dims(cfg)
         conv_dim = m.heads * m.head_dim + 2 * m.groups * m.state
         values += n * (m.heads * m.head_dim * m.state + conv_dim * m.kernel)
+    n = counts.get("conv", 0)
+    if n:  # LFM2's short convolution: its last conv_L_cache inputs of hidden_size channels
+        values += n * cfg.hidden_size * cfg.conv_L_cache
     return int(-(-(values * bits * batch) // 8))
 
 

@@ -55,7 +55,7 @@ _BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_wi
             "use_double_wide_mlp",
             "qk_layernorm", "qkv_bias", "use_qk_norm", "add_cross_attention",
             "use_bidirectional_attention", "norm_topk_prob", "router_bias", "mamba_conv_bias",
-            "mamba_proj_bias")
+            "mamba_proj_bias", "conv_bias", "use_expert_bias", "tie_embedding")
 _POSITIVE_BY_TYPE = {
     "gpt2": ("n_embd", "n_layer", "n_head", "n_positions", "n_inner"),
     "gemma3_text": ("sliding_window_pattern",),
@@ -82,6 +82,7 @@ _POSITIVE_BY_TYPE = {
     "longcat_flash": ("num_layers", "qk_head_dim"),
     "granitemoehybrid": ("shared_intermediate_size", "mamba_n_heads", "mamba_n_groups",
                          "mamba_d_state", "mamba_d_conv", "mamba_expand"),
+    "lfm2_moe": ("conv_L_cache",),
 }
 # null in a config.json: derive it (KV heads = heads, head_dim = hidden / heads, no MLP-only
 # layers, no position code pattern given) rather than a value it cannot be
@@ -90,7 +91,7 @@ _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_
                      "qwen3_5_text", "qwen3_5_moe_text", "deepseek_v32", "glm_moe_dsa",
                      "minimax_m2", "glm4_moe_lite", "mistral4", "nemotron_h", "olmo3",
                      "ministral3", "gemma4_text", "seed_oss", "kimi_linear", "deepseek_v4",
-                     "longcat_flash", "granitemoehybrid")
+                     "longcat_flash", "granitemoehybrid", "lfm2_moe")
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
                  "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
                  "mlp_layer_types", "indexer_types", "q_lora_rank", "moe_latent_size",
@@ -105,7 +106,8 @@ _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
                          "qwen3_next": ("num_nextn_predict_layers", "mtp_num_hidden_layers"),
                          "qwen3_5_text": ("mtp_num_hidden_layers",),
                          "qwen3_5_moe_text": ("mtp_num_hidden_layers",),
-                         "longcat_flash": ("zero_expert_num",)}
+                         "longcat_flash": ("zero_expert_num",),
+                         "lfm2_moe": ("num_dense_layers",)}
 # multi-token-prediction layers a checkpoint ships (listed by weight_shapes, never counted):
 # every released model has 1; a bound keeps a what-if listing finite
 MAX_MTP_LAYERS = 1000
@@ -244,6 +246,8 @@ def _validate(raw):
     # own K and V, head_dim = hidden / heads (the defaults). A config that sets them is a
     # what-if (GPT-2 with GQA) that the course counts and transformers cannot build.
 
+    if mt == "lfm2_moe" and "tie_embedding" in raw:  # LFM2's own name wins, as Lfm2MoeConfig reads it
+        r["tie_word_embeddings"] = raw["tie_embedding"]
     if mt == "longcat_flash" and r.get("zero_expert_num") is None:
         r["zero_expert_num"] = 0  # transformers reads a null as no zero-computation experts
     if mt in _NULL_IS_AN_ERROR:  # a null where transformers needs a value
