@@ -1,5 +1,6 @@
 """The hybrid stretch families of "The models of 2026": Granite 4.0 (granitemoehybrid: Mamba-2
-layers and a few attention layers, routed experts beside a shared MLP).
+layers and a few attention layers, routed experts beside a shared MLP) and LFM2-MoE (lfm2_moe:
+gated short-convolution layers and a few attention layers, dense then routed MLPs).
 
 Every count is held against transformers 5.23 building the model on the meta device (the zoo
 config, random configs of each type, the form save_pretrained writes back), against the state
@@ -247,3 +248,141 @@ def test_granite_full_attention_what_if_and_table():
     assert lc.linear_state_bytes(base) == 0
     assert lc.param_count(base).total == _built(base.to_hf_config())[0]
     assert lc.tables.anatomy.layer_kind(cfg, 0).startswith("Mamba-2, 48 heads of 32, state 128")
+
+
+# --- LFM2-MoE ---------------------------------------------------------------------------------
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _lfm2_8b():
+    return json.loads((FIXTURES / "lfm2_moe_8b_a1b_trimmed.json").read_text(encoding="utf-8"))
+
+
+def test_lfm2_8b_a1b_is_the_published_size_and_transformers_build():
+    """LFM2-8B-A1B (tests/fixtures/README.md): transformers 5.23 builds 8,339,929,856
+    parameters, 1,557,740,288 of them used per token (published: "8.3B total, 1.5B active")."""
+    cfg = _counts_as_built(_lfm2_8b())
+    pc = lc.param_count(cfg)
+    assert (pc.total, pc.active) == (8_339_929_856, 1_557_740_288)
+    assert pc.total // 10**8 == 83 and pc.active // 10**8 == 15  # the card's 8.3B and 1.5B
+    n = cfg.layer_schedule.counts()
+    assert sum(c for k, c in n.items() if k.attention == "conv") == 18
+    assert sum(c for k, c in n.items() if k.mlp == "dense") == 2
+
+
+def test_lfm2_cache_and_state_by_hand():
+    """6 attention layers cache K and V of 8 heads of 64; 18 short-convolution layers keep the
+    last 3 inputs of 2048 channels, per sequence, whatever the context."""
+    cfg = lc.from_hf_config(_lfm2_8b())
+    assert lc.kv_cache_bytes(cfg, 10_000) == 6 * 2 * 8 * 64 * 2 * 10_000
+    assert lc.linear_state_bytes(cfg) == 18 * 2048 * 3 * 2
+
+
+@st.composite
+def lfm2_configs(draw):
+    d8 = st.integers(1, 8)
+    kv = draw(st.integers(1, 3))
+    L = draw(st.integers(1, 6))
+    heads = kv * draw(st.integers(1, 3))
+    E = draw(st.integers(1, 5))
+    d = {"model_type": "lfm2_moe", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": heads * 2 * draw(d8), "intermediate_size": 2 * draw(d8),
+         "moe_intermediate_size": 2 * draw(d8), "num_hidden_layers": L,
+         "num_attention_heads": heads, "num_key_value_heads": kv, "num_experts": E,
+         "num_experts_per_tok": draw(st.integers(1, E)), "pad_token_id": 0,
+         "num_dense_layers": draw(st.integers(0, L + 1)),
+         "conv_L_cache": draw(st.integers(1, 5)), "conv_bias": draw(st.booleans()),
+         "use_expert_bias": draw(st.booleans()),
+         "layer_types": draw(st.lists(st.sampled_from(["conv", "full_attention"]),
+                                      min_size=L, max_size=L))}
+    tie = draw(st.sampled_from([None, "tie_word_embeddings", "tie_embedding"]))
+    if tie:  # LFM2's own name, tie_embedding, wins over the standard one
+        d[tie] = draw(st.booleans())
+    return d
+
+
+def test_random_lfm2_configs_match_transformers():
+    @settings(max_examples=60, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(lfm2_configs())
+    def check(d):
+        cfg = _counts_as_built(d)
+        deeper = cfg.replace(num_hidden_layers=cfg.num_hidden_layers + 1)
+        assert lc.param_count(deeper).total == _built(deeper.to_hf_config())[0]
+    check()
+
+
+LFM2_TINY = {"model_type": "lfm2_moe", "vocab_size": 64, "hidden_size": 32,
+             "intermediate_size": 24, "moe_intermediate_size": 8, "num_hidden_layers": 4,
+             "num_attention_heads": 4, "num_key_value_heads": 2,
+             "layer_types": ["conv", "full_attention", "conv", "full_attention"],
+             "num_experts": 4, "num_experts_per_tok": 2, "num_dense_layers": 1,
+             "conv_L_cache": 3}
+
+
+def test_lfm2_weight_shapes_are_the_checkpoints():
+    """The checkpoint stores each expert's w1, w3, w2 (transformers fuses them on load into
+    gate_up_proj and down_proj); every other tensor, the expert_bias buffer included, has
+    transformers' name and shape."""
+    cfg = lc.from_hf_config(LFM2_TINY)
+    total, routed, shapes = _built(LFM2_TINY)
+    ws = lc.weight_shapes(cfg)
+    experts = ws["component"] == "experts"
+    ours = dict(zip(ws.loc[~experts, "name"], ws.loc[~experts, "shape"]))
+    fused = {n for n in shapes if n.endswith(("experts.gate_up_proj", "experts.down_proj"))}
+    assert ours == {n: s for n, s in shapes.items() if n not in fused}
+    assert int(ws.loc[experts, "numel"].sum()) == routed == sum(
+        2 * 4 * 8 * 32 if n.endswith("gate_up_proj") else 4 * 32 * 8 for n in fused)
+    named = dict(zip(ws["name"], ws["shape"]))
+    assert named["model.layers.1.feed_forward.experts.3.w1.weight"] == (8, 32)
+    assert named["model.layers.2.conv.conv.weight"] == (32, 1, 3)
+    assert ws.set_index("name").loc["model.layers.1.feed_forward.expert_bias", "note"] == "buffer"
+    assert int(ws.loc[ws["note"] == "", "numel"].sum()) == total
+
+
+def test_lfm2_saved_form_counts_the_same(tmp_path):
+    """save_pretrained writes tie_word_embeddings (not tie_embedding) and every default."""
+    for i, d in enumerate((_lfm2_8b(), dict(LFM2_TINY, tie_embedding=False))):
+        saved = _saved(d, tmp_path / str(i))
+        assert "tie_embedding" not in saved
+        assert _figures(lc.from_hf_config(saved)) == _figures(lc.from_hf_config(d))
+
+
+def test_lfm2_states_equal_what_transformers_caches():
+    """A tiny LFM2-MoE after a CPU prefill: each short-convolution layer keeps the last
+    conv_L_cache inputs of hidden_size channels, each attention layer K and V."""
+    cfg = lc.from_hf_config(LFM2_TINY)
+    seq, batch = 7, 2
+    model, cache = transformers_ref.tiny_prefill(LFM2_TINY, seq, batch)
+    states, kv = transformers_ref.cache_numbers(cache)
+    assert states == 2 * 32 * 3 * batch
+    assert kv == 2 * 2 * 2 * 8 * seq * batch
+    assert states == lc.linear_state_bytes(cfg, batch=batch, dtype="fp32") // 4
+    assert kv == lc.kv_cache_bytes(cfg, seq, batch=batch, dtype="fp32") // 4
+    assert lc.param_count(cfg).total == sum(p.numel() for p in model.parameters())
+
+
+def test_lfm2_decode_step_flops_against_pytorch():
+    """One decode step (tests/test_flops_torch.py's harness): the engine counts the
+    convolution's taps as weights, 2 x hidden x conv_L_cache per conv layer; transformers'
+    decode step (causal_conv1d_update) convolves the cached inputs and the new one without
+    padding, two output positions, and keeps the last: the convolution once more, as for
+    Mamba-2. Everything else (projections, gates' weights, experts, attention) equal."""
+    from test_flops_torch import decode_step_flops
+    counted, ours = decode_step_flops(LFM2_TINY)
+    conv_once = 2 * (2 * 32 * 3)   # 2 conv layers, hidden 32, 3 taps
+    assert ours.attention > 0
+    assert counted == ours.total + conv_once
+
+
+def test_lfm2_bad_values_are_one_line_errors():
+    base = _lfm2_8b()
+    for field, value in (("layer_types", None), ("layer_types", ["mamba"] * 24),
+                         ("layer_types", ["conv"] * 23), ("conv_L_cache", 0),
+                         ("num_dense_layers", -1), ("conv_bias", "no"),
+                         ("num_experts_per_tok", 33), ("num_experts", 0)):
+        with pytest.raises(ValueError) as e:
+            lc.from_hf_config(dict(base, **{field: value}))
+        msg = str(e.value)
+        assert "\n" not in msg and msg.startswith(field), msg
