@@ -177,6 +177,8 @@ def layer_kind(cfg, layer):
         from ..architectures import mamba_dims
         m = mamba_dims(cfg)
         attn = f"Mamba-2, {m.heads} heads of {m.head_dim}, state {m.state}"
+    elif kind == "conv":              # LFM2: a fixed state of conv_L_cache inputs
+        attn = f"gated short convolution, {cfg.conv_L_cache} taps over {cfg.hidden_size:,} channels"
     elif kind == "none":
         attn = "no attention (an MLP block)"
     else:
