@@ -17,7 +17,7 @@ from typing import NamedTuple
 from .limits import ConfigError
 
 __all__ = ["Tensor", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
-           "layer_prefix", "mtp_tensors", "COMPONENTS"]
+           "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -282,23 +282,81 @@ def _layer_norms(c):
     return t
 
 
-# --- Nemotron-H: one mixer per block -------------------------------------------------
+# --- Nemotron-H and Granite 4.0: Mamba-2 ----------------------------------------------
 
-def _mamba2(c):
+class MambaDims(NamedTuple):
+    """A Mamba-2 mixer's sizes, whatever a model type calls them."""
+    heads: int
+    head_dim: int
+    groups: int      # B and C are shared by the heads of a group
+    state: int       # ssm_state_size: the state per head is head_dim x state
+    kernel: int      # the causal convolution's width
+    conv_bias: bool
+    proj_bias: bool  # in_proj and out_proj
+
+
+def mamba_dims(c):
+    """:class:`MambaDims` of a model with Mamba-2 layers: Nemotron-H's fields
+    (mamba_num_heads, mamba_head_dim, n_groups, ssm_state_size, conv_kernel) or Granite
+    4.0's (mamba_n_heads, mamba_d_head, mamba_n_groups, mamba_d_state, mamba_d_conv): the
+    same module, the same tensors."""
+    if c.model_type == "granitemoehybrid":
+        return MambaDims(c.mamba_n_heads, c.mamba_d_head, c.mamba_n_groups, c.mamba_d_state,
+                         c.mamba_d_conv, bool(c.get("mamba_conv_bias", True)),
+                         bool(c.get("mamba_proj_bias")))
+    return MambaDims(c.mamba_num_heads, c.mamba_head_dim, c.n_groups, c.ssm_state_size,
+                     c.conv_kernel, bool(c.get("use_conv_bias", True)), bool(c.get("use_bias")))
+
+
+def _mamba2(c, prefix="mixer."):
     """A Mamba-2 mixer: one in_proj gives the gate z, the convolved x, B and C, and one
     step size per head; its state per sequence is a head_dim x ssm_state_size matrix
     per head (plus the convolution's last conv_kernel inputs), whatever the context."""
-    H, nh = c.hidden_size, c.mamba_num_heads
-    inner = nh * c.mamba_head_dim
-    conv_dim = inner + 2 * c.n_groups * c.ssm_state_size
-    t = _linear("mixer.in_proj", inner + conv_dim + nh, H, "attention", c.get("use_bias"))
-    t.append(Tensor("mixer.conv1d.weight", (conv_dim, 1, c.conv_kernel), "attention",
+    m, H = mamba_dims(c), c.hidden_size
+    nh, inner = m.heads, m.heads * m.head_dim
+    conv_dim = inner + 2 * m.groups * m.state
+    t = _linear(prefix + "in_proj", inner + conv_dim + nh, H, "attention", m.proj_bias)
+    t.append(Tensor(prefix + "conv1d.weight", (conv_dim, 1, m.kernel), "attention",
                     matmul=True))
-    if c.get("use_conv_bias", True):
-        t.append(Tensor("mixer.conv1d.bias", (conv_dim,), "attention"))
-    t += [Tensor("mixer.dt_bias", (nh,), "attention"), Tensor("mixer.A_log", (nh,), "attention"),
-          Tensor("mixer.D", (nh,), "attention"), *_norm("mixer.norm", inner)]
-    return t + _linear("mixer.out_proj", H, inner, "attention", c.get("use_bias"))
+    if m.conv_bias:
+        t.append(Tensor(prefix + "conv1d.bias", (conv_dim,), "attention"))
+    t += [Tensor(prefix + "dt_bias", (nh,), "attention"), Tensor(prefix + "A_log", (nh,), "attention"),
+          Tensor(prefix + "D", (nh,), "attention"), *_norm(prefix + "norm", inner)]
+    return t + _linear(prefix + "out_proj", H, inner, "attention", m.proj_bias)
+
+
+def _granite_hybrid_layer(c, kind):
+    """A Granite 4.0 layer: a norm, a Mamba-2 mixer (Nemotron-H's, under ``mamba.``) or
+    attention (q, k, v, o, biases by attention_bias), a norm, then routed SwiGLU experts
+    (the checkpoint's fused block_sparse_moe.input_linear: gate and up of every expert,
+    (experts, 2 x intermediate_size, hidden); output_linear (experts, hidden,
+    intermediate_size)) beside a shared MLP (shared_mlp: gate and up fused, down), or the
+    shared MLP alone in a model without experts (then the layer's only MLP)."""
+    H = c.hidden_size
+    t = _norm("input_layernorm", H) + _norm("post_attention_layernorm", H)
+    if kind.attention == "mamba":
+        t += _mamba2(c, "mamba.")
+    else:
+        nh, kv, hd, bias = (c.num_attention_heads, c.num_key_value_heads, c.head_dim,
+                            c.get("attention_bias", False))
+        t += (_linear("self_attn.q_proj", nh * hd, H, "attention", bias)
+              + _linear("self_attn.k_proj", kv * hd, H, "attention", bias)
+              + _linear("self_attn.v_proj", kv * hd, H, "attention", bias)
+              + _linear("self_attn.o_proj", H, nh * hd, "attention", bias))
+    S = c.shared_intermediate_size
+    if kind.mlp == "moe":
+        E, inter = c.num_experts, c.intermediate_size
+        fz = dict(routed=True, fused=E, out_in=True)
+        t += (_linear("block_sparse_moe.router.layer", E, H, "router")
+              + [Tensor("block_sparse_moe.input_linear.weight", (E, 2 * inter, H), "experts",
+                        True, **fz),
+                 Tensor("block_sparse_moe.output_linear.weight", (E, H, inter), "experts",
+                        True, **fz)])
+        shared = "shared_experts"
+    else:
+        shared = "mlp"
+    return (t + _linear("shared_mlp.input_linear", 2 * S, H, shared)
+            + _linear("shared_mlp.output_linear", H, S, shared))
 
 
 def _nemotron_block(c, kind):
@@ -332,6 +390,44 @@ def _nemotron_block(c, kind):
         t += (_linear("mixer.fc1_latent_proj", latent, H, "experts", bias)
               + _linear("mixer.fc2_latent_proj", H, latent, "experts", bias))
     return t
+
+
+# --- LFM2-MoE ----------------------------------------------------------------------------
+
+def _lfm2_moe_layer(c, kind):
+    """An LFM2-MoE layer: operator_norm, then a gated short convolution (in_proj to the gates
+    B and C and the input x, a depthwise causal conv1d of conv_L_cache taps over B x x, C
+    gating its output, out_proj; biases by conv_bias) or GQA attention (q, k, v, out_proj
+    without biases, an RMSNorm over each head's q and k); ffn_norm, then a dense SwiGLU
+    (w1, w3, w2) or a sigmoid router (gate, with its expert_bias buffer by use_expert_bias)
+    over experts stored one by one in the checkpoint (transformers fuses them on load)."""
+    H, bias = c.hidden_size, c.get("conv_bias", False)
+    t = _norm("operator_norm", H) + _norm("ffn_norm", H)
+    if kind.attention == "conv":
+        t += ([Tensor("conv.conv.weight", (H, 1, c.conv_L_cache), "attention", matmul=True)]
+              + ([Tensor("conv.conv.bias", (H,), "attention")] if bias else [])
+              + _linear("conv.in_proj", 3 * H, H, "attention", bias)
+              + _linear("conv.out_proj", H, H, "attention", bias))
+    else:
+        nh, kv, hd = c.num_attention_heads, c.num_key_value_heads, c.head_dim
+        t += (_linear("self_attn.q_proj", nh * hd, H, "attention")
+              + _linear("self_attn.k_proj", kv * hd, H, "attention")
+              + _linear("self_attn.v_proj", kv * hd, H, "attention")
+              + _linear("self_attn.out_proj", H, nh * hd, "attention")
+              + _norm("self_attn.q_layernorm", hd) + _norm("self_attn.k_layernorm", hd))
+    if kind.mlp == "dense":
+        inter = c.intermediate_size
+        return (t + _linear("feed_forward.w1", inter, H, "mlp")
+                + _linear("feed_forward.w3", inter, H, "mlp")
+                + _linear("feed_forward.w2", H, inter, "mlp"))
+    E, inter = c.num_experts, c.moe_intermediate_size
+    ex = dict(routed=True, per_expert=E)
+    t += _linear("feed_forward.gate", E, H, "router")
+    if c.get("use_expert_bias", True):  # the load-balancing bias: stored, not trained by SGD
+        t.append(Tensor("feed_forward.expert_bias", (E,), "router", buffer=True))
+    return (t + _linear("feed_forward.experts.{e}.w1", inter, H, "experts", **ex)
+            + _linear("feed_forward.experts.{e}.w3", inter, H, "experts", **ex)
+            + _linear("feed_forward.experts.{e}.w2", H, inter, "experts", **ex))
 
 
 # --- Gemma 4 -----------------------------------------------------------------------------
@@ -608,6 +704,10 @@ def kind_tensors(cfg, kind):
     (dense or routed experts) and its norms."""
     if cfg.model_type == "nemotron_h":
         return tuple(_nemotron_block(cfg, kind))
+    if cfg.model_type == "granitemoehybrid":
+        return tuple(_granite_hybrid_layer(cfg, kind))
+    if cfg.model_type == "lfm2_moe":
+        return tuple(_lfm2_moe_layer(cfg, kind))
     if cfg.model_type == "gemma4_text":
         return tuple(_gemma4_layer(cfg, kind))
     if cfg.model_type == "deepseek_v4":
@@ -698,6 +798,9 @@ def global_tensors(cfg):
                                      cfg.hc_lowrank, inject=False)
         t.append(Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied))
         return t
+    if cfg.model_type == "lfm2_moe":  # LFM2's final norm is called embedding_norm
+        return t + [*_norm("model.embedding_norm", H),
+                    Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied)]
     if cfg.family == "phi":
         t += _norm("model.final_layernorm", H, True)
         t += [Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied),

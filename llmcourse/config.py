@@ -172,9 +172,11 @@ class ModelConfig:
                             f"so the course repeats it for at most {MAX_LIST:,} layers (got "
                             f"{n:,}); pass {key}=None to use the family's own pattern")
                     target[key] = [pattern[i % len(pattern)] for i in range(n)]
-            for key in ("hybrid_override_pattern", "layers_block_type"):  # Nemotron-H's blocks
+            # Nemotron-H's blocks; Granite 4.0's layers_block_type (its layer_types' alias)
+            for key in ("hybrid_override_pattern", "layers_block_type"):
                 pattern = target.get(key)
-                if mt == "nemotron_h" and key not in changes and pattern and n <= MAX_LIST \
+                if mt in ("nemotron_h", "granitemoehybrid") and key not in changes and pattern \
+                        and n <= MAX_LIST \
                         and isinstance(pattern, (str, list)):
                     target[key] = pattern * (n // len(pattern)) + pattern[:n % len(pattern)]
             if "indexer_types" not in changes and isinstance(target.get("indexer_types"), list) \

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import COMPONENTS, global_tensors, layer_groups, layer_prefix, mtp_tensors
+from .architectures import (COMPONENTS, global_tensors, layer_groups, layer_prefix, mamba_dims,
+                            mtp_tensors)
 from .config import ConfigError
 from .limits import MAX_WEIGHT_ROWS, show
 from .zoo import as_config
@@ -397,6 +398,8 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     - 1) x ngram_size`` inputs of their dilated convolution over all ``hc_count x
     hidden_size`` stream values, and the last ``ngram_size - 1`` token ids (int64) their
     n-gram hashes continue from.
+    An LFM2 short-convolution layer keeps only the convolution's last ``conv_L_cache``
+    inputs of ``hidden_size`` channels.
 
     ``dtype`` is the storage type of both states (default bf16, the model's
     weights' type; transformers' reference kernels keep the recurrent state in
@@ -414,9 +417,12 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
         values += n * (vh * kd * vd + conv_dim * cfg.linear_conv_kernel_dim)
     n = counts.get("mamba", 0)
     if n:  # Mamba-2: a head_dim x ssm_state_size state per head, the conv's last inputs
-        nh, N = cfg.mamba_num_heads, cfg.ssm_state_size
-        conv_dim = nh * cfg.mamba_head_dim + 2 * cfg.n_groups * N
-        values += n * (nh * cfg.mamba_head_dim * N + conv_dim * cfg.conv_kernel)
+        m = mamba_dims(cfg)
+        conv_dim = m.heads * m.head_dim + 2 * m.groups * m.state
+        values += n * (m.heads * m.head_dim * m.state + conv_dim * m.kernel)
+    n = counts.get("conv", 0)
+    if n:  # LFM2's short convolution: its last conv_L_cache inputs of hidden_size channels
+        values += n * cfg.hidden_size * cfg.conv_L_cache
     ids = 0
     if cfg.model_type == "qwen4_exp_text":
         n = sum(c for kind, c in cfg.layer_schedule.counts().items() if kind.ple)
@@ -554,8 +560,8 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         vh, kd, vd, _ = _delta_heads(cfg)
         attention += n["linear_attention"] * 6 * vh * kd * vd
     if n.get("mamba"):  # Mamba-2: decay plus rank-one update, and the read-out with C
-        attention += n["mamba"] * 4 * (cfg.mamba_num_heads * cfg.mamba_head_dim
-                                       * cfg.ssm_state_size)
+        m = mamba_dims(cfg)
+        attention += n["mamba"] * 4 * m.heads * m.head_dim * m.state
     return FlopCount(cfg.name, matmul, attention, mode, seq_len)
 
 

@@ -273,6 +273,52 @@ def _nemotron_h_layers(r):
                 rope=Axis.from_list([c != "*" for c in pat], field="hybrid_override_pattern"))
 
 
+# Granite 4.0's mixers: the hub's names and the ones transformers 5.23 writes back
+_GRANITE_MIXERS = {"mamba": "mamba", "linear_attention": "mamba",
+                   "attention": "full_attention", "full_attention": "full_attention"}
+
+
+def _granite_hybrid_layers(r):
+    """Granite 4.0-H: each layer a Mamba-2 mixer or attention, as layer_types lists them
+    ("mamba"/"attention" on the hub, "linear_attention"/"full_attention" as transformers
+    5.23 writes them back; layers_block_type is its alias and wins), else every layer
+    Mamba-2; then routed experts beside a shared MLP, or the shared MLP alone with
+    num_local_experts 0. Attention uses RoPE only with position_embedding_type "rope"
+    (Granite 4.0-H: "nope")."""
+    L = r["num_hidden_layers"]
+    lt, field = r.get("layers_block_type"), "layers_block_type"
+    if lt is None:
+        lt, field = r.get("layer_types"), "layer_types"
+    r["layer_types"] = None  # read here: Granite's own names
+    if lt is None:
+        attn = Axis.constant("mamba", field="layer_types")
+    else:
+        if not isinstance(lt, list) or len(lt) != L or not all(
+                isinstance(v, str) and v in _GRANITE_MIXERS for v in lt):
+            _fail(field, f"must list mamba or attention (or linear_attention, full_attention) "
+                  f"for each of the {L:,} layers", lt)
+        attn = Axis.from_list([_GRANITE_MIXERS[v] for v in lt], field=field)
+    pe = r.get("position_embedding_type")
+    if pe is not None and not isinstance(pe, str):
+        _fail("position_embedding_type", "must be a string (\"rope\" or \"nope\") or null", pe)
+    return dict(attention=attn,
+                mlp=Axis.constant("moe" if r["num_local_experts"] else "dense",
+                                  field="num_local_experts"),
+                rope=attn.map(lambda v: v != "full_attention" or pe == "rope"))
+
+
+def _lfm2_moe_layers(r):
+    """LFM2-MoE: short-convolution and attention layers as layer_types lists them ("conv",
+    "full_attention"; transformers has no default and cannot build without it), the first
+    num_dense_layers with a dense MLP, every later one with routed experts."""
+    if r.get("layer_types") is None:
+        _fail("layer_types", "required for model_type 'lfm2_moe' (conv or full_attention for "
+              "each layer; transformers 5.23 gives no default)", None)
+    n = r["num_dense_layers"]
+    return dict(mlp=Axis.cycle(("moe", 1), prefix=[("dense", min(n, r["num_hidden_layers"]))],
+                               field="num_dense_layers"))
+
+
 def _gemma4_layers(r):
     """Gemma 4: five sliding-window layers to one full layer (or layer_types), the last layer
     always full (transformers forces it); the last num_kv_shared_layers layers reuse the
@@ -684,6 +730,33 @@ _FAMILIES = {
                                      moe_latent_size=None, num_experts_per_tok=2,
                                      hybrid_override_pattern=None, layers_block_type=None,
                                      pad_token_id=0, num_nextn_predict_layers=0)),
+    # Granite 4.0 (IBM): Mamba-2 layers and a few attention layers (NoPE), each followed by
+    # routed experts (fused, SwiGLU) beside a shared MLP, or by the shared MLP alone (dense
+    # Granite 4.0-H-350M/1B/Micro: num_local_experts 0). Defaults: GraniteMoeHybridConfig
+    "granitemoehybrid": dict(family="granitemoehybrid", moe="num_local_experts",
+                             layers=_granite_hybrid_layers,
+                             defaults=dict(_COMMON, vocab_size=32000, hidden_size=4096,
+                                           intermediate_size=11008, num_hidden_layers=32,
+                                           num_attention_heads=32, max_position_embeddings=2048,
+                                           num_local_experts=8, num_experts_per_tok=2,
+                                           shared_intermediate_size=1024,
+                                           position_embedding_type=None, layers_block_type=None,
+                                           mamba_n_heads=128, mamba_n_groups=1,
+                                           mamba_d_state=256, mamba_d_head="auto",
+                                           mamba_d_conv=4, mamba_expand=2, mamba_conv_bias=True,
+                                           mamba_proj_bias=False)),
+    # LFM2-8B-A1B (LiquidAI): gated short-convolution layers (a depthwise causal convolution of
+    # conv_L_cache taps between two gates) and a few GQA layers with QK-norm; the first
+    # num_dense_layers with a dense SwiGLU MLP, then sigmoid-routed experts. Defaults:
+    # Lfm2MoeConfig
+    "lfm2_moe": dict(family="lfm2_moe", moe="num_experts", layers=_lfm2_moe_layers,
+                     defaults=dict(_COMMON, vocab_size=65536, hidden_size=2048,
+                                   intermediate_size=7168, moe_intermediate_size=1792,
+                                   num_hidden_layers=32, num_attention_heads=32,
+                                   num_key_value_heads=8, max_position_embeddings=128000,
+                                   tie_word_embeddings=True, pad_token_id=0, conv_bias=False,
+                                   conv_L_cache=3, num_dense_layers=2, num_experts_per_tok=4,
+                                   num_experts=32, use_expert_bias=True)),
     # OLMo 3: OLMo-2's layout (norms after each sublayer, one norm over all q and over all
     # k) with three sliding-window layers to one full layer (default layer_types)
     "olmo3": dict(family="llama",
@@ -819,6 +892,7 @@ _LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
                         "glm4_moe_lite": ("full_attention",), "mistral4": ("full_attention",),
                         "minimax_m2": ("full_attention",),
                         "longcat_flash": ("full_attention",),
+                        "lfm2_moe": ("conv", "full_attention"),
                         "qwen3_next": ("full_attention", "linear_attention"),
                         "qwen3_5_text": ("full_attention", "linear_attention"),
                         "qwen3_5_moe_text": ("full_attention", "linear_attention")}
@@ -826,7 +900,7 @@ _LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
 _NO_WINDOW = ("phi", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_neox", "gemma", "olmo2",
               "granite", "glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa",
               "minimax_m2", "nemotron_h", "seed_oss", "kimi_linear", "deepseek_v4",
-              "longcat_flash", "qwen4_exp_text")
+              "longcat_flash", "qwen4_exp_text", "granitemoehybrid", "lfm2_moe")
 
 
 def _layer_schedule(mt, spec, r, layers):

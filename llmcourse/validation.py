@@ -58,7 +58,8 @@ _BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_wi
             "attention_out_bias",
             "use_double_wide_mlp",
             "qk_layernorm", "qkv_bias", "use_qk_norm", "add_cross_attention",
-            "use_bidirectional_attention", "norm_topk_prob", "router_bias")
+            "use_bidirectional_attention", "norm_topk_prob", "router_bias", "mamba_conv_bias",
+            "mamba_proj_bias", "conv_bias", "use_expert_bias", "tie_embedding")
 _POSITIVE_BY_TYPE = {
     "gpt2": ("n_embd", "n_layer", "n_head", "n_positions", "n_inner"),
     "gemma3_text": ("sliding_window_pattern",),
@@ -90,6 +91,9 @@ _POSITIVE_BY_TYPE = {
                    "conv_kernel", "moe_shared_expert_intermediate_size", "moe_latent_size"),
     "glm_moe_dsa": ("index_topk", "index_head_dim", "index_n_heads"),
     "longcat_flash": ("num_layers", "qk_head_dim"),
+    "granitemoehybrid": ("shared_intermediate_size", "mamba_n_heads", "mamba_n_groups",
+                         "mamba_d_state", "mamba_d_conv", "mamba_expand"),
+    "lfm2_moe": ("conv_L_cache",),
 }
 # null in a config.json: derive it (KV heads = heads, head_dim = hidden / heads, no MLP-only
 # layers, no position code pattern given) rather than a value it cannot be
@@ -98,7 +102,7 @@ _NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_
                      "qwen3_5_text", "qwen3_5_moe_text", "deepseek_v32", "glm_moe_dsa",
                      "minimax_m2", "glm4_moe_lite", "mistral4", "nemotron_h", "olmo3",
                      "ministral3", "gemma4_text", "seed_oss", "kimi_linear", "deepseek_v4",
-                     "longcat_flash", "qwen4_exp_text")
+                     "longcat_flash", "qwen4_exp_text", "granitemoehybrid", "lfm2_moe")
 _NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
                  "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
                  "mlp_layer_types", "indexer_types", "q_lora_rank", "moe_latent_size",
@@ -115,7 +119,8 @@ _NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
                          "qwen3_5_text": ("mtp_num_hidden_layers",),
                          "qwen3_5_moe_text": ("mtp_num_hidden_layers",),
                          "qwen4_exp_text": ("mtp_num_hidden_layers", "ngram_vocab_size_base"),
-                         "longcat_flash": ("zero_expert_num",)}
+                         "longcat_flash": ("zero_expert_num",),
+                         "lfm2_moe": ("num_dense_layers",)}
 # multi-token-prediction layers a checkpoint ships (listed by weight_shapes, never counted):
 # every released model has 1; a bound keeps a what-if listing finite
 MAX_MTP_LAYERS = 1000
@@ -254,6 +259,8 @@ def _validate(raw):
     # own K and V, head_dim = hidden / heads (the defaults). A config that sets them is a
     # what-if (GPT-2 with GQA) that the course counts and transformers cannot build.
 
+    if mt == "lfm2_moe" and "tie_embedding" in raw:  # LFM2's own name wins, as Lfm2MoeConfig reads it
+        r["tie_word_embeddings"] = raw["tie_embedding"]
     if mt == "longcat_flash" and r.get("zero_expert_num") is None:
         r["zero_expert_num"] = 0  # transformers reads a null as no zero-computation experts
     if mt in _NULL_IS_AN_ERROR:  # a null where transformers needs a value
@@ -283,6 +290,8 @@ def _validate(raw):
     moe_field = spec.get("moe")
     if mt == "gemma4_text" and not r.get("enable_moe_block"):
         moe_field = None  # experts are built only with enable_moe_block
+    if mt == "granitemoehybrid" and r.get("num_local_experts") == 0:
+        moe_field = None  # no experts: the shared MLP alone (Granite 4.0-H-350M, -1B, -Micro)
     if moe_field and r.get(moe_field) == 0:
         _fail(label(moe_field), "a mixture-of-experts model needs at least one expert", 0)
     if moe_field:  # null where transformers needs a number (issue 20: no TypeError)
@@ -301,7 +310,8 @@ def _validate(raw):
               "(the layers from this index on slide)", None)
     for f in _POSITIVE + _POSITIVE_BY_TYPE.get(mt, ()):
         v = r.get(f)
-        if v is None:
+        if v is None or (v == 0 and moe_field is None and mt == "granitemoehybrid"
+                         and f in ("num_local_experts", "num_experts_per_tok")):
             continue
         if not _is_int(v):
             _fail(label(f), "must be a whole number", v)
@@ -344,6 +354,8 @@ def _validate(raw):
         v = r.get(f)
         if v is not None and not isinstance(v, dict):
             _fail(f, "must be a JSON object or null", v)
+    if mt == "granitemoehybrid":
+        _granite_mamba_head(r)
     if mt == "gpt2" and r.get("add_cross_attention"):
         _fail("add_cross_attention", "a decoder with cross-attention to an encoder is not a "
               "language model this course counts; set it to false", True)
@@ -487,6 +499,23 @@ def _qwen4_ple_rules(r):
     if not _is_int(eos):
         _fail("eos_token_id", "must be set (a token id) when ple_layer_ids enables per-layer "
               "embeddings", r.get("eos_token_id"))
+
+
+def _granite_mamba_head(r):
+    """Granite's Mamba-2 width is mamba_expand x hidden_size, in mamba_n_heads heads of
+    mamba_d_head ("auto": the width / heads), as GraniteMoeHybridConfig derives and checks it."""
+    inner, nh, dh = r["mamba_expand"] * r["hidden_size"], r["mamba_n_heads"], r["mamba_d_head"]
+    if inner % nh:
+        _fail("mamba_n_heads", f"must divide mamba_expand x hidden_size = {inner:,} (the "
+              "Mamba-2 width)", nh)
+    if dh == "auto":
+        dh = inner // nh
+    elif not _is_int(dh) or not 0 < dh <= MAX_SIZE:
+        _fail("mamba_d_head", "must be a positive whole number or \"auto\"", dh)
+    if dh * nh != inner:
+        _fail("mamba_d_head", f"times mamba_n_heads={nh:,} must equal mamba_expand x "
+              f"hidden_size = {inner:,} (the Mamba-2 width)", dh)
+    r["mamba_d_head"] = dh
 
 
 def _validate_text_config(raw, mt):

@@ -16,7 +16,7 @@ FAMILIES = {
                                                 "qwen3_next", "qwen3_5_text",
                                                 "qwen3_5_moe_text", "qwen4_exp_text"),
     "Gemma": ("gemma", "gemma2", "gemma3_text", "gemma4_text"), "Phi": ("phi", "phi3"), "OLMo": ("olmo2", "olmo3"),
-    "Granite": ("granite",), "SmolLM": ("smollm3",),
+    "Granite": ("granite", "granitemoehybrid"), "SmolLM": ("smollm3",),
     "GLM": ("glm4_moe", "glm4_moe_lite", "glm_moe_dsa"),
     "DeepSeek": ("deepseek_v2", "deepseek_v3", "deepseek_v32", "deepseek_v4"), "gpt-oss": ("gpt_oss",),
     "MiniMax": ("minimax_m2",), "Kimi": ("kimi_k25", "kimi_linear"), "Nemotron": ("nemotron_h",),

@@ -32,7 +32,7 @@ def test_from_dict_path_and_folder_agree(tmp_path):
 
 def test_zoo_names_case_insensitive():
     assert lc.load_model("qwen3-8b") is lc.load_model("Qwen3-8B")
-    assert len(lc.list_models()) == 49
+    assert len(lc.list_models()) == 50
     msg = one_line_error(lc.load_model, "Llama-4")
     assert "Qwen3-8B" in msg
 

@@ -300,7 +300,7 @@ def test_glm_router_bias_is_a_buffer_not_a_parameter():
 def test_zoo_grouped_by_family():
     names = lc.list_models()
     grouped = lc.list_models(grouped=True)
-    assert sorted(grouped) == sorted(names) and len(names) == 49
+    assert sorted(grouped) == sorted(names) and len(names) == 50
     fams = lc.model_families()
     assert [n for group in fams.values() for n in group] == grouped
     assert fams["GPT-2"] == ["gpt2"] and "Llama-4-Scout-17B-16E-Instruct" in fams["Llama"]
@@ -310,6 +310,7 @@ def test_zoo_grouped_by_family():
     # a wrapper is its own family (Kimi K2.5 holds DeepSeek-V3's layout)
     assert fams["Kimi"] == ["Kimi-K2.5", "Kimi-Linear-48B-A3B-Instruct"] and "DeepSeek-V3.2" in fams["DeepSeek"]
     assert fams["Nemotron"] == ["Nemotron-3-Nano-30B-A3B"] and "GLM-5.1" in fams["GLM"]
+    assert fams["Granite"] == ["granite-3.3-8b-instruct", "granite-4.0-h-350m"]
     assert lc.model_families(["Qwen3-8B", "gpt2"]) == {"GPT-2": ["gpt2"], "Qwen": ["Qwen3-8B"]}
 
 

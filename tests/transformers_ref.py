@@ -19,6 +19,9 @@ _TEXT_MODEL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
 
 def hf_config(d):
     d = {k: v for k, v in d.items() if k not in _LOADING_ONLY}
+    # as from_pretrained reads a config.json: {"__float__": "Infinity"} is a float (a saved
+    # Granite 4.0 config writes its time_step_limit so)
+    d = transformers.PreTrainedConfig._decode_special_floats(d)
     if d.get("model_type") in _TEXT_MODEL:
         outer = d["model_type"]
         d = {k: v for k, v in (d.get("text_config") or {}).items() if k not in _LOADING_ONLY}

@@ -197,7 +197,8 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
         if kinds.count(indexer=True):
             why += " + indexer keys"
         for t, what in (("sliding_attention", "sliding"), ("chunked_attention", "chunked"),
-                        ("linear_attention", "linear"), ("mamba", "Mamba-2")):
+                        ("linear_attention", "linear"), ("mamba", "Mamba-2"),
+                        ("conv", "short conv")):
             if kinds.count(attention=t):
                 why += f" + {kinds.count(attention=t)} {what}"
                 capped += kinds.count(attention=t)

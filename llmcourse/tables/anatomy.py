@@ -173,9 +173,12 @@ def layer_kind(cfg, layer):
     elif kind == "linear_attention":  # Qwen3-Next's gated DeltaNet: no KV heads, no cache
         attn = (f"gated DeltaNet (linear attention), {cfg.linear_num_key_heads} key and "
                 f"{cfg.linear_num_value_heads} value heads")
-    elif kind == "mamba":             # Nemotron-H: a fixed state per sequence
-        attn = (f"Mamba-2, {cfg.mamba_num_heads} heads of {cfg.mamba_head_dim}, state "
-                f"{cfg.ssm_state_size}")
+    elif kind == "mamba":             # Nemotron-H, Granite 4.0: a fixed state per sequence
+        from ..architectures import mamba_dims
+        m = mamba_dims(cfg)
+        attn = f"Mamba-2, {m.heads} heads of {m.head_dim}, state {m.state}"
+    elif kind == "conv":              # LFM2: a fixed state of conv_L_cache inputs
+        attn = f"gated short convolution, {cfg.conv_L_cache} taps over {cfg.hidden_size:,} channels"
     elif kind == "none":
         attn = "no attention (an MLP block)"
     else:
