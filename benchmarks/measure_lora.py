@@ -15,6 +15,7 @@ parameters and buffers excluded).
 * ``end_of_forward``, ``peak_fwd_bwd``, ``peak_step``: bytes above the states.
 
     python benchmarks/measure_lora.py      # writes llmcourse/data/lora_measured.json
+    python benchmarks/measure_lora.py --checkpointed   # only the checkpointed rows
 
 CPU only; ``attn_implementation="sdpa"``; ``rows`` without gradient checkpointing
 (recompute "none"), ``checkpointed_rows`` with it (recompute "full").
@@ -39,10 +40,21 @@ R = 8
 TARGETS = {"attention": ["q_proj", "k_proj", "v_proj", "o_proj"], "all-linear": "all-linear"}
 SHAPES = [(2, 256), (1, 1024)]
 DROPOUTS = (0.0, 0.05)
-# with gradient checkpointing (use_reentrant=False): (model, target_modules, batch, seq_len)
-CHECKPOINTED = [("llama (GQA 8:2, SwiGLU)", "attention", 2, 256),
-                ("llama (GQA 8:2, SwiGLU)", "all-linear", 1, 1024),
-                ("qwen3_moe (16 experts, top-4)", "attention", 1, 1024)]
+# with gradient checkpointing (use_reentrant=False): (model, target_modules, batch, seq_len);
+# vocab x tokens >= 2^18 (the loss's tensors large next to a layer, as in a real model),
+# and one smaller (1 x 128)
+LLAMA, QWEN3 = "llama (GQA 8:2, SwiGLU)", "qwen3 (QK-norm, head_dim 64)"
+QWEN3_MOE, MIXTRAL = "qwen3_moe (16 experts, top-4)", "mixtral (8 experts, top-2)"
+CHECKPOINTED = [(LLAMA, "attention", 2, 256),
+                (LLAMA, "all-linear", 1, 1024),
+                (QWEN3_MOE, "attention", 1, 1024),
+                (LLAMA, "attention", 1, 1024),
+                (LLAMA, "all-linear", 2, 256),
+                (QWEN3, "attention", 1, 1024),
+                (QWEN3, "all-linear", 2, 256),
+                (QWEN3, "all-linear", 1, 256),
+                (MIXTRAL, "attention", 1, 256),
+                (LLAMA, "all-linear", 1, 128)]
 
 
 def build(config, target_modules, dropout, r=R, checkpointing=False):
@@ -91,25 +103,74 @@ def measure(config, batch, seq_len, target_modules="attention", dropout=0.0, r=R
 
     ids = batch_ids()
     tr = P._tracker(skip)
+    state = {"backward": False}
+    # with checkpointing, the phases of measure_peak.measure_checkpointed's timeline
+    handles = P._phase_hooks(model, tr, state) if checkpointing else []
     with tr:
+        tr.mark("forward")
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             out = model(input_ids=ids, labels=ids, use_cache=False)
         end_fwd = tr.cur
+        state["backward"] = True
+        tr.mark("loss, lm_head and final norm backward")
         out.loss.backward()
         del out
+    for h in handles:
+        h.remove()
     peak = tr.peak
+    timeline, peak_phase = P._timeline(tr.phases, peak)
     tr = P._tracker(skip)
     with tr:
         opt.step()
-    return {"saved_bytes": sum(seen.values()), "end_of_forward": end_fwd,
-            "peak_fwd_bwd": peak, "peak_step": tr.peak,
-            "adapter_dtype": str(trainable[0].dtype).replace("torch.", "")}
+    out = {"saved_bytes": sum(seen.values()), "end_of_forward": end_fwd,
+           "peak_fwd_bwd": peak, "peak_step": tr.peak,
+           "adapter_dtype": str(trainable[0].dtype).replace("torch.", "")}
+    if checkpointing:
+        out.update(peak_phase=peak_phase, timeline=timeline)
+    return out
+
+
+def measure_all_checkpointed():
+    """The rows with gradient checkpointing (recompute "full"), each with its timeline."""
+    rows = []
+    for name, tm, batch, seq_len in CHECKPOINTED:
+        r = measure(M.MODELS[name], batch, seq_len, tm, 0.0, checkpointing=True)
+        rows.append(dict(model=name, target_modules=tm, r=R, lora_dropout=0.0,
+                         batch=batch, seq_len=seq_len, **r))
+        print(f"checkpointed {name:32s} {tm:10s} b={batch} s={seq_len:5d} "
+              + " ".join(f"{k} {v:>12,d}" for k, v in r.items() if isinstance(v, int))
+              + f" at {r['peak_phase']}")
+    return rows
+
+
+CHECKPOINTED_ABOUT = (
+    "With gradient checkpointing: model.gradient_checkpointing_enable(use_reentrant=False) "
+    "on the peft model (torch.utils.checkpoint around each decoder layer's forward); "
+    "otherwise as rows. timeline: per phase of the second micro-batch (forward; the loss, "
+    "lm_head and final norm backward; each layer's recomputation and backward, from the "
+    "last, as benchmarks/measure_peak.py marks them) the bytes held above the states when "
+    "it began and the most held during it; peak_phase: where peak_fwd_bwd falls. The "
+    "first layer's input needs no gradient (a frozen embedding): no phase follows layer 0.")
 
 
 def main():
     import peft
     import torch
     import transformers
+    if "--checkpointed" in sys.argv:   # only the checkpointed rows, into the stored file
+        t0 = time.perf_counter()
+        with open(OUT, encoding="utf-8") as fh:
+            data = json.load(fh)
+        data["checkpointed_rows"] = measure_all_checkpointed()
+        data["checkpointed_about"] = CHECKPOINTED_ABOUT
+        data["checkpointed_seconds"] = round(time.perf_counter() - t0, 1)
+        data["peft"], data["torch"] = peft.__version__, torch.__version__
+        data["transformers"] = transformers.__version__
+        with open(OUT, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+            fh.write("\n")
+        print(f"wrote {OUT} ({len(data['checkpointed_rows'])} checkpointed rows)")
+        return
     rows = []
     t0 = time.perf_counter()
     for name, config in M.MODELS.items():
@@ -124,13 +185,7 @@ def main():
                     print(f"{name:32s} {tm:10s} p={dropout} b={batch} s={seq_len:5d} "
                           + " ".join(f"{k} {v:>12,d}" for k, v in r.items()
                                      if isinstance(v, int)))
-    checkpointed = []
-    for name, tm, batch, seq_len in CHECKPOINTED:
-        r = measure(M.MODELS[name], batch, seq_len, tm, 0.0, checkpointing=True)
-        checkpointed.append(dict(model=name, target_modules=tm, r=R, lora_dropout=0.0,
-                                 batch=batch, seq_len=seq_len, **r))
-        print(f"checkpointed {name:32s} {tm:10s} b={batch} s={seq_len:5d} "
-              + " ".join(f"{k} {v:>12,d}" for k, v in r.items() if isinstance(v, int)))
+    checkpointed = measure_all_checkpointed()
     data = {
         "_about": ("One LoRA training step (second micro-batch, adapter gradients accumulating, "
                    "AdamW state present) of small random-weight decoders built with "
@@ -148,6 +203,7 @@ def main():
         "python": platform.python_version(),
         "targets": TARGETS,
         "rows": rows,
+        "checkpointed_about": CHECKPOINTED_ABOUT,
         "checkpointed_rows": checkpointed,
         "seconds": round(time.perf_counter() - t0, 1),
     }

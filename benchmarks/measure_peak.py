@@ -138,6 +138,47 @@ def _layer_modules(model):
     return layers, [x.input_layernorm for x in layers], [getattr(x, last) for x in layers]
 
 
+def _phase_hooks(model, tr, state):
+    """Module hooks that mark the tracker's phases (see :func:`measure_checkpointed`) on
+    ``model``'s decoder layers; ``state["backward"]`` tells a recomputation from the
+    forward. Returns the hook handles."""
+    if hasattr(model, "get_base_model"):   # a peft model: hook the model it wraps
+        model = model.get_base_model()
+    layers, firsts, lasts = _layer_modules(model)
+    handles = []
+    for i, (layer, first, last) in enumerate(zip(layers, firsts, lasts)):
+        def on_input(mod, args, kwargs, i=i):
+            # outside the checkpoint (module hooks stay outside it): the layer's input;
+            # its gradient is the end of the layer's backward
+            h = args[0] if args else kwargs["hidden_states"]
+            if h.requires_grad:
+                label = f"layer {i - 1} recompute" if i else "embedding backward"
+                h.register_hook(lambda grad, label=label: tr.mark(label))
+        handles.append(layer.register_forward_pre_hook(on_input, with_kwargs=True))
+
+        def mark_if_backward(label):
+            def hook(*_):
+                if state["backward"]:
+                    tr.mark(label)
+            return hook
+        handles.append(first.register_forward_pre_hook(mark_if_backward(f"layer {i} recompute")))
+        handles.append(last.register_forward_hook(mark_if_backward(f"layer {i} backward")))
+    return handles
+
+
+def _timeline(phases, peak):
+    """``(timeline, peak_phase)``: one phase per name (the input-gradient hook and the
+    recompute pre-hook both mark a layer's recomputation; keep the first start and the
+    larger peak), and the phase the peak falls in."""
+    timeline = []
+    for ph in phases:
+        if timeline and timeline[-1]["phase"] == ph["phase"]:
+            timeline[-1]["peak"] = max(timeline[-1]["peak"], ph["peak"])
+        else:
+            timeline.append(dict(ph))
+    return timeline, next(ph["phase"] for ph in timeline if ph["peak"] == peak)
+
+
 def measure_checkpointed(config, batch, seq_len, mode="fp32", attn_implementation="sdpa"):
     """Like :func:`measure`, with gradient checkpointing on (``model.gradient_checkpointing_
     enable()`` as transformers defaults it: ``torch.utils.checkpoint`` with
@@ -171,24 +212,7 @@ def measure_checkpointed(config, batch, seq_len, mode="fp32", attn_implementatio
     skip = {t.untyped_storage().data_ptr() for t in states}
     tr = _tracker(skip)
     state = {"backward": False}
-    layers, firsts, lasts = _layer_modules(model)
-    handles = []
-    for i, (layer, first, last) in enumerate(zip(layers, firsts, lasts)):
-        def on_input(mod, args, kwargs, i=i):
-            # outside the checkpoint (module hooks stay outside it): the layer's input;
-            # its gradient is the end of the layer's backward
-            h = args[0] if args else kwargs["hidden_states"]
-            if h.requires_grad:
-                label = f"layer {i - 1} recompute" if i else "embedding backward"
-                h.register_hook(lambda grad, label=label: tr.mark(label))
-        handles.append(layer.register_forward_pre_hook(on_input, with_kwargs=True))
-        def mark_if_backward(label):
-            def hook(*_):
-                if state["backward"]:
-                    tr.mark(label)
-            return hook
-        handles.append(first.register_forward_pre_hook(mark_if_backward(f"layer {i} recompute")))
-        handles.append(last.register_forward_hook(mark_if_backward(f"layer {i} backward")))
+    handles = _phase_hooks(model, tr, state)
     ids = batch_ids()
     with tr:
         tr.mark("forward")
@@ -202,15 +226,7 @@ def measure_checkpointed(config, batch, seq_len, mode="fp32", attn_implementatio
     for h in handles:
         h.remove()
     peak = tr.peak
-    # one phase per name: the input-gradient hook and the recompute pre-hook both mark a
-    # layer's recomputation; keep the first start and the larger peak
-    timeline = []
-    for ph in tr.phases:
-        if timeline and timeline[-1]["phase"] == ph["phase"]:
-            timeline[-1]["peak"] = max(timeline[-1]["peak"], ph["peak"])
-        else:
-            timeline.append(dict(ph))
-    peak_phase = next(ph["phase"] for ph in timeline if ph["peak"] == peak)
+    timeline, peak_phase = _timeline(tr.phases, peak)
     tr = _tracker(skip)
     with tr:
         opt.step()

@@ -9,7 +9,8 @@
 * :func:`lora_memory`: the frozen base in bf16 (LoRA) or NF4 (QLoRA, Dettmers et al.
   2023, as bitsandbytes stores it), the adapters in fp32 with their grads and AdamW
   state (16 B per trainable parameter), the tensors autograd saves through the frozen
-  base and the adapters, the loss's gradients at the start of backward. The saved
+  base and the adapters, the loss's gradients at the start of backward (with gradient
+  checkpointing, the larger of that and the last layer's recomputation). The saved
   tensors follow what PyTorch saves in a ``peft`` LoRA step (measured on CPU,
   ``benchmarks/measure_lora.py``): a frozen matmul keeps no input (no weight gradient),
   a frozen norm no normalized value; each adapter keeps its own fp32 copy of its input
@@ -26,8 +27,9 @@ from fractions import Fraction
 from .architectures import layer_groups
 from .config import ConfigError
 from .counts import param_count
-from .training import (_choice, _global_terms, _int, _layer_terms, _LOGIT_TERMS,
-                       ATTENTION, RECOMPUTE)
+from .training import (_choice, _FREED_TERMS, _global_terms, _int, _layer_terms, _LOGIT_TERMS,
+                       _mlp_width, _Peaks, _recomputed_layer, ATTENTION, FREED_BEFORE_LAYERS,
+                       GRAD_BETWEEN_LAYERS, RECOMPUTE, RECOMPUTED_LAYER)
 from .zoo import as_config
 
 __all__ = ["LORA_TARGETS", "NF4_BITS", "DROPOUT_MASK_BYTES", "lora_params", "lora_memory",
@@ -104,12 +106,19 @@ def lora_params(cfg, r=16, target_modules="attention"):
     return sum(n * r * (d_in + d_out) for n, d_in, d_out in _targeted(cfg, target_modules))
 
 
-class LoraMemory:
-    """Per-GPU memory of a LoRA or QLoRA fine-tune, in bytes, and its peak."""
+class LoraMemory(_Peaks):
+    """Per-GPU memory of a LoRA or QLoRA fine-tune, in bytes, and its peak.
+
+    ``activations`` and ``logits`` are what is held at the end of the forward;
+    ``transients`` the loss's gradients at the start of backward, the optimizer step's
+    temporaries and, with ``recompute="full"``, the first layer recomputed in backward
+    (see :func:`lora_memory`). The peak and the moment that decides it
+    (``peak_start_of_backward``, ``peak_recompute``, ``peak_backward``, ``peak_step``,
+    ``peak``, ``peak_decided_by``) follow :class:`~llmcourse.training.TrainingMemory`."""
 
     __slots__ = ("model", "base", "adapters", "adapter_grads", "optimizer", "activations",
-                 "logits", "loss_grads", "activation_terms", "trainable", "base_bits",
-                 "settings")
+                 "logits", "loss_grads", "activation_terms", "transients", "trainable",
+                 "base_bits", "settings")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -121,15 +130,20 @@ class LoraMemory:
         return self.base + self.adapters + self.adapter_grads + self.optimizer
 
     @property
-    def saved_for_backward(self):
-        """What ``saved_tensors_hooks`` sees: everything but the returned logits."""
-        return (self.activations + self.logits
-                - self.activation_terms.get("logits (held by the model output)", 0))
+    def total(self):
+        """The states, the saved tensors and the logits: held at the end of the forward."""
+        return self.states + self.activations + self.logits
 
     @property
-    def peak(self):
-        return (self.base + self.adapters + self.adapter_grads + self.optimizer
-                + self.activations + self.logits + self.loss_grads)
+    def saved_for_backward(self):
+        """What ``saved_tensors_hooks`` sees: everything but the returned logits (and,
+        with ``recompute="full"``, the rotary tables the checkpoints' recompute closures
+        hold)."""
+        t = self.activation_terms
+        held = t.get("logits (held by the model output)", 0)
+        if self.settings["recompute"] == "full":
+            held += t.get("rotary cos/sin tables (once per model)", 0)
+        return self.activations + self.logits - held
 
     def as_dict(self):
         return {k: getattr(self, k) for k in ("base", "adapters", "adapter_grads", "optimizer",
@@ -149,7 +163,9 @@ DROPOUT_MASK_BYTES = {"gpu": 1, "cpu": 4}
 
 def _lora_activations(cfg, s, b, r, target_modules, recompute, attention, lora_dropout,
                       device):
-    """``(terms, largest_layer)``: bytes a LoRA step saves for backward, by name."""
+    """``(terms, recomputed)``: bytes a LoRA step saves for backward, by name, and with
+    ``recompute="full"`` what the first layer recomputed in backward adds (its saved
+    tensors and temporaries: :func:`_lora_recomputed_layer`; 0 otherwise)."""
     act, f32 = 2, 4
     h = cfg.hidden_size
     mask = DROPOUT_MASK_BYTES[device] if lora_dropout > 0 else 0
@@ -169,8 +185,10 @@ def _lora_activations(cfg, s, b, r, target_modules, recompute, attention, lora_d
         per_layer = sum(lt.values()) * s * b
         if is_moe:  # grouped matmul: one int32 offset per expert
             per_layer += 4 * cfg.num_experts
-        largest = max(largest, per_layer)
-        if recompute != "full":
+        if recompute == "full":
+            largest = max(largest, _lora_recomputed_layer(cfg, g.tensors, is_moe, lt, per_layer,
+                                                          ad, r, mask, s * b))
+        else:
             for k, v in lt.items():
                 terms[k] = terms.get(k, 0) + g.count * v * s * b
             if is_moe:
@@ -190,18 +208,48 @@ def _lora_activations(cfg, s, b, r, target_modules, recompute, attention, lora_d
             if mask:
                 terms["LoRA dropout masks"] -= mask * sum(readers) * s * b
     if recompute == "full":
-        # each layer keeps its input; one layer is recomputed at a time in backward
+        # each layer keeps its input (the checkpoint); the rotary tables are held
+        # throughout by each checkpoint's recompute closure (measured)
         n_layers = sum(g.count for g in layer_groups(cfg))
         terms["layer inputs (checkpoints)"] = act * h * n_layers * s * b
-        terms["one layer recomputed in backward"] = largest
-    g_terms = _global_terms(cfg, s, b, act, 1, frozen=True)
-    if recompute == "full":
-        # the rotary tables are saved inside the checkpointed layers only (measured):
-        # they come back with the recomputed layer
-        rot = g_terms.pop("rotary cos/sin tables (once per model)", 0)
-        terms["one layer recomputed in backward"] += rot
-    terms.update(g_terms)
-    return {k: int(v) for k, v in terms.items() if v}
+    terms.update(_global_terms(cfg, s, b, act, 1, frozen=True))
+    return {k: int(v) for k, v in terms.items() if v}, int(-(-largest // 1))
+
+
+def _lora_recomputed_layer(cfg, tensors, is_moe, lt, per_layer, ad, r, mask, tokens):
+    """Bytes one frozen layer with adapters ``ad`` adds while it is recomputed and
+    backpropagated (``torch.utils.checkpoint``, use_reentrant=False), measured on CPU
+    (``benchmarks/measure_lora.py``): the larger of two moments.
+
+    * The MLP's backward (:func:`~llmcourse.training._recomputed_layer` with
+      ``frozen=True``): the layer's saved tensors and the MLP's input gradients (a gated
+      MLP: the gradients of the product, act and up beside gate, act and up; routed
+      experts: their recomputation, see there), less what the adapters of the MLP's
+      out-projection saved (their fp32 copy of the intermediate and their A output): its
+      backward has freed them.
+    * With adapters on the MLP's in-projections (gate and up, all-linear), recomputing
+      the last of them: what the layer has saved so far (all but the out-projection's
+      adapter), the forward's locals (the residual and the MLP's input), the base
+      projection's bf16 output, and its adapter's fp32 B output and that times the
+      scaling, two fp32 tensors of the intermediate's width; with an adapter on the
+      out-projection also the gradient of its output, which reached both branches before
+      the recomputation began: the base's in bf16, the adapter's in fp32."""
+    act, f32, h = 2, 4, cfg.hidden_size
+    moment = _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, 0, 1, 1, False,
+                               frozen=True)
+    if is_moe:   # adapters on routed experts are refused (_targeted)
+        return moment
+    inter = _mlp_width(tensors, h, "mlp")[0]
+    mlp = [(d_in, t) for d_in, t in ad if t.component == "mlp"]
+    out_saved = sum((f32 + mask) * d_in + f32 * r for d_in, t in mlp if d_in == inter) * tokens
+    moment -= out_saved
+    widest_in = max((t.shape[0] for d_in, t in mlp if d_in == h), default=0)
+    if widest_in:
+        at_adapter = per_layer - out_saved + (2 * f32 * widest_in + 2 * act * h) * tokens
+        if out_saved:
+            at_adapter += (act + f32) * h * tokens
+        moment = max(moment, at_adapter)
+    return moment
 
 
 def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", base="bf16",
@@ -225,20 +273,25 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
       Measured on CPU (``benchmarks/measure_lora.py``, recompute ``"none"``): equal to
       the bytes PyTorch saves for Llama and Qwen3 (attention-only and all-linear), and
       for Qwen3-MoE and Mixtral (attention-only). ``recompute="full"`` (gradient
-      checkpointing) keeps each layer's bf16 input (measured: the checkpoints, final
-      norm and loss tensors equal PyTorch's to the byte) and adds one layer recomputed in
-      backward.
+      checkpointing) keeps each layer's bf16 input and the rotary tables, which each
+      checkpoint's recompute closure holds (measured: the checkpoints, final norm and
+      loss tensors equal PyTorch's to the byte).
     * **logits, loss_grads**: the loss's fp32 log-probabilities, the labels and the bf16
       logits; 8 B per logit of fp32 gradients at the start of backward.
     * The NF4 base's storage is the formula above; QLoRA's activations are counted as
       LoRA's (bitsandbytes needs a CUDA GPU: not measured here).
 
-    ``peak``: the sum, at the start of backward (the optimizer step's temporaries,
-    4 B per trainable parameter, are smaller); within 0.03% of PyTorch's peak on CPU
-    without recomputation. With ``recompute="full"`` it is an upper bound, 20-45% above
-    the measured peak of the tiny models: the sum puts the recomputed layer beside the
-    loss's gradients and log-probabilities, which backward frees before it recomputes
-    the first layer (the same convention as :func:`~llmcourse.training.training_memory`).
+    ``peak``: without recomputation, the start of backward (everything held at the end of
+    the forward and the loss's gradients; the optimizer step's temporaries, 4 B per
+    trainable parameter, are smaller): within 0.03% of PyTorch's peak on CPU. With
+    ``recompute="full"``, the larger of two moments, as in full training
+    (:func:`~llmcourse.training.training_memory`): the start of backward, and the last
+    layer's recomputation, while every checkpoint is still held (the loss's and the final
+    norm's tensors freed, the bf16 gradient between layers, that layer's saved tensors and
+    its temporaries: :func:`_lora_recomputed_layer`). ``peak_decided_by`` names the
+    moment. Measured on CPU (10 settings, ``benchmarks/measure_lora.py``): within 0.5%
+    of PyTorch's peak, the recomputation deciding it in the tiny models; at a real
+    vocabulary (Llama-3.1-8B, 128,256 words) the start of backward decides it.
     """
     cfg = as_config(cfg)
     _int("seq_len", seq_len)
@@ -261,14 +314,28 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
         rest = pc.total - q
         base_bytes = int(-(-q * NF4_BITS // 8)) + 2 * rest
     s, b = seq_len, micro_batch
-    terms = _lora_activations(cfg, s, b, r, target_modules, recompute, attention,
-                              lora_dropout, device)
+    terms, recomputed = _lora_activations(cfg, s, b, r, target_modules, recompute, attention,
+                                          lora_dropout, device)
     logits = sum(terms.get(k, 0) for k in _LOGIT_TERMS)
     activations = sum(terms.values()) - logits
+    loss_grads = 8 * cfg.vocab_size * s * b
+    # the loss's fp32 gradients at the start of backward; foreach AdamW's sqrt(v) over the
+    # adapters in the step (measured: 4 B per trainable parameter)
+    transients = {"loss gradients at the start of backward": loss_grads,
+                  "optimizer step temporaries": 4 * n_train}
+    if recompute == "full":
+        # as in full training (training._stage_memory): the loss's and the final norm's
+        # tensors are freed before the last layer is recomputed; the checkpoints, the
+        # rotary tables and the returned logits stay, and the bf16 gradient of the hidden
+        # states flows between layers (a frozen embedding: no token ids, no tied weight
+        # gradient waiting)
+        transients[FREED_BEFORE_LAYERS] = sum(terms.get(k, 0) for k in _FREED_TERMS)
+        transients[GRAD_BETWEEN_LAYERS] = 2 * cfg.hidden_size * s * b
+        transients[RECOMPUTED_LAYER] = recomputed
     return LoraMemory(model=cfg.name, base=base_bytes, adapters=4 * n_train,
                       adapter_grads=4 * n_train, optimizer=8 * n_train,
                       activations=activations, logits=logits,
-                      loss_grads=8 * cfg.vocab_size * s * b, activation_terms=terms,
+                      loss_grads=loss_grads, activation_terms=terms, transients=transients,
                       trainable=n_train, base_bits=16 if base == "bf16" else float(NF4_BITS),
                       settings=dict(seq_len=seq_len, micro_batch=micro_batch, r=r,
                                     target_modules=target_modules, base=base,

@@ -551,7 +551,8 @@ def _layer_matmul(tensors):
                if t.matmul and not t.buffer and len(t.shape) >= 2 and not t.routed)
 
 
-def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, tp, split, amp):
+def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, tp, split, amp,
+                      frozen=False):
     """Bytes one layer adds while it is recomputed and backpropagated under full
     recomputation (``torch.utils.checkpoint``, use_reentrant=False): everything it saves
     again, less its input (already held as the checkpoint) where the norm keeps that same
@@ -562,15 +563,27 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
     the k weighted expert outputs, computed before the recomputation starts, and the two
     scatter buffers that put the experts' outputs back in token order: 3 x k x hidden)
     or in the experts' backward (the gradient of the down projection's input, k x its
-    width, and the stacked weight gradient of every expert's down projection)."""
+    width, and the stacked weight gradient of every expert's down projection).
+
+    ``frozen=True`` (a LoRA base, bf16; measured with ``benchmarks/measure_lora.py``): a
+    gated MLP's backward holds the three gradients beside the gate, act and up it saves
+    (3 x intermediate more; a plain MLP's, the gradients of the activation's output and
+    input beside fc1's output: 2 x, not measured); a routed-expert block has no weight
+    gradient, and its recomputation holds the gradient of the k weighted outputs, the
+    weighted outputs and the gathered input (k x hidden each, the first two in the routing
+    weight's dtype when wider: fp32 for Mixtral), the layer's residual and the MLP's input
+    (the forward's locals: a frozen layer saves neither)."""
     h = cfg.hidden_size
     res = 4 if act == 4 or amp else act
     extra = 2 * _cdiv(_layer_matmul(tensors), tp) if amp else 0   # its bf16 weight copies
     if res == 4:   # the input norm keeps the fp32 residual itself: the checkpoint
         extra -= Fraction(4 * h * tokens, split)
     if not is_moe:
-        inter = _cdiv(_mlp_width(tensors, h, "mlp")[0], tp)
-        extra += 2 * act * inter * tokens
+        inter, gated = _mlp_width(tensors, h, "mlp")
+        inter = _cdiv(inter, tp)
+        # frozen: gated, the gradients of the product, act and up; plain, of the
+        # activation's output and input
+        extra += (3 if frozen and gated else 2) * act * inter * tokens
         if amp:   # by then one bf16 copy of the MLP's input is freed
             extra -= Fraction(act * h * tokens, split)
     else:
@@ -581,7 +594,12 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
         # weight's (Mixtral keeps the weight in fp32)
         w_out = 4 if cfg.model_type == "mixtral" else e_act
         recompute_peak = 3 * k * h * w_out * tokens
-        backward_peak = k * inter * e_act * tokens + E * h * inter * param
+        backward_peak = k * inter * e_act * tokens + (0 if frozen else E * h * inter * param)
+        if frozen:
+            # the gradient of the weighted outputs and the weighted outputs (w_out), the
+            # gathered input (the experts' dtype), the residual and the MLP's input
+            recompute_peak = (k * h * (2 * w_out + e_act) * tokens
+                              + 2 * act * Fraction(h * tokens, split))
         extra += max(recompute_peak, backward_peak)
     return per_layer + extra
 
@@ -595,39 +613,11 @@ _LOGIT_TERMS = ("log-probabilities (fp32, saved by the loss)", "labels (int64) a
                 "logits (held by the model output)")
 
 
-class TrainingMemory:
-    """Per-GPU training memory, in bytes.
+class _Peaks:
+    """The peak of one training step, from ``total``, ``states`` and ``transients``
+    (shared by :class:`TrainingMemory` and :class:`~llmcourse.finetune.LoraMemory`)."""
 
-    ``params``, ``grads``, ``optimizer``: exact for the named convention (see
-    :func:`training_memory`). ``activations``: the tensors saved for backward by the
-    layers (and the embedding, final norm and rotary tables); ``logits``: the fp32
-    log-probabilities the loss saves, the labels, and the logits the model returns.
-    ``total`` sums the five. ``activation_terms`` names every term (bytes per GPU);
-    ``saved_for_backward`` is what ``saved_tensors_hooks`` sees (everything but the
-    returned logits). ``conventions`` says, in words, what was assumed. With pipeline
-    parallelism it is one stage's memory, and ``pipeline`` names the stage and holds
-    every stage's (:func:`training_memory`); otherwise ``pipeline`` is None.
-    """
-
-    __slots__ = ("model", "params", "grads", "optimizer", "activations", "logits",
-                 "activation_terms", "transients", "conventions", "settings", "pipeline")
-
-    def __init__(self, **kw):
-        for k in self.__slots__:
-            setattr(self, k, kw.get(k))
-
-    @property
-    def total(self):
-        return self.params + self.grads + self.optimizer + self.activations + self.logits
-
-    @property
-    def states(self):
-        """Weights + grads + optimizer state (the part that does not depend on tokens)."""
-        return self.params + self.grads + self.optimizer
-
-    @property
-    def saved_for_backward(self):
-        return self.total - self.states - self.activation_terms.get("logits (held by the model output)", 0)
+    __slots__ = ()
 
     @property
     def peak_start_of_backward(self):
@@ -683,6 +673,41 @@ class TrainingMemory:
         if self.transients["loss gradients at the start of backward"]:
             return "the start of backward (saved tensors + the loss's fp32 gradients)"
         return "the start of backward (the saved tensors of the micro-batches in flight)"
+
+
+class TrainingMemory(_Peaks):
+    """Per-GPU training memory, in bytes.
+
+    ``params``, ``grads``, ``optimizer``: exact for the named convention (see
+    :func:`training_memory`). ``activations``: the tensors saved for backward by the
+    layers (and the embedding, final norm and rotary tables); ``logits``: the fp32
+    log-probabilities the loss saves, the labels, and the logits the model returns.
+    ``total`` sums the five. ``activation_terms`` names every term (bytes per GPU);
+    ``saved_for_backward`` is what ``saved_tensors_hooks`` sees (everything but the
+    returned logits). ``conventions`` says, in words, what was assumed. With pipeline
+    parallelism it is one stage's memory, and ``pipeline`` names the stage and holds
+    every stage's (:func:`training_memory`); otherwise ``pipeline`` is None.
+    """
+
+    __slots__ = ("model", "params", "grads", "optimizer", "activations", "logits",
+                 "activation_terms", "transients", "conventions", "settings", "pipeline")
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw.get(k))
+
+    @property
+    def total(self):
+        return self.params + self.grads + self.optimizer + self.activations + self.logits
+
+    @property
+    def states(self):
+        """Weights + grads + optimizer state (the part that does not depend on tokens)."""
+        return self.params + self.grads + self.optimizer
+
+    @property
+    def saved_for_backward(self):
+        return self.total - self.states - self.activation_terms.get("logits (held by the model output)", 0)
 
     def as_dict(self):
         return {"params": self.params, "grads": self.grads, "optimizer": self.optimizer,

@@ -231,8 +231,8 @@ design(
     why="The frozen bf16 base alone is 16.1 GB of the usable 21.6 GB; NF4 stores the layers' "
         "matrices in 4.127 bits and brings the base to 5.7 GB. The adapters (42M parameters, "
         "16 B each: 0.7 GB) are small either way; what grows with the sequence is the logits and "
-        "the loss's gradients (14 B per logit, 128,256 per token) and the layer inputs: 15.8 GB "
-        "at 4,096 tokens, 25.2 GB at 8,192.",
+        "the loss's gradients (14 B per logit, 128,256 per token) and the layer inputs: QLoRA "
+        "peaks at the start of backward, 14.9 GB at 4,096 tokens, 23.4 GB at 8,192.",
     hint="add up the base, the adapters' 16 B per trainable parameter, and what grows with "
          "the tokens; which of them does NF4 shrink?",
     solution={"base": "nf4", "seq_len": 4096},
