@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import global_tensors, layer_groups
+from .architectures import global_tensors, layer_groups, mamba_dims
 from .config import ConfigError
 from .layers import LayerKind
 from .counts import flops_per_token, param_count
@@ -479,15 +479,17 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
     if kind.attention == "none":   # a Nemotron-H MLP or MoE block: no mixer at all
         return {"_prefix": "mixer.self_attn."}
     if kind.attention == "mamba":
-        H = _cdiv(cfg.mamba_num_heads, tp)
-        P, N, G = cfg.mamba_head_dim, cfg.ssm_state_size, _cdiv(cfg.n_groups, tp)
-        K, C = cfg.conv_kernel, cfg.chunk_size
+        m = mamba_dims(cfg)   # Nemotron-H's or Granite 4.0's field names, one module
+        H = _cdiv(m.heads, tp)
+        P, N, G = m.head_dim, m.state, _cdiv(m.groups, tp)
+        K = m.kernel
+        C = cfg.mamba_chunk_size if cfg.model_type == "granitemoehybrid" else cfg.chunk_size
         inner, conv = H * P, H * P + 2 * G * N
         n = _cdiv(s, C)
         padded, per_seq, once = Fraction(n * C, s), Fraction(1, s), Fraction(1, s * b)
         narrow = act < f32   # fp32 copies that an fp32 model does not make
         return {
-            "_prefix": "mixer.",
+            "_prefix": "mamba." if cfg.model_type == "granitemoehybrid" else "mixer.",
             "Mamba-2 conv (in_proj output; padded conv output)":
                 act * (2 * inner + 2 * G * N + H) + act * conv * (s + K - 1) * per_seq,
             "Mamba-2 dt (softplus, fp32)": 2 * act * H + f32 * H * (1 + narrow) + f32 * inner * narrow
