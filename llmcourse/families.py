@@ -723,7 +723,7 @@ _FAMILIES = {
                                      max_position_embeddings=4096, intermediate_size=21504,
                                      mlp_bias=False, ssm_state_size=128, mamba_num_heads=128,
                                      mamba_head_dim=64, n_groups=8, conv_kernel=4,
-                                     use_conv_bias=True, mamba_proj_bias=False, use_bias=False,
+                                     chunk_size=128, use_conv_bias=True, mamba_proj_bias=False, use_bias=False,
                                      n_routed_experts=8, n_shared_experts=1,
                                      moe_intermediate_size=7688,
                                      moe_shared_expert_intermediate_size=7688,
@@ -744,7 +744,7 @@ _FAMILIES = {
                                            mamba_n_heads=128, mamba_n_groups=1,
                                            mamba_d_state=256, mamba_d_head="auto",
                                            mamba_d_conv=4, mamba_expand=2, mamba_conv_bias=True,
-                                           mamba_proj_bias=False)),
+                                           mamba_proj_bias=False, mamba_chunk_size=256)),
     # LFM2-8B-A1B (LiquidAI): gated short-convolution layers (a depthwise causal convolution of
     # conv_L_cache taps between two gates) and a few GQA layers with QK-norm; the first
     # num_dense_layers with a dense SwiGLU MLP, then sigmoid-routed experts. Defaults:

@@ -88,11 +88,12 @@ _POSITIVE_BY_TYPE = {
     "deepseek_v4": ("q_lora_rank", "hc_mult", "o_groups", "o_lora_rank", "index_n_heads",
                     "index_head_dim", "index_topk"),
     "nemotron_h": ("ssm_state_size", "mamba_num_heads", "mamba_head_dim", "n_groups",
-                   "conv_kernel", "moe_shared_expert_intermediate_size", "moe_latent_size"),
+                   "conv_kernel", "moe_shared_expert_intermediate_size", "moe_latent_size",
+                   "chunk_size"),
     "glm_moe_dsa": ("index_topk", "index_head_dim", "index_n_heads"),
     "longcat_flash": ("num_layers", "qk_head_dim"),
     "granitemoehybrid": ("shared_intermediate_size", "mamba_n_heads", "mamba_n_groups",
-                         "mamba_d_state", "mamba_d_conv", "mamba_expand"),
+                         "mamba_d_state", "mamba_d_conv", "mamba_expand", "mamba_chunk_size"),
     "lfm2_moe": ("conv_L_cache",),
 }
 # null in a config.json: derive it (KV heads = heads, head_dim = hidden / heads, no MLP-only
