@@ -19,9 +19,13 @@ LAYER_OPTIONS = list(range(1, 161))
 
 def hidden_options(cfg, top=16384):
     """hidden_size values that keep the model's heads valid: multiples of 128, and of
-    num_attention_heads too when head_dim is derived as hidden_size / heads."""
+    num_attention_heads too when head_dim is derived as hidden_size / heads (and, for
+    Granite 4.0, widths whose Mamba-2 part splits into its mamba_n_heads)."""
     explicit = "head_dim" in cfg.to_hf_config() and cfg.to_hf_config()["head_dim"] is not None
     step = 128 if explicit or cfg.uses_mla else math.lcm(128, cfg.num_attention_heads)
+    if cfg.model_type == "granitemoehybrid":   # Mamba-2 width mamba_expand x hidden in whole heads
+        heads, expand = cfg.mamba_n_heads, cfg.mamba_expand
+        step = math.lcm(step, heads // math.gcd(heads, expand))
     opts = list(range(step, top + 1, step))
     return sorted(set(opts) | {cfg.hidden_size})
 
@@ -37,6 +41,8 @@ def depth_width_config(base, num_hidden_layers, hidden_size, num_attention_heads
         changes["hidden_size"] = hidden_size
         changes["intermediate_size"] = max(
             64, 64 * round(base.intermediate_size * hidden_size / base.hidden_size / 64))
+        if base.model_type == "granitemoehybrid":   # the Mamba-2 heads widen with the model
+            changes["mamba_d_head"] = "auto"
     if num_attention_heads is not None and num_attention_heads != base.num_attention_heads:
         changes["num_attention_heads"] = num_attention_heads
     if num_key_value_heads is not None and num_key_value_heads != base.num_key_value_heads:
