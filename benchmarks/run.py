@@ -373,7 +373,9 @@ def bench_transformers(repeat, fresh_models, count_times):
     transformers.logging.set_verbosity_error()
 
     def build(d):
-        d = dict(d)
+        # as from_pretrained reads a config.json: {"__float__": "Infinity"} is a float
+        # (Granite 4.0's time_step_limit, as transformers writes it back)
+        d = transformers.PreTrainedConfig._decode_special_floats(dict(d))
         hf = AutoConfig.for_model(d.pop("model_type"), **d)
         with torch.device("meta"):
             try:
