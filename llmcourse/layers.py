@@ -294,18 +294,7 @@ class LayerSchedule:
         """``{LayerKind: number of layers}``, kinds in the order they first appear."""
         if self._counts is not None:
             return self._counts
-        L, counts = self.num_layers, {}
-        for k, n in self.prefix:
-            counts[k] = counts.get(k, 0) + n
-        rest = L - self._pre[1]
-        if rest and self.period:
-            full, part = divmod(rest, self._per[1])
-            for k, n in self.period:
-                counts[k] = counts.get(k, 0) + n * full + max(0, min(n, part))
-                part -= n
-        for i, k in self.overrides.items():
-            counts[self._base_at(i)] -= 1
-            counts[k] = counts.get(k, 0) + 1
+        counts = self._counts_upto(self.num_layers)
         first = {k: self.first_index(k) for k, n in counts.items() if n}
         self._counts = {k: counts[k] for k in sorted(first, key=first.get)}
         return self._counts
