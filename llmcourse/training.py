@@ -242,6 +242,8 @@ _GEMMA_NORM = ("gemma", "gemma2", "gemma3", "gemma3_text")   # normalize, scale 
 _QK_NORM = ("q_norm", "k_norm", "q_layernorm", "k_layernorm")
 # RMSNorm as (x * rstd) * (1 + w) in fp32, then cast: Qwen3.5 (its (1 + w) a new tensor)
 _ONE_PLUS_W_NORM = ("qwen3_5_text", "qwen3_5_moe_text")
+# ... and Qwen4-Exp's attention QK-norm (its hyper-connection norms: _hyper_connection_terms)
+_ONE_PLUS_W_LAYER_NORM = _ONE_PLUS_W_NORM + ("qwen4_exp_text",)
 
 
 def _mlp_width(tensors, h, component, per_expert=False):
@@ -289,6 +291,10 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
     if mixer is not None:   # the mixer's own norms are its terms
         prefix = mixer.pop("_prefix")
         tensors = [t for t in tensors if not t.name.startswith(prefix)]
+    own = {}
+    if mt == "qwen4_exp_text":   # hyper-connections (no layer norms), n-gram PLE, indexer
+        own = _qwen4_terms(cfg, kind, s, b, act, attention, tp)
+        tensors = [t for t in tensors if not t.name.startswith(_QWEN4_OWN)]
 
     def add(name, v):
         terms[name] = terms.get(name, 0) + v
@@ -308,7 +314,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         elif mt == "nemotron_h":
             # w * fp32 normalized value, in fp32; a bf16 model keeps an fp32 copy of w
             cost = f32 * w + f32 + f32 * w + (Fraction(f32 * w, s * b) if act < f32 else 0)
-        elif mt in _ONE_PLUS_W_NORM:
+        elif mt in _ONE_PLUS_W_LAYER_NORM:
             # fp32 normalized value times (1 + w), that fp32 (1 + w) kept once per layer
             cost = f32 * w + f32 + f32 * w + Fraction(f32 * w, s * b)
         elif mt in _GEMMA_NORM or (amp and w == h and t.name.rsplit(".", 2)[-2] not in _QK_NORM):
@@ -320,7 +326,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         base = t.name.rsplit(".", 2)[-2]
         if base in _QK_NORM:
             times = (nh if base[0] == "q" else nkv) if w == cfg.head_dim else 1
-            once = Fraction(f32 * w, s * b) if mt in _ONE_PLUS_W_NORM else 0
+            once = Fraction(f32 * w, s * b) if mt in _ONE_PLUS_W_LAYER_NORM else 0
             add("QK-norm (q, k before norm, rstd, normalized)", times * (cost - once) + once)
         elif w == h:
             add("norms (input, rstd, normalized)", cost)
@@ -394,7 +400,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         # router: fp32 softmax over all experts, top-k indices; normalized top-k
         # probabilities save the k values and their sum
         router = f32 * E + i64 * k
-        if cfg.get("norm_topk_prob", mt == "mixtral"):
+        if cfg.get("norm_topk_prob", mt in ("mixtral", "qwen4_exp_text")):   # their defaults
             router += f32 * (k + 1)
         terms["router (softmax, top-k)"] = router
         # per (token, expert) pair: gathered input, gate_up, act, product, expert
@@ -410,7 +416,71 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         shared, _ = _mlp_width(tensors, h, "shared_experts")
         if shared:
             terms["shared experts"] = act * (4 - frozen) * _cdiv(shared, tp)
+    terms.update(own)
     return {k: v for k, v in terms.items() if v}
+
+
+# Qwen4-Exp's own modules: their terms are _qwen4_terms', not the norm rules'
+_QWEN4_OWN = ("attn_hyper_connection.", "mlp_hyper_connection.", "ple.", "self_attn.indexer.")
+
+
+def _hyper_connection_terms(cfg, s, b, act, combine=True):
+    """Bytes per token one Qwen4-Exp gated residual saves (``Qwen4ExpTextGatedResidual``: it
+    stands where a layer norm would, over ``hc_count`` residual streams of ``hidden_size``
+    each, W values a token): its grouped RMSNorm keeps the fp32 input (a copy in a bf16
+    model, the stream itself in fp32), one fp32 rstd per stream and the fp32 normalized
+    value ((1 + w) in fp32 once a layer); the low-rank mixer keeps the normalized streams
+    (its down projection's input, also multiplied by the mix), the silu's input and output
+    (hc_lowrank wide) and the sigmoid mix (W); ``combine``: the injection weights' sigmoid
+    (one per stream), and the block's output times them (its output and the weights)."""
+    f32 = 4
+    n, r = cfg.hc_count, cfg.hc_lowrank
+    W = n * cfg.hidden_size
+    v = 2 * f32 * W + f32 * n + Fraction(f32 * W, s * b) + 2 * act * W + 2 * act * r
+    if combine:
+        v += act * n + act * cfg.hidden_size + act * n
+    return v
+
+
+def _qwen4_terms(cfg, kind, s, b, act, attention, tp):
+    """Per-token bytes Qwen4-Exp (qwen4_exp_text) saves beyond Gated DeltaNet, gated
+    attention and the MoE block, as transformers' PyTorch code runs it (CPU measurements,
+    ``benchmarks/measure_activations_2026_more.py``):
+
+    - two hyper-connections a layer (:func:`_hyper_connection_terms`), no layer norms;
+    - the per-layer n-gram embedding (``ple``, where ``kind.ple``): the int64 hashed n-gram
+      ids of each sequence (with ``ngram_size - 1`` tokens of context), the embedding (the
+      key and value projections' input), three grouped RMSNorms over the W stream values
+      (key, query: the residual streams, and the conv's input), the normalized key and
+      query (multiplied), five per-stream gate values (abs, clamp, sqrt, sign, sigmoid),
+      the value, and the dilated depthwise conv's padded input and its silu's input;
+    - the indexer keeps nothing: its top-k selection is a boolean mask, so the graph it
+      builds is freed when it returns; its mask makes SDPA run with an explicit mask, which
+      it keeps as a float (s x s per sequence, in the activations' dtype) beside K and V
+      repeated to every query head;
+    - the shared expert's sigmoid gate: the gate and the shared expert's output."""
+    h = cfg.hidden_size
+    f32, i64 = 4, 8
+    once, per_seq = Fraction(1, s * b), Fraction(1, s)
+    terms = {"hyper-connections (grouped norm, stream mix, injection)":
+             2 * _hyper_connection_terms(cfg, s, b, act)}
+    if kind.ple:
+        n, W = cfg.hc_count, cfg.hc_count * h
+        ng = cfg.get("ngram_size") or 3
+        heads = (ng - 1) * cfg.heads_per_ngram
+        K = cfg.ple_conv_kernel_size
+        terms["n-gram embedding (hashed ids, embedding, gates)"] = (
+            i64 * heads * (s + ng - 1) * per_seq + act * cfg.ple_embed_dim
+            + 3 * (2 * f32 * W + f32 * n + f32 * W * once) + 2 * act * W + 5 * act * n + act * h)
+        terms["n-gram dilated conv (padded input, silu input)"] = (
+            act * W * (s + (K - 1) * ng) * per_seq + act * W)
+    if kind.indexer:
+        nh, nkv = cfg.num_attention_heads // tp, _cdiv(cfg.num_key_value_heads, tp)
+        if attention == "flash":
+            terms["indexer mask (float, s x s per sequence) and K, V repeated to every head"] = (
+                act * s + 2 * act * (nh - nkv) * cfg.head_dim)
+    terms["shared expert gate (sigmoid, shared output)"] = act * (h + 1)
+    return terms
 
 
 def _output_gated(cfg, tensors):
@@ -523,6 +593,9 @@ def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
         final_norm = f32 * h + f32 + f32 * h + (Fraction(f32 * h, s * b) if act < f32 else 0)
     if cfg.model_type in _ONE_PLUS_W_NORM and not frozen:   # fp32 normalized, (1 + w) once
         final_norm = f32 * h + f32 + f32 * h + Fraction(f32 * h, s * b)
+    if cfg.model_type == "qwen4_exp_text":   # the streams mixed into one: no final norm
+        rot = int(cfg.head_dim * (cfg.get("partial_rotary_factor") or 1))
+        final_norm = _hyper_connection_terms(cfg, s, b, act, combine=False)
     return {
         "token ids (int64)": 0 if frozen else i64 * s * b,
         # cast to the hidden states' dtype: fp32 under autocast (fp32 weights)
