@@ -14,9 +14,11 @@ Two kinds of number live here, and the course keeps them apart:
   it matches the bytes PyTorch saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
   (``benchmarks/measure_activations.py``, ``llmcourse/data/activations_measured.json``);
   a layer that is not softmax attention counts its own mixer's tensors (Qwen3.5's Gated
-  DeltaNet exactly as transformers' PyTorch path saves them, Nemotron-H's Mamba-2 within
-  3%; ``benchmarks/measure_activations_2026.py``, ``tests/test_training_2026.py``); for the
-  other families the same per-tensor rules are an estimate.
+  DeltaNet exactly as transformers' PyTorch path saves them, and Mamba-2 (Nemotron-H,
+  Granite 4.0) exactly in the measured settings; ``benchmarks/measure_activations_2026.py``,
+  ``benchmarks/measure_activations_2026_more.py``, ``tests/test_training_2026.py``,
+  ``tests/test_training_2026_more.py``); for the other families the same per-tensor rules
+  are an estimate.
 
 Everything is closed-form arithmetic on the layer groups of
 :mod:`llmcourse.architectures`: the cost does not grow with a number's size.
@@ -253,7 +255,8 @@ def _mlp_width(tensors, h, component, per_expert=False):
     if not mm:
         return 0, False
     elems = sum(t.numel // t.fused for t in mm)
-    gated = len(mm) >= 3 or any("gate" in t.name for t in mm)
+    # Granite's input_linear is gate and up fused in one matrix
+    gated = len(mm) >= 3 or any("gate" in t.name or "input_linear" in t.name for t in mm)
     return elems // ((3 if gated else 2) * h), gated
 
 
@@ -402,6 +405,8 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         router = f32 * E + i64 * k
         if cfg.get("norm_topk_prob", mt in ("mixtral", "qwen4_exp_text")):   # their defaults
             router += f32 * (k + 1)
+        if mt == "granitemoehybrid":   # top-k of the fp32 logits, then a softmax over those k
+            router = (i64 + f32) * k
         terms["router (softmax, top-k)"] = router
         # per (token, expert) pair: gathered input, gate_up, act, product, expert
         # output (multiplied by the routing weight), the weight (Mixtral keeps it in
@@ -498,13 +503,14 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
     and ``"_prefix"``: the name prefix of the mixer's own tensors), or None for softmax
     attention (the caller's rules).
 
-    **Mamba-2** (Nemotron-H's ``mamba`` blocks): what transformers' PyTorch path saves
-    (``torch_forward`` with its chunked scan, ``chunk_size`` tokens a chunk; mamba-ssm's
-    fused kernel saves far less), an **estimate** from the tensors it saves: the in_proj
-    output and the padded convolution output, dt, the chunk matrices (L, C B^T, their
-    product: chunk_size x chunk_size per head), B, C and x in fp32, one state per chunk,
-    and the gated RMSNorm; within a few percent of what PyTorch saves
-    (``tests/test_training_2026.py`` holds the measured error).
+    **Mamba-2** (Nemotron-H's ``mamba`` blocks, Granite 4.0's): what transformers' PyTorch
+    path saves (``torch_forward`` with its chunked scan, ``chunk_size`` tokens a chunk;
+    mamba-ssm's fused kernel saves far less): the in_proj output and the padded
+    convolution output, the silu's output (fp32; a bf16 model keeps fp32 copies of x, B
+    and C instead), dt, the chunk matrices (L, C B^T, their product: chunk_size x
+    chunk_size per head), one state per chunk, and the gated RMSNorm; equal to what
+    PyTorch saves in every measured setting (fp32 and bf16, one or two sequences,
+    ``tests/test_training_2026.py`` and ``tests/test_training_2026_more.py``).
 
     **Gated DeltaNet** (Qwen3.5's ``linear_attention``): what transformers' PyTorch code
     saves (``torch_chunk_gated_delta_rule``, the path that runs without
@@ -561,7 +567,10 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
         return {
             "_prefix": "mamba." if cfg.model_type == "granitemoehybrid" else "mixer.",
             "Mamba-2 conv (in_proj output; padded conv output)":
-                act * (2 * inner + 2 * G * N + H) + act * conv * (s + K - 1) * per_seq,
+                act * (2 * inner + 2 * G * N + H) + act * conv * (s + K - 1) * per_seq
+                # fp32: the silu's output (x, B and C in fp32 are views of it; a narrower
+                # model keeps fp32 copies instead, counted with dt and the scan)
+                + act * conv * (not narrow),
             "Mamba-2 dt (softplus, fp32)": 2 * act * H + f32 * H * (1 + narrow) + f32 * inner * narrow
                 + 2 * f32 * H * once,
             "Mamba-2 chunked scan (torch reference, chunk_size chunks)":
@@ -569,7 +578,7 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
                 + f32 * (H * (n + 1) ** 2 + (2 * n + 1) * H * P * N) * per_seq
                 + (2 * C * C + 2 * (n + 1) ** 2) * once,
             "Mamba-2 gated norm (out_proj input)":
-                f32 * inner * (4 + narrow) + f32 * inner * padded + f32 * G + act * inner,
+                f32 * inner * (3 + narrow) + f32 * inner * padded + f32 * G + act * inner,
         }
     return None
 
@@ -593,6 +602,8 @@ def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
         final_norm = f32 * h + f32 + f32 * h + (Fraction(f32 * h, s * b) if act < f32 else 0)
     if cfg.model_type in _ONE_PLUS_W_NORM and not frozen:   # fp32 normalized, (1 + w) once
         final_norm = f32 * h + f32 + f32 * h + Fraction(f32 * h, s * b)
+    if cfg.model_type == "granitemoehybrid" and cfg.get("position_embedding_type") != "rope":
+        rot = 0   # NoPE: no rotary tables
     if cfg.model_type == "qwen4_exp_text":   # the streams mixed into one: no final norm
         rot = int(cfg.head_dim * (cfg.get("partial_rotary_factor") or 1))
         final_norm = _hyper_connection_terms(cfg, s, b, act, combine=False)
