@@ -403,10 +403,12 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         # router: fp32 softmax over all experts, top-k indices; normalized top-k
         # probabilities save the k values and their sum
         router = f32 * E + i64 * k
-        if cfg.get("norm_topk_prob", mt in ("mixtral", "qwen4_exp_text")):   # their defaults
+        if cfg.get("norm_topk_prob", mt in ("mixtral", "qwen4_exp_text", "lfm2_moe")):   # defaults
             router += f32 * (k + 1)
         if mt == "granitemoehybrid":   # top-k of the fp32 logits, then a softmax over those k
             router = (i64 + f32) * k
+        if mt == "lfm2_moe":   # sigmoid scores in the activations' dtype, normalized top-k
+            router = act * E + i64 * k + act * (k + 1)
         terms["router (softmax, top-k)"] = router
         # per (token, expert) pair: gathered input, gate_up, act, product, expert
         # output (multiplied by the routing weight), the weight (Mixtral keeps it in
@@ -552,6 +554,8 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
             "Gated DeltaNet output norm and gate (out_proj input)":
                 hv * dv * (3 * f32 + 3 * act) + f32 * hv,
         }
+    if kind.attention == "conv" and cfg.model_type in ("lfm2", "lfm2_moe"):
+        return _short_conv_terms(cfg, s, act, tp)
     if kind.attention == "none":   # a Nemotron-H MLP or MoE block: no mixer at all
         return {"_prefix": "mixer.self_attn."}
     if kind.attention == "mamba":
@@ -581,6 +585,23 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
                 f32 * inner * (3 + narrow) + f32 * inner * padded + f32 * G + act * inner,
         }
     return None
+
+
+def _short_conv_terms(cfg, s, act, tp):
+    """Per-token bytes LFM2's gated short convolution saves (``Lfm2MoeShortConv``, the
+    PyTorch path; exact against the CPU measurement): in_proj writes B, C and x (3 x
+    hidden, one tensor: the products keep views of it), B * x (the convolution's input),
+    the depthwise convolution's output, padded by ``conv_L_cache - 1`` positions per
+    sequence (C * it keeps the padded buffer), and C * conv, transposed into a contiguous
+    copy (out_proj's input)."""
+    h = _cdiv(cfg.hidden_size, tp)
+    K = cfg.conv_L_cache
+    return {
+        "_prefix": "conv.",
+        "short conv (in_proj output B, C, x; B * x)": act * 3 * h + act * h,
+        "short conv output (padded) and C * conv (out_proj input)":
+            act * h * Fraction(s + K - 1, s) + act * h,
+    }
 
 
 def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
