@@ -289,6 +289,8 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
     f32, i64 = 4, 8
     mt, fam = cfg.model_type, cfg.family
     terms = {}
+    if mt == "longcat_flash":   # two MLA sublayers and a shortcut MoE: its own rules
+        return _longcat_layer_terms(cfg, s, is_moe, act, tp)
     kind = _kind_of(cfg, tensors)
     mixer = _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp)
     if mixer is not None:   # the mixer's own norms are its terms
@@ -487,6 +489,54 @@ def _qwen4_terms(cfg, kind, s, b, act, attention, tp):
             terms["indexer mask (float, s x s per sequence) and K, V repeated to every head"] = (
                 act * s + 2 * act * (nh - nkv) * cfg.head_dim)
     terms["shared expert gate (sigmoid, shared output)"] = act * (h + 1)
+    return terms
+
+
+def _longcat_layer_terms(cfg, s, is_moe, act, tp):
+    """Per-token bytes one LongCat-Flash sublayer saves (``LongcatFlashDecoderLayer`` holds
+    two, which :mod:`llmcourse.architectures` lists as two layer groups): an MLA block and
+    a dense gated MLP behind its own pair of RMSNorms; the first (``is_moe``) also feeds
+    its MLP input to the layer's MoE block. Measured on CPU
+    (``benchmarks/measure_activations_2026_more.py``):
+
+    - each MLA block: its input, the q and kv latents' RMSNorms (fp32 input, rstd,
+      normalized; the kv norm's fp32 input is a view of the whole kv_a output, k_pe
+      included, in an fp32 model) and the up-projections' inputs; the attention itself
+      runs SDPA's math path (q and v head widths differ, which the CPU flash kernel does
+      not take): q, k, v and the fp32 s x s probabilities per head, as eager attention;
+    - the MoE block: an fp32 softmax over the real and the zero-computation experts, the
+      top-k indices; per (token, expert) pair routed to a real expert the gathered input,
+      gate_up, act, product, output and weighted output, the weight and the index; per pair
+      routed to a zero expert (the identity) the index, the weight, the input and the
+      weighted output. **Estimate**: the share of pairs that land on zero experts depends
+      on the router; taken as the uniform zero_expert_num / (experts + zero experts)."""
+    h = cfg.hidden_size
+    f32, i64 = 4, 8
+    nh = cfg.num_attention_heads // tp
+    ql, kl, rope = cfg.q_lora_rank, cfg.kv_lora_rank, cfg.qk_rope_head_dim
+    qk, vd = cfg.qk_nope_head_dim + rope, cfg.v_head_dim
+    inter = _cdiv(cfg.ffn_hidden_size, tp)
+    E, Z, k = cfg.n_routed_experts, cfg.get("zero_expert_num") or 0, cfg.moe_topk
+    I = _cdiv(cfg.expert_ffn_hidden_size, tp)
+    norm = f32 * h + f32 + act * h
+    kv_in = f32 * (kl + (rope if act == f32 else 0))
+    mla = (act * h + (f32 * ql + f32 + act * ql + act * ql) + (kv_in + f32 + act * kl + act * kl))
+    scores = nh * s * (f32 + (act if act < f32 else 0))
+    real = Fraction(E, E + Z)
+    terms = {
+        "norms (input, rstd, normalized)": 2 * norm,
+        "MLA latents (q, kv) and their norms": mla,
+        "q, k, v (attention kernel)": act * nh * (2 * qk + vd),
+        "attention scores (s x s per head)": scores,
+        "attention output (o_proj input)": act * nh * vd,
+        "MLP input (norm output)": act * h,
+        "MLP (gate, act, up, product)": act * 4 * inter,
+    }
+    if is_moe:
+        terms["router (softmax, top-k)"] = f32 * (E + Z) + i64 * k   # zero experts included
+        terms["routed experts (k per token; zero experts pass the input through)"] = (
+            k * real * (i64 + act * (3 * h + 4 * I) + act)
+            + k * (1 - real) * (i64 + act + 2 * act * h))
     return terms
 
 
