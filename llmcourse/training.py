@@ -1092,6 +1092,8 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
                 terms[k] = terms.get(k, 0) + n_layers * v * s_loc * b
     g = _global_terms(cfg, s_loc, b, act, tp, amp)
     for k, v in g.items():   # token ids enter the first stage; the head is the last's
+        if not v and k == "rotary cos/sin tables (once per model)":
+            continue   # NoPE (Granite 4.0): no tables
         if (first or k not in _FIRST_STAGE_TERMS) and (last or k not in _LAST_STAGE_TERMS):
             terms[k] = v
     if amp:
@@ -1323,7 +1325,8 @@ _ACCURACY = {}
 def activation_accuracy(cfg):
     """How far :func:`training_memory`'s saved tensors can be trusted for ``cfg``'s
     family, in words, from the stored CPU measurements of small models of the family
-    (``llmcourse/data/activations_measured.json`` and ``activations_measured_2026.json``):
+    (``llmcourse/data/activations_measured.json``, ``activations_measured_2026.json`` and
+    ``activations_measured_2026_more.json``):
     ``"measured: equal to PyTorch's saved bytes"``, ``"estimate: measured X% to Y% off"``
     (the engine against every stored row of the family), or ``"estimate: not measured
     for <type>"``. The 2026 linear mixers are counted as transformers' reference PyTorch
@@ -1334,7 +1337,8 @@ def activation_accuracy(cfg):
         return _ACCURACY[mt]
     from .config import from_hf_config
     errors = []
-    for data in (measured_activations(), _stored("activations_measured_2026.json")):
+    for data in (measured_activations(), _stored("activations_measured_2026.json"),
+                 _stored("activations_measured_2026_more.json")):
         for r in data["rows"]:
             model = data["models"][r["model"]]
             if model["model_type"] != mt and model.get("text_config", {}).get("model_type") != mt:
