@@ -14,9 +14,11 @@ Two kinds of number live here, and the course keeps them apart:
   it matches the bytes PyTorch saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
   (``benchmarks/measure_activations.py``, ``llmcourse/data/activations_measured.json``);
   a layer that is not softmax attention counts its own mixer's tensors (Qwen3.5's Gated
-  DeltaNet exactly as transformers' PyTorch path saves them, Nemotron-H's Mamba-2 within
-  3%; ``benchmarks/measure_activations_2026.py``, ``tests/test_training_2026.py``); for the
-  other families the same per-tensor rules are an estimate.
+  DeltaNet exactly as transformers' PyTorch path saves them, and Mamba-2 (Nemotron-H,
+  Granite 4.0) exactly in the measured settings; ``benchmarks/measure_activations_2026.py``,
+  ``benchmarks/measure_activations_2026_more.py``, ``tests/test_training_2026.py``,
+  ``tests/test_training_2026_more.py``); for the other families the same per-tensor rules
+  are an estimate.
 
 Everything is closed-form arithmetic on the layer groups of
 :mod:`llmcourse.architectures`: the cost does not grow with a number's size.
@@ -242,6 +244,8 @@ _GEMMA_NORM = ("gemma", "gemma2", "gemma3", "gemma3_text")   # normalize, scale 
 _QK_NORM = ("q_norm", "k_norm", "q_layernorm", "k_layernorm")
 # RMSNorm as (x * rstd) * (1 + w) in fp32, then cast: Qwen3.5 (its (1 + w) a new tensor)
 _ONE_PLUS_W_NORM = ("qwen3_5_text", "qwen3_5_moe_text")
+# ... and Qwen4-Exp's attention QK-norm (its hyper-connection norms: _hyper_connection_terms)
+_ONE_PLUS_W_LAYER_NORM = _ONE_PLUS_W_NORM + ("qwen4_exp_text",)
 
 
 def _mlp_width(tensors, h, component, per_expert=False):
@@ -251,7 +255,8 @@ def _mlp_width(tensors, h, component, per_expert=False):
     if not mm:
         return 0, False
     elems = sum(t.numel // t.fused for t in mm)
-    gated = len(mm) >= 3 or any("gate" in t.name for t in mm)
+    # Granite's input_linear is gate and up fused in one matrix
+    gated = len(mm) >= 3 or any("gate" in t.name or "input_linear" in t.name for t in mm)
     return elems // ((3 if gated else 2) * h), gated
 
 
@@ -284,11 +289,17 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
     f32, i64 = 4, 8
     mt, fam = cfg.model_type, cfg.family
     terms = {}
+    if mt == "longcat_flash":   # two MLA sublayers and a shortcut MoE: its own rules
+        return _longcat_layer_terms(cfg, s, is_moe, act, tp)
     kind = _kind_of(cfg, tensors)
     mixer = _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp)
     if mixer is not None:   # the mixer's own norms are its terms
         prefix = mixer.pop("_prefix")
         tensors = [t for t in tensors if not t.name.startswith(prefix)]
+    own = {}
+    if mt == "qwen4_exp_text":   # hyper-connections (no layer norms), n-gram PLE, indexer
+        own = _qwen4_terms(cfg, kind, s, b, act, attention, tp)
+        tensors = [t for t in tensors if not t.name.startswith(_QWEN4_OWN)]
 
     def add(name, v):
         terms[name] = terms.get(name, 0) + v
@@ -308,7 +319,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         elif mt == "nemotron_h":
             # w * fp32 normalized value, in fp32; a bf16 model keeps an fp32 copy of w
             cost = f32 * w + f32 + f32 * w + (Fraction(f32 * w, s * b) if act < f32 else 0)
-        elif mt in _ONE_PLUS_W_NORM:
+        elif mt in _ONE_PLUS_W_LAYER_NORM:
             # fp32 normalized value times (1 + w), that fp32 (1 + w) kept once per layer
             cost = f32 * w + f32 + f32 * w + Fraction(f32 * w, s * b)
         elif mt in _GEMMA_NORM or (amp and w == h and t.name.rsplit(".", 2)[-2] not in _QK_NORM):
@@ -320,7 +331,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         base = t.name.rsplit(".", 2)[-2]
         if base in _QK_NORM:
             times = (nh if base[0] == "q" else nkv) if w == cfg.head_dim else 1
-            once = Fraction(f32 * w, s * b) if mt in _ONE_PLUS_W_NORM else 0
+            once = Fraction(f32 * w, s * b) if mt in _ONE_PLUS_W_LAYER_NORM else 0
             add("QK-norm (q, k before norm, rstd, normalized)", times * (cost - once) + once)
         elif w == h:
             add("norms (input, rstd, normalized)", cost)
@@ -394,8 +405,12 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         # router: fp32 softmax over all experts, top-k indices; normalized top-k
         # probabilities save the k values and their sum
         router = f32 * E + i64 * k
-        if cfg.get("norm_topk_prob", mt == "mixtral"):
+        if cfg.get("norm_topk_prob", mt in ("mixtral", "qwen4_exp_text", "lfm2_moe")):   # defaults
             router += f32 * (k + 1)
+        if mt == "granitemoehybrid":   # top-k of the fp32 logits, then a softmax over those k
+            router = (i64 + f32) * k
+        if mt == "lfm2_moe":   # sigmoid scores in the activations' dtype, normalized top-k
+            router = act * E + i64 * k + act * (k + 1)
         terms["router (softmax, top-k)"] = router
         # per (token, expert) pair: gathered input, gate_up, act, product, expert
         # output (multiplied by the routing weight), the weight (Mixtral keeps it in
@@ -410,7 +425,119 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         shared, _ = _mlp_width(tensors, h, "shared_experts")
         if shared:
             terms["shared experts"] = act * (4 - frozen) * _cdiv(shared, tp)
+    terms.update(own)
     return {k: v for k, v in terms.items() if v}
+
+
+# Qwen4-Exp's own modules: their terms are _qwen4_terms', not the norm rules'
+_QWEN4_OWN = ("attn_hyper_connection.", "mlp_hyper_connection.", "ple.", "self_attn.indexer.")
+
+
+def _hyper_connection_terms(cfg, s, b, act, combine=True):
+    """Bytes per token one Qwen4-Exp gated residual saves (``Qwen4ExpTextGatedResidual``: it
+    stands where a layer norm would, over ``hc_count`` residual streams of ``hidden_size``
+    each, W values a token): its grouped RMSNorm keeps the fp32 input (a copy in a bf16
+    model, the stream itself in fp32), one fp32 rstd per stream and the fp32 normalized
+    value ((1 + w) in fp32 once a layer); the low-rank mixer keeps the normalized streams
+    (its down projection's input, also multiplied by the mix), the silu's input and output
+    (hc_lowrank wide) and the sigmoid mix (W); ``combine``: the injection weights' sigmoid
+    (one per stream), and the block's output times them (its output and the weights)."""
+    f32 = 4
+    n, r = cfg.hc_count, cfg.hc_lowrank
+    W = n * cfg.hidden_size
+    v = 2 * f32 * W + f32 * n + Fraction(f32 * W, s * b) + 2 * act * W + 2 * act * r
+    if combine:
+        v += act * n + act * cfg.hidden_size + act * n
+    return v
+
+
+def _qwen4_terms(cfg, kind, s, b, act, attention, tp):
+    """Per-token bytes Qwen4-Exp (qwen4_exp_text) saves beyond Gated DeltaNet, gated
+    attention and the MoE block, as transformers' PyTorch code runs it (CPU measurements,
+    ``benchmarks/measure_activations_2026_more.py``):
+
+    - two hyper-connections a layer (:func:`_hyper_connection_terms`), no layer norms;
+    - the per-layer n-gram embedding (``ple``, where ``kind.ple``): the int64 hashed n-gram
+      ids of each sequence (with ``ngram_size - 1`` tokens of context), the embedding (the
+      key and value projections' input), three grouped RMSNorms over the W stream values
+      (key, query: the residual streams, and the conv's input), the normalized key and
+      query (multiplied), five per-stream gate values (abs, clamp, sqrt, sign, sigmoid),
+      the value, and the dilated depthwise conv's padded input and its silu's input;
+    - the indexer keeps nothing: its top-k selection is a boolean mask, so the graph it
+      builds is freed when it returns; its mask makes SDPA run with an explicit mask, which
+      it keeps as a float (s x s per sequence, in the activations' dtype) beside K and V
+      repeated to every query head;
+    - the shared expert's sigmoid gate: the gate and the shared expert's output."""
+    h = cfg.hidden_size
+    f32, i64 = 4, 8
+    once, per_seq = Fraction(1, s * b), Fraction(1, s)
+    terms = {"hyper-connections (grouped norm, stream mix, injection)":
+             2 * _hyper_connection_terms(cfg, s, b, act)}
+    if kind.ple:
+        n, W = cfg.hc_count, cfg.hc_count * h
+        ng = cfg.get("ngram_size") or 3
+        heads = (ng - 1) * cfg.heads_per_ngram
+        K = cfg.ple_conv_kernel_size
+        terms["n-gram embedding (hashed ids, embedding, gates)"] = (
+            i64 * heads * (s + ng - 1) * per_seq + act * cfg.ple_embed_dim
+            + 3 * (2 * f32 * W + f32 * n + f32 * W * once) + 2 * act * W + 5 * act * n + act * h)
+        terms["n-gram dilated conv (padded input, silu input)"] = (
+            act * W * (s + (K - 1) * ng) * per_seq + act * W)
+    if kind.indexer:
+        nh, nkv = cfg.num_attention_heads // tp, _cdiv(cfg.num_key_value_heads, tp)
+        if attention == "flash":
+            terms["indexer mask (float, s x s per sequence) and K, V repeated to every head"] = (
+                act * s + 2 * act * (nh - nkv) * cfg.head_dim)
+    terms["shared expert gate (sigmoid, shared output)"] = act * (h + 1)
+    return terms
+
+
+def _longcat_layer_terms(cfg, s, is_moe, act, tp):
+    """Per-token bytes one LongCat-Flash sublayer saves (``LongcatFlashDecoderLayer`` holds
+    two, which :mod:`llmcourse.architectures` lists as two layer groups): an MLA block and
+    a dense gated MLP behind its own pair of RMSNorms; the first (``is_moe``) also feeds
+    its MLP input to the layer's MoE block. Measured on CPU
+    (``benchmarks/measure_activations_2026_more.py``):
+
+    - each MLA block: its input, the q and kv latents' RMSNorms (fp32 input, rstd,
+      normalized; the kv norm's fp32 input is a view of the whole kv_a output, k_pe
+      included, in an fp32 model) and the up-projections' inputs; the attention itself
+      runs SDPA's math path (q and v head widths differ, which the CPU flash kernel does
+      not take): q, k, v and the fp32 s x s probabilities per head, as eager attention;
+    - the MoE block: an fp32 softmax over the real and the zero-computation experts, the
+      top-k indices; per (token, expert) pair routed to a real expert the gathered input,
+      gate_up, act, product, output and weighted output, the weight and the index; per pair
+      routed to a zero expert (the identity) the index, the weight, the input and the
+      weighted output. **Estimate**: the share of pairs that land on zero experts depends
+      on the router; taken as the uniform zero_expert_num / (experts + zero experts)."""
+    h = cfg.hidden_size
+    f32, i64 = 4, 8
+    nh = cfg.num_attention_heads // tp
+    ql, kl, rope = cfg.q_lora_rank, cfg.kv_lora_rank, cfg.qk_rope_head_dim
+    qk, vd = cfg.qk_nope_head_dim + rope, cfg.v_head_dim
+    inter = _cdiv(cfg.ffn_hidden_size, tp)
+    E, Z, k = cfg.n_routed_experts, cfg.get("zero_expert_num") or 0, cfg.moe_topk
+    I = _cdiv(cfg.expert_ffn_hidden_size, tp)
+    norm = f32 * h + f32 + act * h
+    kv_in = f32 * (kl + (rope if act == f32 else 0))
+    mla = (act * h + (f32 * ql + f32 + act * ql + act * ql) + (kv_in + f32 + act * kl + act * kl))
+    scores = nh * s * (f32 + (act if act < f32 else 0))
+    real = Fraction(E, E + Z)
+    terms = {
+        "norms (input, rstd, normalized)": 2 * norm,
+        "MLA latents (q, kv) and their norms": mla,
+        "q, k, v (attention kernel)": act * nh * (2 * qk + vd),
+        "attention scores (s x s per head)": scores,
+        "attention output (o_proj input)": act * nh * vd,
+        "MLP input (norm output)": act * h,
+        "MLP (gate, act, up, product)": act * 4 * inter,
+    }
+    if is_moe:
+        terms["router (softmax, top-k)"] = f32 * (E + Z) + i64 * k   # zero experts included
+        terms["routed experts (k per token; zero experts pass the input through)"] = (
+            k * real * (i64 + act * (3 * h + 4 * I) + act)
+            + k * (1 - real) * (i64 + act + 2 * act * h))
+    return terms
 
 
 def _output_gated(cfg, tensors):
@@ -428,13 +555,14 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
     and ``"_prefix"``: the name prefix of the mixer's own tensors), or None for softmax
     attention (the caller's rules).
 
-    **Mamba-2** (Nemotron-H's ``mamba`` blocks): what transformers' PyTorch path saves
-    (``torch_forward`` with its chunked scan, ``chunk_size`` tokens a chunk; mamba-ssm's
-    fused kernel saves far less), an **estimate** from the tensors it saves: the in_proj
-    output and the padded convolution output, dt, the chunk matrices (L, C B^T, their
-    product: chunk_size x chunk_size per head), B, C and x in fp32, one state per chunk,
-    and the gated RMSNorm; within a few percent of what PyTorch saves
-    (``tests/test_training_2026.py`` holds the measured error).
+    **Mamba-2** (Nemotron-H's ``mamba`` blocks, Granite 4.0's): what transformers' PyTorch
+    path saves (``torch_forward`` with its chunked scan, ``chunk_size`` tokens a chunk;
+    mamba-ssm's fused kernel saves far less): the in_proj output and the padded
+    convolution output, the silu's output (fp32; a bf16 model keeps fp32 copies of x, B
+    and C instead), dt, the chunk matrices (L, C B^T, their product: chunk_size x
+    chunk_size per head), one state per chunk, and the gated RMSNorm; equal to what
+    PyTorch saves in every measured setting (fp32 and bf16, one or two sequences,
+    ``tests/test_training_2026.py`` and ``tests/test_training_2026_more.py``).
 
     **Gated DeltaNet** (Qwen3.5's ``linear_attention``): what transformers' PyTorch code
     saves (``torch_chunk_gated_delta_rule``, the path that runs without
@@ -476,6 +604,8 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
             "Gated DeltaNet output norm and gate (out_proj input)":
                 hv * dv * (3 * f32 + 3 * act) + f32 * hv,
         }
+    if kind.attention == "conv" and cfg.model_type in ("lfm2", "lfm2_moe"):
+        return _short_conv_terms(cfg, s, act, tp)
     if kind.attention == "none":   # a Nemotron-H MLP or MoE block: no mixer at all
         return {"_prefix": "mixer.self_attn."}
     if kind.attention == "mamba":
@@ -491,7 +621,10 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
         return {
             "_prefix": "mamba." if cfg.model_type == "granitemoehybrid" else "mixer.",
             "Mamba-2 conv (in_proj output; padded conv output)":
-                act * (2 * inner + 2 * G * N + H) + act * conv * (s + K - 1) * per_seq,
+                act * (2 * inner + 2 * G * N + H) + act * conv * (s + K - 1) * per_seq
+                # fp32: the silu's output (x, B and C in fp32 are views of it; a narrower
+                # model keeps fp32 copies instead, counted with dt and the scan)
+                + act * conv * (not narrow),
             "Mamba-2 dt (softplus, fp32)": 2 * act * H + f32 * H * (1 + narrow) + f32 * inner * narrow
                 + 2 * f32 * H * once,
             "Mamba-2 chunked scan (torch reference, chunk_size chunks)":
@@ -499,9 +632,26 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
                 + f32 * (H * (n + 1) ** 2 + (2 * n + 1) * H * P * N) * per_seq
                 + (2 * C * C + 2 * (n + 1) ** 2) * once,
             "Mamba-2 gated norm (out_proj input)":
-                f32 * inner * (4 + narrow) + f32 * inner * padded + f32 * G + act * inner,
+                f32 * inner * (3 + narrow) + f32 * inner * padded + f32 * G + act * inner,
         }
     return None
+
+
+def _short_conv_terms(cfg, s, act, tp):
+    """Per-token bytes LFM2's gated short convolution saves (``Lfm2MoeShortConv``, the
+    PyTorch path; exact against the CPU measurement): in_proj writes B, C and x (3 x
+    hidden, one tensor: the products keep views of it), B * x (the convolution's input),
+    the depthwise convolution's output, padded by ``conv_L_cache - 1`` positions per
+    sequence (C * it keeps the padded buffer), and C * conv, transposed into a contiguous
+    copy (out_proj's input)."""
+    h = _cdiv(cfg.hidden_size, tp)
+    K = cfg.conv_L_cache
+    return {
+        "_prefix": "conv.",
+        "short conv (in_proj output B, C, x; B * x)": act * 3 * h + act * h,
+        "short conv output (padded) and C * conv (out_proj input)":
+            act * h * Fraction(s + K - 1, s) + act * h,
+    }
 
 
 def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
@@ -523,6 +673,11 @@ def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
         final_norm = f32 * h + f32 + f32 * h + (Fraction(f32 * h, s * b) if act < f32 else 0)
     if cfg.model_type in _ONE_PLUS_W_NORM and not frozen:   # fp32 normalized, (1 + w) once
         final_norm = f32 * h + f32 + f32 * h + Fraction(f32 * h, s * b)
+    if cfg.model_type == "granitemoehybrid" and cfg.get("position_embedding_type") != "rope":
+        rot = 0   # NoPE: no rotary tables
+    if cfg.model_type == "qwen4_exp_text":   # the streams mixed into one: no final norm
+        rot = int(cfg.head_dim * (cfg.get("partial_rotary_factor") or 1))
+        final_norm = _hyper_connection_terms(cfg, s, b, act, combine=False)
     return {
         "token ids (int64)": 0 if frozen else i64 * s * b,
         # cast to the hidden states' dtype: fp32 under autocast (fp32 weights)
@@ -937,6 +1092,8 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
                 terms[k] = terms.get(k, 0) + n_layers * v * s_loc * b
     g = _global_terms(cfg, s_loc, b, act, tp, amp)
     for k, v in g.items():   # token ids enter the first stage; the head is the last's
+        if not v and k == "rotary cos/sin tables (once per model)":
+            continue   # NoPE (Granite 4.0): no tables
         if (first or k not in _FIRST_STAGE_TERMS) and (last or k not in _LAST_STAGE_TERMS):
             terms[k] = v
     if amp:
@@ -1168,7 +1325,8 @@ _ACCURACY = {}
 def activation_accuracy(cfg):
     """How far :func:`training_memory`'s saved tensors can be trusted for ``cfg``'s
     family, in words, from the stored CPU measurements of small models of the family
-    (``llmcourse/data/activations_measured.json`` and ``activations_measured_2026.json``):
+    (``llmcourse/data/activations_measured.json``, ``activations_measured_2026.json`` and
+    ``activations_measured_2026_more.json``):
     ``"measured: equal to PyTorch's saved bytes"``, ``"estimate: measured X% to Y% off"``
     (the engine against every stored row of the family), or ``"estimate: not measured
     for <type>"``. The 2026 linear mixers are counted as transformers' reference PyTorch
@@ -1179,7 +1337,8 @@ def activation_accuracy(cfg):
         return _ACCURACY[mt]
     from .config import from_hf_config
     errors = []
-    for data in (measured_activations(), _stored("activations_measured_2026.json")):
+    for data in (measured_activations(), _stored("activations_measured_2026.json"),
+                 _stored("activations_measured_2026_more.json")):
         for r in data["rows"]:
             model = data["models"][r["model"]]
             if model["model_type"] != mt and model.get("text_config", {}).get("model_type") != mt:

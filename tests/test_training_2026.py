@@ -71,10 +71,12 @@ def test_nemotron_attention_and_mlp_blocks_equal_the_measurement(row):
 
 # The measured error of each estimate (largest over the stored rows, rounded up): the
 # Gated DeltaNet layer when seq_len is a multiple of 64 (its matmuls then copy operands
-# differently), Mamba-2's chunked scan and Nemotron-H's grouped router; the families whose
+# differently) and Nemotron-H's grouped-router MoE block (+15% in fp32, -6% in bf16: its
+# Mamba-2 blocks are exact since the silu output / fp32 copies of x were told apart, which
+# left the MoE block's overcount uncompensated, hence 4.5%); the families whose
 # mixers still follow the softmax-attention rules (Gemma 4, MLA with a DSA indexer, Kimi
 # Delta Attention, DeepSeek-V4) undercount, by up to the fraction given.
-TOLERANCE = {"qwen3_5_text": 0.03, "nemotron_h": 0.03, "gemma4_text": 0.35,
+TOLERANCE = {"qwen3_5_text": 0.03, "nemotron_h": 0.045, "gemma4_text": 0.35,
              "glm_moe_dsa": 0.60, "kimi_linear": 0.92, "deepseek_v4": 0.56}
 
 
