@@ -285,7 +285,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
     mt, fam = cfg.model_type, cfg.family
     terms = {}
     kind = _kind_of(cfg, tensors)
-    mixer = _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp)
+    mixer = _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp, attention)
     if mixer is not None:   # the mixer's own norms are its terms
         prefix = mixer.pop("_prefix")
         tensors = [t for t in tensors if not t.name.startswith(prefix)]
@@ -423,7 +423,7 @@ def _output_gated(cfg, tensors):
 DELTA_RULE_CHUNK = 64
 
 
-def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
+def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False, attention="flash"):
     """Per-token bytes a token mixer that is not softmax attention saves (named terms,
     and ``"_prefix"``: the name prefix of the mixer's own tensors), or None for softmax
     attention (the caller's rules).
@@ -454,6 +454,8 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
     backward; this count is an upper bound for it.
     """
     f32 = 4
+    if cfg.model_type in _GEMMA4 and kind.attention in ("sliding_attention", "full_attention"):
+        return _gemma4_terms(cfg, kind, tensors, s, b, act, tp, attention)
     if kind.attention == "linear_attention" and cfg.get("linear_num_value_heads"):
         hv = _cdiv(cfg.linear_num_value_heads, tp)
         hk = _cdiv(cfg.linear_num_key_heads, tp)
@@ -504,6 +506,103 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
     return None
 
 
+_GEMMA4 = ("gemma4_text", "gemma4")
+# the layer's own tensors that _gemma4_terms counts (its attention, every norm, the
+# per-layer-embedding gate); the MLP and the routed experts follow the common rules
+_GEMMA4_OWN = ("self_attn.", "input_layernorm", "post_attention_layernorm",
+               "pre_feedforward_layernorm", "post_feedforward_layernorm", "per_layer_",
+               "post_per_layer_input_norm", "layer_scalar")
+
+
+def _gemma4_norm(w, rows, act, s, b):
+    """Bytes per token of Gemma 4's RMSNorm (``x.float()``, ``x * pow(mean(x^2) + eps, -0.5)``,
+    times ``weight.float()``) over ``rows`` rows of width ``w``: the fp32 input, the
+    mean square and its ``pow`` (two fp32 values a row: ``pow`` keeps its input, the
+    product its output), the fp32 normalized value; a bf16 model also keeps the fp32
+    copy of the weight, once per call. ``w=0``-weight norms (v_norm) are counted apart."""
+    f32 = 4
+    return rows * (2 * f32 * w + 2 * f32) + (Fraction(f32 * w, s * b) if act < f32 else 0)
+
+
+def _gemma4_terms(cfg, kind, tensors, s, b, act, tp, attention):
+    """Per-token bytes of one Gemma 4 layer's attention, norms and per-layer-embedding
+    gate, as transformers' ``Gemma4TextDecoderLayer`` saves them (exact on CPU, fp32 and
+    bf16, SDPA and eager; ``tests/test_training_2026.py``):
+
+    * every norm (four of the hidden width, five with per-layer embeddings; q_norm and
+      k_norm per head): :func:`_gemma4_norm`; v_norm has no scale, so only its fp32 input
+      and two values a row (its input is k_norm's where K = V, in an fp32 model);
+    * the attention's own: q_proj's input (the norm output, in the model's dtype, the
+      caller's "attention input" term), q after the rotation, and with SDPA the kernel's
+      k, v, output and fp32 log-sum-exp. A sliding layer whose window is shorter than the
+      sequence passes a mask, so SDPA gets k and v repeated to every query head and saves
+      the mask converted to the model's dtype (s x s per sequence, every sliding layer);
+      a full layer (no mask) runs SDPA's GQA at the KV heads, and a KV-shared layer then
+      saves nothing new for k and v (they are the earlier layer's). Eager: q, k and v
+      repeated to every query head (copies, even in a KV-shared layer), the fp32 s x s
+      probabilities (and their cast), the o_proj input (for one sequence with a single KV
+      head, or none to repeat, k and v are views of the KV heads instead);
+    * with per-layer embeddings: the gate's input (the residual), its output and GELU
+      output, the product (the projection's input)."""
+    f32 = 4
+    h = cfg.hidden_size
+    hd = kind.head_dim or cfg.head_dim
+    nh = _cdiv(cfg.num_attention_heads, tp)
+    nkv = _cdiv(kind.kv_heads or cfg.num_key_value_heads, tp)
+    k_eq_v = bool(cfg.get("attention_k_eq_v")) and kind.attention == "full_attention"
+    n_h_norms = sum(1 for t in tensors if t.component == "norms" and t.shape == (h,))
+    norms = n_h_norms * _gemma4_norm(h, 1, act, s, b) + _gemma4_norm(hd, nh, act, s, b)
+    if not kind.kv_shared:
+        norms += _gemma4_norm(hd, nkv, act, s, b)   # k_norm
+        # v_norm: fp32 input (k_norm's own in an fp32 model where K = V) and two values a row
+        norms += f32 * nkv * hd * (0 if k_eq_v and act == f32 else 1) + 2 * f32 * nkv
+    terms = {"Gemma 4 norms (fp32 input, mean square, rstd, normalized; q/k/v per head)": norms}
+    masked = kind.attention == "sliding_attention" and s >= cfg.sliding_window
+    if attention == "flash":
+        # no mask: SDPA's own GQA reads the KV heads; with a mask, repeat_kv copies them
+        # (a view of the one head when there is a single KV head)
+        copies = masked and 1 < nkv < nh
+        kv = 0 if kind.kv_shared and not copies else 2 * act * (nh if copies else nkv) * hd
+        terms["q, k, v (attention kernel)"] = act * nh * hd + kv
+        terms["attention output (o_proj input)"] = act * nh * hd
+        terms["softmax statistics (fp32 log-sum-exp)"] = f32 * nh
+        if masked:
+            terms["sliding-window mask (s x s, in the model's dtype)"] = act * s
+    else:
+        # torch.matmul folds (batch, heads) into one dimension: a view of k and v (the KV
+        # heads' own storage) for one sequence when repeat_kv is itself a view (one KV head)
+        # or has nothing to repeat; a copy at every query head otherwise
+        view = b == 1 and (nkv == 1 or nkv == nh)
+        kv = 0 if kind.kv_shared and view else 2 * act * (nkv if view else nh) * hd
+        terms["q, k, v (attention kernel)"] = act * nh * hd + kv
+        terms["attention output (o_proj input)"] = act * nh * hd
+        terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
+    p = cfg.get("hidden_size_per_layer_input") or 0
+    if p:
+        terms["per-layer embedding gate (input, gate, GELU, product)"] = act * (h + 3 * p)
+    return dict(terms, _prefix=_GEMMA4_OWN)
+
+
+def _gemma4_global_terms(cfg, s, b, act):
+    """Gemma 4's terms outside the layers, beside the common ones: the rotary tables of
+    both layer widths (sliding head_dim, full global_head_dim), the final norm as
+    :func:`_gemma4_norm`, and with per-layer embeddings the projection's bf16 input (an
+    fp32 model shares it with the first norm's), its norm over the layers' slices and
+    the per-layer inputs (every layer's slice, kept once)."""
+    f32 = 4
+    h, L = cfg.hidden_size, cfg.num_hidden_layers
+    kinds = {k.attention for k in cfg.layer_schedule.counts()}
+    widths = (cfg.head_dim if "sliding_attention" in kinds else 0) \
+        + ((cfg.get("global_head_dim") or cfg.head_dim) if "full_attention" in kinds else 0)
+    out = {"rotary cos/sin tables (once per model)": 2 * act * s * widths,
+           "final norm": _gemma4_norm(h, 1, act, s, b)}
+    p = cfg.get("hidden_size_per_layer_input") or 0
+    if p:
+        out["per-layer embeddings (projection input, norm, per-layer inputs)"] = (
+            act * h if act < f32 else 0) + _gemma4_norm(p, L, act, s, b) + act * L * p
+    return out
+
+
 def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
     """Bytes saved outside the layers, for the whole micro-batch (``frozen``: a LoRA base,
     whose embedding keeps no token ids and whose lm_head keeps no input)."""
@@ -523,7 +622,12 @@ def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
         final_norm = f32 * h + f32 + f32 * h + (Fraction(f32 * h, s * b) if act < f32 else 0)
     if cfg.model_type in _ONE_PLUS_W_NORM and not frozen:   # fp32 normalized, (1 + w) once
         final_norm = f32 * h + f32 + f32 * h + Fraction(f32 * h, s * b)
-    return {
+    g4 = _gemma4_global_terms(cfg, s, b, act) if cfg.model_type in _GEMMA4 and not amp else {}
+    if g4:
+        final_norm = g4["final norm"] if not frozen else final_norm
+        rot = Fraction(g4["rotary cos/sin tables (once per model)"], 2 * act * s)
+    per_layer_embeddings = {k: v * s * b for k, v in g4.items() if k.startswith("per-layer")}
+    return per_layer_embeddings | {
         "token ids (int64)": 0 if frozen else i64 * s * b,
         # cast to the hidden states' dtype: fp32 under autocast (fp32 weights)
         "rotary cos/sin tables (once per model)": 2 * (f32 if amp else act) * s * rot,

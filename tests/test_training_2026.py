@@ -5,7 +5,8 @@ holds the bytes autograd saves in tiny random configs, in total and per decoder 
 Exact (to the byte): Qwen3.5 (Gated DeltaNet and gated attention) for one sequence that
 spans two or more 64-token chunks and needs padding (seq_len 70, 100, 150 checked; with
 several sequences, one chunk, or no padding, PyTorch's matmuls copy a few operands
-differently: within 3%); Nemotron-H's attention and MLP blocks. The other
+differently: within 3%); Nemotron-H's attention and MLP blocks; Gemma 4 (every stored
+row). The other
 kinds are estimates, each held to the error measured when it was written: a change that
 makes an estimate worse fails here, and one that makes it exact should tighten its bound.
 """
@@ -69,12 +70,22 @@ def test_nemotron_attention_and_mlp_blocks_equal_the_measurement(row):
         assert per_kind[order.index(kinds[i])][2] == row["layers"][i]
 
 
+# Gemma 4 (sliding and full layers of different head widths, KV-shared layers, K = V,
+# per-layer embeddings): every stored row, SDPA and eager, fp32 and bf16, to the byte
+GEMMA4 = [r for r in ROWS if r["model"].startswith("gemma4_text")]
+
+
+@pytest.mark.parametrize("row", GEMMA4, ids=ids(GEMMA4))
+def test_gemma4_saved_bytes_equal_the_measurement(row):
+    assert engine(row)[1].saved_for_backward == row["saved_bytes"]
+
+
 # The measured error of each estimate (largest over the stored rows, rounded up): the
 # Gated DeltaNet layer when seq_len is a multiple of 64 (its matmuls then copy operands
 # differently), Mamba-2's chunked scan and Nemotron-H's grouped router; the families whose
 # mixers still follow the softmax-attention rules (Gemma 4, MLA with a DSA indexer, Kimi
 # Delta Attention, DeepSeek-V4) undercount, by up to the fraction given.
-TOLERANCE = {"qwen3_5_text": 0.03, "nemotron_h": 0.03, "gemma4_text": 0.35,
+TOLERANCE = {"qwen3_5_text": 0.03, "nemotron_h": 0.03, "gemma4_text": 0.0,
              "glm_moe_dsa": 0.60, "kimi_linear": 0.92, "deepseek_v4": 0.56}
 
 
@@ -116,3 +127,12 @@ def test_mamba2_blocks_now():
     mamba = per_kind[order.index(kinds[0])][2]
     assert rel(mamba, r["layers"][0]) <= TOLERANCE["nemotron_h"]
     assert rel(m.saved_for_backward, r["saved_bytes"]) <= TOLERANCE["nemotron_h"]
+
+
+def test_gemma4_now():
+    # a sequence longer than the 32-token window (the sliding layers get a mask), bf16, one
+    # sequence; and two sequences in eager fp32 (k and v then copied to every head)
+    for key, batch, seq_len, impl, dtype in (("gemma4_text (sliding", 1, 40, "sdpa", "bf16"),
+                                             ("gemma4_text (K = V", 2, 36, "eager", "fp32")):
+        _, r, m = _now(key, batch, seq_len, impl, dtype)
+        assert m.saved_for_backward == r["saved_bytes"]
