@@ -394,8 +394,10 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         # router: fp32 softmax over all experts, top-k indices; normalized top-k
         # probabilities save the k values and their sum
         router = f32 * E + i64 * k
-        if cfg.get("norm_topk_prob", mt == "mixtral"):
+        if cfg.get("norm_topk_prob", mt in ("mixtral",) + _GROUP_ROUTED):
             router += f32 * (k + 1)
+        if mt in _GROUP_ROUTED:
+            router += _group_router_extra(cfg, h, act, s, b)
         terms["router (softmax, top-k)"] = router
         # per (token, expert) pair: gathered input, gate_up, act, product, expert
         # output (multiplied by the routing weight), the weight (Mixtral keeps it in
@@ -403,7 +405,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         # Under autocast the experts run in fp32: grouped_mm is not an autocast op and
         # transformers casts its input to the (fp32) weights' dtype, so every per-pair
         # tensor is fp32 (and no bf16 copy of the expert weights is saved)
-        weight = f32 if mt == "mixtral" else act
+        weight = f32 if mt in ("mixtral",) + _GROUP_ROUTED else act
         e_act = f32 if amp else act
         per_pair = (h + 3 * inter) if frozen else (2 * h + 4 * inter)
         terms["routed experts (k per token)"] = k * (e_act * per_pair + weight + 3 * i64)
@@ -456,6 +458,8 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False, attention="flash"
     f32 = 4
     if cfg.model_type in _GEMMA4 and kind.attention in ("sliding_attention", "full_attention"):
         return _gemma4_terms(cfg, kind, tensors, s, b, act, tp, attention)
+    if kind.attention == "indexed_attention" and cfg.uses_mla:
+        return _mla_terms(cfg, kind, s, b, act, tp, attention, indexer=kind.indexer)
     if kind.attention == "linear_attention" and cfg.get("linear_num_value_heads"):
         hv = _cdiv(cfg.linear_num_value_heads, tp)
         hk = _cdiv(cfg.linear_num_key_heads, tp)
@@ -601,6 +605,63 @@ def _gemma4_global_terms(cfg, s, b, act):
         out["per-layer embeddings (projection input, norm, per-layer inputs)"] = (
             act * h if act < f32 else 0) + _gemma4_norm(p, L, act, s, b) + act * L * p
     return out
+
+
+# DeepSeek-V3's router (sigmoid scores, a bias for the choice, top-k groups first) as
+# GLM-5's and DeepSeek-V3.2's transformers code runs it
+_GROUP_ROUTED = ("glm_moe_dsa", "deepseek_v32")
+
+
+def _group_router_extra(cfg, h, act, s, b):
+    """What the group-limited router saves per token beyond the softmax router's fp32
+    scores, top-k indices and normalized weights: the int64 indices of each group's two
+    best scores and of the chosen groups, the bool mask of the experts left out; it runs
+    in fp32, so a bf16 model also keeps fp32 copies of its input and (once per layer) of
+    its weight. Its routing weights stay fp32 (the caller's per-pair weight)."""
+    E, n_group = cfg.num_experts, cfg.get("n_group") or 1
+    return (8 * 2 * n_group + 8 * (cfg.get("topk_group") or 1) + E
+            + (4 * h + Fraction(4 * E * h, s * b) if act < 4 else 0))
+
+
+def _mla_terms(cfg, kind, s, b, act, tp, attention, indexer=False):
+    """Per-token bytes of one multi-head latent attention block (DeepSeek-V3's MLA) as
+    transformers' PyTorch code saves it (exact on CPU in fp32 and bf16, eager):
+
+    * the latents and their RMSNorms: q_a_proj's output (the norm's fp32 input), its rstd,
+      the normalized value and q_b_proj's input; kv_a_proj's output likewise, where the
+      norm's input is the whole latent (kv_lora_rank + the rotary part) in an fp32 model
+      and an fp32 copy of its kv_lora_rank part in bf16;
+    * q and k (nope + rope per head, both new tensors), and v, a view of kv_b_proj's
+      output: autograd keeps that whole output (k_nope and v per head) when the kernel
+      reads the view (FlashAttention; eager with one sequence, where the matmul folds
+      batch and heads into a view; with more, it copies v);
+    * FlashAttention: its output and fp32 log-sum-exp; eager: the fp32 probabilities
+      (and their cast), the o_proj input.
+
+    DSA's lightning indexer (``indexer=True``: GLM-5, DeepSeek-V3.2) runs under
+    ``torch.no_grad`` in transformers (its top-k choice has no gradient): it saves
+    nothing, only the s x s mask it builds changes which keys each query sees. On CPU
+    PyTorch's SDPA runs that masked MLA (q and v of different widths) in its math
+    kernel, which keeps what eager keeps in fp32 (s x s probabilities; in bf16 fp32
+    copies of q, k and v): a GPU kernel does not, so ``attention="flash"`` counts the
+    kernel's q, k, v, output and log-sum-exp (``tests/test_training_2026.py``)."""
+    f32 = 4
+    nh = _cdiv(cfg.num_attention_heads, tp)
+    nope, rope, vd = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
+    qr, kvr = cfg.get("q_lora_rank"), cfg.kv_lora_rank
+    latents = (f32 * qr + f32 + 2 * act * qr) if qr else 0
+    latents += f32 * (kvr + (rope if act == f32 else 0)) + f32 + 2 * act * kvr
+    qk = nh * (nope + rope)
+    view = attention == "flash" or b == 1
+    v = nh * (nope + vd) if view else nh * vd
+    terms = {"MLA latents (q, kv) and their norms": latents,
+             "q, k, v (attention kernel)": act * (2 * qk + v),
+             "attention output (o_proj input)": act * nh * vd}
+    if attention == "flash":
+        terms["softmax statistics (fp32 log-sum-exp)"] = f32 * nh
+    else:
+        terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
+    return dict(terms, _prefix="self_attn.")
 
 
 def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
