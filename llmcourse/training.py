@@ -15,8 +15,10 @@ Two kinds of number live here, and the course keeps them apart:
   (``benchmarks/measure_activations.py``, ``llmcourse/data/activations_measured.json``);
   a layer that is not softmax attention counts its own mixer's tensors (Qwen3.5's Gated
   DeltaNet exactly as transformers' PyTorch path saves them, Nemotron-H's Mamba-2 within
-  3%; ``benchmarks/measure_activations_2026.py``, ``tests/test_training_2026.py``); for the
-  other families the same per-tensor rules are an estimate.
+  3%, Kimi Delta Attention within 1%), Gemma 4's layers and MLA with DSA's indexer (eager)
+  are counted to the byte (``benchmarks/measure_activations_2026.py``,
+  ``tests/test_training_2026.py``); for the other families the same per-tensor rules are
+  an estimate.
 
 Everything is closed-form arithmetic on the layer groups of
 :mod:`llmcourse.architectures`: the cost does not grow with a number's size.
@@ -458,7 +460,9 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False, attention="flash"
     f32 = 4
     if cfg.model_type in _GEMMA4 and kind.attention in ("sliding_attention", "full_attention"):
         return _gemma4_terms(cfg, kind, tensors, s, b, act, tp, attention)
-    if kind.attention == "indexed_attention" and cfg.uses_mla:
+    if cfg.model_type == "kimi_linear" and kind.attention == "linear_attention":
+        return _kda_terms(cfg, s, b, act, tp)
+    if (kind.attention == "indexed_attention" or cfg.model_type == "kimi_linear") and cfg.uses_mla:
         return _mla_terms(cfg, kind, s, b, act, tp, attention, indexer=kind.indexer)
     if kind.attention == "linear_attention" and cfg.get("linear_num_value_heads"):
         hv = _cdiv(cfg.linear_num_value_heads, tp)
@@ -608,8 +612,8 @@ def _gemma4_global_terms(cfg, s, b, act):
 
 
 # DeepSeek-V3's router (sigmoid scores, a bias for the choice, top-k groups first) as
-# GLM-5's and DeepSeek-V3.2's transformers code runs it
-_GROUP_ROUTED = ("glm_moe_dsa", "deepseek_v32")
+# GLM-5's, DeepSeek-V3.2's and Kimi-Linear's transformers code runs it
+_GROUP_ROUTED = ("glm_moe_dsa", "deepseek_v32", "kimi_linear")
 
 
 def _group_router_extra(cfg, h, act, s, b):
@@ -662,6 +666,43 @@ def _mla_terms(cfg, kind, s, b, act, tp, attention, indexer=False):
     else:
         terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
     return dict(terms, _prefix="self_attn.")
+
+
+def _kda_terms(cfg, s, b, act, tp):
+    """Per-token bytes of Kimi Delta Attention (Kimi-Linear's ``linear_attention`` layers)
+    as transformers' PyTorch reference saves them (``chunk_kimi_delta_attention``, the path
+    that runs without flash-linear-attention, e.g. on a CPU): an **estimate** from the
+    tensors it saves, within a few percent (``tests/test_training_2026.py``).
+
+    Per token: the stacked q, k, v short convolution's input; the low-rank forget and
+    output gates' inner values and beta; the forget gate's softplus (its where-mask, exp
+    and log input) and decay, per channel; q and k in fp32, l2-normalized; the output's
+    gated RMSNorm and o_proj's input. The chunked recurrence, in fp32 over the sequence
+    padded to 64-token chunks, keeps per chunk and head: the decay mask and two
+    64 x 64 x head_dim products (the decay is per channel, so these are head_dim times
+    Gated DeltaNet's 64 x 64 matrices), the row-by-row triangular solve (each of the 63
+    rows saves its row and the i x i block above it: about 64^3 / 3 values), the solved
+    64 x 64 matrices and the padded q, k, v, beta and their decayed forms, and one state
+    (head_dim x head_dim) per chunk. A fused kernel (flash-linear-attention) saves far
+    less: it keeps q, k, v, the gates and a few per-chunk tensors and recomputes the
+    chunk matrices in its backward; this count is an upper bound for it."""
+    f32, C = 4, DELTA_RULE_CHUNK
+    H = _cdiv(cfg.linear_num_heads, tp)
+    d = cfg.linear_head_dim
+    n = _cdiv(s, C)
+    per_chunk = f32 * H * ((C - 1) * C + Fraction((C - 1) * C * (2 * C - 1), 6)
+                           + 3 * C * C * d + 2 * C * C + 3 * C * d + C + 9 * C * d + d * d)
+    per_token = (act * 3 * H * d + act * (2 * d + H)
+                 + f32 * (2 * H * d + 2 * H) + 9 * H * d + f32 * H * d)
+    once = 3 * C * C + 2 * f32 * H + (2 * f32 * d if act < f32 else 0)
+    return {
+        "_prefix": "self_attn.",
+        "KDA conv, gates and decay (q, k, v conv input; forget/output gate; fp32 softplus)":
+            per_token,
+        "KDA chunked recurrence (torch reference: 64 x 64 x head_dim decay products, "
+        "row-by-row solve)": per_chunk * n / s + Fraction(once, s * b),
+        "KDA output norm and gate (out_proj input)": f32 * (3 * H * d + H) + act * H * d,
+    }
 
 
 def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
