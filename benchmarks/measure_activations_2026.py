@@ -1,7 +1,7 @@
 """Measure the bytes PyTorch saves for backward in small 2026-family decoders, layer by layer.
 
 The same count as ``benchmarks/measure_activations.py`` (its :func:`measure`:
-``torch.autograd.graph.saved_tensors_hooks``, each storage once, weights excluded), for
+``torch.autograd.graph.saved_tensors_hooks``, each storage once and only if still held when the forward ends, weights excluded), for
 tiny random configs of the families whose layers are not (only) softmax attention:
 Qwen3.5 (Gated DeltaNet beside gated attention), Nemotron-H (Mamba-2, attention, MLP and
 MoE blocks), Gemma 4 (sliding and full layers of different head widths, KV-shared layers,
@@ -31,7 +31,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_activations import ATTENTION, DTYPES, build, measure  # noqa: E402
+from measure_activations import ATTENTION, DTYPES, build  # noqa: E402
+# the count that keeps only storages still held when the forward ends (a router's indices
+# that feed no gradient are freed at once, and their address may be reused)
+from measure_activations_2026_more import measure  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                    "llmcourse", "data", "activations_measured_2026.json")
@@ -122,7 +125,7 @@ def main(names=None):
     data = {
         "_about": ("Bytes PyTorch saves for backward in one training forward (with labels) of "
                    "small random-weight 2026-family decoders built with transformers, counted "
-                   "with torch.autograd.graph.saved_tensors_hooks, each storage once, "
+                   "with torch.autograd.graph.saved_tensors_hooks, each storage once and only if still held when the forward ends, "
                    "parameters and buffers excluded; 'layers' splits the count by decoder "
                    "layer. Linear mixers run transformers' reference PyTorch code (CPU). "
                    "Written by benchmarks/measure_activations_2026.py."),

@@ -14,11 +14,12 @@ Two kinds of number live here, and the course keeps them apart:
   it matches the bytes PyTorch saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
   (``benchmarks/measure_activations.py``, ``llmcourse/data/activations_measured.json``);
   a layer that is not softmax attention counts its own mixer's tensors (Qwen3.5's Gated
-  DeltaNet exactly as transformers' PyTorch path saves them, and Mamba-2 (Nemotron-H,
-  Granite 4.0) exactly in the measured settings; ``benchmarks/measure_activations_2026.py``,
-  ``benchmarks/measure_activations_2026_more.py``, ``tests/test_training_2026.py``,
-  ``tests/test_training_2026_more.py``); for the other families the same per-tensor rules
-  are an estimate.
+  DeltaNet exactly as transformers' PyTorch path saves them, Mamba-2 (Nemotron-H, Granite
+  4.0) exactly in the measured settings, Kimi Delta Attention within 1%), Gemma 4's layers
+  and MLA with DSA's indexer (eager) are counted to the byte
+  (``benchmarks/measure_activations_2026.py``, ``benchmarks/measure_activations_2026_more.py``,
+  ``tests/test_training_2026.py``, ``tests/test_training_2026_more.py``); for the other
+  families the same per-tensor rules are an estimate.
 
 Everything is closed-form arithmetic on the layer groups of
 :mod:`llmcourse.architectures`: the cost does not grow with a number's size.
@@ -292,7 +293,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
     if mt == "longcat_flash":   # two MLA sublayers and a shortcut MoE: its own rules
         return _longcat_layer_terms(cfg, s, is_moe, act, tp)
     kind = _kind_of(cfg, tensors)
-    mixer = _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp)
+    mixer = _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp, attention)
     if mixer is not None:   # the mixer's own norms are its terms
         prefix = mixer.pop("_prefix")
         tensors = [t for t in tensors if not t.name.startswith(prefix)]
@@ -405,8 +406,10 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         # router: fp32 softmax over all experts, top-k indices; normalized top-k
         # probabilities save the k values and their sum
         router = f32 * E + i64 * k
-        if cfg.get("norm_topk_prob", mt in ("mixtral", "qwen4_exp_text", "lfm2_moe")):   # defaults
+        if cfg.get("norm_topk_prob", mt in ("mixtral", "qwen4_exp_text", "lfm2_moe") + _GROUP_ROUTED):
             router += f32 * (k + 1)
+        if mt in _GROUP_ROUTED:
+            router += _group_router_extra(cfg, h, act, s, b)
         if mt == "granitemoehybrid":   # top-k of the fp32 logits, then a softmax over those k
             router = (i64 + f32) * k
         if mt == "lfm2_moe":   # sigmoid scores in the activations' dtype, normalized top-k
@@ -418,7 +421,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         # Under autocast the experts run in fp32: grouped_mm is not an autocast op and
         # transformers casts its input to the (fp32) weights' dtype, so every per-pair
         # tensor is fp32 (and no bf16 copy of the expert weights is saved)
-        weight = f32 if mt == "mixtral" else act
+        weight = f32 if mt in ("mixtral",) + _GROUP_ROUTED else act
         e_act = f32 if amp else act
         per_pair = (h + 3 * inter) if frozen else (2 * h + 4 * inter)
         terms["routed experts (k per token)"] = k * (e_act * per_pair + weight + 3 * i64)
@@ -550,7 +553,7 @@ def _output_gated(cfg, tensors):
 DELTA_RULE_CHUNK = 64
 
 
-def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
+def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False, attention="flash"):
     """Per-token bytes a token mixer that is not softmax attention saves (named terms,
     and ``"_prefix"``: the name prefix of the mixer's own tensors), or None for softmax
     attention (the caller's rules).
@@ -582,6 +585,12 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False):
     backward; this count is an upper bound for it.
     """
     f32 = 4
+    if cfg.model_type in _GEMMA4 and kind.attention in ("sliding_attention", "full_attention"):
+        return _gemma4_terms(cfg, kind, tensors, s, b, act, tp, attention)
+    if cfg.model_type == "kimi_linear" and kind.attention == "linear_attention":
+        return _kda_terms(cfg, s, b, act, tp)
+    if (kind.attention == "indexed_attention" or cfg.model_type == "kimi_linear") and cfg.uses_mla:
+        return _mla_terms(cfg, kind, s, b, act, tp, attention, indexer=kind.indexer)
     if kind.attention == "linear_attention" and cfg.get("linear_num_value_heads"):
         hv = _cdiv(cfg.linear_num_value_heads, tp)
         hk = _cdiv(cfg.linear_num_key_heads, tp)
@@ -654,6 +663,198 @@ def _short_conv_terms(cfg, s, act, tp):
     }
 
 
+_GEMMA4 = ("gemma4_text", "gemma4")
+# the layer's own tensors that _gemma4_terms counts (its attention, every norm, the
+# per-layer-embedding gate); the MLP and the routed experts follow the common rules
+_GEMMA4_OWN = ("self_attn.", "input_layernorm", "post_attention_layernorm",
+               "pre_feedforward_layernorm", "post_feedforward_layernorm", "per_layer_",
+               "post_per_layer_input_norm", "layer_scalar")
+
+
+def _gemma4_norm(w, rows, act, s, b):
+    """Bytes per token of Gemma 4's RMSNorm (``x.float()``, ``x * pow(mean(x^2) + eps, -0.5)``,
+    times ``weight.float()``) over ``rows`` rows of width ``w``: the fp32 input, the
+    mean square and its ``pow`` (two fp32 values a row: ``pow`` keeps its input, the
+    product its output), the fp32 normalized value; a bf16 model also keeps the fp32
+    copy of the weight, once per call. ``w=0``-weight norms (v_norm) are counted apart."""
+    f32 = 4
+    return rows * (2 * f32 * w + 2 * f32) + (Fraction(f32 * w, s * b) if act < f32 else 0)
+
+
+def _gemma4_terms(cfg, kind, tensors, s, b, act, tp, attention):
+    """Per-token bytes of one Gemma 4 layer's attention, norms and per-layer-embedding
+    gate, as transformers' ``Gemma4TextDecoderLayer`` saves them (exact on CPU, fp32 and
+    bf16, SDPA and eager; ``tests/test_training_2026.py``):
+
+    * every norm (four of the hidden width, five with per-layer embeddings; q_norm and
+      k_norm per head): :func:`_gemma4_norm`; v_norm has no scale, so only its fp32 input
+      and two values a row (its input is k_norm's where K = V, in an fp32 model);
+    * the attention's own: q_proj's input (the norm output, in the model's dtype, the
+      caller's "attention input" term), q after the rotation, and with SDPA the kernel's
+      k, v, output and fp32 log-sum-exp. A sliding layer whose window is shorter than the
+      sequence passes a mask, so SDPA gets k and v repeated to every query head and saves
+      the mask converted to the model's dtype (s x s per sequence, every sliding layer);
+      a full layer (no mask) runs SDPA's GQA at the KV heads, and a KV-shared layer then
+      saves nothing new for k and v (they are the earlier layer's). Eager: q, k and v
+      repeated to every query head (copies, even in a KV-shared layer), the fp32 s x s
+      probabilities (and their cast), the o_proj input (for one sequence with a single KV
+      head, or none to repeat, k and v are views of the KV heads instead);
+    * with per-layer embeddings: the gate's input (the residual), its output and GELU
+      output, the product (the projection's input)."""
+    f32 = 4
+    h = cfg.hidden_size
+    hd = kind.head_dim or cfg.head_dim
+    nh = _cdiv(cfg.num_attention_heads, tp)
+    nkv = _cdiv(kind.kv_heads or cfg.num_key_value_heads, tp)
+    k_eq_v = bool(cfg.get("attention_k_eq_v")) and kind.attention == "full_attention"
+    n_h_norms = sum(1 for t in tensors if t.component == "norms" and t.shape == (h,))
+    norms = n_h_norms * _gemma4_norm(h, 1, act, s, b) + _gemma4_norm(hd, nh, act, s, b)
+    if not kind.kv_shared:
+        norms += _gemma4_norm(hd, nkv, act, s, b)   # k_norm
+        # v_norm: fp32 input (k_norm's own in an fp32 model where K = V) and two values a row
+        norms += f32 * nkv * hd * (0 if k_eq_v and act == f32 else 1) + 2 * f32 * nkv
+    terms = {"Gemma 4 norms (fp32 input, mean square, rstd, normalized; q/k/v per head)": norms}
+    masked = kind.attention == "sliding_attention" and s >= cfg.sliding_window
+    if attention == "flash":
+        # no mask: SDPA's own GQA reads the KV heads; with a mask, repeat_kv copies them
+        # (a view of the one head when there is a single KV head)
+        copies = masked and 1 < nkv < nh
+        kv = 0 if kind.kv_shared and not copies else 2 * act * (nh if copies else nkv) * hd
+        terms["q, k, v (attention kernel)"] = act * nh * hd + kv
+        terms["attention output (o_proj input)"] = act * nh * hd
+        terms["softmax statistics (fp32 log-sum-exp)"] = f32 * nh
+        if masked:
+            terms["sliding-window mask (s x s, in the model's dtype)"] = act * s
+    else:
+        # torch.matmul folds (batch, heads) into one dimension: a view of k and v (the KV
+        # heads' own storage) for one sequence when repeat_kv is itself a view (one KV head)
+        # or has nothing to repeat; a copy at every query head otherwise
+        view = b == 1 and (nkv == 1 or nkv == nh)
+        kv = 0 if kind.kv_shared and view else 2 * act * (nkv if view else nh) * hd
+        terms["q, k, v (attention kernel)"] = act * nh * hd + kv
+        terms["attention output (o_proj input)"] = act * nh * hd
+        terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
+    p = cfg.get("hidden_size_per_layer_input") or 0
+    if p:
+        terms["per-layer embedding gate (input, gate, GELU, product)"] = act * (h + 3 * p)
+    return dict(terms, _prefix=_GEMMA4_OWN)
+
+
+def _gemma4_global_terms(cfg, s, b, act):
+    """Gemma 4's terms outside the layers, beside the common ones: the rotary tables of
+    both layer widths (sliding head_dim, full global_head_dim), the final norm as
+    :func:`_gemma4_norm`, and with per-layer embeddings the projection's bf16 input (an
+    fp32 model shares it with the first norm's), its norm over the layers' slices and
+    the per-layer inputs (every layer's slice, kept once)."""
+    f32 = 4
+    h, L = cfg.hidden_size, cfg.num_hidden_layers
+    kinds = {k.attention for k in cfg.layer_schedule.counts()}
+    widths = (cfg.head_dim if "sliding_attention" in kinds else 0) \
+        + ((cfg.get("global_head_dim") or cfg.head_dim) if "full_attention" in kinds else 0)
+    out = {"rotary cos/sin tables (once per model)": 2 * act * s * widths,
+           "final norm": _gemma4_norm(h, 1, act, s, b)}
+    p = cfg.get("hidden_size_per_layer_input") or 0
+    if p:
+        out["per-layer embeddings (projection input, norm, per-layer inputs)"] = (
+            act * h if act < f32 else 0) + _gemma4_norm(p, L, act, s, b) + act * L * p
+    return out
+
+
+# DeepSeek-V3's router (sigmoid scores, a bias for the choice, top-k groups first) as
+# GLM-5's, DeepSeek-V3.2's and Kimi-Linear's transformers code runs it
+_GROUP_ROUTED = ("glm_moe_dsa", "deepseek_v32", "kimi_linear")
+
+
+def _group_router_extra(cfg, h, act, s, b):
+    """What the group-limited router holds per token beyond the softmax router's fp32
+    scores, top-k indices and normalized weights: it runs in fp32, so a bf16 model also
+    keeps fp32 copies of its input and (once per layer) of its weight. The int64 indices
+    of each group's best scores and of the chosen groups and the bool mask of the experts
+    left out are saved too, but feed no gradient: they are freed before the forward ends
+    (measured: counting only what is still held). Its routing weights stay fp32 (the
+    caller's per-pair weight)."""
+    E = cfg.num_experts
+    return 4 * h + Fraction(4 * E * h, s * b) if act < 4 else 0
+
+
+def _mla_terms(cfg, kind, s, b, act, tp, attention, indexer=False):
+    """Per-token bytes of one multi-head latent attention block (DeepSeek-V3's MLA) as
+    transformers' PyTorch code saves it (exact on CPU in fp32 and bf16, eager):
+
+    * the latents and their RMSNorms: q_a_proj's output (the norm's fp32 input), its rstd,
+      the normalized value and q_b_proj's input; kv_a_proj's output likewise, where the
+      norm's input is the whole latent (kv_lora_rank + the rotary part) in an fp32 model
+      and an fp32 copy of its kv_lora_rank part in bf16;
+    * q and k (nope + rope per head, both new tensors), and v, a view of kv_b_proj's
+      output: autograd keeps that whole output (k_nope and v per head) when the kernel
+      reads the view (FlashAttention; eager with one sequence, where the matmul folds
+      batch and heads into a view; with more, it copies v);
+    * FlashAttention: its output and fp32 log-sum-exp; eager: the fp32 probabilities
+      (and their cast), the o_proj input.
+
+    DSA's lightning indexer (``indexer=True``: GLM-5, DeepSeek-V3.2) runs under
+    ``torch.no_grad`` in transformers (its top-k choice has no gradient): it saves
+    nothing, only the s x s mask it builds changes which keys each query sees. On CPU
+    PyTorch's SDPA runs that masked MLA (q and v of different widths) in its math
+    kernel, which keeps what eager keeps in fp32 (s x s probabilities; in bf16 fp32
+    copies of q, k and v): a GPU kernel does not, so ``attention="flash"`` counts the
+    kernel's q, k, v, output and log-sum-exp (``tests/test_training_2026.py``)."""
+    f32 = 4
+    nh = _cdiv(cfg.num_attention_heads, tp)
+    nope, rope, vd = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
+    qr, kvr = cfg.get("q_lora_rank"), cfg.kv_lora_rank
+    latents = (f32 * qr + f32 + 2 * act * qr) if qr else 0
+    latents += f32 * (kvr + (rope if act == f32 else 0)) + f32 + 2 * act * kvr
+    qk = nh * (nope + rope)
+    view = attention == "flash" or b == 1
+    v = nh * (nope + vd) if view else nh * vd
+    terms = {"MLA latents (q, kv) and their norms": latents,
+             "q, k, v (attention kernel)": act * (2 * qk + v),
+             "attention output (o_proj input)": act * nh * vd}
+    if attention == "flash":
+        terms["softmax statistics (fp32 log-sum-exp)"] = f32 * nh
+    else:
+        terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
+    return dict(terms, _prefix="self_attn.")
+
+
+def _kda_terms(cfg, s, b, act, tp):
+    """Per-token bytes of Kimi Delta Attention (Kimi-Linear's ``linear_attention`` layers)
+    as transformers' PyTorch reference saves them (``chunk_kimi_delta_attention``, the path
+    that runs without flash-linear-attention, e.g. on a CPU): an **estimate** from the
+    tensors it saves, within a few percent (``tests/test_training_2026.py``).
+
+    Per token: the stacked q, k, v short convolution's input; the low-rank forget and
+    output gates' inner values and beta; the forget gate's softplus (its where-mask, exp
+    and log input) and decay, per channel; q and k in fp32, l2-normalized; the output's
+    gated RMSNorm and o_proj's input. The chunked recurrence, in fp32 over the sequence
+    padded to 64-token chunks, keeps per chunk and head: the decay mask and two
+    64 x 64 x head_dim products (the decay is per channel, so these are head_dim times
+    Gated DeltaNet's 64 x 64 matrices), the row-by-row triangular solve (each of the 63
+    rows saves its row and the i x i block above it: about 64^3 / 3 values), the solved
+    64 x 64 matrices and the padded q, k, v, beta and their decayed forms, and one state
+    (head_dim x head_dim) per chunk. A fused kernel (flash-linear-attention) saves far
+    less: it keeps q, k, v, the gates and a few per-chunk tensors and recomputes the
+    chunk matrices in its backward; this count is an upper bound for it."""
+    f32, C = 4, DELTA_RULE_CHUNK
+    H = _cdiv(cfg.linear_num_heads, tp)
+    d = cfg.linear_head_dim
+    n = _cdiv(s, C)
+    per_chunk = f32 * H * ((C - 1) * C + Fraction((C - 1) * C * (2 * C - 1), 6)
+                           + 3 * C * C * d + 2 * C * C + 3 * C * d + C + 9 * C * d + d * d)
+    per_token = (act * 3 * H * d + act * (2 * d + H)
+                 + f32 * (2 * H * d + 2 * H) + 9 * H * d + f32 * H * d)
+    once = 3 * C * C + 2 * f32 * H + (2 * f32 * d if act < f32 else 0)
+    return {
+        "_prefix": "self_attn.",
+        "KDA conv, gates and decay (q, k, v conv input; forget/output gate; fp32 softplus)":
+            per_token,
+        "KDA chunked recurrence (torch reference: 64 x 64 x head_dim decay products, "
+        "row-by-row solve)": per_chunk * n / s + Fraction(once, s * b),
+        "KDA output norm and gate (out_proj input)": f32 * (3 * H * d + H) + act * H * d,
+    }
+
+
 def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
     """Bytes saved outside the layers, for the whole micro-batch (``frozen``: a LoRA base,
     whose embedding keeps no token ids and whose lm_head keeps no input)."""
@@ -678,7 +879,12 @@ def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
     if cfg.model_type == "qwen4_exp_text":   # the streams mixed into one: no final norm
         rot = int(cfg.head_dim * (cfg.get("partial_rotary_factor") or 1))
         final_norm = _hyper_connection_terms(cfg, s, b, act, combine=False)
-    return {
+    g4 = _gemma4_global_terms(cfg, s, b, act) if cfg.model_type in _GEMMA4 and not amp else {}
+    if g4:
+        final_norm = g4["final norm"] if not frozen else final_norm
+        rot = Fraction(g4["rotary cos/sin tables (once per model)"], 2 * act * s)
+    per_layer_embeddings = {k: v * s * b for k, v in g4.items() if k.startswith("per-layer")}
+    return per_layer_embeddings | {
         "token ids (int64)": 0 if frozen else i64 * s * b,
         # cast to the hidden states' dtype: fp32 under autocast (fp32 weights)
         "rotary cos/sin tables (once per model)": 2 * (f32 if amp else act) * s * rot,
@@ -1333,17 +1539,20 @@ def activation_accuracy(cfg):
     code saves them; a fused GPU kernel saves less."""
     cfg = as_config(cfg)
     mt = cfg.model_type
-    if mt in _ACCURACY:
-        return _ACCURACY[mt]
+    key = (mt, cfg.is_moe)
+    if key in _ACCURACY:
+        return _ACCURACY[key]
     from .config import from_hf_config
-    errors = []
+    errors, with_experts = [], False
     for data in (measured_activations(), _stored("activations_measured_2026.json"),
                  _stored("activations_measured_2026_more.json")):
         for r in data["rows"]:
             model = data["models"][r["model"]]
             if model["model_type"] != mt and model.get("text_config", {}).get("model_type") != mt:
                 continue
-            m = training_memory(from_hf_config(model), r["seq_len"], r["batch"],
+            small = from_hf_config(model)
+            with_experts |= small.is_moe
+            m = training_memory(small, r["seq_len"], r["batch"],
                                 precision=data["engine_precision"][r["dtype"]],
                                 attention=data["engine_attention"][r["attn_implementation"]])
             errors.append(m.saved_for_backward / r["saved_bytes"] - 1)
@@ -1354,7 +1563,10 @@ def activation_accuracy(cfg):
     else:
         words = (f"estimate: {min(errors):+.0%} to {max(errors):+.0%} of PyTorch's saved bytes "
                  f"({len(errors)} settings of a small {mt}, CPU)")
-    _ACCURACY[mt] = words
+    if errors and cfg.is_moe and not with_experts:   # the family measured without experts
+        words = (f"estimate: layers as measured on a small dense {mt} ({words.split(': ')[1]}); "
+                 f"its routed experts follow the common rules, not measured")
+    _ACCURACY[key] = words
     return words
 
 
