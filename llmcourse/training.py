@@ -644,7 +644,8 @@ def _deepseek_v4_terms(cfg, kind, s, b, act, tp, attention, frozen=False):
 
         def compressor(width, slots):
             soft = f32 * width * slots * per_win * (1 + (Fraction(act, f32) if act < f32 else 0))
-            values = act * width * slots * per_win if csa else act * width
+            # HCA weights kv_proj's output in place (none kept below one whole window)
+            values = act * width * slots * per_win if csa else act * width * (n_c > 0)
             return soft + values + norm(width) * per_win + 2 * act * rope * per_win
         terms["compressor (window softmax, values, entry norm, rotary)"] = (
             compressor(d, 2 * m) if csa else compressor(d, m))

@@ -221,8 +221,9 @@ def test_kimi_now():
 
 def test_deepseek_v4_now():
     # one sequence past a CSA window boundary (70 = 17 windows of 4 + 2, 8 HCA windows of
-    # 8 + 6) in bf16; two sequences in fp32 (K = V then copied to every head, twice)
-    for batch, seq_len, dtype in ((1, 70, "bf16"), (2, 20, "fp32")):
+    # 8 + 6) in bf16; two sequences in fp32 (K = V then copied to every head, twice);
+    # and 7 tokens: one CSA window, no HCA window (its kv_proj output is then not kept)
+    for batch, seq_len, dtype in ((1, 70, "bf16"), (2, 20, "fp32"), (1, 7, "fp32")):
         cfg, r, m = _now("deepseek_v4", batch, seq_len, "eager", dtype)
         assert m.saved_for_backward == r["saved_bytes"], (batch, seq_len, dtype)
         layers = layer_activation_bytes(cfg, seq_len, batch, M.DTYPES[dtype], "eager")
