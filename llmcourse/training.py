@@ -292,6 +292,10 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
     terms = {}
     if mt == "longcat_flash":   # two MLA sublayers and a shortcut MoE: its own rules
         return _longcat_layer_terms(cfg, s, is_moe, act, tp)
+    if mt == "deepseek_v4":   # hyper-connections, compressed K = V attention: its own rules
+        terms = _deepseek_v4_terms(cfg, _kind_of(cfg, tensors), s, b, act, tp, attention,
+                                   frozen)
+        return {k: v for k, v in terms.items() if v}
     kind = _kind_of(cfg, tensors)
     mixer = _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp, attention)
     if mixer is not None:   # the mixer's own norms are its terms
@@ -540,6 +544,130 @@ def _longcat_layer_terms(cfg, s, is_moe, act, tp):
         terms["routed experts (k per token; zero experts pass the input through)"] = (
             k * real * (i64 + act * (3 * h + 4 * I) + act)
             + k * (1 - real) * (i64 + act + 2 * act * h))
+    return terms
+
+
+def _v4_rope(cfg):
+    """DeepSeek-V4's rotary width: the trailing partial_rotary_factor of each head (64 of
+    512 in the released models)."""
+    return int(cfg.head_dim * (cfg.get("partial_rotary_factor") or Fraction(64, 512)))
+
+
+def _v4_hyper_connection(cfg, s, b, act, head=False):
+    """Bytes per token one DeepSeek-V4 hyper-connection saves (``DeepseekV4HyperConnection``;
+    ``head=True``: ``DeepseekV4HyperHead``, the final collapse), over ``hc_mult`` (n)
+    streams of hidden_size, W = n x hidden_size values a token. Exact on CPU:
+
+    - the unweighted RMSNorm of the flattened streams: their fp32 form (the stream itself
+      in fp32, a copy in bf16) and one fp32 rstd; the normalized value (the coefficient
+      matmul's input, fp32);
+    - the coefficient matmul's fp32 output, 2n + n x n values (pre, post, comb; the head:
+      n), the sigmoids of pre and post and pre + eps (the collapse's weight);
+    - comb's Sinkhorn-Knopp projection: the softmax (n x n) and, for each of its
+      2 x hc_sinkhorn_iters - 1 normalizations, the numerator (n x n) and the sums (n);
+    - the post-expand and the comb mix: the block's output (hidden_size) and post and
+      comb cast to the activations' dtype;
+    - bf16 only: the collapse keeps the bf16 streams (W) besides their fp32 copy, and the
+      coefficient matrix is cast to fp32 once per layer (its .float()); the head also
+      casts its one scale."""
+    f32 = 4
+    n, h = cfg.hc_mult, cfg.hidden_size
+    W = n * h
+    mix = n if head else 2 * n + n * n
+    v = f32 * (2 * W + 1) + f32 * mix + f32 * (n if head else 2 * n) + f32 * n
+    if not head:
+        iters = cfg.get("hc_sinkhorn_iters") or 20
+        v += f32 * (n * n + (2 * iters - 1) * (n * n + n)) + act * (h + n + n * n)
+    if act < f32:
+        v += act * W + Fraction(f32 * mix * W + (f32 if head else 0), s * b)
+    return v
+
+
+def _deepseek_v4_terms(cfg, kind, s, b, act, tp, attention, frozen=False):
+    """Per-token bytes one DeepSeek-V4 layer saves, as transformers' PyTorch code runs it
+    (eager attention, the only one it offers; CPU, ``benchmarks/measure_activations_2026.py``):
+    exact to the byte in fp32 and bf16 for one sequence and for several.
+
+    - two hyper-connections (:func:`_v4_hyper_connection`), one around attention, one
+      around the MoE block; V4's RMSNorms multiply by an fp32 weight, so each keeps its
+      fp32 input, rstd and an fp32 normalized value (the input norms, q_a_norm, kv_norm);
+    - attention: the norm output (q_a_proj's, kv_proj's and the compressors' input), q's
+      latent and its norm, q_b_norm (unweighted, per head: q in fp32 and its rstd; in
+      bf16 also q and the rstd cast back), the interleaved rotary's cos and sin at full
+      rotary width for q, for the K = V head and for undoing it on the output (six
+      tensors of seq_len x rotary width, whatever the batch), q, the K = V head with the
+      compressed entries appended (one head with one sequence; with more, PyTorch's
+      matmul copies it to every head for the scores and again for the values), the
+      max's int64 indices, the probabilities over the keys plus the sink (in the
+      activations' dtype: the softmax runs in it), the grouped output projection's
+      input and o_b_proj's;
+    - the compressor (CSA, HCA) keeps, per window of compress_rate tokens, its fp32
+      softmax over the window (CSA: 2 x rate slots, the overlapping Ca / Cb halves; in
+      bf16 also its cast), the values it weights (HCA: kv_proj's whole output; CSA: the
+      2 x rate slot copy), the compressed entries' RMSNorm and rotary cos/sin; a CSA
+      layer's indexer keeps the same at index_head_dim (the cache transformers builds
+      holds its compressed keys, so that graph stays; its scores feed only a top-k and
+      keep nothing);
+    - MoE: the router's input, its score function's two tensors (sqrt(softplus)), the
+      int64 top-k (hash layers: the table's) indices, the gathered weights and their sum;
+      per (token, expert) pair the gathered input, gate_up, the clamped gate and up, the
+      silu, the product, the routing weight, the weighted output and three int64
+      indices; the shared expert's gate and up outputs, their clamps, silu and product.
+
+    ``attention="flash"`` (no such path in transformers for V4: an **estimate** of what a
+    fused kernel with sinks would keep): q, the K = V head with its compressed entries,
+    the output and one fp32 log-sum-exp per head, in place of the probabilities.
+    ``frozen`` (a LoRA base): an **approximation**: the projections' inputs are dropped
+    (no weight gradient), everything else is counted as trained."""
+    f32, i64 = 4, 8
+    h, d, qr = cfg.hidden_size, cfg.head_dim, cfg.q_lora_rank
+    nh = cfg.num_attention_heads // tp
+    rope = _v4_rope(cfg)
+    norm = lambda w: f32 * (2 * w + 1)   # noqa: E731  fp32 input, rstd, fp32 normalized
+    mm = 0 if frozen else 1              # a projection's input: kept for its weight grad
+    per_pos = Fraction(1, b)             # a tensor of seq_len rows, shared by the batch
+    terms = {"hyper-connections (stream norm, coefficients, Sinkhorn, expand and mix)":
+             2 * _v4_hyper_connection(cfg, s, b, act)}
+    terms["norms (input, rstd, normalized)"] = 2 * norm(h)
+    terms["attention input (norm output)"] = act * h * mm
+    q_norm = f32 * nh * (d + 1) + (act * nh * (d + 1) if act < f32 else 0)
+    terms["q latent, its norm and q_b_norm (per head)"] = norm(qr) + act * qr * mm + q_norm
+    terms["K = V head norm (kv_norm)"] = norm(d)
+    terms["rotary cos/sin (q, K = V, output; per position)"] = 6 * act * rope * per_pos
+    rates = cfg.get("compress_rates") or {}
+    n_c = 0
+    if kind.attention in ("compressed_sparse_attention", "heavily_compressed_attention"):
+        csa = kind.attention == "compressed_sparse_attention"
+        m = rates.get(kind.attention) or (4 if csa else 128)
+        n_c = s // m
+        per_win = Fraction(n_c, s)
+
+        def compressor(width, slots):
+            soft = f32 * width * slots * per_win * (1 + (Fraction(act, f32) if act < f32 else 0))
+            # HCA weights kv_proj's output in place (none kept below one whole window)
+            values = act * width * slots * per_win if csa else act * width * (n_c > 0)
+            return soft + values + norm(width) * per_win + 2 * act * rope * per_win
+        terms["compressor (window softmax, values, entry norm, rotary)"] = (
+            compressor(d, 2 * m) if csa else compressor(d, m))
+        if csa:
+            terms["indexer's compressor (softmax, values, key norm, rotary)"] = compressor(
+                cfg.index_head_dim, 2 * m)
+    keys = Fraction(s + n_c, s)   # keys per query position: the sequence + compressed entries
+    terms["q, k, v (attention kernel)"] = act * nh * d + (
+        act * d * keys if b == 1 or attention == "flash" else 2 * act * nh * d * keys)
+    if attention == "flash":
+        terms["attention output (o_proj input)"] = act * nh * d
+        terms["softmax statistics (fp32 log-sum-exp)"] = f32 * nh
+    else:
+        terms["attention scores (s x s per head)"] = act * nh * (s + n_c + 1) + i64 * nh
+    terms["grouped output projection inputs (o_a, o_b)"] = (
+        act * (nh * d + cfg.o_groups * cfg.o_lora_rank // tp) * mm)
+    E, k = cfg.num_experts, cfg.num_experts_per_tok
+    I = _cdiv(cfg.moe_intermediate_size, tp)
+    terms["MLP input (norm output)"] = act * h * mm
+    terms["router (softmax, top-k)"] = 2 * act * E + i64 * k + act * (k + 1)
+    terms["routed experts (k per token)"] = k * (act * (h * (1 + mm) + 6 * I + 1) + 3 * i64)
+    terms["shared experts"] = act * 6 * I
     return terms
 
 
@@ -879,6 +1007,12 @@ def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
     if cfg.model_type == "qwen4_exp_text":   # the streams mixed into one: no final norm
         rot = int(cfg.head_dim * (cfg.get("partial_rotary_factor") or 1))
         final_norm = _hyper_connection_terms(cfg, s, b, act, combine=False)
+    if cfg.model_type == "deepseek_v4":
+        # each layer expands its own cos/sin (its terms); the head collapses the streams,
+        # then the final RMSNorm keeps an fp32 normalized value (fp32 weight)
+        rot = 0
+        final_norm = (_v4_hyper_connection(cfg, s, b, act, head=True)
+                      + (f32 * h + f32 + (0 if frozen else f32 * h)))
     g4 = _gemma4_global_terms(cfg, s, b, act) if cfg.model_type in _GEMMA4 and not amp else {}
     if g4:
         final_norm = g4["final norm"] if not frozen else final_norm
@@ -905,6 +1039,12 @@ GRAD_BETWEEN_LAYERS = "gradient flowing between layers (and a tied lm_head's)"
 FREED_BEFORE_LAYERS = "freed before the first layer is recomputed (loss and final norm)"
 _FREED_TERMS = ("final norm and lm_head input", "log-probabilities (fp32, saved by the loss)",
                 "labels (int64) and the loss's weight")
+
+
+def _stream_width(cfg):
+    """Values a token's residual stream holds between layers: hidden_size, or hc_mult
+    streams of it (DeepSeek-V4's hyper-connections: the layer's input, its checkpoint)."""
+    return cfg.hidden_size * (cfg.hc_mult if cfg.model_type == "deepseek_v4" else 1)
 
 
 def _layer_matmul(tensors):
@@ -940,7 +1080,7 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
     res = 4 if act == 4 or amp else act
     extra = 2 * _cdiv(_layer_matmul(tensors), tp) if amp else 0   # its bf16 weight copies
     if res == 4:   # the input norm keeps the fp32 residual itself: the checkpoint
-        extra -= Fraction(4 * h * tokens, split)
+        extra -= Fraction(4 * _stream_width(cfg) * tokens, split)
     if not is_moe:
         inter, gated = _mlp_width(tensors, h, "mlp")
         inter = _cdiv(inter, tp)
@@ -1290,7 +1430,7 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
             key = "layer inputs (checkpoints)"
             # the residual stream's dtype: fp32 under autocast (fp32 weights)
             terms[key] = terms.get(key, 0) + Fraction(n_layers * (4 if amp else act)
-                                                      * cfg.hidden_size * s_loc * b, split)
+                                                      * _stream_width(cfg) * s_loc * b, split)
             if amp:   # the layers' bf16 weight copies are made again when they are recomputed
                 layer_matmul += n_layers * _layer_matmul(tensors)
         else:

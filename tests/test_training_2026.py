@@ -7,9 +7,10 @@ spans two or more 64-token chunks and needs padding (seq_len 70, 100, 150 checke
 several sequences, one chunk, or no padding, PyTorch's matmuls copy a few operands
 differently: within 3%); Nemotron-H's attention and MLP blocks; Gemma 4 (every stored
 row); GLM-5's MLA + DSA layers and Kimi-Linear's MLA layer in eager attention (and CPU
-SDPA in fp32, which runs the same math); Kimi Delta Attention within 1%. The other
-kinds are estimates, each held to the error measured when it was written: a change that
-makes an estimate worse fails here, and one that makes it exact should tighten its bound.
+SDPA in fp32, which runs the same math); Kimi Delta Attention within 1%; DeepSeek-V4
+(every stored row, eager attention, its only path in transformers). The other kinds are
+estimates, each held to the error measured when it was written: a change that makes an
+estimate worse fails here, and one that makes it exact should tighten its bound.
 """
 
 import json
@@ -120,18 +121,31 @@ def test_kimi_delta_attention_and_mla_layers_near_the_measurement(row):
         assert rel(_per_layer(cfg, row, "eager")[1], row["layers"][1]) <= 0.005
 
 
+# DeepSeek-V4 (sliding K = V, CSA with its indexer, HCA; grouped low-rank output;
+# hyper-connections over hc_mult streams; hash-routed then routed MoE): every stored row,
+# eager fp32 and bf16, one sequence and two, total and each layer to the byte
+V4 = [r for r in ROWS if r["model"].startswith("deepseek_v4")]
+
+
+@pytest.mark.parametrize("row", V4, ids=ids(V4))
+def test_deepseek_v4_saved_bytes_equal_the_measurement(row):
+    cfg, m = engine(row)
+    assert m.saved_for_backward == row["saved_bytes"]
+    assert _per_layer(cfg, row) == row["layers"]
+
+
 # The measured error of each estimate (largest over the stored rows, rounded up): the
 # Gated DeltaNet layer when seq_len is a multiple of 64 (its matmuls then copy operands
 # differently) and Nemotron-H's grouped-router MoE block (+15% in fp32, -6% in bf16: its
 # Mamba-2 blocks are exact since the silu output / fp32 copies of x were told apart, which
 # left the MoE block's overcount uncompensated, hence 4.5%); the families whose
 # mixers still follow the softmax-attention rules (Gemma 4, MLA with a DSA indexer, Kimi
-# Delta Attention, DeepSeek-V4) undercount, by up to the fraction given.
+# Delta Attention) undercount, by up to the fraction given. DeepSeek-V4 is exact (above).
 # GLM-5's SDPA rows: the engine's attention="flash" counts what a GPU kernel keeps, while
 # CPU SDPA runs the masked MLA in its math kernel and keeps the s x s probabilities (up to
 # 55% more at 256 tokens; its eager count is exact, above).
 TOLERANCE = {"qwen3_5_text": 0.03, "nemotron_h": 0.045, "gemma4_text": 0.0,
-             "glm_moe_dsa": 0.56, "kimi_linear": 0.07, "deepseek_v4": 0.56}
+             "glm_moe_dsa": 0.56, "kimi_linear": 0.07, "deepseek_v4": 0.0}
 
 
 @pytest.mark.parametrize("row", ROWS, ids=ids(ROWS))
@@ -203,3 +217,16 @@ def test_kimi_now():
     assert rel(kda, r["layers"][0]) <= 0.01
     assert rel(mla, r["layers"][1]) <= 0.005
     assert rel(m.saved_for_backward, r["saved_bytes"]) <= 0.01
+
+
+def test_deepseek_v4_now():
+    # one sequence past a CSA window boundary (70 = 17 windows of 4 + 2, 8 HCA windows of
+    # 8 + 6) in bf16; two sequences in fp32 (K = V then copied to every head, twice);
+    # and 7 tokens: one CSA window, no HCA window (its kv_proj output is then not kept)
+    for batch, seq_len, dtype in ((1, 70, "bf16"), (2, 20, "fp32"), (1, 7, "fp32")):
+        cfg, r, m = _now("deepseek_v4", batch, seq_len, "eager", dtype)
+        assert m.saved_for_backward == r["saved_bytes"], (batch, seq_len, dtype)
+        layers = layer_activation_bytes(cfg, seq_len, batch, M.DTYPES[dtype], "eager")
+        order = list(cfg.layer_schedule.counts())
+        assert [layers[order.index(cfg.layer_schedule.kind_at(i))][2]
+                for i in range(3)] == r["layers"], (batch, seq_len, dtype)
