@@ -27,9 +27,10 @@ from fractions import Fraction
 from .architectures import layer_groups
 from .config import ConfigError
 from .counts import param_count
-from .training import (_choice, _FREED_TERMS, _global_terms, _int, _layer_terms, _LOGIT_TERMS,
-                       _mlp_width, _Peaks, _recomputed_layer, ATTENTION, FREED_BEFORE_LAYERS,
-                       GRAD_BETWEEN_LAYERS, RECOMPUTE, RECOMPUTED_LAYER)
+from .activations import _global_terms, _layer_terms, _mlp_width
+from .training import (_choice, _FREED_TERMS, _int, _LOGIT_TERMS, _Peaks, _recomputed_layer,
+                       ATTENTION, FREED_BEFORE_LAYERS, GRAD_BETWEEN_LAYERS, RECOMPUTE,
+                       RECOMPUTED_LAYER)
 from .zoo import as_config
 
 __all__ = ["LORA_TARGETS", "NF4_BITS", "DROPOUT_MASK_BYTES", "lora_params", "lora_memory",
