@@ -100,15 +100,26 @@ IMPLS = {"sdpa": ("fp32", "bf16"), "eager": ("fp32",)}
 EAGER_ONLY = {"deepseek_v4": {"eager": ("fp32", "bf16")}}
 
 
-def main(names=None):
+ABOUT = ("Bytes PyTorch saves for backward in one training forward (with labels) of "
+         "small random-weight 2026-family decoders built with transformers, counted "
+         "with torch.autograd.graph.saved_tensors_hooks, each storage once and only if still "
+         "held when the forward ends, parameters and buffers excluded; 'layers' splits the "
+         "count by decoder layer. Linear mixers run transformers' reference PyTorch code (CPU). "
+         "Written by benchmarks/measure_activations_2026.py.")
+
+
+def run(models, impls_of, about, out, names=None):
+    """Measure every (model, attention, dtype, shape) of ``models`` (``impls_of(config)``:
+    ``{attn_implementation: dtypes}``) and write ``out`` (or, with ``names``, only those
+    models, returned and not written). Shared with measure_activations_2026_more.py."""
     import torch
     import transformers
     rows, skipped = [], {}
     t0 = time.perf_counter()
-    for name, config in MODELS.items():
+    for name, config in models.items():
         if names and not any(n in name for n in names):
             continue
-        for impl, dtypes in EAGER_ONLY.get(config["model_type"], IMPLS).items():
+        for impl, dtypes in impls_of(config).items():
             for dtype in dtypes:
                 try:
                     model = build(config, impl, dtype)
@@ -123,29 +134,28 @@ def main(names=None):
                     skipped[f"{name} {impl} {dtype}"] = f"{type(e).__name__}: {e}"[:300]
                     print("skipped", name, impl, dtype, skipped[f"{name} {impl} {dtype}"])
     data = {
-        "_about": ("Bytes PyTorch saves for backward in one training forward (with labels) of "
-                   "small random-weight 2026-family decoders built with transformers, counted "
-                   "with torch.autograd.graph.saved_tensors_hooks, each storage once and only if still held when the forward ends, "
-                   "parameters and buffers excluded; 'layers' splits the count by decoder "
-                   "layer. Linear mixers run transformers' reference PyTorch code (CPU). "
-                   "Written by benchmarks/measure_activations_2026.py."),
+        "_about": about,
         "device": "CPU",
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "python": platform.python_version(),
         "engine_attention": ATTENTION,
         "engine_precision": DTYPES,
-        "models": MODELS,
+        "models": models,
         "rows": rows,
         "skipped": skipped,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     if names:
         return data
-    with open(OUT, "w", encoding="utf-8") as fh:
+    with open(out, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=1)
         fh.write("\n")
-    print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
+    print(f"wrote {out} ({len(rows)} rows, {data['seconds']} s)")
+
+
+def main(names=None):
+    return run(MODELS, lambda c: EAGER_ONLY.get(c["model_type"], IMPLS), ABOUT, OUT, names)
 
 
 if __name__ == "__main__":

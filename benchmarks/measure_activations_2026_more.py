@@ -25,15 +25,13 @@ CPU only; the linear mixers run transformers' reference PyTorch code.
 
 from __future__ import annotations
 
-import json
 import os
-import platform
 import sys
-import time
 import weakref
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_activations import ATTENTION, DTYPES, build  # noqa: E402
+# ATTENTION and DTYPES: the engine's names for what was measured (the tests read them here)
+from measure_activations import ATTENTION, DTYPES, build  # noqa: E402,F401
 
 OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                    "llmcourse", "data", "activations_measured_2026_more.json")
@@ -142,52 +140,20 @@ def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", mo
     return r
 
 
+ABOUT = ("Bytes PyTorch saves for backward in one training forward (with labels) of "
+         "small random-weight 2026-family decoders built with transformers, counted "
+         "with torch.autograd.graph.saved_tensors_hooks, each storage once, "
+         "parameters and buffers excluded, only storages still held when the "
+         "forward ends; 'layers' splits the count by decoder layer. Linear mixers "
+         "run transformers' reference PyTorch code (CPU). Written by "
+         "benchmarks/measure_activations_2026_more.py.")
+
+
 def main(names=None):
-    import torch
-    import transformers
-    rows, skipped = [], {}
-    t0 = time.perf_counter()
-    for name, config in MODELS.items():
-        if names and not any(n in name for n in names):
-            continue
-        for impl, dtypes in IMPLS.items():
-            for dtype in dtypes:
-                try:
-                    model = build(config, impl, dtype)
-                    for batch, seq_len in SHAPES:
-                        r = measure(config, batch, seq_len, impl, dtype, model=model)
-                        rows.append(dict(model=name, attn_implementation=impl, dtype=dtype,
-                                         batch=batch, seq_len=seq_len, **r))
-                        print(f"{name[:40]:40s} {impl:5s} {dtype:4s} b={batch} s={seq_len:4d} "
-                              f"{r['saved_bytes']:>12,d} B  layers {r['layers']}", flush=True)
-                except Exception as e:  # noqa: BLE001  (a family that does not train on CPU)
-                    skipped[f"{name} {impl} {dtype}"] = f"{type(e).__name__}: {e}"[:300]
-                    print("skipped", name, impl, dtype, skipped[f"{name} {impl} {dtype}"])
-    data = {
-        "_about": ("Bytes PyTorch saves for backward in one training forward (with labels) of "
-                   "small random-weight 2026-family decoders built with transformers, counted "
-                   "with torch.autograd.graph.saved_tensors_hooks, each storage once, "
-                   "parameters and buffers excluded, only storages still held when the "
-                   "forward ends; 'layers' splits the count by decoder layer. Linear mixers "
-                   "run transformers' reference PyTorch code (CPU). Written by "
-                   "benchmarks/measure_activations_2026_more.py."),
-        "device": "CPU",
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
-        "python": platform.python_version(),
-        "engine_attention": ATTENTION,
-        "engine_precision": DTYPES,
-        "models": MODELS,
-        "rows": rows,
-        "skipped": skipped,
-        "seconds": round(time.perf_counter() - t0, 1),
-    }
-    if names:
-        return data
-    with open(OUT, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
-    print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
+    # the same loop and file as measure_activations_2026.py (imported here: it imports
+    # this module's measure)
+    import measure_activations_2026
+    return measure_activations_2026.run(MODELS, lambda c: IMPLS, ABOUT, OUT, names)
 
 
 if __name__ == "__main__":
