@@ -25,6 +25,7 @@ import os
 import platform
 import sys
 import time
+import weakref
 
 OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                    "llmcourse", "data", "activations_measured.json")
@@ -69,33 +70,48 @@ def build(config, attn_implementation, dtype):
 
 
 def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", model=None,
-            per_layer=False):
+            per_layer=False, alive=True, detail=False):
     """Bytes saved for backward by one forward (with labels) of ``config``:
-    ``{"saved_bytes": ..., "tensors": ...}``, each storage once, weights excluded.
+    ``{"saved_bytes": ..., "tensors": ...}``, each storage once, weights excluded, and only
+    if a tensor saved on it is still alive when the forward ends (``alive=False``: every
+    storage ever saved; a storage freed during the forward, such as a router's indices
+    that feed no gradient, may otherwise have its address reused by a new tensor).
     ``per_layer=True`` adds ``"layers"``: the bytes each decoder layer saves (a storage
     belongs to the innermost ``model.layers.<i>`` module running when it is first
-    saved), in layer order; what is saved outside the layers is the rest."""
+    saved), in layer order; what is saved outside the layers is the rest. ``detail=True``
+    adds ``"tensors_by_layer"``: per layer, (module path, shape, dtype, bytes) of each
+    storage counted, then those outside the layers."""
     import torch
     model = model or build(config, attn_implementation, dtype)
     weights = {t.untyped_storage().data_ptr() for t in model.parameters()}
     weights |= {t.untyped_storage().data_ptr() for t in model.buffers()}
-    seen = {}
-    layer_of = {}   # module -> its decoder layer's index
+    seen = {}   # ptr -> [nbytes, layer, [weakrefs], where, shape, dtype]
+    layer_of, name_of = {}, {}   # module -> its decoder layer's index, its path
     for name, mod in model.named_modules():
+        name_of[mod] = name
         parts = name.split(".")
         if "layers" in parts[:-1] and parts[parts.index("layers") + 1].isdigit():
             layer_of[mod] = int(parts[parts.index("layers") + 1])
     stack, hooks = [], []
-    if per_layer:
+    if per_layer or detail:
         nn = torch.nn.modules.module
-        hooks = [nn.register_module_forward_pre_hook(lambda m, a: stack.append(layer_of.get(m))),
+        hooks = [nn.register_module_forward_pre_hook(lambda m, a: stack.append(m)),
                  nn.register_module_forward_hook(lambda m, a, o: (stack.pop(), None)[1])]
 
     def pack(t):
         st = t.untyped_storage()
         ptr = st.data_ptr()
-        if ptr not in weights and ptr not in seen:
-            seen[ptr] = (st.nbytes(), next((i for i in reversed(stack) if i is not None), None))
+        if ptr in weights:
+            return t
+        t = t.detach()   # the graph holds a plain view: no cycle through an op's saved output
+        e = seen.get(ptr)
+        if e is not None and alive and not any(r() is not None for r in e[2]):
+            e = None   # that storage was freed and its address reused: a new allocation
+        if e is None:
+            layer = next((layer_of[m] for m in reversed(stack) if m in layer_of), None)
+            where = name_of.get(stack[-1], "") if stack else ""
+            e = seen[ptr] = [st.nbytes(), layer, [], where, tuple(t.shape), str(t.dtype)]
+        e[2].append(weakref.ref(t))
         return t
 
     g = torch.Generator().manual_seed(1)
@@ -106,15 +122,27 @@ def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", mo
     finally:
         for h in hooks:
             h.remove()
+    kept = [e for e in seen.values() if not alive or any(r() is not None for r in e[2])]
     out.loss.backward()  # the saved tensors were used: the graph was complete
-    r = {"saved_bytes": sum(n for n, _ in seen.values()), "tensors": len(seen)}
-    if per_layer:
+    r = {"saved_bytes": sum(e[0] for e in kept), "tensors": len(kept)}
+    if per_layer or detail:
         layers = [0] * len(model.model.layers)
-        for n, i in seen.values():
-            if i is not None:
-                layers[i] += n
+        for e in kept:
+            if e[1] is not None:
+                layers[e[1]] += e[0]
         r["layers"] = layers
+    if detail:
+        r["tensors_by_layer"] = [[(e[3], e[4], e[5], e[0]) for e in kept if e[1] == i]
+                                 for i in range(len(model.model.layers))] + [
+            [(e[3], e[4], e[5], e[0]) for e in kept if e[1] is None]]
     return r
+
+
+def write_json(path, data):
+    """Write ``data`` as every stored measurement is written (indent 1, a final newline)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
 
 
 def main():
@@ -135,8 +163,8 @@ def main():
     data = {
         "_about": ("Bytes PyTorch saves for backward in one training forward (with labels) of "
                    "small random-weight decoders built with transformers, counted with "
-                   "torch.autograd.graph.saved_tensors_hooks, each storage once, parameters "
-                   "and buffers excluded. bf16 rows: weights and activations in bf16 "
+                   "torch.autograd.graph.saved_tensors_hooks, each storage once and only if still "
+                   "held when the forward ends, parameters and buffers excluded. bf16 rows: weights and activations in bf16 "
                    "(model.to(torch.bfloat16)), as FSDP/DeepSpeed mixed precision run the "
                    "forward. Written by benchmarks/measure_activations.py."),
         "device": "CPU",
@@ -155,9 +183,7 @@ def main():
         "rows": rows,
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    with open(OUT, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
+    write_json(OUT, data)
     print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
 
 

@@ -24,14 +24,13 @@ re-measures one small case per layer kind.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_activations import ATTENTION, DTYPES, build  # noqa: E402
+from measure_activations import ATTENTION, DTYPES, build, write_json  # noqa: E402
 # the count that keeps only storages still held when the forward ends (a router's indices
 # that feed no gradient are freed at once, and their address may be reused)
 from measure_activations_2026_more import measure  # noqa: E402
@@ -148,9 +147,7 @@ def run(models, impls_of, about, out, names=None):
     }
     if names:
         return data
-    with open(out, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
+    write_json(out, data)
     print(f"wrote {out} ({len(rows)} rows, {data['seconds']} s)")
 
 

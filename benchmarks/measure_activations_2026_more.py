@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import os
 import sys
-import weakref
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # ATTENTION and DTYPES: the engine's names for what was measured (the tests read them here)
-from measure_activations import ATTENTION, DTYPES, build  # noqa: E402,F401
+from measure_activations import ATTENTION, DTYPES  # noqa: E402,F401
+from measure_activations import measure as _measure  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                    "llmcourse", "data", "activations_measured_2026_more.json")
@@ -81,63 +81,9 @@ IMPLS = {"sdpa": ("fp32", "bf16"), "eager": ("fp32",)}
 
 def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", model=None,
             per_layer=True, alive=True, detail=False):
-    """As :func:`measure_activations.measure` (``per_layer``), counting a storage only if a
-    tensor saved on it is still alive at the end of the forward (``alive=False``: every
-    storage ever saved, the older count). ``detail=True`` adds ``"tensors_by_layer"``:
-    per layer, (module path, shape, dtype, bytes) of each storage counted."""
-    import torch
-    model = model or build(config, attn_implementation, dtype)
-    weights = {t.untyped_storage().data_ptr() for t in model.parameters()}
-    weights |= {t.untyped_storage().data_ptr() for t in model.buffers()}
-    seen = {}   # ptr -> [nbytes, layer, [weakrefs], where, shape, dtype]
-    layer_of, name_of = {}, {}
-    for name, mod in model.named_modules():
-        name_of[mod] = name
-        parts = name.split(".")
-        if "layers" in parts[:-1] and parts[parts.index("layers") + 1].isdigit():
-            layer_of[mod] = int(parts[parts.index("layers") + 1])
-    stack = []
-    nn = torch.nn.modules.module
-    hooks = [nn.register_module_forward_pre_hook(lambda m, a: stack.append(m)),
-             nn.register_module_forward_hook(lambda m, a, o: (stack.pop(), None)[1])]
-
-    def pack(t):
-        st = t.untyped_storage()
-        ptr = st.data_ptr()
-        if ptr in weights:
-            return t
-        t = t.detach()   # the graph holds a plain view: no cycle through an op's saved output
-        e = seen.get(ptr)
-        if e is not None and alive and not any(r() is not None for r in e[2]):
-            e = None   # that storage was freed and its address reused: a new allocation
-        if e is None:
-            layer = next((layer_of[m] for m in reversed(stack) if m in layer_of), None)
-            where = name_of.get(stack[-1], "") if stack else ""
-            e = seen[ptr] = [st.nbytes(), layer, [], where, tuple(t.shape), str(t.dtype)]
-        e[2].append(weakref.ref(t))
-        return t
-
-    g = torch.Generator().manual_seed(1)
-    ids = torch.randint(0, config["vocab_size"], (batch, seq_len), generator=g)
-    try:
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            out = model(input_ids=ids, labels=ids)
-    finally:
-        for h in hooks:
-            h.remove()
-    kept = [e for e in seen.values() if not alive or any(r() is not None for r in e[2])]
-    out.loss.backward()  # the saved tensors were used: the graph was complete
-    r = {"saved_bytes": sum(e[0] for e in kept), "tensors": len(kept)}
-    layers = [0] * len(model.model.layers)
-    for e in kept:
-        if e[1] is not None:
-            layers[e[1]] += e[0]
-    r["layers"] = layers
-    if detail:
-        r["tensors_by_layer"] = [[(e[3], e[4], e[5], e[0]) for e in kept if e[1] == i]
-                                 for i in range(len(layers))] + [
-            [(e[3], e[4], e[5], e[0]) for e in kept if e[1] is None]]
-    return r
+    """:func:`measure_activations.measure`, layer by layer (``per_layer``) by default."""
+    return _measure(config, batch, seq_len, attn_implementation, dtype, model, per_layer,
+                    alive, detail)
 
 
 ABOUT = ("Bytes PyTorch saves for backward in one training forward (with labels) of "

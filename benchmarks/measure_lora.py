@@ -24,7 +24,6 @@ QLoRA (an NF4 base through bitsandbytes) is not measured: it needs a CUDA GPU.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import sys
@@ -158,18 +157,9 @@ def main():
     import torch
     import transformers
     if "--checkpointed" in sys.argv:   # only the checkpointed rows, into the stored file
-        t0 = time.perf_counter()
-        with open(OUT, encoding="utf-8") as fh:
-            data = json.load(fh)
-        data["checkpointed_rows"] = measure_all_checkpointed()
-        data["checkpointed_about"] = CHECKPOINTED_ABOUT
-        data["checkpointed_seconds"] = round(time.perf_counter() - t0, 1)
-        data["peft"], data["torch"] = peft.__version__, torch.__version__
-        data["transformers"] = transformers.__version__
-        with open(OUT, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-        print(f"wrote {OUT} ({len(data['checkpointed_rows'])} checkpointed rows)")
+        P.store_checkpointed(OUT, measure_all_checkpointed, CHECKPOINTED_ABOUT,
+                             peft=peft.__version__, torch=torch.__version__,
+                             transformers=transformers.__version__)
         return
     rows = []
     t0 = time.perf_counter()
@@ -207,9 +197,7 @@ def main():
         "checkpointed_rows": checkpointed,
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    with open(OUT, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
+    M.write_json(OUT, data)
     print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
 
 

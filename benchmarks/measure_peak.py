@@ -89,11 +89,16 @@ def _tracker(skip):
     return Tracker()
 
 
-def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa"):
-    """``{"end_of_forward", "peak_fwd_bwd", "peak_step"}``: bytes above the states."""
+def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
+            checkpointing=False):
+    """``{"end_of_forward", "peak_fwd_bwd", "peak_step"}``: bytes above the states (with
+    ``checkpointing``, also ``"peak_phase"`` and ``"timeline"``: see
+    :func:`measure_checkpointed`)."""
     import contextlib
     import torch
     model = M.build(config, attn_implementation, "bf16" if mode == "bf16" else "fp32")
+    if checkpointing:
+        model.gradient_checkpointing_enable()   # transformers' default kwargs
     # foreach=True: the implementation PyTorch picks by default for GPU tensors (on CPU it
     # would pick the per-tensor loop, whose temporaries are one tensor at a time)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
@@ -114,20 +119,33 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa"):
     states += [p.grad for p in model.parameters() if p.grad is not None]
     states += [t for st in opt.state.values() for t in st.values() if isinstance(t, torch.Tensor)]
     skip = {t.untyped_storage().data_ptr() for t in states}
-    ids = batch_ids()
     tr = _tracker(skip)
+    state = {"backward": False}
+    handles = _phase_hooks(model, tr, state) if checkpointing else []
+    ids = batch_ids()
     with tr:
+        tr.mark("forward")
         with amp:
             # the output (and its logits) held; no KV cache (use_cache=False, as training sets it)
             out = model(input_ids=ids, labels=ids, use_cache=False)
         end_fwd = tr.cur
+        state["backward"] = True
+        tr.mark("loss, lm_head and final norm backward")
         out.loss.backward()
         del out
+    for h in handles:
+        h.remove()
     peak = tr.peak
+    result = {"end_of_forward": end_fwd, "peak_fwd_bwd": peak}
+    if checkpointing:
+        timeline, peak_phase = _timeline(tr.phases, peak)
     tr = _tracker(skip)
     with tr:
         opt.step()
-    return {"end_of_forward": end_fwd, "peak_fwd_bwd": peak, "peak_step": tr.peak}
+    result["peak_step"] = tr.peak
+    if checkpointing:
+        result.update(peak_phase=peak_phase, timeline=timeline)
+    return result
 
 
 def _layer_modules(model):
@@ -188,50 +206,7 @@ def measure_checkpointed(config, batch, seq_len, mode="fp32", attn_implementatio
     for each layer from the last, its recomputation (the layer's forward run again) and
     its backward (until the gradient of its input exists); then the embedding's backward.
     ``peak_phase``: the phase the peak falls in."""
-    import contextlib
-    import torch
-    model = M.build(config, attn_implementation, "bf16" if mode == "bf16" else "fp32")
-    model.gradient_checkpointing_enable()   # transformers' default kwargs
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
-    amp = (torch.autocast("cpu", dtype=torch.bfloat16) if mode == "amp"
-           else contextlib.nullcontext())
-    g = torch.Generator().manual_seed(1)
-
-    def batch_ids():
-        return torch.randint(0, config["vocab_size"], (batch, seq_len), generator=g)
-
-    ids = batch_ids()
-    with amp:
-        loss = model(input_ids=ids, labels=ids, use_cache=False).loss
-    loss.backward()
-    opt.step()
-    del loss
-    states = list(model.parameters()) + list(model.buffers())
-    states += [p.grad for p in model.parameters() if p.grad is not None]
-    states += [t for st in opt.state.values() for t in st.values() if isinstance(t, torch.Tensor)]
-    skip = {t.untyped_storage().data_ptr() for t in states}
-    tr = _tracker(skip)
-    state = {"backward": False}
-    handles = _phase_hooks(model, tr, state)
-    ids = batch_ids()
-    with tr:
-        tr.mark("forward")
-        with amp:
-            out = model(input_ids=ids, labels=ids, use_cache=False)
-        end_fwd = tr.cur
-        state["backward"] = True
-        tr.mark("loss, lm_head and final norm backward")
-        out.loss.backward()
-        del out
-    for h in handles:
-        h.remove()
-    peak = tr.peak
-    timeline, peak_phase = _timeline(tr.phases, peak)
-    tr = _tracker(skip)
-    with tr:
-        opt.step()
-    return {"end_of_forward": end_fwd, "peak_fwd_bwd": peak, "peak_step": tr.peak,
-            "peak_phase": peak_phase, "timeline": timeline}
+    return measure(config, batch, seq_len, mode, attn_implementation, checkpointing=True)
 
 
 # a chunked loss needs a vocabulary large next to the rest of a tiny model for its
@@ -307,20 +282,25 @@ CHECKPOINTED_ABOUT = (
     "when it began and the most held during it; peak_phase: where peak_fwd_bwd falls.")
 
 
+def store_checkpointed(path, measure_all, about, **extra):
+    """``--checkpointed``: measure only the checkpointed rows (``measure_all()``) and put
+    them, with ``about`` and ``extra`` fields, into the stored file ``path``."""
+    t0 = time.perf_counter()
+    with open(path, encoding="utf-8") as fh:
+        data = json.load(fh)
+    data["checkpointed_rows"] = measure_all()
+    data["checkpointed_about"] = about
+    data["checkpointed_seconds"] = round(time.perf_counter() - t0, 1)
+    data.update(extra)
+    M.write_json(path, data)
+    print(f"wrote {path} ({len(data['checkpointed_rows'])} checkpointed rows)")
+
+
 def main():
     import torch
     import transformers
     if "--checkpointed" in sys.argv:   # only the checkpointed rows, into the stored file
-        t0 = time.perf_counter()
-        with open(OUT, encoding="utf-8") as fh:
-            data = json.load(fh)
-        data["checkpointed_rows"] = measure_all_checkpointed()
-        data["checkpointed_about"] = CHECKPOINTED_ABOUT
-        data["checkpointed_seconds"] = round(time.perf_counter() - t0, 1)
-        with open(OUT, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-        print(f"wrote {OUT} ({len(data['checkpointed_rows'])} checkpointed rows)")
+        store_checkpointed(OUT, measure_all_checkpointed, CHECKPOINTED_ABOUT)
         return
     rows = []
     t0 = time.perf_counter()
@@ -360,9 +340,7 @@ def main():
         "checkpointed_rows": checkpointed,
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    with open(OUT, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
+    M.write_json(OUT, data)
     print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
 
 
