@@ -27,24 +27,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import measure_activations_2026 as M  # noqa: E402  (the script that wrote the stored data)
 import measure_activations_2026_more as MORE  # noqa: E402  (its count of what stays held)
 
+from stored_rows import engine_for, ids, rel  # noqa: E402
+
 DATA = json.load(open(M.OUT, encoding="utf-8"))
 ROWS = DATA["rows"]
-
-
-def engine(row):
-    cfg = lc.from_hf_config(DATA["models"][row["model"]])
-    return cfg, training_memory(cfg, row["seq_len"], row["batch"],
-                                precision=DATA["engine_precision"][row["dtype"]],
-                                attention=DATA["engine_attention"][row["attn_implementation"]])
-
-
-def rel(est, measured):
-    return abs(est - measured) / measured
-
-
-def ids(rows):
-    return [f"{r['model'].split()[0]}-{r['attn_implementation']}-{r['dtype']}-b{r['batch']}"
-            f"-s{r['seq_len']}" for r in rows]
+engine = engine_for(DATA)
 
 
 # Qwen3.5, one sequence padded to 2+ chunks: every byte accounted for
