@@ -147,3 +147,19 @@ def test_moe_design_answer_as_a_list_is_read():
     assert lc.exercises.check("moe-3", [16, 2, 7168])
     # the 8 new experts without their router rows: named as the total's change, not "× too large"
     assert "only the total holds" in lc.exercises.check("moe-1", 8 * 3 * 4096 * 14336 * 32)
+
+
+def test_memory_vs_compute_labels_do_not_pile_up():
+    # on a projector every name on the plane must be readable: no two labels overlap and
+    # none runs off the figure (the 2026 MoEs sit close together: one name per cluster)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    fig = plots.memory_vs_compute(highlight=("Qwen3-30B-A3B", lc.load_model("Qwen3-30B-A3B")))
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    r = canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(r)) for t in fig.axes[0].texts if t.get_text()]
+    assert len(boxes) >= 15
+    for i, (a, ba) in enumerate(boxes):
+        assert fig.bbox.x0 <= ba.x0 and ba.x1 <= fig.bbox.x1, a
+        for b, bb in boxes[i + 1:]:
+            assert not ba.overlaps(bb), (a, b)

@@ -17,6 +17,11 @@ _ZOO = {}
 # label placement (points of offset, alignment) where zoo models sit close together
 # dense models named on the plane (the others are unlabelled dots, so labels do not pile up)
 _DENSE_NAMED = {"Qwen3-0.6B", "Meta-Llama-3-8B", "Qwen3-32B", "Meta-Llama-3-70B", "gpt2"}
+# MoE models named likewise: one per cluster (the 2026 MoEs sit close together); the
+# explorer's star names whichever model is chosen
+_MOE_NAMED = {"Mixtral-8x7B-v0.1", "gpt-oss-20b", "Qwen1.5-MoE-A2.7B-Chat", "Qwen3-30B-A3B",
+              "Llama-4-Scout-17B-16E-Instruct", "Qwen3-235B-A22B", "DeepSeek-V3", "Kimi-K2.5",
+              "DeepSeek-V4-Flash", "Qwen3.8-Flash-Next"}
 _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
              "Qwen2-7B": (7, -11, "left"), "gemma-2-2b": (-7, 3, "right"),
              "phi-2": (7, -11, "left"), "Llama-3.2-3B": (-7, 6, "right"),
@@ -61,7 +66,7 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
             ax.scatter([p[2] for p in sel], [p[3] for p in sel], s=70, color=color,
                        marker=marker, label=lab, zorder=3)
             for name, _, x, y in sel:
-                if not moe and name not in _DENSE_NAMED:
+                if name not in (_MOE_NAMED if moe else _DENSE_NAMED):
                     continue
                 dx, dy, ha = _LABEL_AT.get(name, (-7, 2, "right") if not moe else (7, -4, "left"))
                 ax.annotate(_SHORT.get(name, name), (x, y), xytext=(dx, dy),
