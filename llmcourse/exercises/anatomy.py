@@ -17,9 +17,6 @@ def _listed_sum(name):
 
 predict(
     "anatomy-1", NB,
-    "Llama-3.2-1B ties lm_head to its embedding, as Llama-3.2-3B does. A script sums the "
-    "element counts of every tensor in its state dict, lm_head.weight included. What total "
-    "does it print? (an exact integer)",
     expected=lambda: _listed_sum("Llama-3.2-1B"),
     why="A state dict lists lm_head.weight although it is the embedding matrix, so the sum "
         "counts vocab_size × hidden_size twice: 1,235,814,400 unique parameters + "
@@ -96,10 +93,6 @@ def _untied_qwen():
 
 derive(
     "anatomy-2", NB,
-    "Write model_params(cfg): the exact parameter count of a dense Llama-, Mistral-, Qwen2- or "
-    "Qwen3-style model (SwiGLU MLP, RMSNorm) from its config fields. Count a tied lm_head "
-    "once, add Qwen3's QK-norm (cfg.model_type == 'qwen3'), and Qwen2's biases: q_proj, "
-    "k_proj and v_proj each have one (cfg.model_type == 'qwen2'); o_proj and the MLP have none.",
     reference=lambda cfg: param_count(cfg).total,
     cases=("Qwen3-0.6B", "Llama-3.2-1B", "Meta-Llama-3-70B", "Qwen3-14B",
            "Mistral-Nemo-Base-2407", "Qwen2-7B", _untied_qwen, _dense_what_if, _qwen2_what_if),
@@ -118,8 +111,6 @@ derive(
 
 predict(
     "anatomy-3", NB,
-    "How many MiB (2**20 bytes) do Qwen3-0.6B's weights take in bf16, with the tied "
-    "embedding/lm_head matrix stored once? (in MiB, to two decimals)",
     expected=lambda: weight_bytes(load_model("Qwen3-0.6B"), "bf16") / 2**20,
     why="596,049,920 parameters × 2 bytes = 1,192,099,840 B = 1,136.88 MiB (1,192.10 MB). "
         "The Qwen3-0.6B weight listing's '1433.62 MB' is MiB too, and counts the "
@@ -146,18 +137,6 @@ predict(
 
 concept(
     "anatomy-4", NB,
-    "Llama-3.2-3B ties lm_head to its embedding. Compared with an untied copy of the same "
-    "model, what does the tie save?",
-    options={
-        "a": "The storage of one vocab_size × hidden_size matrix, and the logits matmul "
-             "it would have cost for every token.",
-        "b": "Nothing: the state dict still lists lm_head.weight, so the checkpoint is as "
-             "large on disk as an untied one would be.",
-        "c": "Half of the embedding: the embedding and lm_head each keep one half of the "
-             "matrix, one for the input and one for the output.",
-        "d": "One V × d matrix of storage (and its gradient and optimizer state in "
-             "training); the logits matmul costs the same.",
-    },
     correct="d",
     feedback={
         "a": "The storage, yes; the compute, no. Every token's logits are still x·Wᵀ over "
@@ -204,9 +183,6 @@ def _untied_same_size_ok(answer):
 
 design(
     "anatomy-5", NB,
-    "Llama-3.2-3B ties its lm_head. Design an untied variant (tie_word_embeddings false) whose "
-    "total stays within 1% of the original's 3,212,749,824 parameters, keeping vocab_size and "
-    "hidden_size. Give the fields you change, as a dict.",
     validate=_untied_same_size_ok,
     why="Untying adds a second V × d matrix, 128,256 × 3,072 = 394,002,432 parameters (12.3%). "
         "One layer is 2·d·d_h·(n_h + n_kv) + 3·d·d_ff + 2·d = 100,669,440, so four layers fewer "

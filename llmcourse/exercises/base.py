@@ -14,11 +14,20 @@ Each exercise records its notebook and its *kind*:
 ``concept``
     A multiple-choice question; the feedback explains each wrong option.
 
-Feedback is proportionate ("17.0% high"), a string where a number is expected
-gets "give a number", and no message shows the expected value of a ``predict``
-or ``design`` exercise before the reader is right. Every exercise also records a
-``solution`` that passes and ``wrong`` answers that must fail, so one test over
-the registry proves each checker works.
+Feedback is proportionate ("17.0% high"), names a unit slip (GiB given as GB,
+bytes, MiB, even rounded), a string where a number is expected gets "give a
+number", and no message shows the expected value of a ``predict`` or ``design``
+exercise before the reader is right. Every exercise also records a ``solution``
+that passes and ``wrong`` answers that must fail, so one test over the registry
+proves each checker works.
+
+The prompt a reader answers is written once, in the lesson's notebook (a Markdown
+cell headed ``### Exercise <id> · <kind>``; a concept question lists its options
+there as ``- **(a)** ...``): the registry holds what checks an answer, and reads
+the prompt back from the notebook (:attr:`Exercise.question`,
+:attr:`Exercise.options`) where the notebooks are at hand. A derive exercise
+names, in its prompt, the engine functions it may call (``allowed``); the
+checker refuses the others, under any name the reader bound them to.
 """
 
 from __future__ import annotations
@@ -26,11 +35,14 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["Exercise", "EXERCISES", "KINDS", "predict", "derive", "design", "concept",
-           "check", "hint", "list_exercises"]
+__all__ = ["Exercise", "EXERCISES", "KINDS", "COUNTING_FUNCTIONS", "predict", "derive",
+           "design", "concept", "check", "hint", "list_exercises", "allowed_words",
+           "engine_counts_refused", "EngineUsed", "rounding_tolerance"]
 
 KINDS = ("predict", "derive", "design", "concept")
 
@@ -40,21 +52,42 @@ class Exercise:
     id: str
     notebook: str               # the notebook's file stem, e.g. "02_gqa_and_kv_cache"
     kind: str                   # one of KINDS
-    question: str
     why: str                    # the reasoning, shown once the reader is right
     hint: str = ""              # points to an idea, not to code
     solution: Any = None        # an answer that passes (a value, a function, a config ...)
     wrong: tuple = ()           # answers that must fail (for the registry test)
     expected: Callable | None = None     # predict: () -> the exact value, from the engine
     rel_tol: float = 0.0                  # predict/derive: 0 means exact
-    unit: str = ""                        # predict: shown in feedback ("bytes", "%")
-    mistakes: tuple = ()                  # predict: ((() -> value, feedback), ...)
+    unit: str = ""                        # the answer's unit ("bytes", "GiB", "%", ...):
+                                          # shown in feedback; names a unit slip
+    mistakes: tuple = ()                  # predict: ((() -> value, feedback), ...);
+                                          # derive: ((cfg -> value, feedback), ...)
     reference: Callable | None = None    # derive: cfg -> the exact value, from the engine
     cases: tuple = ()                     # derive: zoo names, configs or () -> config
+    allowed: tuple = ()                   # derive: engine functions the answer may call
     validate: Callable | None = None     # design: answer -> (ok, message)
-    options: dict = field(default_factory=dict)   # concept: letter -> option text
     correct: str = ""                              # concept: the right letter
     feedback: dict = field(default_factory=dict)  # concept: letter -> why (not) this one
+
+    @property
+    def letters(self):
+        """A concept question's option letters, in order."""
+        return tuple(sorted(set(self.feedback) | {self.correct}))
+
+    @property
+    def question(self):
+        """The prompt, as the lesson's notebook states it (None where the notebooks are
+        not at hand, e.g. an installed package without them)."""
+        from .prompts import prompt_of
+        p = prompt_of(self.notebook, self.id)
+        return p.text if p else None
+
+    @property
+    def options(self):
+        """A concept question's options as its notebook lists them: {letter: text}."""
+        from .prompts import prompt_of
+        p = prompt_of(self.notebook, self.id)
+        return dict(p.options) if p else {}
 
 
 EXERCISES: dict[str, Exercise] = {}
@@ -69,43 +102,54 @@ def _register(ex):
     return ex
 
 
-def predict(id, notebook, question, expected, why, *, hint="", rel_tol=0.0, unit="",
+def predict(id, notebook, expected, why, *, hint="", rel_tol=0.0, unit="",
             mistakes=(), wrong=()):
     """Register a predict-then-check exercise. ``expected()`` computes the value with
     the engine; ``mistakes`` pairs a common wrong value (a callable) with feedback."""
-    return _register(Exercise(id, notebook, "predict", question, why, hint, None, tuple(wrong),
+    return _register(Exercise(id, notebook, "predict", why, hint, None, tuple(wrong),
                               expected=expected, rel_tol=rel_tol, unit=unit,
                               mistakes=tuple(mistakes)))
 
 
-def derive(id, notebook, question, reference, cases, why, *, solution, hint="", wrong=(),
-           rel_tol=0.0):
+def derive(id, notebook, reference, cases, why, *, solution, hint="", wrong=(),
+           rel_tol=0.0, allowed=(), mistakes=(), unit=""):
     """Register a derive exercise: the reader's ``f(cfg)`` must equal ``reference(cfg)``
-    on every case (zoo names, configs, or zero-argument callables returning one)."""
-    return _register(Exercise(id, notebook, "derive", question, why, hint, solution,
+    on every case (zoo names, configs, or zero-argument callables returning one).
+
+    ``allowed`` names the engine's counting functions the answer may call (the prompt
+    says so: "**May call:** ``lc.param_count``"); every other one refuses while the
+    answer runs. ``mistakes`` pairs a common wrong function with feedback naming it."""
+    unknown = [f for f in allowed if f not in COUNTING_FUNCTIONS]
+    if unknown:
+        raise ValueError(f"exercise {id!r}: allowed names no counting function "
+                         f"({', '.join(unknown)}); they are {', '.join(COUNTING_FUNCTIONS)}")
+    return _register(Exercise(id, notebook, "derive", why, hint, solution,
                               tuple(wrong), reference=reference, cases=tuple(cases),
-                              rel_tol=rel_tol))
+                              rel_tol=rel_tol, allowed=tuple(allowed),
+                              mistakes=tuple(mistakes), unit=unit))
 
 
-def design(id, notebook, question, validate, why, *, solution, hint="", wrong=()):
+def design(id, notebook, validate, why, *, solution, hint="", wrong=()):
     """Register a design exercise: ``validate(answer) -> (ok, message)`` judges any answer."""
-    return _register(Exercise(id, notebook, "design", question, why, hint, solution,
+    return _register(Exercise(id, notebook, "design", why, hint, solution,
                               tuple(wrong), validate=validate))
 
 
-def concept(id, notebook, question, options, correct, feedback, why, *, hint=""):
-    """Register a multiple-choice question; ``feedback[letter]`` explains each option."""
-    options = {str(k).lower(): v for k, v in options.items()}
+def concept(id, notebook, correct, feedback, why, *, hint=""):
+    """Register a multiple-choice question: ``feedback[letter]`` explains each option
+    (the options themselves are the notebook's, listed under the exercise's heading)."""
+    feedback = {str(k).lower(): v for k, v in feedback.items()}
     correct = str(correct).lower()
-    if correct not in options:
-        raise ValueError(f"exercise {id!r}: correct={correct!r} is not one of the options")
-    missing = [k for k in options if k != correct and k not in feedback]
-    if missing:
-        raise ValueError(f"exercise {id!r}: no feedback for option(s) {', '.join(missing)}")
-    wrong = tuple(k for k in options if k != correct)
-    return _register(Exercise(id, notebook, "concept", question, why, hint, correct, wrong,
-                              options=options, correct=correct,
-                              feedback={str(k).lower(): v for k, v in feedback.items()}))
+    if len(correct) != 1 or not correct.isalpha():
+        raise ValueError(f"exercise {id!r}: correct must be one letter (got {correct!r})")
+    letters = sorted(set(feedback) | {correct})
+    missing = [k for k in letters if k != correct and not feedback.get(k)]
+    if missing or len(letters) < 2:
+        raise ValueError(f"exercise {id!r}: give feedback for every wrong option "
+                         f"(missing: {', '.join(missing) or 'no wrong option at all'})")
+    wrong = tuple(k for k in letters if k != correct)
+    return _register(Exercise(id, notebook, "concept", why, hint, correct, wrong,
+                              correct=correct, feedback=feedback))
 
 
 # --- checking -----------------------------------------------------------------------
@@ -184,16 +228,61 @@ def _off_by(answer, expected, unit=""):
     return f"{abs(pct):.1f}% {side}"
 
 
-def _scale_slip(answer, expected):
-    """A large expected value answered in billions, GB or GiB (8.03 for 8,030,261,248):
-    name the slip without giving the number."""
-    if not (_is_number(answer) and _is_number(expected)) or abs(expected) < 1e6 or not answer:
+def rounding_tolerance(answer):
+    """How far a number written with few digits may be from the value it rounds: half a
+    unit in its last significant digit, relative (12.08 -> 0.041%), at most 0.5% and at
+    least 0.05%. A whole number counts its trailing zeros as rounding."""
+    if not _is_number(answer) or answer == 0:
+        return 0.0
+    a = abs(float(answer))
+    if isinstance(answer, int):
+        text = str(abs(answer))
+        last = 10 ** (len(text) - len(text.rstrip("0")))
+    else:
+        text = f"{a:.12g}"
+        mantissa, _, exp = text.partition("e")
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        last = 10.0 ** ((int(exp) if exp else 0) - decimals)
+    return min(max(0.5 * last / a, 0.0005), 0.005)
+
+
+def _near(answer, value, rel_tol):
+    """An answer that is a known value written rounded (or within the exercise's own
+    tolerance, at most 0.3%: a wider one would take a slip for another mistake)."""
+    tol = max(min(rel_tol, 0.003), rounding_tolerance(answer))
+    return abs(answer - value) <= tol * abs(value)
+
+
+# units an answer can be given in, by what they measure: (name, size in the base unit)
+_UNIT_FAMILIES = (
+    (("bytes", 1), ("KiB", 2**10), ("KB", 10**3), ("MiB", 2**20), ("MB", 10**6),
+     ("GiB", 2**30), ("GB", 10**9), ("TiB", 2**40), ("TB", 10**12)),
+    (("parameters", 1), ("thousands", 10**3), ("millions", 10**6), ("billions", 10**9)),
+    (("FLOPs", 1), ("GFLOP", 10**9), ("TFLOP", 10**12)),
+)
+
+
+def _unit_slip(answer, expected, unit):
+    """Name an answer given in another unit than the one asked (GB for GiB, bytes for
+    GiB, billions for parameters, ...), rounded or not, without giving the number."""
+    if not (_is_number(answer) and _is_number(expected)) or not answer or not expected:
         return ""
-    for factor, words in ((1e9, "billions (or GB)"), (2**30, "GiB"), (1e6, "millions (or MB)"),
-                          (2**20, "MiB")):
-        if abs(answer * factor - expected) <= 0.02 * abs(expected):
-            return (f"that looks like the value in {words}; give the whole number "
-                    f"(bytes or parameters, not {words})")
+    answer, expected = float(answer), float(expected)
+    fam = next((dict(f) for f in _UNIT_FAMILIES if unit in dict(f)), None)
+    if fam is None:   # a count with no stated unit: bytes or parameters, say the scale
+        if abs(expected) < 1e6:
+            return ""
+        for factor, words in ((1e9, "billions (or GB)"), (2**30, "GiB"),
+                              (1e6, "millions (or MB)"), (2**20, "MiB")):
+            if _near(answer * factor, expected, 0.0):
+                return (f"that looks like the value in {words}; give the whole number "
+                        f"(bytes or parameters, not {words})")
+        return ""
+    for other, size in fam.items():
+        if other != unit and _near(answer, expected * fam[unit] / size, 0.0):
+            gap = (" (a GB is 10**9 bytes, a GiB 2**30: they differ by 7.4%)"
+                   if {unit, other} == {"GB", "GiB"} else "")
+            return f"that looks like the value in {other}; the question asks for {unit}{gap}"
     return ""
 
 
@@ -205,16 +294,28 @@ def _tolerance(rel_tol):
     return f" (the check accepts within {100 * rel_tol:.3g}%)" if rel_tol else ""
 
 
-def _check_value(answer, expected, rel_tol, what, unit=""):
-    """Compare a number (or bool) with the expected one; returns (ok, message)."""
+def _number_in(text):
+    """The number a string starts with ("11.25 GiB" -> "11.25"), else the string."""
+    m = re.match(r"[-+]?(\d[\d,_]*\.?\d*(e[-+]?\d+)?|\.\d+(e[-+]?\d+)?)", text, re.I)
+    return m.group(0).replace(",", "_") if m else text
+
+
+def _check_value(answer, expected, rel_tol, what, unit="", bare=None):
+    """Compare a number (or bool) with the expected one; returns (ok, message). ``what``
+    names the answer in feedback ("12.1 GiB"); ``bare`` without its unit, for a unit slip."""
     if isinstance(expected, bool):
         if not isinstance(answer, bool):
             return False, f"give True or False, not {type(answer).__name__}"
         return answer == expected, "" if answer == expected else f"{what} is not it"
     if isinstance(answer, str):
         text = answer.strip()
-        return False, (f"give a number, not a string: write {text}, not \"{text}\""
-                       if text else "give a number, not an empty string")
+        if not text:
+            return False, "give a number, not an empty string"
+        number = _number_in(text)
+        if number != text:   # "11.25 GiB": the unit goes, the number stays
+            return False, (f"give a number, not a string: write {number}, not \"{text}\""
+                           + (f" (the unit, {unit}, is understood)" if unit else ""))
+        return False, f"give a number, not a string: write {text}, not \"{text}\""
     if not _is_number(answer):
         return False, f"give a number (got {type(answer).__name__})"
     if isinstance(answer, float) and not math.isfinite(answer):
@@ -224,9 +325,9 @@ def _check_value(answer, expected, rel_tol, what, unit=""):
         answer = int(answer)  # 40.0 is the whole number 40
     if _close(answer, expected, rel_tol):
         return True, ""
-    slip = _scale_slip(answer, expected)
+    slip = _unit_slip(answer, expected, unit)
     if slip:
-        return False, f"{what}: {slip}"
+        return False, f"{bare or what}: {slip}"
     return False, f"{what} is {_off_by(answer, expected, unit)}{_tolerance(rel_tol)}"
 
 
@@ -268,16 +369,20 @@ def _whole(answer):
     return answer
 
 
+def _unit_words(unit):
+    return unit if unit in ("%", "×") else f" {unit}" if unit else ""
+
+
 def _check_predict(ex, answer):
     expected = ex.expected()
     if not isinstance(expected, bool) and _is_number(answer):
-        for value, feedback in ex.mistakes:
-            v = value()
-            if _num(answer) == _num(v) or (ex.rel_tol and _close(_num(answer), _num(v), ex.rel_tol)):
-                if not _close(_num(answer), _num(expected), ex.rel_tol):
+        a = _num(answer)
+        if not _close(a, _num(expected), ex.rel_tol):
+            for value, feedback in ex.mistakes:
+                if _near(a, _num(value()), ex.rel_tol):
                     return False, feedback.rstrip(".")
-    unit = ex.unit if ex.unit in ("%", "×") else f" {ex.unit}" if ex.unit else ""
-    ok, msg = _check_value(answer, expected, ex.rel_tol, f"{_fmt(answer)}{unit}", ex.unit)
+    ok, msg = _check_value(answer, expected, ex.rel_tol,
+                           f"{_fmt(answer)}{_unit_words(ex.unit)}", ex.unit, bare=_fmt(answer))
     return ok, ("" if ok else msg)
 
 
@@ -288,57 +393,147 @@ def _check_derive(ex, answer):
     for case in ex.cases:
         cfg = _case_config(case)
         try:
-            with _engine_counts_unavailable():
+            with engine_counts_refused(answer, allowed=ex.allowed):
                 got = answer(cfg)
-        except _EngineUsed as e:
+        except EngineUsed as e:
             return False, str(e)
         except Exception as e:  # the reader's code: report it in one line
             return False, f"your function raised {type(e).__name__} on {cfg.name}: {e}"
         if got is None:
             return False, f"your function returned None on {cfg.name}: did it forget `return`?"
-        ok, msg = _check_value(got, ex.reference(cfg), ex.rel_tol,
-                               f"on {cfg.name} ({cfg.model_type}) your result {_fmt(got)}")
+        expected = ex.reference(cfg)
+        what = f"on {cfg.name} ({cfg.model_type}) your result {_fmt(got)}"
+        if _is_number(got) and not _close(_num(got), _num(expected), ex.rel_tol):
+            for wrong_fn, feedback in ex.mistakes:
+                try:
+                    v = wrong_fn(cfg)
+                except Exception:   # a mistake that does not apply to this config
+                    continue
+                if _is_number(v) and _near(_num(got), _num(v), ex.rel_tol):
+                    return False, f"{what}: {feedback.rstrip('.')}"
+        ok, msg = _check_value(got, expected, ex.rel_tol, what, ex.unit)
         if not ok:
             return False, msg
     return True, f"It matches the engine on all {len(ex.cases)} configs. {ex.why}"
 
 
-class _EngineUsed(Exception):
-    pass
+class EngineUsed(Exception):
+    """A derive answer called an engine function its exercise does not allow."""
 
 
-# what a derive answer may not call: the engine computes the very number it asks for
-_COUNTING = ("param_count", "weight_shapes", "weight_bytes", "kv_cache_bytes",
-             "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "flops_per_token",
-             "stored_weights", "training_memory", "training_flops")
+# the engine's counting functions: each computes a number a derive exercise may ask for
+COUNTING_FUNCTIONS = ("param_count", "weight_shapes", "weight_bytes", "kv_cache_bytes",
+                      "kv_cache_bytes_per_token_per_layer", "linear_state_bytes",
+                      "indexer_cache_bytes_per_token", "flops_per_token", "stored_weights",
+                      "training_memory", "training_flops", "memory_plan", "max_context",
+                      "max_batch", "vllm_plan", "decode_step_time")
 
 
-class _engine_counts_unavailable:
-    """While the reader's function runs, the engine's counting functions refuse: a derive
-    exercise asks for the arithmetic from the config's fields, not for the engine's call."""
+def allowed_words(allowed):
+    """How a prompt and the checker name what a derive answer may call."""
+    if not allowed:
+        return "nothing from the engine's counting functions"
+    return ", ".join(f"`lc.{f}`" for f in allowed)
+
+
+class engine_counts_refused:
+    """While a derive answer runs, the engine's counting functions it is not allowed
+    refuse: under ``lc.``, in every engine module, and under any other name the
+    reader's function reaches (``pc = lc.param_count``, ``from llmcourse import
+    param_count``). An allowed function runs normally, the engine functions it calls
+    included."""
+
+    inside_allowed = 0   # depth of allowed engine calls under way
+
+    def __init__(self, answer=None, allowed=()):
+        self.answer, self.allowed = answer, tuple(allowed)
 
     def __enter__(self):
-        import sys
+        mods = [m for name, m in list(sys.modules.items())
+                if m is not None and (name == "llmcourse" or name.startswith("llmcourse."))
+                and not name.startswith("llmcourse.exercises")]
+        originals = {}
+        for mod in mods:
+            for fn in COUNTING_FUNCTIONS:
+                f = vars(mod).get(fn)
+                if callable(f) and not getattr(f, "_lc_guard", False):
+                    originals.setdefault(fn, f)
+        stand_in = {id(f): (self._allow(f) if fn in self.allowed else self._refuse(fn, f))
+                    for fn, f in originals.items()}
         self.saved = []
-        for mod in [m for name, m in list(sys.modules.items())
-                    if m is not None and (name == "llmcourse" or name.startswith("llmcourse."))
-                    and not name.startswith("llmcourse.exercises")]:
-            for fn in _COUNTING:
-                if fn in vars(mod):
-                    self.saved.append((mod, fn, vars(mod)[fn]))
-                    setattr(mod, fn, self._refuse(fn))
+        for ns in [vars(m) for m in mods] + self._reader_namespaces():
+            for name, value in list(ns.items()):
+                if id(value) in stand_in and callable(value):
+                    self.saved.append((ns.__setitem__, name, value))
+                    ns[name] = stand_in[id(value)]
+        for f in self.reader_functions:   # what a closure or a default argument holds
+            for cell in f.__closure__ or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:   # an empty cell
+                    continue
+                if id(value) in stand_in and callable(value):
+                    self.saved.append((lambda _, v, c=cell: setattr(c, "cell_contents", v),
+                                       None, value))
+                    cell.cell_contents = stand_in[id(value)]
+            if f.__defaults__ and any(id(v) in stand_in for v in f.__defaults__):
+                self.saved.append((lambda _, v, f=f: setattr(f, "__defaults__", v), None,
+                                   f.__defaults__))
+                f.__defaults__ = tuple(stand_in.get(id(v), v) for v in f.__defaults__)
         return self
 
-    @staticmethod
-    def _refuse(fn):
+    def _reader_namespaces(self):
+        """The globals of the reader's function (a notebook's namespace), and of the
+        functions it reaches through closures and defaults (``reader_functions``)."""
+        seen, out, todo, self.reader_functions = set(), [], [self.answer], []
+        while todo:
+            f = todo.pop()
+            f = getattr(f, "__func__", f)
+            g = getattr(f, "__globals__", None)
+            if g is None or id(f) in seen:
+                continue
+            seen.add(id(f))
+            if str(g.get("__name__", "")).startswith("llmcourse"):
+                continue   # the engine's own functions are swapped module by module
+            self.reader_functions.append(f)
+            if all(g is not o for o in out):
+                out.append(g)
+            for cell in f.__closure__ or ():
+                try:
+                    todo.append(cell.cell_contents)
+                except ValueError:   # an empty cell
+                    pass
+            todo.extend(v for v in (f.__defaults__ or ()) if callable(v))
+            todo.extend(v for v in g.values() if callable(v)
+                        and getattr(v, "__globals__", None) is g)   # its helpers
+        return out
+
+    def _refuse(self, fn, original):
+        allowed = self.allowed
+
         def refuse(*args, **kwargs):
-            raise _EngineUsed(f"your function calls lc.{fn}, the engine's answer: compute it "
-                              "from the config's fields (cfg.hidden_size, ...) instead")
+            if engine_counts_refused.inside_allowed:
+                return original(*args, **kwargs)
+            raise EngineUsed(f"your function calls lc.{fn}, which this exercise asks you to "
+                             f"compute yourself from the config's fields (cfg.hidden_size, "
+                             f"...); it may call {allowed_words(allowed)}")
+        refuse._lc_guard = True
         return refuse
 
+    @staticmethod
+    def _allow(original):
+        def allow(*args, **kwargs):
+            engine_counts_refused.inside_allowed += 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                engine_counts_refused.inside_allowed -= 1
+        allow._lc_guard = True
+        return allow
+
     def __exit__(self, *exc):
-        for mod, fn, value in self.saved:
-            setattr(mod, fn, value)
+        for put, name, value in reversed(self.saved):
+            put(name, value)
         return False
 
 
@@ -357,8 +552,8 @@ def _letter(answer):
 
 def _check_concept(ex, answer):
     letter = _letter(answer)
-    if letter not in ex.options:
-        return False, f"answer with one letter: {', '.join(sorted(ex.options))}"
+    if letter not in ex.letters:
+        return False, f"answer with one letter: {', '.join(ex.letters)}"
     if letter == ex.correct:
         return True, f"{ex.feedback.get(letter, '')} {ex.why}".strip()
     return False, f"({letter}) {ex.feedback[letter]}".rstrip(".")

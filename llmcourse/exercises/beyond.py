@@ -26,10 +26,6 @@ def _e2b_cache(**changes):
 
 predict(
     "bg-1", NB,
-    "gemma-4-E2B at its full 131,072-token context, one sequence, bf16: how many GiB of KV "
-    "cache? Its 35 layers alternate 4 sliding (window 512, 1 KV head of 256) and 1 full "
-    "(1 KV head of global_head_dim 512); the last 20 layers share the K and V of earlier "
-    "ones. (within 1%)",
     expected=_e2b_cache,
     why="Only the first 35 - 20 = 15 layers store K and V: 12 sliding layers keep 512 tokens "
         "of 2 · 256 values, 3 full layers keep all 131,072 tokens of 2 · 512 values. "
@@ -70,10 +66,6 @@ def _state_solution(cfg):
 
 derive(
     "bg-2", NB,
-    "Write `def state_bytes(cfg)`: the bytes of the fixed state one sequence keeps in bf16, "
-    "summed over the gated-DeltaNet layers (`linear_attention`) and the Mamba-2 layers "
-    "(`mamba`), 0 for a model without them. The checker runs it on Qwen3.6-35B-A3B, "
-    "Qwen3.5-0.8B-Base, Qwen3-Next-80B-A3B, Nemotron-3-Nano-30B-A3B and Llama-3.1-8B.",
     reference=lambda cfg: linear_state_bytes(cfg, 1, "bf16"),
     cases=["Qwen3.6-35B-A3B", "Qwen3.5-0.8B-Base", "Qwen3-Next-80B-A3B",
            "Nemotron-3-Nano-30B-A3B", "Llama-3.1-8B"],
@@ -118,9 +110,6 @@ def _validate_shared(answer):
 
 design(
     "bg-3", NB,
-    "gemma-4-E2B must serve 8 sequences of 131,072 tokens with its KV cache under 4 GiB in "
-    "bf16. Keep everything else; which `num_kv_shared_layers` would you give it? (the layers "
-    "that still store K and V must include a sliding and a full layer). A whole number.",
     validate=_validate_shared,
     why="Each full layer that stores K and V costs 131,072 · 1,024 values · 2 B · 8 = 2 GiB; "
         "the sliding ones only 4 MiB each. Under 4 GiB allows one storing full layer: the "
@@ -137,15 +126,6 @@ design(
 
 concept(
     "bg-4", NB,
-    "DeepSeek-V3.2 is DeepSeek-V3 plus a lightning indexer: each query attends only to the "
-    "2,048 earlier tokens the indexer ranks highest. At a 131,072-token context, what "
-    "changes for one decoded token, against DeepSeek-V3?",
-    options={
-        "a": "Attention FLOPs fall several-fold, and the cache grows a little (indexer keys).",
-        "b": "The cache shrinks to 2,048 tokens per layer; FLOPs fall 64-fold.",
-        "c": "Nothing much: the indexer still reads every key, so the work is the same.",
-        "d": "Both cache and FLOPs shrink 64-fold, since 2,048 is 1/64 of 131,072.",
-    },
     correct="a",
     feedback={
         "b": "any earlier token may be picked later, so every token's latent stays cached; "

@@ -22,8 +22,6 @@ def _total_ratio():
 
 predict(
     "depth-1", NB,
-    "Meta-Llama-3-8B has 32 layers. Give it 64, everything else unchanged: by what factor "
-    "does its total parameter count grow? (a ratio such as 1.5; within 0.5%)",
     expected=_total_ratio, rel_tol=0.005,
     mistakes=((lambda: 2.0, "2× would mean every parameter sits in a layer; the embedding, "
                             "the lm_head and the final norm do not grow with depth"),),
@@ -57,11 +55,6 @@ def _two_matrix_mlp(cfg):  # a plain MLP's two matrices for a gated one
 
 derive(
     "depth-2", NB,
-    "GPT-2's layer is 12·d² (plus vectors). Write `def layer_coefficient(cfg)`: the number c "
-    "with one decoder layer of a Llama-style model (GQA attention, SwiGLU MLP) ≈ c·d², from "
-    "its config fields (the norms' and biases' vectors are too small to matter: the check "
-    "accepts within 0.1%). It is checked on models this lesson never took apart, including "
-    "one whose heads are wider than d.",
     reference=_coefficient,
     cases=("Meta-Llama-3-70B", "Qwen3-32B", "Mistral-Nemo-Base-2407", "Llama-3.2-1B",
            "Qwen2-7B", lambda: load_model("Llama-3.2-1B").replace(num_key_value_heads=2)),
@@ -115,12 +108,6 @@ def _deep_narrow_ok(answer):
 
 design(
     "depth-3", NB,
-    "Deep and narrow at the same budget: make Meta-Llama-3-8B 64 layers deep and narrower "
-    "(hidden_size at most 3,072, a multiple of 128), keeping a tuned head_dim (64 or 128; "
-    "choose num_attention_heads, and head_dim if you like, so it stays one; the KV heads must "
-    "divide the query heads) and a SwiGLU-like MLP (intermediate_size 2.5× to 4× "
-    "hidden_size), so that its decoder layers hold the same number of parameters as the real "
-    "32 layers, within 2%. Answer with the fields you change, as a dict.",
     validate=_deep_narrow_ok,
     solution={"hidden_size": 3072, "num_attention_heads": 24, "head_dim": 128,
               "intermediate_size": 9088},
@@ -138,18 +125,6 @@ design(
 
 concept(
     "depth-4", NB,
-    "Kaplan et al. (2020) fit their scaling laws to N, the parameters without the token and "
-    "position embeddings. Why leave the embeddings out?",
-    options={
-        "a": "Counted with the embeddings, models of different depth and width do not fall on "
-             "one loss curve; without them they do.",
-        "b": "The embedding is too small to matter next to the layers, so leaving it out "
-             "changes every one of the fits by less than a percent.",
-        "c": "The embedding is not trained: it is a fixed lookup table, so it adds no "
-             "capacity the loss could show.",
-        "d": "A tied embedding is the lm_head, so counting it would count the same matrix "
-             "twice.",
-    },
     correct="a",
     feedback={
         "a": "Kaplan et al., figure 6: with embeddings the curves of different shapes split, "

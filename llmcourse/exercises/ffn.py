@@ -23,8 +23,6 @@ LLAMA31_405B_INTERMEDIATE = 53248
 
 predict(
     "ffn-1", NB,
-    "Llama-3.1-405B has hidden_size 16,384; Meta's params.json gives ffn_dim_multiplier 1.2 "
-    "and multiple_of 4096. Use the rule you wrote above: what is its intermediate_size?",
     expected=lambda: LLAMA31_405B_INTERMEDIATE,
     why="int(2 · 4 · 16,384 / 3) = 43,690; int(1.2 · 43,690) = 52,428; rounded up to a "
         "multiple of 4,096: 13 · 4,096 = 53,248 (3.25 × hidden), the value in its config.json.",
@@ -53,9 +51,6 @@ def _llama31_wide():
 
 derive(
     "ffn-2", NB,
-    "Write `def ffn_params(cfg)`: the parameters of one layer's FFN in a dense model, gated "
-    "(gate/up/down, no biases) or plain (phi-2's fc1/fc2, with biases). The checker runs it "
-    "on Mistral-Nemo, Qwen3-0.6B, gemma-2-2b, phi-2 and a Llama-3.1-8B widened to 20,480.",
     reference=lambda cfg: param_count(cfg).components["mlp"] // cfg.num_hidden_layers,
     cases=["Mistral-Nemo-Base-2407", "Qwen3-0.6B", "gemma-2-2b", "phi-2", _llama31_wide],
     why="A gated MLP has three hidden × intermediate matrices; a plain one two, and phi-2 "
@@ -81,10 +76,6 @@ def _ffn_over_fixed():
 
 predict(
     "ffn-3", NB,
-    "Llama-3.1-8B reads a prompt of 131,072 tokens, its full context (prefill, causal: "
-    "on average a token attends to (n+1)/2 keys). What percentage of the forward FLOPs per "
-    "token is the FFN? Use the FLOP formula from this lesson. (within 1% of the value, "
-    "e.g. 12.3)",
     expected=lambda: _flop_share(131072, "prefill"),
     why="The FFN's 2 · 3 · d · d_ff · L FLOPs per token stay fixed, while the attention scores "
         "grow with the keys attended: at 131,072 tokens they outweigh the FFN; its share "
@@ -107,15 +98,6 @@ predict(
 
 concept(
     "ffn-4", NB,
-    "gemma-2-2b's gated MLP is 4× hidden (9,216 / 2,304), the width of a classic plain "
-    "GELU MLP. At the same hidden size, how many weights does its MLP have compared with a "
-    "plain 4× MLP?",
-    options={
-        "a": "The same: both are 4× hidden.",
-        "b": "1.5× as many.",
-        "c": "2× as many.",
-        "d": "8/3× as many.",
-    },
     correct="b",
     feedback={
         "a": "the width is the same, but a gated MLP has three hidden × intermediate "
@@ -158,11 +140,6 @@ def _tp_width_ok(answer):
 
 design(
     "ffn-5", NB,
-    "Design a width. A what-if model has hidden_size 5,632 and a gated MLP. It will run with "
-    "8-way tensor parallelism (each GPU holds 1/8 of the intermediate dimension) on GPUs that "
-    "multiply in 128-wide tiles. Choose an intermediate_size that is at least 8/3 × hidden, "
-    "splits into 8 shards of whole tiles, and is at most 3% wider than 8/3 × hidden. "
-    "answer = <a whole number>",
     validate=_tp_width_ok,
     why="8 shards of whole 128-wide tiles need a multiple of 8 × 128 = 1,024; the first one at "
         "or above 8/3 × 5,632 = 15,018.7 is 15,360, 2.3% wider. This is what Meta's "

@@ -24,9 +24,6 @@ def _llama8b_mha(heads):
 
 predict(
     "heads-1", NB,
-    "Make Meta-Llama-3-8B plain MHA (as many KV heads as query heads) and cut its "
-    "hidden_size 4,096 into 128 heads of head_dim 32 instead of 32 heads of 128. How many "
-    "parameters do one layer's q_proj, k_proj, v_proj and o_proj hold together?",
     expected=lambda: _attention_per_layer(_llama8b_mha(128)),
     why="q, k and v each map hidden 4,096 to heads × head_dim = 128 × 32 = 4,096, and o maps "
         "it back: four 4,096 × 4,096 matrices, 67,108,864, exactly as with 32 heads of 128. "
@@ -74,9 +71,6 @@ def _wide_heads_what_if():
 
 derive(
     "heads-2", NB,
-    "Write qkvo_params(cfg): the parameters of one layer's q_proj, k_proj, v_proj and "
-    "o_proj weights (models without attention biases), from num_attention_heads, "
-    "num_key_value_heads, head_dim and hidden_size.",
     reference=_attention_per_layer,
     cases=("gemma-2-2b", "Qwen3-32B", "Meta-Llama-3-70B", "Qwen3-30B-A3B",
            "Mistral-Nemo-Base-2407", _wide_heads_what_if, "Llama-3.2-3B"),
@@ -127,10 +121,6 @@ _DESIGN_WHY = (
 
 design(
     "heads-3", NB,
-    "Keep Meta-Llama-3-8B's hidden_size (4,096) and its 8 KV heads. Choose "
-    "num_attention_heads and head_dim so that head_dim is 64, 96 or 128, the 8 KV heads "
-    "divide the query heads, and one layer's q, k, v and o hold exactly 50,331,648 "
-    "parameters. Answer with dict(num_attention_heads=..., head_dim=...).",
     validate=_validate_design,
     why=_DESIGN_WHY,
     solution=dict(num_attention_heads=40, head_dim=128),
@@ -144,18 +134,6 @@ design(
 
 concept(
     "heads-4", NB,
-    "An MHA layer keeps hidden_size d fixed and goes from 8 heads (head_dim d/8) to 64 heads "
-    "(head_dim d/64). What does it gain?",
-    options={
-        "a": "More attention patterns per token (64 softmaxes over the context), each in a "
-             "narrower, lower-rank space.",
-        "b": "More parameters: every head brings its own q, k and v matrices, so 64 heads "
-             "hold far more than 8 heads did.",
-        "c": "A smaller KV cache: each head caches a shorter vector, so the cache shrinks "
-             "as the head count grows.",
-        "d": "Fewer FLOPs: each head's dot products are shorter, so the attention scores "
-             "cost less work per key.",
-    },
     correct="a",
     feedback={
         "a": "Right: 64 separate weightings of the context per token; each head's q·k lives in "
@@ -181,9 +159,6 @@ def _gemma_q_proj():
 
 predict(
     "heads-5", NB,
-    "A widely shared shape table gives Gemma-2 2B's q_proj as 2304 × 2304. From the config "
-    "(hidden_size 2,304, 8 heads, head_dim 256): how many parameters does one gemma-2-2b "
-    "q_proj weight really hold?",
     expected=_gemma_q_proj,
     why="q_proj maps hidden 2,304 to heads × head_dim = 8 × 256 = 2,048, stored (2,048, 2,304): "
         "4,718,592 parameters, not 2,304² = 5,308,416.",

@@ -39,10 +39,6 @@ def _llama_kv():
 
 predict(
     "inf-1", NB,
-    "Llama-3.1-8B with bf16 weights and a bf16 KV cache serves one user on one H200 SXM 141GB "
-    "(4.8 TB/s). The user's sequence has 32,768 tokens in the cache. What is the upper bound "
-    "on decode speed, in tokens per second for that user? Work it out on paper (bytes one step "
-    "reads, over the bandwidth) and write it down before you check (within 2%).",
     expected=lambda: _llama_h200().tokens_per_s_per_user,
     why="One step reads every weight matrix (16.06 GB minus the 1.05 GB embedding table, of "
         "which it looks up a single row) and the whole cache (32,768 x 131,072 B = 4.29 GB): "
@@ -67,9 +63,6 @@ predict(
 
 predict(
     "inf-2", NB,
-    "Qwen3-30B-A3B routes each token to 8 of its 128 experts in every MoE layer. If 16 users "
-    "decode together (batch 16) and routing were uniform and independent, how many distinct "
-    "experts would one MoE layer read, on average, in one step? (a number, within 1%)",
     expected=lambda: expected_experts(128, 8, 16),
     why="An expert escapes one token with probability 1 - 8/128 = 15/16, and all 16 tokens with "
         "(15/16)^16 = 0.356, so 128 x (1 - 0.356) = 82.4 experts are read: 64.4% of the experts' "
@@ -120,12 +113,6 @@ def _with_usable(cfg, usable):
 
 derive(
     "inf-3", NB,
-    "Write def longest_context(cfg): the most tokens of one sequence whose bf16 KV cache fits "
-    "beside the bf16 weights on one H100 SXM 80GB, keeping vLLM's 10% reserve (a whole number "
-    "of tokens: it fits, one more does not). Some of the models it is checked on mix in "
-    "sliding-window layers: cfg.layer_types lists each layer's kind ('full_attention' or "
-    "'sliding_attention') and cfg.sliding_window the window; none uses MLA. This is the memory "
-    "limit; it may exceed the model's max_position_embeddings.",
     reference=lambda cfg: max_context(cfg, "H100 SXM 80GB", weights="bf16").tokens,
     cases=("Llama-3.1-8B", "Qwen3-14B", "Mistral-Nemo-Base-2407", "Qwen2-7B", "gpt-oss-20b",
            "gemma-2-2b", lambda: load_model("Llama-3.1-8B").replace(num_key_value_heads=2)),
@@ -168,10 +155,6 @@ def _design_ok(answer):
 
 design(
     "inf-4", NB,
-    "Serve Qwen3-30B-A3B to 8 users at 32,768 tokens each (within its max_position_embeddings "
-    "of 40,960), buying at most 40 GB of GPU memory in total. Pick from the table: answer = "
-    "{'gpu': <a name from lc.list_gpus()>, 'n_gpus': <count>, 'weights': <a scheme from "
-    "lc.list_schemes()>, 'kv_dtype': 'bf16' | 'fp8' | 'int8' | 'int4'}.",
     validate=_design_ok,
     why="In bf16 the weights alone are 61 GB. int4 with group-128 scales brings them to 16.8 GB "
         "(not 15.3: scales, zero points and the 16-bit embedding, lm_head, norms and router "
@@ -189,12 +172,6 @@ design(
 
 concept(
     "inf-5", NB,
-    "At 32K tokens of context, Llama-3.1-8B (8 KV heads) decodes faster than the same model "
-    "would with 32 KV heads (MHA), at the same batch. Why?",
-    {"a": "GQA has fewer query heads, so attention does fewer FLOPs per token in every step.",
-     "b": "A decode step reads the whole cache, and GQA's cache is 4x smaller.",
-     "c": "GQA shrinks the MLP, the biggest part of the weights, so each step reads fewer bytes.",
-     "d": "A smaller cache lets the GPU run its tensor cores at a higher clock while decoding."},
     "b",
     {"a": "GQA keeps all 32 query heads; only the K and V heads are shared. And decode time is "
           "set by bytes read, not FLOPs.",
@@ -208,12 +185,6 @@ concept(
 
 concept(
     "inf-6", NB,
-    "Qwen3-30B-A3B has 30.5B parameters in all and 3.35B active per token. At batch 256, "
-    "roughly how many bytes of bf16 weights does one decode step read?",
-    {"a": "About 6.7 GB: 2 bytes per active parameter, whatever the batch.",
-     "b": "About 61 GB: nearly every expert is picked by some token.",
-     "c": "About 1.7 TB: 256 tokens each read their own 3.35B active parameters from memory.",
-     "d": "Nothing: at batch 256 the weights stay in the GPU's on-chip caches between steps."},
     "b",
     {"a": "That is batch 1. With 256 tokens, each picking 8 of 128 experts, an expert escapes "
           "all of them with probability (15/16)^256, about 7e-8.",
@@ -256,9 +227,6 @@ def _serve_32b_ok(answer):
 
 design(
     "inf-7", NB,
-    "Start Qwen3-32B (bf16) with vLLM on two L40S 48GB, gpu_memory_utilization 0.9, so that at "
-    "least 4 requests of max_model_len tokens fit at once, with max_model_len >= 8,192. Answer "
-    "= {'tensor_parallel_size': <1 or 2>, 'max_model_len': <tokens>}; lc.vllm_plan checks it.",
     validate=_serve_32b_ok,
     why="One L40S cannot hold the 61 GiB of weights; TP=2 puts 30.5 GiB on each of the 39.98 GiB "
         "vLLM may use (0.9 x the 44.42 GiB an L40S reports) and leaves about 7.5 GiB of KV cache "
@@ -277,12 +245,6 @@ design(
 
 concept(
     "inf-8", NB,
-    "Qwen3-30B-A3B has 4 KV heads. Served with vLLM on H100s, how do the KV cache bytes per "
-    "token held by EACH GPU change from tensor_parallel_size 4 to 8?",
-    {"a": "They halve: 8 GPUs share the cache.",
-     "b": "They double: every layer is split across more ranks, so more copies are needed.",
-     "c": "They stay the same: each GPU still holds one whole KV head.",
-     "d": "vLLM refuses TP=8 for a model with 4 KV heads."},
     "c",
     {"a": "That is the ideal pool. A KV head cannot be split: at TP=4 each GPU already holds one "
           "head, and at TP=8 two GPUs hold a copy of each.",

@@ -35,10 +35,6 @@ def _what_if_2_kv_heads():
 
 derive(
     "kv-1", NB,
-    "Write `def kv_bytes_per_token(cfg)`: the bytes one token adds to the KV cache over "
-    "all layers, in bf16 (2 bytes a value), before any sliding window is full. It must "
-    "work for GQA and for MLA. The checker runs it on models the lesson did not compute: "
-    "Qwen3-8B, gemma-2-2b, gpt-oss-20b, DeepSeek-V2 and Llama-3.1-8B cut to 2 KV heads.",
     reference=lambda cfg: kv_cache_bytes(cfg, 1, 1, "bf16"),
     cases=["Qwen3-8B", "gemma-2-2b", "gpt-oss-20b", "DeepSeek-V2", _what_if_2_kv_heads],
     why="Standard attention caches a K and a V vector per KV head in every layer: "
@@ -66,9 +62,6 @@ def _qwen3_8b_fp8_cache():
 
 predict(
     "kv-2", NB,
-    "Qwen3-8B (36 layers, 8 KV heads of 128) serves 4 sequences of 40,960 tokens, its full "
-    "context, with the cache stored in fp8 (1 byte a value). Before you compute it with "
-    "the engine: how many GiB of KV cache? (within 1%)",
     expected=_qwen3_8b_fp8_cache,
     why="2 · 36 · 8 · 128 = 73,728 values per token, 1 byte each in fp8; × 40,960 tokens × 4 "
         "sequences = 12,079,595,520 B = 11.25 GiB (12.08 GB). In bf16 it would be twice that.",
@@ -107,9 +100,6 @@ def _validate_kv_heads(answer):
 
 design(
     "kv-3", NB,
-    "Llama-3.1-8B must serve batch 16 at 32,768 tokens with the KV cache under 40 GiB in "
-    "bf16. Which `num_key_value_heads` would you give it? (it must divide the 32 query "
-    "heads). Answer with a whole number.",
     validate=_validate_kv_heads,
     why="Each KV head costs 2 · 32 layers · 128 · 2 bytes = 16 KiB per token; 16 × 32,768 "
         "tokens make that 8 GiB per KV head. Under 40 GiB leaves at most 4 KV heads (32 GiB), "
@@ -124,16 +114,6 @@ design(
 
 concept(
     "kv-4", NB,
-    "The lesson found that at batch 16 and 32,768 tokens a decoding step of Llama-3.1-8B "
-    "reads about 3.4× fewer bytes with 8 KV heads than with 32. Now one user chats with a "
-    "512-token context (batch 1). Roughly how much faster is a decoding step with 8 KV heads "
-    "than with 32?",
-    options={
-        "a": "About 4×: the cache is 4× smaller.",
-        "b": "About 3.4×, as at batch 16 and 32,768 tokens.",
-        "c": "About 10%: a step here reads mostly weights, not cache.",
-        "d": "Not at all: GQA only speeds up reading the prompt (prefill), never a decoding step.",
-    },
     correct="c",
     feedback={
         "a": "the cache is 4× smaller, but a step reads the weights too: at 512 tokens the "

@@ -30,9 +30,6 @@ def _mixtral8_more_experts():  # the total's change without the router rows
 
 predict(
     "moe-1", NB,
-    "Mixtral-8x7B routes each token to 2 of its 8 experts. Give it 16 experts per layer and "
-    "keep top-2: by how many parameters does the *active* count (parameters one token uses) "
-    "change? Give the exact number (0 if you think it does not change).",
     expected=_mixtral16_active_change, unit="parameters",
     mistakes=((lambda: 0, "nearly: a token still runs 2 experts, but one part that every "
                           "token uses grows with the number of experts"),
@@ -81,12 +78,6 @@ def _moe_cases():
 
 derive(
     "moe-2", NB,
-    "Write `def active_params(cfg)`: the parameters one token uses, from "
-    "`lc.param_count(cfg).total` and the config's expert fields (`cfg.num_experts`, "
-    "`cfg.num_experts_per_tok`, the expert width `moe_intermediate_size`, or "
-    "`intermediate_size` where a config has no such field, and `first_k_dense_replace` where "
-    "a config keeps its first layers dense). Every expert is a SwiGLU MLP. The checker runs "
-    "it on MoE models and what-ifs the lesson did not derive.",
     reference=lambda cfg: param_count(cfg).active, cases=_moe_cases(),
     solution=_solution_active, wrong=(_forgets_dense_layers, _fraction_of_total),
     why="Active = total − (MoE layers) × (E − k) × 3·d·d_e: only the routed experts a token "
@@ -119,10 +110,6 @@ def _llama_moe_ok(answer):
 
 design(
     "moe-3", NB,
-    "Turn Meta-Llama-3-8B into a mixture of experts (`lc.as_moe(cfg, num_experts, top_k, "
-    "moe_intermediate_size=...)`) that stores at least 40B parameters while one token uses at "
-    "most 9B, with top-k of at least 2. Answer (num_experts, num_experts_per_tok, "
-    "moe_intermediate_size).",
     validate=_llama_moe_ok, solution=(16, 2, 7168),
     wrong=((8, 2, 14336), (64, 1, 14336), (4, 2, 3584), "16, 2, 7168"),
     why="Total grows with num_experts × width, active with top-k × width: narrower experts "
@@ -134,17 +121,6 @@ design(
 
 concept(
     "moe-4", NB,
-    "DeepSeekMoE's fine-grained experts: take an MoE layer with 16 experts of width 4,096, "
-    "top-2, and split each expert into 4 experts of width 1,024 (64 experts), routing each "
-    "token to top-8. What changes?",
-    options={
-        "a": "Total parameters grow about 4×: there are 4× as many experts.",
-        "b": "Active parameters grow 4×: a token now runs 8 experts instead of 2, so it "
-             "multiplies four times the weights.",
-        "c": "Total and active stay the same (bar a larger router); a token gets far more "
-             "expert combinations.",
-        "d": "FLOPs per token fall 4×: each expert is 4× narrower.",
-    },
     correct="c",
     feedback={
         "a": "Each of the 64 is a quarter as wide: 64 × 1,024 = 16 × 4,096 columns, so the "

@@ -27,9 +27,6 @@ def _n():
 
 predict(
     "train-1", NB,
-    "Llama-3.1-8B in bf16-mixed with AdamW (16 B/param), ZeRO-2 over 8 GPUs: how many bytes "
-    "of weights + grads + optimizer state does each GPU hold? Write your prediction before "
-    "running the check (within 1%).",
     expected=lambda: _states(2),
     why="ZeRO-2 shards the optimizer state (fp32 master 4 + m and v 8 = 12 B/param) and the "
         "bf16 grads (2 B/param) over the 8 GPUs, but every GPU keeps the full bf16 weights "
@@ -77,10 +74,6 @@ def _validate_design(answer):
 
 design(
     "train-2", NB,
-    "Full fine-tuning of Llama-3.1-8B at 8,192 tokens, micro-batch 1, bf16-mixed with AdamW, "
-    "ZeRO-3, on H100 80 GB GPUs. Choose the recomputation and the number of GPUs: the fewest "
-    "GPUs on which the peak of a step stays within the GPU less lesson 07's 10% reserve "
-    "(72 GB). Answer {\"n_gpus\": ..., \"recompute\": ...}.",
     validate=_validate_design,
     why="ZeRO-3 divides the 16 B/param states (128 GB) by the GPU count, but not what each "
         "GPU holds for its own tokens: without recomputation about 59 GB of activations and "
@@ -135,10 +128,6 @@ def _wrong_bf16_scores(cfg):    # the scores counted once, at 2 bytes
 
 derive(
     "train-3", NB,
-    "Write activation_bytes(cfg): the bytes one Llama-style layer (no QK-norm) saves for "
-    "backward per token in bf16 with *eager* attention at 4,096 tokens (sequence length "
-    "s = 4096, micro-batch 1). Start from the FlashAttention layer derived above and apply "
-    "what eager attention changes. The checker runs it on models the notebook did not show.",
     reference=_per_token_layer,
     cases=(_L31, "Qwen2-7B", "Mistral-Nemo-Base-2407", "Llama-3.2-1B", "Meta-Llama-3-70B",
            lambda: load_model(_L31).replace(num_key_value_heads=1, intermediate_size=11008)),
@@ -157,15 +146,6 @@ derive(
 
 concept(
     "train-4", NB,
-    "You train with FlashAttention. What does Korthikanti et al.'s *selective* recomputation "
-    "(recompute the attention core: QK^T, softmax, the weighted sum of V) save you?",
-    options={"a": "The s x s attention scores: the term that grows with the square of the "
-                  "sequence length.",
-             "b": "The q, k and v tensors, since they are the inputs the attention core "
-                  "starts from.",
-             "c": "The MLP's intermediate tensors (gate, up and their product), the largest "
-                  "term of a layer.",
-             "d": "Nothing: FlashAttention never stores the s x s scores."},
     correct="d",
     feedback={"a": "that is what selective recomputation removes in eager attention; "
                    "FlashAttention has already removed it",
@@ -223,10 +203,6 @@ def _validate_lora(answer):
 
 design(
     "train-5", NB,
-    "Fine-tune Llama-3.1-8B on one 24 GB GPU with LoRA r=16 on all linear layers, micro-batch "
-    "1, full recomputation. Choose the frozen base's format, \"bf16\" (LoRA) or \"nf4\" "
-    "(QLoRA), and the longest sequence length of 512, 1,024, ..., 16,384 tokens whose peak "
-    "fits in 90% of the GPU. Answer {\"base\": ..., \"seq_len\": ...}.",
     validate=_validate_lora,
     why="The frozen bf16 base alone is 16.1 GB of the usable 21.6 GB; NF4 stores the layers' "
         "matrices in 4.127 bits and brings the base to 5.7 GB. The adapters (42M parameters, "
@@ -243,14 +219,6 @@ design(
 
 concept(
     "train-6", NB,
-    "Llama-3.1-8B at 8,192 tokens on a 4-stage pipeline with 8 micro-batches per step. You "
-    "switch the schedule from 1F1B to GPipe. Which stage's peak grows the most, and why?",
-    options={"a": "The first stage: it holds the embedding, and every micro-batch's forward pass "
-                  "starts there before any other stage runs.",
-             "b": "The last stage: it now keeps 8 micro-batches' saved tensors, logits and fp32 "
-                  "log-probabilities, not one.",
-             "c": "None: the schedule changes the order of the work, not what is kept.",
-             "d": "Every stage by the same amount: each now keeps 8 micro-batches."},
     correct="b",
     feedback={"a": "under 1F1B the first stage already kept 4 micro-batches (p - 0); GPipe makes "
                    "it 8, twice as many, while the last stage goes from 1 to 8",

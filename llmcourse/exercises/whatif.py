@@ -28,8 +28,6 @@ def _half_of_everything():
 
 predict(
     "whatif-1", NB,
-    "Qwen3-8B has num_hidden_layers = 36. What if it had 18? Predict how many parameters "
-    "fewer it has (original total minus edited total; within 1%), then check with the lab.",
     expected=_halved_depth_saving,
     rel_tol=0.01,
     unit="parameters",
@@ -68,10 +66,6 @@ def _whatif2_ok(answer):
 
 design(
     "whatif-2", NB,
-    "Design a what-if of Qwen3-8B whose KV cache at 32,768 tokens is at most half the "
-    "original's, while its total parameter count stays within 0.5% of the original's. Give "
-    "the config.json fields you change, as a dict (try them in the lab first). "
-    "answer = {\"field\": value, ...}",
     validate=_whatif2_ok,
     why="Halving the KV heads (8 to 4) halves the cache but also removes 36 × 2 × 4,096 × 512 "
         "= 151M parameters of k_proj and v_proj, 1.8% of the model; widening the MLP gives "
@@ -89,11 +83,6 @@ design(
 
 concept(
     "whatif-3", NB,
-    "At 8,192 tokens the lab shows more FLOPs per token for decode than for prefill. Why?",
-    {"a": "Decoding recomputes the keys and values of the whole prompt for every new token it makes.",
-     "b": "Decoding multiplies every weight matrix twice, once for the key path, once for the value path.",
-     "c": "A decoded token attends to all 8,192 cached keys; a prompt token, on average, to half.",
-     "d": "Prefill computes the lm_head at a lower precision than decode, so its FLOPs count for less."},
     "c",
     {"a": "No: that is what the KV cache avoids; decode reads the cached K and V and computes "
           "them only for the new token.",
@@ -129,10 +118,6 @@ def _ideal_int4_gib():
 
 predict(
     "whatif-4", NB,
-    "Half a byte per parameter gives Qwen3-8B 3.81 GiB of int4 weights: the idealised "
-    "figure. AWQ checkpoints store a 16-bit scale and a 4-bit zero point per group of 128 "
-    "inputs, and keep the embedding, the (untied) lm_head and the norms in bf16. Predict "
-    "their size in GiB (within 1%), before you open the lab.",
     expected=_gptq_qwen_gib,
     rel_tol=0.01,
     unit="GiB",
@@ -165,11 +150,6 @@ def _gain_by_fields(cfg):
 
 derive(
     "whatif-5", NB,
-    "Write experts_gain(cfg): how many parameters a dense Llama-style model gains when the lab "
-    "turns every MLP into 8 routed experts (top-2), each a copy of the original gated MLP, "
-    "with a router (a linear layer from hidden_size to one score per expert, no bias). "
-    "Compute it from the config's fields; it is checked on dense models this lesson never "
-    "showed.",
     reference=_eight_expert_gain,
     cases=("Llama-3.2-1B", "Mistral-Nemo-Base-2407", "Qwen3-0.6B", "Llama-3.2-3B"),
     why="Each of the L layers keeps its attention and norms; its MLP (3 · d · d_ff) becomes 8 "
