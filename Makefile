@@ -10,7 +10,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 # extra JupyterLab options, e.g. make course COURSE_ARGS="--port=8899 --no-browser"
 COURSE_ARGS ?=
 
-.PHONY: course test lecture bench bench-quick setup setup-test browser clean
+.PHONY: course test test-fast notebooks lecture bench bench-quick setup setup-test browser clean
 
 $(VENV)/.course: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,9 +34,20 @@ course: setup
 	@echo "http://127.0.0.1:...?token=... URL printed below in your browser. Stop with Ctrl+C."
 	$(VENV)/bin/jupyter lab $(STUDENT)/ $(ALLOW_ROOT) $(COURSE_ARGS)
 
-## The whole test suite: engine, exactness against transformers, notebooks (nbval), browser.
+## The whole test suite: engine, exactness against transformers, lessons, notebooks (nbval), browser.
 test: setup-test
 	$(PY) -m pytest
+
+## The engine alone (counts, configs, serving, training, exercises' checker): no transformers
+## builds, no notebooks, no browser. For a change to llmcourse/'s core; under 2 minutes.
+test-fast: setup-test
+	$(PY) -m pytest -o addopts="-ra" -p no:nbval tests --ignore=tests/browser -m "not slow and not lessons"
+
+## Execute every notebook on a fresh kernel and store it without volatile metadata
+## (or NB=notebooks/05_ffn_sizing.ipynb for one).
+NB ?= notebooks/*.ipynb
+notebooks: setup-test
+	$(PY) tools/notebooks.py $(NB)
 
 ## The what-if lab (or LAB=notebooks/<lesson>.ipynb) as a code-free app for a projector.
 lecture: setup

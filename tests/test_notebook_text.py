@@ -4,23 +4,28 @@ sight, and outputs stored from one top-to-bottom run on a fresh kernel."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-# lessons are 00_ ... 08_, with 02b_ (Beyond GQA) between 02 and 03
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
+ROOT = Path(__file__).resolve().parent.parent
+# lessons NN_topic.ipynb (the list and its order: tests/test_lessons.py), appendices appendix_*.ipynb
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + \
+    sorted((ROOT / "notebooks").glob("appendix_*.ipynb"))
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_reads_as_a_lesson(nb):
     cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
     text = "\n".join("".join(c["source"]) for c in cells)
-    prefix = nb.stem.split("_")[0]                  # "02" or "02b"
-    number = str(int(prefix[:2])) + prefix[2:]       # "2" or "2b"
-    assert text.startswith(f"# Lesson {number} · "), "title: '# Lesson N · Title'"
+    if nb.stem.startswith("appendix_"):
+        assert text.startswith("# Appendix · "), "title: '# Appendix · Title'"
+    else:
+        number = int(nb.stem.split("_")[0])
+        assert text.startswith(f"# Lesson {number} · "), "title: '# Lesson N · Title'"
     assert not re.search(r"seed\s*_?\d", text, re.I), "a claim named by a seed file, not by what it is"
     assert "NBVAL_IGNORE_OUTPUT" not in text, "use the cell tag nbval-ignore-output"
     code = [c for c in cells if c["cell_type"] == "code" and "".join(c["source"]).strip()]
@@ -36,6 +41,13 @@ def test_notebook_reads_as_a_lesson(nb):
                     f"a figure shown {shown.get('height')} px tall: at most 500 on a 720-px screen"
 
 
-def test_every_lesson_is_here():
-    assert [p.stem.split("_")[0] for p in NOTEBOOKS] == ["00", "01", "02", "02b", "03", "04", "05",
-                                                         "06", "07", "08"]
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_stored_without_volatile_metadata(nb):
+    """Re-running a notebook changes only what its content changes: no execution
+    timestamps, widget ids numbered as tools/notebooks.py numbers them (make notebooks)."""
+    spec = importlib.util.spec_from_file_location("notebook_tool", ROOT / "tools" / "notebooks.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    stored = nb.read_text(encoding="utf-8")
+    assert tool.dump(tool.normalise(json.loads(stored), nb.stem)) == stored, \
+        "volatile metadata stored: run make notebooks"
