@@ -1,7 +1,8 @@
 """The one pattern every explorer follows: controls -> pure engine call -> table + figure.
 
-An :class:`Explorer` owns its controls, a summary table (HTML), an error line and
-one matplotlib figure shown as a PNG image. When a control changes it calls its
+An :class:`Explorer` owns its controls, an error line, one matplotlib figure shown as
+a PNG image, and a summary table (HTML) below the figure, so that on a projector the
+controls and the figure show on one screen. When a control changes it calls its
 ``compute`` function (pure: values in, rows out, via the engine), then its
 ``draw`` function (updates the same Figure in place), then re-renders. A
 ``ValueError`` from the engine shows as a one-line message in the error line; the
@@ -79,9 +80,12 @@ class Explorer:
             c.add_class(f"lc-control-{key}")
             c.observe(self._on_change, names="value")
         box = W.HBox(list(controls.values()), layout=W.Layout(flex_flow="row wrap"))
-        parts = [self.title, box, self.note, self.error_line, self.summary]
+        # on a projector (1280 x 720) the controls and the figure show together: the
+        # figure comes right after the controls, the table of exact values after it
+        parts = [self.title, box, self.note, self.error_line]
         if draw is not None:
             parts.append(self.image)
+        parts.append(self.summary)
         self.widget = W.VBox(parts)
         self.widget.add_class("lc-explorer")
         self.widget.add_class(f"lc-explorer-{name}")
