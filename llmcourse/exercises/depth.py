@@ -9,7 +9,7 @@ from .base import concept, derive, design, predict
 
 __all__ = []
 
-NB = "04_depth_and_width"
+NB = "06_depth_and_width"
 
 
 def _llama(**changes):

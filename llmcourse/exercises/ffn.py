@@ -14,7 +14,7 @@ from .base import design, concept, derive, predict
 
 __all__ = []
 
-NB = "03_ffn_sizing"
+NB = "05_ffn_sizing"
 
 # Llama-3.1-405B's intermediate_size as published in its config.json
 # (huggingface.co/meta-llama/Llama-3.1-405B); its params.json gives hidden 16384,

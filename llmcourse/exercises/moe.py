@@ -8,7 +8,7 @@ from .base import concept, derive, design, predict
 
 __all__ = []
 
-NB = "05_moe_vs_dense"
+NB = "07_moe_vs_dense"
 
 
 def _mixtral(**changes):

@@ -12,7 +12,7 @@ from .base import concept, derive, design, predict
 
 __all__ = []
 
-NB = "06_whatif_lab"
+NB = "08_whatif_lab"
 
 
 # --- whatif-1: predict, then check in the lab -----------------------------------------
