@@ -187,7 +187,7 @@ def embedding_share_bars(models=None):
 
 @styled
 def depth_width_bars(models=("Qwen3-14B", "Qwen3-32B", "Meta-Llama-3-8B", "Qwen3-8B"),
-                     title="Depth versus width: where each model's parameters go"):
+                     title="Depth versus width: the MLPs hold most of every model's parameters"):
     """Stacked bars per component (billions) for models of different depth and width,
     each wide enough segment labelled with its component."""
     cfgs = [as_config(m) for m in models]
