@@ -33,10 +33,10 @@ predict(
     expected=_mixtral16_active_change, unit="parameters",
     mistakes=((lambda: 0, "nearly: a token still runs 2 experts, but one part that every "
                           "token uses grows with the number of experts"),
-              (_mixtral16_total_change, "that is how much the total grows (8 more experts in "
-                                        "each of 32 layers); a token still runs only 2"),
               (_mixtral8_more_experts, "that is the size of the 8 new experts in all 32 layers, "
-                                       "which only the total holds; a token still runs 2")),
+                                       "which only the total holds; a token still runs 2"),
+              (_mixtral16_total_change, "that is how much the total grows (8 more experts in "
+                                        "each of 32 layers); a token still runs only 2")),
     why="The router scores every expert for every token: its matrix is num_local_experts × d "
         "per layer, so 8 more experts add 8 × 4,096 × 32 layers = 1,048,576 active parameters. "
         "The experts a token runs stay 2. Memory grows by 45B, compute by less than 0.01%.",

@@ -151,11 +151,11 @@ def moe_explorer(model="Qwen3-30B-A3B"):
         return [e for e in opts if e >= top_k] or opts[-1:]
 
     def on_top_k(change):   # the slider offers no fewer experts than a token picks
-        opts = expert_options(base["cfg"], change["new"])
+        value = controls["num_experts"].value   # kept: a typed top-k above it is an error
+        opts = sorted(set(expert_options(base["cfg"], change["new"])) | {value})
         if list(controls["num_experts"].options) != opts:
-            value = controls["num_experts"].value
             controls["num_experts"].options = opts
-            controls["num_experts"].value = value if value in opts else opts[0]
+            controls["num_experts"].value = value
     ex.on_change("num_experts_per_tok", on_top_k)
 
     def on_model(change):  # a new model: reset every control to its own values
