@@ -27,7 +27,7 @@ _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
              "Qwen2-7B": (7, -11, "left"), "gemma-2-2b": (-7, 3, "right"),
              "phi-2": (7, -11, "left"), "Llama-3.2-3B": (-7, 6, "right"),
              "DeepSeek-V2": (7, 4, "left"), "Qwen3-235B-A22B": (7, -12, "left"),
-             "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (9, 2, "left"),
+             "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (14, 3, "left"),
              "Mixtral-8x7B-v0.1": (0, -18, "center"), "gpt2": (8, -14, "left"),
              "Llama-4-Scout-17B-16E-Instruct": (-7, 4, "right"), "GLM-4.5-Air": (7, -13, "left"),
              "Qwen1.5-MoE-A2.7B-Chat": (9, -9, "left"), "DeepSeek-V3": (-9, 3, "right"),
@@ -76,7 +76,7 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
                 ax.annotate(_SHORT.get(name, name), (x, y), xytext=(dx, dy),
                             textcoords="offset points",
                             fontsize=TEXT_SIZES["label"], color=color, ha=ha)
-        lo, hi = 0.15, 4000
+        lo, hi = 0.15, 8000
         # dense models do about 2 FLOPs per parameter per token, and bf16 is 2 bytes per
         # parameter: the line is the dense models', in their colour
         ax.plot([lo, hi * 100], [lo * GiB / B, hi * 100 * GiB / B], color=color_of("dense"),

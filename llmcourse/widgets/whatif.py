@@ -385,7 +385,7 @@ class WhatIfLab(Explorer):
 
         super().__init__(
             "whatif", controls, self._compute, self._draw, title="What-if lab",
-            figsize=(11, 4.5),
+            figsize=(11, 4.1),
             note="Type a value and press Enter. Boxes are the model's config.json fields. "
                  "A value you type is an explicit choice; a box you leave follows the edited "
                  "model (an unset head_dim follows hidden_size / num_attention_heads). For a "
@@ -407,8 +407,11 @@ class WhatIfLab(Explorer):
         fields = W.HBox([W.HTML("<b style='margin-right:8px'>config.json fields:</b>")]
                         + [controls[f] for f in EDITABLE_FIELDS],
                         layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        self.widget.children = [self.title, load_row, setting, fields, self.note, self.changes,
-                                self.error_line, tables, self.image, save_row, self.save_status]
+        # on a projector (1280 x 720) the fields and the figure show together: the figure
+        # right after them, the note and the tables of exact values below it
+        self.widget.children = [self.title, load_row, setting, fields, self.changes,
+                                self.error_line, self.image, self.note, tables, save_row,
+                                self.save_status]
 
     # --- model and fields -----------------------------------------------------
     def _on_typed(self, field):
