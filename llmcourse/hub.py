@@ -108,9 +108,8 @@ def _hub_error(e, repo_id, revision=None, what="config.json"):
     if offline:
         return ConfigError(f"model: {name} is not in the Hugging Face cache and offline mode "
                            "is on (HF_HUB_OFFLINE=1): fetch it once online, or use a zoo model")
-    if isinstance(e, LocalEntryNotFoundError):
-        return ConfigError(f"model: cannot reach the Hub ({_endpoint()}) and {name} is not in "
-                           "the Hugging Face cache; check the connection (or HF_ENDPOINT)")
+    if isinstance(e, LocalEntryNotFoundError) or _unanswered(e):
+        return _unreachable(repo_id, revision, e)
     if isinstance(e, HfHubHTTPError) and getattr(e, "response", None) is not None:
         return ConfigError(f"model: the Hub answered HTTP {e.response.status_code} for "
                            f"{name}'s {what}")
@@ -166,15 +165,16 @@ def load_hub_config(repo_id, revision=None, token=None):
     if key in _configs:
         return _configs[key]
     try:
-        from huggingface_hub import hf_hub_download
         from huggingface_hub.errors import RemoteEntryNotFoundError
     except ImportError:
         raise ConfigError("model: reading a Hub id needs huggingface_hub (pip install "
                           "-r requirements.txt)") from None
     try:
-        path = hf_hub_download(repo_id, "config.json", revision=revision, token=token)
+        path = _config_path(repo_id, revision, token)
     except RemoteEntryNotFoundError:
         raise _no_config(repo_id, revision, token) from None
+    except ConfigError:
+        raise
     except Exception as e:
         raise _hub_error(e, repo_id, revision) from None
     with open(path, "rb") as fh:
@@ -186,6 +186,46 @@ def load_hub_config(repo_id, revision=None, token=None):
     parent = os.path.basename(os.path.dirname(path))
     _commits[key] = parent if re.fullmatch(r"[0-9a-f]{40}", parent) else None
     return cfg
+
+
+def _unanswered(e):
+    """No answer from the Hub: no connection, a timeout, a proxy, or an overloaded Hub
+    (huggingface_hub would retry these for about 20 seconds before using its cache)."""
+    import httpx2
+    from huggingface_hub.errors import HfHubHTTPError
+    if isinstance(e, httpx2.TransportError):
+        return True
+    status = getattr(getattr(e, "response", None), "status_code", 0)
+    return isinstance(e, HfHubHTTPError) and (status == 429 or status >= 500)
+
+
+def _config_path(repo_id, revision, token):
+    """The cached path of the repo's config.json, fetched when the Hub answers. A first
+    request without retries says whether it does: when it does not, the cached copy
+    is used at once (or a one-line error says so), where huggingface_hub alone would
+    retry for about 20 seconds, printing a warning each time."""
+    from huggingface_hub import (constants, get_hf_file_metadata, hf_hub_download, hf_hub_url,
+                                 try_to_load_from_cache)
+    if not constants.HF_HUB_OFFLINE:
+        try:
+            get_hf_file_metadata(hf_hub_url(repo_id, "config.json", revision=revision),
+                                 token=token)
+        except Exception as e:
+            if not _unanswered(e):
+                pass  # hf_hub_download raises the Hub's answer (or finds it in the cache)
+            else:
+                cached = try_to_load_from_cache(repo_id, "config.json", revision=revision)
+                if isinstance(cached, str):
+                    return cached
+                raise _unreachable(repo_id, revision, e) from None
+    return hf_hub_download(repo_id, "config.json", revision=revision, token=token)
+
+
+def _unreachable(repo_id, revision, e):
+    status = getattr(getattr(e, "response", None), "status_code", None)
+    why = f"the Hub answered HTTP {status}" if status else f"cannot reach the Hub ({_endpoint()})"
+    return ConfigError(f"model: {why} and {_label(repo_id, revision)} is not in the Hugging "
+                       "Face cache; check the connection (or HF_ENDPOINT), or use a zoo model")
 
 
 def hub_commit(model, revision=None):
@@ -515,7 +555,7 @@ def read_safetensors_header(data, filename="model.safetensors"):
         header = json.loads(data[8:8 + n])
         return {k: (v["dtype"], tuple(v["shape"]), v["data_offsets"][1] - v["data_offsets"][0])
                 for k, v in header.items() if k != "__metadata__"}
-    except (ValueError, KeyError, TypeError, IndexError):
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         raise ConfigError(f"checkpoint: {filename}'s safetensors header is not valid") from None
 
 
