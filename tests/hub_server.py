@@ -20,14 +20,23 @@ uses (read from its ``file_download.py`` and ``hf_api.py``):
 
 A gated repo opens to ``Authorization: Bearer`` + :data:`TOKEN`. Every request is
 logged in ``requests`` as ``(method, path, range)``.
+
+:func:`run_client` runs a reader's code in a fresh Python process (huggingface_hub reads
+``HF_ENDPOINT``, ``HF_HOME`` and ``HF_HUB_OFFLINE`` when it is imported) with this server
+as its Hub, a cache of its own, and proxies at a closed port, so a request that strayed
+to the real Hub would fail, not leave the machine.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pathlib
 import re
+import subprocess
+import sys
+import textwrap
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
@@ -213,3 +222,34 @@ class HubServer:
                 self._send(206 if m else 200, headers, f.read(start, end))
 
         return Handler
+
+
+def client_env(endpoint, home, offline=False, token=None):
+    """The environment of a reader's process: the local Hub, a cache of its own."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HF_", "HUGGINGFACE_")) and k.lower() not in
+           ("http_proxy", "https_proxy", "all_proxy", "no_proxy")}
+    env.update(HF_ENDPOINT=endpoint, HF_HOME=str(home), HF_HUB_DISABLE_TELEMETRY="1",
+               HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9",
+               ALL_PROXY="http://127.0.0.1:9", NO_PROXY="127.0.0.1,localhost")
+    if offline:
+        env["HF_HUB_OFFLINE"] = "1"
+    if token:
+        env["HF_TOKEN"] = token
+    return env
+
+
+def run_client(code, endpoint, home, **kw):
+    """Run ``code`` (which sets ``out``; ``error(f, *args)`` is the message of the
+    ValueError ``f`` raises, or None) in a fresh process with :func:`client_env`;
+    return ``out`` (JSON). Anything on stderr (a warning, a progress bar, a
+    traceback) fails."""
+    script = ("import json, llmcourse as lc\n"
+              "def error(f, *a, **k):\n"
+              "    try:\n        f(*a, **k)\n    except ValueError as e:\n        return str(e)\n"
+              "    return None\n" + textwrap.dedent(code) + "\nprint(json.dumps(out))\n")
+    p = subprocess.run([sys.executable, "-c", script], env=client_env(endpoint, home, **kw),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.stderr == "", p.stderr[-3000:]  # no warning, no progress bar, no traceback
+    return json.loads(p.stdout.splitlines()[-1])

@@ -1,23 +1,18 @@
 """Hub ids as a reader meets them, without the internet: the real huggingface_hub client,
 in a fresh Python process (it reads HF_ENDPOINT, HF_HOME and HF_HUB_OFFLINE when it is
 imported), against tests/hub_server.py on 127.0.0.1 serving Hub-shaped copies of real
-configs and safetensors headers. Proxies point at a closed port, so a request that
-strayed to the real Hub would fail, not leave the machine."""
+configs and safetensors headers (see hub_server.run_client)."""
 
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import re
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
 import llmcourse as lc
-from hub_server import ROOT, TOKEN, HubServer
+from hub_server import ROOT, TOKEN, HubServer, run_client
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 SEED = FIXTURES / "seed_003_qwen3_0.6b_weights.txt"
@@ -27,34 +22,6 @@ SEED = FIXTURES / "seed_003_qwen3_0.6b_weights.txt"
 def hub():
     with HubServer() as server:
         yield server
-
-
-def client_env(endpoint, home, offline=False, token=None):
-    """The environment of a reader's process: the local Hub, a cache of its own."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("HF_", "HUGGINGFACE_")) and k.lower() not in
-           ("http_proxy", "https_proxy", "all_proxy", "no_proxy")}
-    env.update(HF_ENDPOINT=endpoint, HF_HOME=str(home), HF_HUB_DISABLE_TELEMETRY="1",
-               HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9",
-               ALL_PROXY="http://127.0.0.1:9", NO_PROXY="127.0.0.1,localhost")
-    if offline:
-        env["HF_HUB_OFFLINE"] = "1"
-    if token:
-        env["HF_TOKEN"] = token
-    return env
-
-
-def run_client(code, endpoint, home, **kw):
-    """Run ``code`` (which sets ``out``) in a fresh process; return ``out`` (JSON)."""
-    script = ("import json, llmcourse as lc\n"
-              "def error(f, *a, **k):\n"
-              "    try:\n        f(*a, **k)\n    except ValueError as e:\n        return str(e)\n"
-              "    return None\n" + textwrap.dedent(code) + "\nprint(json.dumps(out))\n")
-    p = subprocess.run([sys.executable, "-c", script], env=client_env(endpoint, home, **kw),
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr[-3000:]
-    assert p.stderr == "", p.stderr[-3000:]  # no warning, no progress bar, no traceback
-    return json.loads(p.stdout.splitlines()[-1])
 
 
 def zoo_json(name):
