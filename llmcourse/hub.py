@@ -89,18 +89,17 @@ def _hub_error(e, repo_id, revision=None, what="config.json"):
     if isinstance(e, GatedRepoError):
         if _has_token():
             return ConfigError(f"model: {name} is gated and your token has no access yet: "
-                               f"accept its licence at {url} (logged in as the token's owner)")
-        return ConfigError(f"model: {name} is gated: accept its licence at {url}, then set "
-                           "HF_TOKEN to a token of that account (or run `hf auth login`)")
+                               f"accept its licence at {url} as the token's owner")
+        return ConfigError(f"model: {name} is gated: accept its licence at {url} and set "
+                           "HF_TOKEN (or run `hf auth login`)")
     if isinstance(e, RevisionNotFoundError):
         return ConfigError(f"model: {repo_id} has no revision {revision!r} (a branch, a tag "
                            "or a commit hash)")
     if isinstance(e, DisabledRepoError):
         return ConfigError(f"model: {repo_id} is disabled on the Hub")
     if isinstance(e, RepositoryNotFoundError):
-        hint = "" if _has_token() else "; if it is private, set HF_TOKEN"
-        return ConfigError(f"model: no model repository {repo_id!r} on the Hub ({_endpoint()})"
-                           f"{hint}; a Hub id is owner/name, e.g. Qwen/Qwen3-32B")
+        hint = "" if _has_token() else " (a private one needs HF_TOKEN)"
+        return ConfigError(f"model: no model repository {repo_id!r} on the Hub{_where()}{hint}")
     if isinstance(e, RemoteEntryNotFoundError):
         return ConfigError(f"model: {name} has no {what}")
     offline = constants.HF_HUB_OFFLINE or isinstance(e, OfflineModeIsEnabled) \
@@ -116,6 +115,11 @@ def _hub_error(e, repo_id, revision=None, what="config.json"):
     msg = " ".join(str(e).split())[:160]
     return ConfigError(f"model: cannot read {name}'s {what} from the Hub "
                        f"({type(e).__name__}: {msg})")
+
+
+def _where():
+    """`` at <endpoint>`` when HF_ENDPOINT points elsewhere than huggingface.co (a mirror)."""
+    return "" if _endpoint() == "https://huggingface.co" else f" at {_endpoint()}"
 
 
 def _has_token():
