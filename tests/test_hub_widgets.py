@@ -105,7 +105,7 @@ def test_what_an_explorer_cannot_show_is_a_message_in_place(hub, tmp_path):
     assert out["after"] == ""
 
 
-def test_the_whatif_lab_takes_a_hub_id(hub, tmp_path):
+def test_the_whatif_lab_takes_a_hub_id_and_explorers_start_on_one(hub, tmp_path):
     out = run_client("""
         import llmcourse.widgets as w
         lab = w.whatif_lab()
@@ -115,8 +115,11 @@ def test_the_whatif_lab_takes_a_hub_id(hub, tmp_path):
         lab.hub_box.value = "meta-llama/Llama-3.2-1B"                # gated, no token
         out["gated"] = lab.error
         out["kept"] = lab.base.name
+        started = [w.whatif_lab("Qwen/Qwen3-0.6B"), w.kv_cache_explorer("Qwen/Qwen3-0.6B")]
+        out["started"] = [(x.values["model"], x.error) for x in started]
     """, hub.url, tmp_path)
     assert out["base"] == out["value"] == "Qwen/Qwen3.5-0.8B-Base" and out["error"] == ""
     assert out["total"] == lc.param_count("Qwen3.5-0.8B-Base").total
     assert out["gated"].startswith("model: meta-llama/Llama-3.2-1B is gated: accept its licence")
     assert out["kept"] == "Qwen/Qwen3.5-0.8B-Base"
+    assert out["started"] == [["Qwen/Qwen3-0.6B", ""]] * 2  # built on a Hub id

@@ -319,8 +319,11 @@ class WhatIfLab(Explorer):
         self._orig_cache = {}
         self.typed = set()            # fields the reader typed: explicit choices
         self._programmatic = False    # True while the lab itself sets a box
+        names = list_models()
+        if self.base.name not in names:  # a lab started on a Hub id
+            names.append(self.base.name)
         controls = {
-            "model": dropdown("model", list_models(), self.base.name, width="330px"),
+            "model": dropdown("model", names, self.base.name, width="330px"),
             "seq_len": selection("context (tokens)", SEQ_LENS, seq_len, width="360px"),
             "batch": selection("batch", BATCHES, batch, width="260px"),
         }
