@@ -214,10 +214,8 @@ def _config_path(repo_id, revision, token):
         try:
             get_hf_file_metadata(hf_hub_url(repo_id, "config.json", revision=revision),
                                  token=token)
-        except Exception as e:
-            if not _unanswered(e):
-                pass  # hf_hub_download raises the Hub's answer (or finds it in the cache)
-            else:
+        except Exception as e:  # any other answer: hf_hub_download raises it below
+            if _unanswered(e):
                 cached = try_to_load_from_cache(repo_id, "config.json", revision=revision)
                 if isinstance(cached, str):
                     return cached
