@@ -38,13 +38,17 @@ __all__ = ["VllmPlan", "vllm_plan", "expected_decode_speed", "ConfigError", "Mod
            "max_context", "max_batch", "decode_step_time", "prefill_time", "critical_batch",
            "expected_experts",
            "TrainingMemory", "TrainingFlops", "training_memory", "training_flops",
-           "training_time", "bytes_per_param", "chinchilla_tokens", "lora_params", "lora_memory"]
+           "training_time", "bytes_per_param", "chinchilla_tokens", "lora_params", "lora_memory",
+           "CheckpointReport", "checkpoint_report"]
 
-_LAZY = {"tables", "plots", "widgets", "exercises", "approx", "compare", "sizing"}
+_LAZY = {"tables", "plots", "widgets", "exercises", "approx", "compare", "sizing", "hub", "cli"}
+# names exported from a module imported on first use (the Hub client is needed only then)
+_LAZY_NAMES = {"checkpoint_report": "hub", "CheckpointReport": "hub"}
 
 
 def __getattr__(name):  # import the heavier layers on first use
-    if name in _LAZY:
+    if name in _LAZY or name in _LAZY_NAMES:
         import importlib
-        return importlib.import_module(f".{name}", __name__)
+        module = importlib.import_module(f".{_LAZY_NAMES.get(name, name)}", __name__)
+        return getattr(module, name) if name in _LAZY_NAMES else module
     raise AttributeError(f"module 'llmcourse' has no attribute {name!r}")
