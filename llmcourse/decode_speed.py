@@ -387,8 +387,8 @@ def expected_decode_speed(cfg, gpu, engine="vLLM", tensor_parallel_size=1, weigh
     an ESTIMATE with a band: ``bandwidth_factor x t_memory + per-layer cost x layers`` of
     :func:`decode_speed_model`, and the 5th-95th percentile of its leave-one-out ratios
     (``low_tokens_per_s``, ``high_tokens_per_s``), which contained the measurement on 33 of
-    38 published rows left out (nested leave-one-out). ``weights``: a scheme name or a whole number of bytes (a
-    GGUF file's size)."""
+    38 published rows left out (nested leave-one-out). ``weights``: a scheme name or a whole
+    number of bytes (a GGUF file's size)."""
     from .serving import decode_step_per_gpu
     fam = engine_family(engine)
     cfg = as_config(cfg)

@@ -22,10 +22,11 @@ holds the budget terms of each, with the PRs that changed them.
    default since PR 40376 (April 2026);
 4. minus non-torch memory (cuBLAS/NCCL buffers created after vLLM's first snapshot): a
    STATED figure from published logs (:func:`non_torch_range`: 0.13 GiB on one GPU, 0.55
-   GiB with TP, logged from 0.07 to 1.38 GiB);
+   GiB with TP; logged 0.07-0.14 GiB on one GPU, 0.21-1.38 GiB with TP);
 5. minus, in the current release only, vLLM's own estimate of the CUDA-graph pool
    (``profile_cudagraph_memory``, PR 30515, subtracted by default "since v0.21.0" as the
-   log says): a STATED figure (:data:`CUDA_GRAPH_BYTES`); in 0.10/0.11 the graphs are
+   log says): a STATED figure (:data:`CUDA_GRAPH_ESTIMATE_BYTES`: 0.6 GiB, logged 0.13-4.2
+   GiB); in 0.10/0.11 the graphs are
    captured after the KV cache is allocated and come out of the ``1 - utilization``
    headroom instead;
 6. what is left is the KV cache, cut into blocks of ``block_size`` tokens (16) in every
@@ -38,6 +39,10 @@ Tensor parallelism (vLLM's rules): the tensor-parallel size must divide
 too, and when it is at or above them it must be a multiple of them, and each GPU holds
 one (replicated) KV head. An MLA latent (DeepSeek) has no heads to split: every rank
 caches the whole latent.
+
+Llama-3.1-8B on one H100 at max_model_len 16,000: 0.11 plans 0.9 x 79.18 - 14.99 - 4.73 -
+0.13 = 51.42 GiB = 421,200 KV tokens; 0.31 plans 0.92 x 79.18 - 14.99 - 1.79 - 0.13 - 0.60 =
+55.34 GiB = 453,312 tokens. :func:`vllm_changes` walks from one to the other, PR by PR.
 
 Exact here: the arithmetic of steps 1, 2, 6 and the parallelism rules. Estimated: the
 activation peak. Stated: non-torch and CUDA-graph memory. Checked against published startup
@@ -76,7 +81,8 @@ BLOCK_SIZE = 16
 # of published V1 logs (llmcourse/data/vllm_logs.json): 0.13-0.14 GiB on one H100 and 0.54-0.55
 # GiB per GPU at TP=2 over NVLink (llm-d/llm-d-benchmark config_explorer/
 # empirical-vllm-memory-results.md). One figure each, not fitted per launch; the spread the
-# logs show (0.07 to 1.38 GiB, by TP size, GPU and all-reduce backend) is non_torch_range().
+# logs show (0.07-0.14 GiB on one GPU, 0.21-1.38 GiB with TP, by GPU and all-reduce backend)
+# is non_torch_range().
 NON_TORCH_BYTES = round(0.13 * GiB)
 NON_TORCH_BYTES_TP = round(0.55 * GiB)
 # Stated: "Graph capturing finished in N secs, took 0.3-0.9 GiB" in published 0.10/0.11 logs;
@@ -89,8 +95,10 @@ CUDA_GRAPH_BYTES = round(0.5 * GiB)
 # for Qwen3-8B on one 24 GB GPU with the default 51 + 35 graphs (LMCache issue 3430, vLLM
 # 0.21.0), 0.73 and 1.62 GiB on one GPU (vLLM PR 39559), 0.37 GiB with 35 + 19 graphs; 0.17 to
 # 2.2 GiB per GPU with TP (noonghunna/club-3090 issue 127, vllm issue 50722). 0.6 GiB stated.
+# The range logged: 0.13 GiB (two RTX 3090s, 5 graphs: noonghunna/club-3090 issue 104) to ~4.2
+# GiB (a hybrid model on 0.26, vllm issue 50780, which traces it to a profiling transient).
 CUDA_GRAPH_ESTIMATE_BYTES = round(0.6 * GiB)
-CUDA_GRAPH_ESTIMATE_RANGE_GIB = (0.09, 2.43)
+CUDA_GRAPH_ESTIMATE_RANGE_GIB = (0.13, 4.2)
 # The sampler's dummy run (gpu_model_runner._dummy_sampler_run): logits for
 # min(max_num_seqs, max_num_batched_tokens) rows of the whole vocabulary, sampled with
 # temperature 0.5, top_p 0.9 and top_k = V - 1, so top-k/top-p runs on every row. Bytes alive
@@ -428,9 +436,10 @@ def non_torch_range(tensor_parallel_size=1, gpu=None):
     """The non-torch memory of one GPU as the published logs of ``vllm_logs.json`` show it
     (their ``non_torch_gib``, and the extra observations it keeps with their sources), for one
     GPU (``tensor_parallel_size`` 1) or with TP (> 1): a STATED range, not a derivation. The
-    figure a plan uses is ``typical`` (0.13 GiB alone, 0.55 GiB with TP: the H100 logs); with
-    TP the logs run from 0.21 GiB (8 x L40S without custom all-reduce) to 1.38 GiB (2 x H200).
-    ``gpu`` narrows the logged rows to that accelerator when it has any."""
+    figure a plan uses is ``typical`` (0.13 GiB alone, 0.55 GiB with TP: the H100 logs); alone
+    the logs run from 0.07 GiB (a B200) to 0.14 GiB; with TP from 0.21 GiB (8 x L40S without
+    custom all-reduce) to 1.38 GiB (2 x H200). ``gpu`` narrows the logged rows to that
+    accelerator when it has any."""
     tp = _whole("tensor_parallel_size", tensor_parallel_size)
     rows = []
     for r in _log_file().get("non_torch_observations", []) + vllm_logs():
@@ -776,7 +785,8 @@ def vllm_logs(usable=None):
 
 def log_plan(row, cfg=None):
     """:func:`vllm_plan` for one row of :func:`vllm_logs` (its model, GPU and launch
-    settings, under the accounting of the release it ran: ``budget_release``). ``cfg``: the model's config when the row names a test fixture
+    settings, under the accounting of the release it ran: ``budget_release``). ``cfg``: the
+    model's config when the row names a test fixture
     (``"fixture:..."``) rather than a zoo model."""
     if not isinstance(row, dict):
         raise ConfigError(f"row: a launch from vllm_logs() (got {type(row).__name__})")
