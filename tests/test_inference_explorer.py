@@ -84,7 +84,9 @@ def test_gpu_table_names_the_rate_a_chip_without_bf16_uses():
 def test_explorer_shows_vllms_startup_plan_per_gpu():
     ex = EXPLORERS["fit"]()
     ex.set(model="Llama-3.1-8B", gpu="H100 SXM 80GB", weights="bf16", seq_len=8192)
-    plan = lc.vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, weights="bf16")
+    # the explorer's utilization slider starts at 0.9 (vLLM's default is 0.92 since PR 38284)
+    plan = lc.vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, weights="bf16",
+                        gpu_memory_utilization=0.9)
     assert ex.value("vllm_starts") is True
     assert ex.value("vllm_kv_bytes") == plan.kv_budget_bytes
     # three GPUs: the ideal pool fits, vLLM cannot split 32 heads three ways
