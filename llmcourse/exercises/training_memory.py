@@ -54,49 +54,6 @@ predict(
 )
 
 
-def _fewest_overall():
-    return min(n for n in (fewest_gpus(_L31, "H100 SXM 80GB", 8192, 1, zero_stage=3,
-                                       recompute=r) for r in RECOMPUTE) if n)
-
-
-def _validate_design(answer):
-    if not isinstance(answer, dict) or set(answer) != {"n_gpus", "recompute"}:
-        return False, 'give a dict {"n_gpus": ..., "recompute": ...}'
-    n, r = answer["n_gpus"], answer["recompute"]
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        return False, "n_gpus must be a positive whole number"
-    if r not in RECOMPUTE:
-        return False, f"recompute must be one of {', '.join(RECOMPUTE)}"
-    m = training_memory(_L31, 8192, 1, zero_stage=3, dp=n, recompute=r)
-    fits, words = fit_verdict(m, "H100 SXM 80GB")
-    if not fits:
-        return False, f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}: {words}"
-    best = _fewest_overall()
-    if n > best:
-        return False, (f"it fits (peak {m.peak / 1e9:,.1f} GB per GPU), but fewer GPUs would "
-                       "do: look at what ZeRO-3 leaves whole on every GPU")
-    return True, (f"{n} GPUs, peak {m.peak / 1e9:,.1f} GB each, within 72 GB (80 GB less the "
-                  "10% reserve): the fewest that fit.")
-
-
-design(
-    "train-4", NB,
-    validate=_validate_design,
-    why="ZeRO-3 divides the 16 B/param states (128 GB) by the GPU count, but not what each "
-        "GPU holds for its own tokens: without recomputation about 59 GB of activations and "
-        "logits plus 8.4 GB of fp32 loss gradients at the start of backward (67.6 GB) leave "
-        "4.4 GB of the usable 72 GB for the states: 30 GPUs. Full recomputation keeps only the "
-        "layer inputs (17.1 GB at the start of backward, with the logits and the loss "
-        "gradients; less while a layer is recomputed), and 3 GPUs suffice (2 would peak at "
-        "81.4 GB), for a third more compute.",
-    hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
-         "setting shrinks the part it does not?",
-    solution={"n_gpus": 3, "recompute": "full"},
-    wrong=({"n_gpus": 2, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
-           {"n_gpus": 4, "recompute": "full"}, [3, "full"]),
-)
-
-
 S_EAGER = 4096
 
 
@@ -174,6 +131,51 @@ concept(
     why="Korthikanti et al. (2022) chose the attention core because it held the 5as²b term "
         "at little FLOP cost; FlashAttention (Dao et al. 2022) reaches the same memory by "
         "design, which is why recompute='selective' changes nothing with attention='flash'.",
+)
+
+
+# --- train-4: the fewest GPUs ---------------------------------------------------------
+
+def _fewest_overall():
+    return min(n for n in (fewest_gpus(_L31, "H100 SXM 80GB", 8192, 1, zero_stage=3,
+                                       recompute=r) for r in RECOMPUTE) if n)
+
+
+def _validate_design(answer):
+    if not isinstance(answer, dict) or set(answer) != {"n_gpus", "recompute"}:
+        return False, 'give a dict {"n_gpus": ..., "recompute": ...}'
+    n, r = answer["n_gpus"], answer["recompute"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        return False, "n_gpus must be a positive whole number"
+    if r not in RECOMPUTE:
+        return False, f"recompute must be one of {', '.join(RECOMPUTE)}"
+    m = training_memory(_L31, 8192, 1, zero_stage=3, dp=n, recompute=r)
+    fits, words = fit_verdict(m, "H100 SXM 80GB")
+    if not fits:
+        return False, f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}: {words}"
+    best = _fewest_overall()
+    if n > best:
+        return False, (f"it fits (peak {m.peak / 1e9:,.1f} GB per GPU), but fewer GPUs would "
+                       "do: look at what ZeRO-3 leaves whole on every GPU")
+    return True, (f"{n} GPUs, peak {m.peak / 1e9:,.1f} GB each, within 72 GB (80 GB less the "
+                  "10% reserve): the fewest that fit.")
+
+
+design(
+    "train-4", NB,
+    validate=_validate_design,
+    why="ZeRO-3 divides the 16 B/param states (128 GB) by the GPU count, but not what each "
+        "GPU holds for its own tokens: without recomputation about 59 GB of activations and "
+        "logits plus 8.4 GB of fp32 loss gradients at the start of backward (67.6 GB) leave "
+        "4.4 GB of the usable 72 GB for the states: 30 GPUs. Full recomputation keeps only the "
+        "layer inputs (17.1 GB at the start of backward, with the logits and the loss "
+        "gradients; less while a layer is recomputed), and 3 GPUs suffice (2 would peak at "
+        "81.4 GB), for a third more compute.",
+    hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
+         "setting shrinks the part it does not?",
+    solution={"n_gpus": 3, "recompute": "full"},
+    wrong=({"n_gpus": 2, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
+           {"n_gpus": 4, "recompute": "full"}, [3, "full"]),
 )
 
 

@@ -17,7 +17,7 @@ GB = 10**9
 PARTS = (("params", "weights", "weights"), ("grads", "grads", "gradients"),
          ("optimizer", "optimizer state", "optimizer"),
          ("activations", "activations", "activations"), ("logits", "logits", "lm_head"),
-         ("transient", "transient at the peak", "highlight"))
+         ("transient", "peak transients", "highlight"))
 _HATCH = {"params": "", "grads": "//", "optimizer": "..", "activations": "", "logits": "xx",
           "transient": "\\\\"}
 
@@ -315,37 +315,52 @@ def pipeline_timeline(pp, num_micro_batches, schedule="1f1b"):
     return out
 
 
-def draw_pipeline(fig, pp, num_micro_batches, schedule="1f1b", title=None):
-    """Draw the schedule of :func:`pipeline_timeline` on ``fig``: one row per stage, a
-    block per forward and backward, the idle time white; the title says the bubble."""
-    blocks = pipeline_timeline(pp, num_micro_batches, schedule)
+def _setup_pipeline(fig):
+    from matplotlib.collections import PolyCollection
     clear_figure(fig)
     if fig.get_layout_engine() is None:
         fig.subplots_adjust(left=0.1, right=0.98, top=0.86, bottom=0.17)
     ax = fig.subplots()
-    end = max(b[4] for b in blocks)
+    st = {"ax": ax, "texts": []}
     for kind, color in (("F", "series:0"), ("B", "series:1")):
-        for i in range(pp):
-            spans = [(s, e - s) for st, k, _, s, e in blocks if st == i and k == kind]
-            ax.broken_barh(spans, (pp - 1 - i - 0.38, 0.76), facecolors=color_of(color),
-                           edgecolor="white", linewidth=0.8)
-    if num_micro_batches <= 8 and pp <= 8:
-        for st, kind, j, s, e in blocks:
-            ax.text((s + e) / 2, pp - 1 - st, str(j + 1), ha="center", va="center",
-                    fontsize=TEXT_SIZES["label"], color=ink_for(color_of(
-                        "series:0" if kind == "F" else "series:1")))
-    busy = (FORWARD + BACKWARD) * num_micro_batches
-    idle = 1 - busy / end
+        st[kind] = ax.add_collection(PolyCollection([], facecolors=color_of(color),
+                                                    edgecolors="white", linewidths=0.8))
+    ax.set_xlabel("time: a forward (blue) takes 1 unit, a backward (orange) 2")
+    ax.grid(axis="y", visible=False)
+    fig._lc_pipeline_state = st
+    return st
+
+
+def draw_pipeline(fig, pp, num_micro_batches, schedule="1f1b", title=None, numbers=None):
+    """Draw (or update in place) the schedule of :func:`pipeline_timeline` on ``fig``: one
+    row per stage, a block per forward and backward, the idle time white; the title says
+    the bubble. ``numbers``: write each block's micro-batch (default: when there are at
+    most 32 micro-batches over all stages)."""
+    blocks = pipeline_timeline(pp, num_micro_batches, schedule)
+    st = getattr(fig, "_lc_pipeline_state", None)
+    if st is None or st["ax"] not in fig.axes:
+        st = _setup_pipeline(fig)
+    ax = st["ax"]
+    for kind in ("F", "B"):
+        st[kind].set_verts([[(s, y - 0.38), (e, y - 0.38), (e, y + 0.38), (s, y + 0.38)]
+                            for stage, k, _, s, e in blocks if k == kind
+                            for y in (pp - 1 - stage,)])
+    for t in st["texts"]:
+        t.remove()
+    st["texts"] = []
+    if numbers is None:
+        numbers = pp * num_micro_batches <= 32
+    if numbers:
+        for stage, kind, j, s, e in blocks:
+            color = color_of("series:0" if kind == "F" else "series:1")
+            st["texts"].append(ax.text((s + e) / 2, pp - 1 - stage, str(j + 1), ha="center",
+                                       va="center", fontsize=TEXT_SIZES["label"],
+                                       color=ink_for(color)))
+    end = max(b[4] for b in blocks)
+    idle = 1 - (FORWARD + BACKWARD) * num_micro_batches / end
     ax.set_yticks(range(pp), [f"stage {pp - 1 - k}" for k in range(pp)])
     ax.set_ylim(-0.6, pp - 0.4)
     ax.set_xlim(0, end)
-    ax.set_xlabel("time (one forward = 1, one backward = 2)")
-    ax.grid(axis="y", visible=False)
-    from matplotlib.patches import Patch
-    ax.legend(handles=[Patch(color=color_of("series:0"), label="forward"),
-                       Patch(color=color_of("series:1"), label="backward")],
-              loc="lower right", bbox_to_anchor=(1, 1.0), ncol=2,
-              fontsize=TEXT_SIZES["legend"], frameon=False)
     name = {"1f1b": "1F1B", "gpipe": "GPipe"}[schedule]
     if pp == 1:
         default = (f"No pipeline: {num_micro_batches} micro-batches of gradient accumulation, "

@@ -38,6 +38,13 @@ PP_SCHEDULES = {"1F1B (Megatron-LM)": "1f1b", "GPipe (all forwards first)": "gpi
 MICRO_BATCHES_PER_STEP = [1, 2, 4, 8, 16, 32, 64]
 
 
+def _follow_model(ex, state):
+    """Keep ``state["cfg"]`` the model the menu shows (loaded once per change)."""
+    def on_model(change):
+        state["cfg"] = load_model(change["new"])
+    ex.on_change("model", on_model)
+
+
 def _lora_rows(cfg, seq_len, micro_batch, recompute, attention, g):
     """LoRA and QLoRA (r = 16 on every linear layer) on one GPU, where the engine counts
     the family's adapters (not for routed experts)."""
@@ -150,9 +157,7 @@ def training_explorer(model="Llama-3.1-8B", seq_len=8192, micro_batch=1,
                        "under torch.autocast. attention: flash keeps no s x s scores, eager "
                        "does (selective recomputation removes them).")
 
-    def on_model(change):
-        state["cfg"] = load_model(change["new"])
-    ex.on_change("model", on_model)
+    _follow_model(ex, state)
     return ex
 
 
@@ -248,7 +253,7 @@ def compute_explorer(model="Llama-3.1-8B", seq_len=8192, gpu="H100 SXM 80GB", n_
     def draw(fig, v, rows):
         from ..plots.training import draw_pipeline
         schedule = PP_SCHEDULES[v["pp_schedule"]] if v["pp"] > 1 else "1f1b"
-        draw_pipeline(fig, v["pp"], v["num_micro_batches"], schedule)
+        draw_pipeline(fig, v["pp"], v["num_micro_batches"], schedule, numbers=False)
 
     ex = Explorer("compute", controls, compute, draw, title="Training compute and layout",
                   figsize=(11, 3.6),
@@ -257,9 +262,7 @@ def compute_explorer(model="Llama-3.1-8B", seq_len=8192, gpu="H100 SXM 80GB", n_
                        "bubble. Time = FLOPs / (GPUs x peak x the MFU you assume); large runs "
                        "report 35-55%.")
 
-    def on_model(change):
-        state["cfg"] = load_model(change["new"])
-    ex.on_change("model", on_model)
+    _follow_model(ex, state)
 
     def on_pp(change):   # one stage has no schedule to choose: the box does nothing
         controls["pp_schedule"].disabled = change["new"] == 1
