@@ -100,19 +100,37 @@ SPECS = [
                       invalid=Invalid("num_key_value_heads", 5, lambda: model(LLAMA3_8B)
                                       .replace(num_key_value_heads=5))),
     ]),
-    NotebookSpec("07_will_it_fit_and_how_fast.ipynb", [
+    NotebookSpec("09_will_it_fit.ipynb", [
         # lc.widgets.fit_explorer(): Qwen3-30B-A3B on 1 x H100, as shipped, bf16 cache, 8 x 32K
         ExplorerCheck("fit", control="weights", value="int4-g128", key="weight_bytes",
                       expect=lambda: lc.stored_weights(model("Qwen3-30B-A3B"), "int4-g128").total,
                       invalid=Invalid("n_gpus", 0, lambda: lc.memory_plan(
                           model("Qwen3-30B-A3B"), "H100 SXM 80GB", n_gpus=0))),
     ]),
-    NotebookSpec("08_what_training_costs.ipynb", [
+    NotebookSpec("10_how_fast.ipynb", [
+        # lc.widgets.speed_explorer(): Qwen3-30B-A3B on 1 x H100, as shipped, bf16 cache, 8K, batch 8
+        ExplorerCheck("speed", control="batch", value=16, key="tokens_per_s_per_user",
+                      expect=lambda: round(lc.serving.decode_step_per_gpu(
+                          model("Qwen3-30B-A3B"), "H100 SXM 80GB", 1, "as shipped", "bf16", 8192,
+                          16).tokens_per_s_per_user, 2),
+                      # 32 query heads cannot be split over 3 GPUs
+                      invalid=Invalid("n_gpus", 3, lambda: lc.serving.check_parallelism(
+                          model("Qwen3-30B-A3B"), 3))),
+    ]),
+    NotebookSpec("11_training_memory.ipynb", [
         # lc.widgets.training_explorer(): Llama-3.1-8B, 8,192 x 1, bf16-mixed AdamW, ZeRO-3, 8 x H100
         ExplorerCheck("training", control="zero_stage", value=2, key="total",
                       expect=lambda: lc.training_memory(model("Llama-3.1-8B"), 8192, 1,
                                                         zero_stage=2, dp=8).total,
                       invalid=Invalid("n_gpus", 0, lambda: lc.training.data_parallel_size(0))),
+    ]),
+    NotebookSpec("12_training_compute.ipynb", [
+        # lc.widgets.compute_explorer(): Llama-3.1-8B, 8,192 tokens, 64 x H100, 4 stages, 8 micro-batches
+        ExplorerCheck("compute", control="num_micro_batches", value=16, key="bubble",
+                      expect=lambda: float(lc.training.pipeline_bubble(4, 16)),
+                      # 4 pipeline stages cannot be laid over 6 GPUs
+                      invalid=Invalid("n_gpus", 6, lambda: lc.training.data_parallel_size(
+                          6, 1, 1, 4))),
     ]),
 ]
 
