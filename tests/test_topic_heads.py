@@ -63,17 +63,27 @@ def test_head_dim_fixed_changes_q(ex):
     assert ex.value("heads_x_head_dim") == 8192
 
 
-def test_invalid_setting_shows_message_then_clears(ex):
-    ex.set(num_attention_heads=4)  # 8 KV heads > 4 heads
-    with pytest.raises(ValueError) as err:
-        lc.load_model("Meta-Llama-3-8B").replace(num_attention_heads=4, num_key_value_heads=8,
-                                                head_dim=None)
-    assert ex.error == str(err.value)
-    assert "cannot exceed num_attention_heads=4" in ex.error_line.value
-    ex.set(num_key_value_heads=2)
-    assert ex.error == "" and ex.error_line.value == ""
-    cfg = lc.load_model("Meta-Llama-3-8B").replace(num_attention_heads=4, num_key_value_heads=2)
+def test_the_kv_slider_offers_only_divisors_of_the_heads(ex):
+    """Fewer query heads than KV heads cannot exist: the KV slider follows the head count
+    (the largest divisor at or below the KV count it had), so no menu offers an error."""
+    ex.set(num_attention_heads=4)     # 8 KV heads cannot serve 4 query heads
+    assert ex.error == ""
+    assert list(ex.controls["num_key_value_heads"].options) == [1, 2, 4]
+    assert ex.controls["num_key_value_heads"].value == 4
+    cfg = lc.load_model("Meta-Llama-3-8B").replace(num_attention_heads=4, num_key_value_heads=4)
     assert ex.value("attention_per_layer") == attention_per_layer(cfg)
+    ex.set(num_attention_heads=16)    # 4 divides 16: kept
+    assert ex.controls["num_key_value_heads"].value == 4
+    assert list(ex.controls["num_key_value_heads"].options) == lc.widgets.divisors(16)
+
+
+def test_gpt2_is_mha_only_as_in_transformers(ex):
+    """transformers' GPT2Config has no num_key_value_heads: the explorer offers no GQA."""
+    ex.set(model="gpt2")
+    kv = ex.controls["num_key_value_heads"]
+    assert kv.disabled and list(kv.options) == [12]
+    ex.set(num_attention_heads=6)
+    assert ex.error == "" and ex.value("kind") == "MHA"
 
 
 def test_model_change_resets_controls(ex):

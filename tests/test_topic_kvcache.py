@@ -6,7 +6,7 @@ import pytest
 
 import llmcourse as lc
 from llmcourse.exercises import check
-from llmcourse.sizing import gqa_memory_saving, mha_baseline
+from llmcourse.sizing import gqa_memory_saving, mha_baseline, plain_mha_cache_bytes
 from llmcourse.widgets import EXPLORERS, kv_cache_rows, kv_variants, with_layer_pattern
 
 
@@ -67,7 +67,8 @@ def test_kv_explorer_rows_follow_the_engine():
     ex.set(num_key_value_heads=2, seq_len=32768, batch=4)
     new = cfg.replace(num_key_value_heads=2)
     assert ex.value("kv_cache_bytes") == lc.kv_cache_bytes(new, 32768, 4)
-    assert ex.value("mha_cache_bytes") == lc.kv_cache_bytes(mha_baseline(new), 32768, 4)
+    assert ex.value("mha_cache_bytes") == lc.kv_cache_bytes(mha_baseline(new), 32768, 4) \
+        == plain_mha_cache_bytes(new, 32768, 4)   # every layer full: the two baselines agree
     assert ex.value("total_saving") == round(100 * float(gqa_memory_saving(new, 32768, 4)["total_saving"]), 1)
     assert [(r.key, r.value) for r in ex.rows] == [(r.key, r.value) for r in kv_cache_rows(new, 32768, 4)]
 
@@ -82,6 +83,9 @@ def test_kv_explorer_layer_pattern_and_window():
 
 def test_kv_explorer_invalid_window_shows_message_then_recovers():
     ex = EXPLORERS["kv_cache"]()
+    assert ex.controls["sliding_window"].disabled     # no layer of Llama slides: the box is off
+    ex.set(layers="alternate sliding/full")
+    assert not ex.controls["sliding_window"].disabled
     before = ex.value("kv_cache_bytes")
     ex.set(sliding_window=0)
     assert "sliding_window" in ex.error and "positive" in ex.error
@@ -90,8 +94,41 @@ def test_kv_explorer_invalid_window_shows_message_then_recovers():
     assert ex.value("kv_cache_bytes") == before  # the last valid setting stays
     ex.set(sliding_window=2048)
     assert ex.error == "" and ex.error_line.value == ""
-    ex.set(seq_len=16384)
+    ex.set(layers="as shipped", seq_len=16384)
+    assert ex.controls["sliding_window"].disabled
     assert ex.value("kv_cache_bytes") == lc.kv_cache_bytes(lc.load_model("Meta-Llama-3-8B"), 16384)
+
+
+def test_kv_explorer_offers_only_the_layer_patterns_a_family_takes():
+    """Nemotron as shipped (its Mamba and MLP-only blocks untouched); no sliding pattern
+    for Qwen1.5-MoE, DeepSeek-V3.2 or GLM-5.1, whose families cannot take it."""
+    ex = EXPLORERS["kv_cache"]()
+    ex.set(model="Nemotron-3-Nano-30B-A3B")
+    assert ex.error == ""
+    assert ex.value("kv_cache_bytes") == lc.kv_cache_bytes(lc.load_model("Nemotron-3-Nano-30B-A3B"), 8192)
+    for name, offered in (("Qwen1.5-MoE-A2.7B-Chat", ["as shipped", "all full attention"]),
+                          ("DeepSeek-V3.2", ["as shipped"]), ("GLM-5.1", ["as shipped"]),
+                          ("Llama-3.1-8B", lc.widgets.LAYER_PATTERNS)):
+        ex.set(model=name)
+        assert list(ex.controls["layers"].options) == list(offered), name
+        for pattern in offered:
+            ex.set(layers=pattern)
+            assert ex.error == "", (name, pattern, ex.error)
+
+
+def test_plain_mha_keeps_each_layers_own_head_width():
+    """One 'vs MHA' for the figure and the explorer: gemma-4-E2B's 28 sliding layers stay
+    256 wide, its 7 full layers 512 (not all 35 at 512), every layer caching every token."""
+    e2b = lc.load_model("gemma-4-E2B")
+    n = 32768
+    sliding, full = e2b.layer_types.count("sliding_attention"), e2b.layer_types.count("full_attention")
+    by_hand = 2 * e2b.num_attention_heads * (sliding * e2b.head_dim + full * e2b.global_head_dim) * 2 * n
+    assert plain_mha_cache_bytes(e2b, n) == by_hand
+    ex = EXPLORERS["kv_cache"]()
+    ex.set(model="gemma-4-E2B", seq_len=n)
+    assert ex.value("mha_cache_bytes") == by_hand
+    assert ex.value("cache_saving") == round(100 * (1 - lc.kv_cache_bytes(e2b, n) / by_hand), 1)
+    assert round(by_hand / lc.kv_cache_bytes(e2b, n), 1) == 54.3
 
 
 def test_kv_explorer_model_change_resets_kv_heads_and_handles_mla():
