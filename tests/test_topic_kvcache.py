@@ -259,16 +259,33 @@ def test_kv_exercises_cover_three_kinds():
     assert len(mine) >= 3 and len({ex.kind for ex in mine}) >= 3
 
 
-def test_kv_derive_catches_the_mla_and_head_dim_traps():
-    def no_mla(cfg):
+def test_kv_derive_is_standard_attention_and_catches_the_head_dim_trap():
+    """kv-1 asks for MHA/GQA/MQA only (MLA is lesson 3's shrink-1, after it is taught)."""
+    def gqa(cfg):
         return 2 * cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2
-    v = check("kv-1", no_mla)
-    assert not v and "DeepSeek-V2" in v
+    assert check("kv-1", gqa)
+    assert not any(lc.load_model(c).uses_mla for c in lc.exercises.EXERCISES["kv-1"].cases
+                   if isinstance(c, str))
     def hidden_over_heads(cfg):
         d_h = cfg.hidden_size // cfg.num_attention_heads
         return 2 * cfg.num_key_value_heads * d_h * cfg.num_hidden_layers * 2
     v = check("kv-1", hidden_over_heads)
-    assert not v and "gemma-2-2b" in v
+    assert not v and "gemma-2-2b" in v and "read cfg.head_dim" in v
+    v = check("kv-1", lambda cfg: gqa(cfg) // 2)
+    assert not v and "a K and a V" in v
+
+
+def test_shrink_derive_adds_mla_and_names_its_traps():
+    def no_mla(cfg):
+        return 2 * cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2
+    v = check("shrink-1", no_mla)
+    assert not v and "DeepSeek-V2" in v and "latent" in v
+    def twice(cfg):
+        if cfg.uses_mla:
+            return 2 * (cfg.kv_lora_rank + cfg.qk_rope_head_dim) * cfg.num_hidden_layers * 2
+        return no_mla(cfg)
+    v = check("shrink-1", twice)
+    assert not v and "once for K and once for V" in v
 
 
 def test_kv_design_accepts_every_fitting_count():
