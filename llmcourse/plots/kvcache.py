@@ -177,7 +177,7 @@ def kv_cache_vs_context(variants, batch=1, dtype="bf16", title=None, weights_byt
 
 
 @styled
-def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
+def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None):
     """How many times smaller each model's cache is than plain MHA
     (:func:`~llmcourse.sizing.plain_mha_cache_bytes`: every layer caches every token,
     one KV head per query head, at its own head width), at ``seq_len`` or the model's
@@ -229,10 +229,9 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
     longest = max(len(f"{r[1]:,.1f}×  {r[3]}") * r[1] / top for r in rows)
     ax.set_xlim(0, top * max(1.55, 1.1 + 0.022 * longest))  # room for the longest label
     ax.axvline(1, color="black", lw=1)
-    ax.set_xlabel(f"times smaller than plain MHA: every layer caches every token, at its own "
-                  f"head width\n(KV cache at {seq_len:,} tokens; the fixed state of linear "
-                  "and Mamba-2 layers not counted)")
-    ax.set_title("GQA shrinks the cache 2–16×; MLA and hybrid layers far more")
+    ax.set_xlabel(f"times smaller than plain MHA: every layer caching all {seq_len:,} tokens\n"
+                  "at its own head width (fixed linear and Mamba-2 states not counted)")
+    ax.set_title(title or "GQA shrinks the cache 2–16×; MLA and hybrid layers far more")
     ax.legend(handles=handles, loc="lower right", title="hollow: not every\nlayer caches all")
     ax.grid(axis="y", visible=False)
     return fig
