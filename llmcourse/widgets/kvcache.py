@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..counts import kv_cache_bytes, linear_state_bytes
 from ..sizing import gqa_memory_saving, mha_baseline, plain_mha_cache_bytes
-from ..units import human_bytes
+from ..units import count_of, human_bytes
 from ..zoo import load_model
 from .base import (Explorer, Row, divisors, dropdown, int_text, model_dropdown, register,
                    selection)
@@ -170,7 +170,7 @@ def kv_variants(cfg):
     if cfg.uses_mla:
         return [(f"MLA latent ({cfg.kv_lora_rank}+{cfg.qk_rope_head_dim} per layer)", cfg),
                 (f"MHA, same {h} heads of {cfg.v_head_dim}", mha_baseline(cfg))]
-    out = [(f"this setting ({_kind(cfg)}, {kv} KV heads)", cfg)]
+    out = [(f"this setting ({_kind(cfg)}, {count_of(kv, 'KV head')})", cfg)]
     if kv != h:
         out.append((f"MHA ({h} KV heads)", mha_baseline(cfg)))
     if kv != 1:   # a what-if where the family has no KV heads in transformers: say so
@@ -183,7 +183,7 @@ def kv_variants(cfg):
             full = cfg.replace(layer_types=["full_attention"] * cfg.num_hidden_layers)
         except ValueError:   # a family that cannot have every layer full (Qwen3.8's n-gram
             return out       # embeddings sit on its linear layers): no such line
-        out.append((f"{kv} KV heads, every layer full {why}", full))
+        out.append((f"{count_of(kv, 'KV head')}, every layer full {why}", full))
     return out
 
 
