@@ -393,3 +393,31 @@ def test_sliding_layers_hold_the_window_a_step_attends_to_one_more_than_transfor
     per_token = 2 * 2 * 8                               # K and V, 2 KV heads of 8, one layer
     transformers_values = per_token * sum(kept)
     assert lc.kv_cache_bytes(cfg, seq, 1, "fp32") // 4 == transformers_values + per_token * sliding
+
+
+# --- lessons 3 and 4: the exercises' numbers by hand ---------------------------------------
+
+def test_state1_is_the_dsa_ratio_by_the_lessons_cost_model():
+    # per layer: V3 reads 4,096 keys at 2*128*(192+128); V3.2 reads 2,048 and its indexer
+    # scores all 4,096 at 2*64*(128+1)
+    by_hand = 81920 * 4096 / (81920 * 2048 + 16512 * 4096)
+    assert abs(lc.exercises.EXERCISES["state-1"].expected() - by_hand) < 1e-12
+    assert check("state-1", 1.43) and not check("state-1", 2.0)
+
+
+def test_state3_accepts_every_interval_that_fits_and_keeps_a_full_layer():
+    # a full layer: 2 * 2 KV heads * 256 * 2 B = 2 KiB a token, 4 GiB at 8 x 262,144 tokens
+    for k in (13, 14, 15, 16):
+        assert check("state-3", k), k
+    assert "16.37 GiB" in check("state-3", 12)          # 4 full layers: over 16 GiB
+    assert "keep at least one" in check("state-3", 49)   # no full layer left
+    assert "would keep 3 full layers" in check("state-3", 24)
+
+
+def test_shrink4_window_doubling_by_hand():
+    g = lc.load_model("gemma-3-1b-it")
+    n = 32768
+    before = lc.kv_cache_bytes(g, n)
+    after = lc.kv_cache_bytes(g.replace(sliding_window=2 * g.sliding_window), n)
+    assert round(100 * (after / before - 1)) == 8          # the "about 8%" of option (a)
+    assert lc.exercises.EXERCISES["shrink-4"].correct == "a"
