@@ -38,36 +38,47 @@ LLAMA3_8B = "Meta-Llama-3-8B"
 # must show exactly its message).
 SPECS = [
     NotebookSpec("00_start_here_anatomy.ipynb", [
-        # lc.widgets.layer_anatomy_explorer(): Llama-3.2-3B, layer 0, bf16
+        # lc.widgets.layer_anatomy_explorer("gemma-2-2b"): layer 0, bf16
         ExplorerCheck("layer_anatomy", control="model", value="Qwen3-0.6B", key="total",
                       expect=lambda: lc.param_count(model("Qwen3-0.6B")).total,
                       invalid=Invalid("num_key_value_heads", 5, lambda: model("Qwen3-0.6B")
                                       .replace(num_key_value_heads=5))),
     ]),
     NotebookSpec("01_heads_and_head_dim.ipynb", [
-        # lc.widgets.heads_explorer("Meta-Llama-3-8B"): 32 heads, head_dim = hidden/heads, 8 KV
+        # lc.widgets.heads_explorer("Mistral-Nemo-Base-2407"): 32 heads of 128, 8 KV heads
         ExplorerCheck("heads", control="num_attention_heads", value=64, key="total",
                       expect=lambda: lc.param_count(
-                          model(LLAMA3_8B).replace(num_attention_heads=64)).total,
-                      # 4 heads cannot have the 8 KV heads the KV slider keeps
-                      invalid=Invalid("num_attention_heads", 4, lambda: model(LLAMA3_8B)
-                                      .replace(num_attention_heads=4))),
+                          model("Mistral-Nemo-Base-2407").replace(num_attention_heads=64)).total,
+                      no_invalid="no free box: the KV slider offers only divisors of the heads "
+                                 "and follows the head count"),
     ]),
     NotebookSpec("02_gqa_and_kv_cache.ipynb", [
-        # lc.widgets.kv_cache_explorer("Llama-3.1-8B", seq_len=8192, batch=1)
-        ExplorerCheck("kv_cache", control="num_key_value_heads", value=16, key="kv_cache_bytes",
-                      expect=lambda: lc.kv_cache_bytes(
-                          model("Llama-3.1-8B").replace(num_key_value_heads=16), 8192),
-                      invalid=Invalid("sliding_window", 0, lambda: model("Llama-3.1-8B")
-                                      .replace(sliding_window=0))),
+        # lc.widgets.kv_cache_explorer("Qwen2-7B", seq_len=8192, batch=1): 28 heads, 4 KV heads;
+        # the window box works once a pattern has sliding layers
+        ExplorerCheck("kv_cache", control="num_key_value_heads", value=7, key="kv_cache_bytes",
+                      steps=[("layers", "alternate sliding/full")],
+                      expect=lambda: lc.kv_cache_bytes(lc.widgets.with_layer_pattern(
+                          model("Qwen2-7B").replace(num_key_value_heads=7),
+                          "alternate sliding/full", 4096), 8192),
+                      invalid=Invalid("sliding_window", 0, lambda: lc.widgets.with_layer_pattern(
+                          model("Qwen2-7B").replace(num_key_value_heads=7),
+                          "alternate sliding/full", 0))),
     ]),
-    NotebookSpec("02b_beyond_gqa.ipynb", [
-        # lc.widgets.kv_cache_explorer("gemma-4-E2B", seq_len=32768, batch=1): 8 heads, 1 KV head
-        ExplorerCheck("kv_cache", control="num_key_value_heads", value=2, key="kv_cache_bytes",
+    NotebookSpec("03_caches_that_shrink.ipynb", [
+        # lc.widgets.kv_cache_explorer("gemma-4-31B", seq_len=32768, batch=1): 32 heads, 16 KV
+        ExplorerCheck("kv_cache", control="num_key_value_heads", value=8, key="kv_cache_bytes",
                       expect=lambda: lc.kv_cache_bytes(
-                          model("gemma-4-E2B").replace(num_key_value_heads=2), 32768),
-                      invalid=Invalid("sliding_window", 0, lambda: model("gemma-4-E2B")
-                                      .replace(sliding_window=0))),
+                          model("gemma-4-31B").replace(num_key_value_heads=8), 32768),
+                      invalid=Invalid("sliding_window", 0, lambda: model("gemma-4-31B")
+                                      .replace(num_key_value_heads=8, sliding_window=0))),
+    ]),
+    NotebookSpec("04_caches_that_stop_growing.ipynb", [
+        # lc.widgets.kv_cache_explorer("Nemotron-3-Nano-30B-A3B", seq_len=131072): 32 heads, 2 KV
+        ExplorerCheck("kv_cache", control="num_key_value_heads", value=4, key="kv_cache_bytes",
+                      expect=lambda: lc.kv_cache_bytes(
+                          model("Nemotron-3-Nano-30B-A3B").replace(num_key_value_heads=4), 131072),
+                      no_invalid="no free box is live for Nemotron: no layer slides, so the "
+                                 "window box is off"),
     ]),
     NotebookSpec("03_ffn_sizing.ipynb", [
         # lc.widgets.ffn_explorer("Llama-3.1-8B", seq_len=4096): intermediate_size 14,336
