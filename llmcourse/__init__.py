@@ -22,6 +22,8 @@ from .inference import (critical_batch, decode_step_time, expected_experts, max_
 from .finetune import lora_memory, lora_params
 from .quantization import list_schemes, stored_weights
 from .serving import VllmPlan, expected_decode_speed, vllm_plan
+from .serving import vllm_changes, vllm_release
+from . import decode_speed, serving_systems  # noqa: F401  (lc.decode_speed, lc.serving_systems)
 from .training import (TrainingFlops, TrainingMemory, bytes_per_param, chinchilla_tokens,
                        training_flops, training_memory, training_time)
 from .units import human_bytes, human_count
@@ -29,7 +31,7 @@ from .zoo import list_models, load_model, model_families, model_family
 
 __version__ = "0.1.0"
 
-__all__ = ["VllmPlan", "vllm_plan", "expected_decode_speed", "ConfigError", "ModelConfig", "from_hf_config", "config_from_json", "as_moe", "SUPPORTED_MODEL_TYPES",
+__all__ = ["VllmPlan", "vllm_plan", "expected_decode_speed", "vllm_changes", "vllm_release", "ConfigError", "ModelConfig", "from_hf_config", "config_from_json", "as_moe", "SUPPORTED_MODEL_TYPES",
            "ParamCount", "FlopCount", "param_count", "weight_shapes", "weight_bytes",
            "kv_cache_bytes", "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "flops_per_token",
            "indexer_cache_bytes_per_token",
@@ -38,13 +40,17 @@ __all__ = ["VllmPlan", "vllm_plan", "expected_decode_speed", "ConfigError", "Mod
            "max_context", "max_batch", "decode_step_time", "prefill_time", "critical_batch",
            "expected_experts",
            "TrainingMemory", "TrainingFlops", "training_memory", "training_flops",
-           "training_time", "bytes_per_param", "chinchilla_tokens", "lora_params", "lora_memory"]
+           "training_time", "bytes_per_param", "chinchilla_tokens", "lora_params", "lora_memory",
+           "CheckpointReport", "checkpoint_report"]
 
-_LAZY = {"tables", "plots", "widgets", "exercises", "approx", "compare", "sizing"}
+_LAZY = {"tables", "plots", "widgets", "exercises", "approx", "compare", "sizing", "hub", "cli"}
+# names exported from a module imported on first use (the Hub client is needed only then)
+_LAZY_NAMES = {"checkpoint_report": "hub", "CheckpointReport": "hub"}
 
 
 def __getattr__(name):  # import the heavier layers on first use
-    if name in _LAZY:
+    if name in _LAZY or name in _LAZY_NAMES:
         import importlib
-        return importlib.import_module(f".{name}", __name__)
+        module = importlib.import_module(f".{_LAZY_NAMES.get(name, name)}", __name__)
+        return getattr(module, name) if name in _LAZY_NAMES else module
     raise AttributeError(f"module 'llmcourse' has no attribute {name!r}")

@@ -3,8 +3,17 @@
 The table ships in ``llmcourse/data/gpus.json``; each row cites its vendor datasheet.
 Conventions (also in the file's ``_about``):
 
-* ``memory_bytes``: the vendor's "GB" read as 10**9 bytes, a lower bound of the
-  memory a program sees on every card we could check (see the row's ``notes``).
+* ``memory_bytes``: the vendor's "GB" read as 10**9 bytes (the datasheet capacity).
+* ``runtime_memory_bytes``: what the GPU runtime reports (CUDA's total, the figure vLLM
+  multiplies by ``gpu_memory_utilization``), with ``runtime_memory_source`` quoting the log or
+  device query it comes from. Where no such report was found the GPU says so
+  (:attr:`GPU.memory_caveat`: "datasheet capacity, runtime unknown") and plans use the
+  datasheet figure. The two differ both ways: the HBM cards report more than their decimal
+  GB (an A100 80GB 79.26 GiB, not 80e9 B = 74.51 GiB; an H200 139.7 GiB, not 131.3), while
+  an L4 reports 23,570,219,008 B and an A10 23,609,475,072 B, below their 24e9 (ECC and
+  the driver's reservations).
+* ``unified_memory``: the memory is shared with the CPU and the operating system (DGX Spark,
+  Apple silicon), so a GPU process gets less than the capacity.
 * ``bandwidth_bytes_per_s``: decimal, as every datasheet prints it.
 * ``peak_flops``: dense tensor-core FLOP/s per dtype, no 2:4 sparsity (datasheets
   that print sparse figures are halved). A chip without a dtype's tensor cores
@@ -57,6 +66,8 @@ class GPU:
     runtime_memory_bytes: int | None = None   # what the CUDA runtime reports (vLLM's total)
     interconnect_bytes_per_s: float | None = None  # the link tensor parallelism all-reduces over
     interconnect: str = ""
+    runtime_memory_source: str = ""   # the log or device query the runtime total is quoted from
+    unified_memory: bool = False      # shared with the CPU and the OS (DGX Spark, Apple silicon)
 
     @property
     def reported_memory_bytes(self):
@@ -64,6 +75,21 @@ class GPU:
         sourced one, else the datasheet capacity in decimal GB (every runtime total we
         found is larger: H100 80GB reports 79.18 GiB = 85.0e9 bytes)."""
         return self.runtime_memory_bytes or self.memory_bytes
+
+    @property
+    def runtime_memory_known(self):
+        """True when the table quotes what the runtime reports for this GPU."""
+        return bool(self.runtime_memory_bytes)
+
+    @property
+    def memory_caveat(self):
+        """"" when the runtime's total is known; else what a plan must say beside the figure."""
+        if self.runtime_memory_known:
+            return ""
+        caveat = "datasheet capacity, runtime unknown"
+        if self.unified_memory:
+            caveat += " (unified memory: the CPU and the OS take part of it)"
+        return caveat
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.strip():
@@ -80,6 +106,9 @@ class GPU:
         if rt is not None and (isinstance(rt, bool) or not isinstance(rt, int) or rt <= 0):
             raise ConfigError(f"runtime_memory_bytes: must be a positive whole number "
                               f"of bytes for GPU {self.name!r} (got {rt!r})")
+        if not isinstance(self.unified_memory, bool):
+            raise ConfigError(f"unified_memory: must be True or False for GPU {self.name!r} "
+                              f"(got {self.unified_memory!r})")
         if self.interconnect_bytes_per_s is not None:
             _positive_number("interconnect_bytes_per_s", self.interconnect_bytes_per_s, self.name)
         if not isinstance(self.peak_flops, dict) or not self.peak_flops:
@@ -138,7 +167,9 @@ def _table():
                       memory=r.get("memory", ""), vendor=r.get("vendor", ""),
                       runtime_memory_bytes=r.get("runtime_memory_bytes"),
                       interconnect_bytes_per_s=r.get("interconnect_bytes_per_s"),
-                      interconnect=r.get("interconnect", ""))
+                      interconnect=r.get("interconnect", ""),
+                      runtime_memory_source=r.get("runtime_memory_source", ""),
+                      unified_memory=bool(r.get("unified_memory", False)))
             _TABLE[gpu.name] = (gpu, tuple(r.get("aliases", ())))
     return _TABLE
 
@@ -169,7 +200,8 @@ def load_gpu(name):
 
 
 _FIELDS = ("name", "memory_bytes", "bandwidth_bytes_per_s", "peak_flops", "source", "notes",
-           "memory", "vendor", "runtime_memory_bytes", "interconnect_bytes_per_s", "interconnect")
+           "memory", "vendor", "runtime_memory_bytes", "interconnect_bytes_per_s", "interconnect",
+           "runtime_memory_source", "unified_memory")
 
 
 def as_gpu(gpu):

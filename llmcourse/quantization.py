@@ -210,13 +210,20 @@ def _compressed_tensors(q):
                   "(compressed-tensors, pack-quantized)")
 
 
+# dtypes whose lc.weight_bytes width includes a shared scale -> the width of the values alone
+_VALUE_ONLY = {"mxfp4": "int4"}
+
+
 class StoredWeights:
     """Bytes of a model's weights as stored: ``total`` = ``values`` (the quantized
     matrices' low-bit values) + ``scales`` (scales, zero points, indices) + ``kept``
     (tensors left in the base dtype). ``routed_experts`` is the part of ``total`` in
     routed experts (all of it: values, scales and biases). ``ideal`` is
-    ``lc.weight_bytes`` at the scheme's nominal dtype: every parameter at the same
-    bit width, no scales (the idealised figure, labelled so)."""
+    ``lc.weight_bytes`` at the scheme's nominal VALUE width: every parameter at the same
+    bit width, no scales (the idealised figure, labelled so). One definition for every
+    scheme: mxfp4's shared e8m0 scale (one byte per 32 values) is overhead, as int4's
+    16-bit group scales are, so an mxfp4 checkpoint's idealised experts are 4 bits a value,
+    not ``lc.weight_bytes``' 4.25."""
 
     __slots__ = ("model", "scheme", "values", "scales", "kept", "routed_experts", "ideal",
                  "base_bytes", "buffers")
@@ -327,7 +334,10 @@ def stored_weights(cfg, scheme=AS_SHIPPED, base_dtype=None):
             kept += t.numel * base
     nominal = sch.nominal if sch.quantizes else {4: "fp32", 2: "bf16"}[base]
     other = nominal if sch.targets == "linear" else {4: "fp32", 2: "bf16"}[base]
-    ideal = weight_bytes(cfg, other, experts_dtype=nominal)
+    # the idealised figure counts values only: mxfp4's 4.25 bits (lc.weight_bytes) include
+    # its scales, so its values are counted at 4 bits, as int4's are
+    ideal = weight_bytes(cfg, _VALUE_ONLY.get(other, other),
+                         experts_dtype=_VALUE_ONLY.get(nominal, nominal))
     # an unquantized checkpoint is named by the dtype it is stored in (gemma-2-2b: fp32)
     return StoredWeights(model=cfg.name, scheme=sch.name if sch.quantizes else nominal,
                          values=values, scales=scales, kept=kept, routed_experts=routed,

@@ -1,30 +1,38 @@
-"""Will it start? The KV-cache budget as vLLM's V1 engine computes it, per GPU.
+"""Will it start? The KV-cache budget as vLLM's V1 engine computes it, per GPU, by release.
 
 The idealised plan (:func:`llmcourse.memory_plan`: weights + KV <= 0.9 x datasheet
 capacity, all GPUs one pool) is the first, derivable step. This module is the second:
-what the engine does when it is launched. It follows vLLM's V1 engine as of the 0.10
-and 0.11 releases (``vllm/v1/worker/gpu_worker.py: determine_available_memory``,
-``vllm/v1/core/kv_cache_utils.py``, ``vllm/engine/arg_utils.py``):
+what the engine does when it is launched (``vllm/v1/worker/gpu_worker.py:
+determine_available_memory``, ``vllm/v1/core/kv_cache_utils.py``,
+``vllm/engine/arg_utils.py``). Its accounting changed between releases, so the plan takes a
+``vllm_version``: ``"0.31"`` (the default, :data:`CURRENT_VLLM`: v0.31.0 of 5 October 2026,
+the newest release found) or ``"0.10"``/``"0.11"`` (October 2025); :data:`VLLM_RELEASES`
+holds the budget terms of each, with the PRs that changed them.
 
-1. requested = ``gpu_memory_utilization`` x the total memory the CUDA runtime reports
-   (:attr:`GPU.reported_memory_bytes`: 79.18 GiB on an H100 80GB, not 80 GB);
-2. minus the weights as loaded on this GPU (its tensor-parallel shard, its pipeline
-   stage);
+1. requested = ``gpu_memory_utilization`` x the total the GPU runtime reports
+   (:attr:`GPU.reported_memory_bytes`: 79.18 GiB on an H100 80GB, not 80 GB); the default
+   utilization is 0.9 up to 0.11 and 0.92 in the current release (vLLM PR 38284);
+2. minus the weights as loaded on this GPU (its tensor-parallel shard, its pipeline stage);
 3. minus the peak activation of the profiling run (``gpu_model_runner.profile_run``: a
    dummy forward over ``max_num_batched_tokens`` tokens, then a dummy sampler run over
-   ``min(max_num_seqs, max_num_batched_tokens)`` rows of full-vocabulary logits, one after
-   the other, so the torch peak is the larger of the two) -- an ESTIMATE here
-   (:func:`activation_peak_bytes`), built from the tensors those two runs allocate;
-4. minus non-torch memory (cuBLAS/NCCL buffers created after vLLM's first memory
-   snapshot): a STATED figure (:data:`NON_TORCH_BYTES`), not derived;
-5. what is left is the KV cache, cut into blocks of ``block_size`` tokens (16) in every
+   ``min(max_num_seqs, max_num_batched_tokens)`` rows of full-vocabulary logits; the torch
+   peak is the larger of the two) -- an ESTIMATE here (:func:`activation_peak_bytes`). The
+   sampler's bytes per logit depend on the release: 38 with PyTorch's sort (0.10/0.11 once
+   PR 26859 turned FlashInfer's sampler off by default), 14 with FlashInfer's, on again by
+   default since PR 40376 (April 2026);
+4. minus non-torch memory (cuBLAS/NCCL buffers created after vLLM's first snapshot): a
+   STATED figure from published logs (:func:`non_torch_range`: 0.13 GiB on one GPU, 0.55
+   GiB with TP; logged 0.07-0.14 GiB on one GPU, 0.21-1.38 GiB with TP);
+5. minus, in the current release only, vLLM's own estimate of the CUDA-graph pool
+   (``profile_cudagraph_memory``, PR 30515, subtracted by default "since v0.21.0" as the
+   log says): a STATED figure (:data:`CUDA_GRAPH_ESTIMATE_BYTES`: 0.6 GiB, logged 0.13-4.2
+   GiB); in 0.10/0.11 the graphs are
+   captured after the KV cache is allocated and come out of the ``1 - utilization``
+   headroom instead;
+6. what is left is the KV cache, cut into blocks of ``block_size`` tokens (16) in every
    attention layer of this GPU. The engine refuses to start when no block fits or when
    one request of ``max_model_len`` tokens does not fit, with the messages in
    :func:`vllm_plan`'s ``reason``.
-
-CUDA graphs are captured after the KV cache is allocated (0.10/0.11), so their memory
-(:data:`CUDA_GRAPH_BYTES`, stated) comes out of the ``1 - gpu_memory_utilization``
-headroom, not out of the KV budget.
 
 Tensor parallelism (vLLM's rules): the tensor-parallel size must divide
 ``num_attention_heads``; when it is below ``num_key_value_heads`` it must divide them
@@ -32,9 +40,14 @@ too, and when it is at or above them it must be a multiple of them, and each GPU
 one (replicated) KV head. An MLA latent (DeepSeek) has no heads to split: every rank
 caches the whole latent.
 
-Exact here: the arithmetic of steps 1, 2, 5 and the parallelism rules. Estimated: the
+Llama-3.1-8B on one H100 at max_model_len 16,000: 0.11 plans 0.9 x 79.18 - 14.99 - 4.73 -
+0.13 = 51.42 GiB = 421,200 KV tokens; 0.31 plans 0.92 x 79.18 - 14.99 - 1.79 - 0.13 - 0.60 =
+55.34 GiB = 453,312 tokens. :func:`vllm_changes` walks from one to the other, PR by PR.
+
+Exact here: the arithmetic of steps 1, 2, 6 and the parallelism rules. Estimated: the
 activation peak. Stated: non-torch and CUDA-graph memory. Checked against published startup
-logs in ``llmcourse/data/vllm_logs.json`` (:func:`vllm_logs`; tests/test_vllm_logs.py).
+logs of both releases in ``llmcourse/data/vllm_logs.json`` (:func:`vllm_logs`;
+tests/test_vllm_logs.py).
 """
 
 from __future__ import annotations
@@ -50,8 +63,11 @@ from .hardware import as_gpu
 from .quantization import AS_SHIPPED, stored_weights
 from .zoo import as_config
 
-__all__ = ["VLLM_VERSION", "BLOCK_SIZE", "NON_TORCH_BYTES", "NON_TORCH_BYTES_TP",
-           "CUDA_GRAPH_BYTES", "SAMPLER_BYTES_PER_LOGIT", "SAMPLERS", "VllmPlan", "vllm_plan",
+__all__ = ["VLLM_VERSION", "CURRENT_VLLM", "VLLM_RELEASES", "VllmRelease", "vllm_release",
+           "BLOCK_SIZE", "NON_TORCH_BYTES", "NON_TORCH_BYTES_TP", "NonTorchRange",
+           "non_torch_range", "CUDA_GRAPH_BYTES", "CUDA_GRAPH_ESTIMATE_BYTES",
+           "SAMPLER_BYTES_PER_LOGIT", "SAMPLERS", "VllmPlan", "vllm_plan", "BudgetChange",
+           "vllm_changes", "CUDA_GRAPH_ESTIMATE_RANGE_GIB",
            "vllm_defaults", "check_parallelism", "kv_heads_per_rank", "weights_per_gpu",
            "kv_bytes_per_token_per_gpu", "rope_cache_bytes", "GpuDecodeBound",
            "decode_step_per_gpu", "activation_peak_bytes", "ProfilePeak", "profile_peak",
@@ -60,19 +76,30 @@ __all__ = ["VLLM_VERSION", "BLOCK_SIZE", "NON_TORCH_BYTES", "NON_TORCH_BYTES_TP"
            "ExpectedDecode", "expected_decode_speed"]
 
 GiB = 2 ** 30
-VLLM_VERSION = "vLLM V1 engine, 0.10/0.11 (gpu_worker.determine_available_memory)"
 BLOCK_SIZE = 16
 # Stated, not derived: the "non-torch forward increase memory" / "GiB for non-torch memory"
 # of published V1 logs (llmcourse/data/vllm_logs.json): 0.13-0.14 GiB on one H100 and 0.54-0.55
 # GiB per GPU at TP=2 over NVLink (llm-d/llm-d-benchmark config_explorer/
-# empirical-vllm-memory-results.md), 0.07 GiB on one 80 GB GPU and 0.21 GiB per L40S at TP=8
-# without custom all-reduce (0.10.2 logs). One figure each, not fitted per launch.
+# empirical-vllm-memory-results.md). One figure each, not fitted per launch; the spread the
+# logs show (0.07-0.14 GiB on one GPU, 0.21-1.38 GiB with TP, by GPU and all-reduce backend)
+# is non_torch_range().
 NON_TORCH_BYTES = round(0.13 * GiB)
 NON_TORCH_BYTES_TP = round(0.55 * GiB)
-# Stated: "Graph capturing finished in N secs, took 0.3-0.9 GiB" in published V1 logs;
-# taken after the KV cache is allocated, from the headroom.
+# Stated: "Graph capturing finished in N secs, took 0.3-0.9 GiB" in published 0.10/0.11 logs;
+# captured after the KV cache is allocated, from the headroom (not from the KV budget).
 CUDA_GRAPH_BYTES = round(0.5 * GiB)
-# The sampler's dummy run (gpu_model_runner._dummy_sampler_run, 0.10/0.11): logits for
+# Stated: vLLM's own estimate of the CUDA-graph pool, subtracted from the KV budget since
+# v0.21 ("CUDA graph memory profiling is enabled (default since v0.21.0)"). It captures two
+# graphs per mode and extrapolates (gpu_model_runner.profile_cudagraph_memory), so it is not a
+# function of the model the course can derive: "Estimated CUDA graph memory: 0.52 GiB total"
+# for Qwen3-8B on one 24 GB GPU with the default 51 + 35 graphs (LMCache issue 3430, vLLM
+# 0.21.0), 0.73 and 1.62 GiB on one GPU (vLLM PR 39559), 0.37 GiB with 35 + 19 graphs; 0.17 to
+# 2.2 GiB per GPU with TP (noonghunna/club-3090 issue 127, vllm issue 50722). 0.6 GiB stated.
+# The range logged: 0.13 GiB (two RTX 3090s, 5 graphs: noonghunna/club-3090 issue 104) to ~4.2
+# GiB (a hybrid model on 0.26, vllm issue 50780, which traces it to a profiling transient).
+CUDA_GRAPH_ESTIMATE_BYTES = round(0.6 * GiB)
+CUDA_GRAPH_ESTIMATE_RANGE_GIB = (0.13, 4.2)
+# The sampler's dummy run (gpu_model_runner._dummy_sampler_run): logits for
 # min(max_num_seqs, max_num_batched_tokens) rows of the whole vocabulary, sampled with
 # temperature 0.5, top_p 0.9 and top_k = V - 1, so top-k/top-p runs on every row. Bytes alive
 # per logit at the sampler's peak:
@@ -82,15 +109,79 @@ CUDA_GRAPH_BYTES = round(0.5 * GiB)
 #     value buffers (4 + 8) = 38;
 #   "flashinfer" (forward_cuda -> flashinfer.sampling.top_k_top_p_sampling_from_logits): bf16
 #     logits (2) + fp32 copy (4) + top-k masked logits (4) + softmax probabilities (4) = 14.
-# vLLM uses FlashInfer's sampler only when the flashinfer package is installed (an optional
-# extra of the pip wheel since July 2025, requirements/cuda.txt); its log then says "Using
-# FlashInfer for top-p & top-k sampling", else "Falling back to the PyTorch-native
-# implementation". With 38 the plan is within 0.1 GiB of every activation peak logged in
-# vllm_logs.json (1.4 to 7.38 GiB, no row shows the FlashInfer line).
+# Which one runs is the release's default (VLLM_USE_FLASHINFER_SAMPLER): on whenever flashinfer
+# was importable until vLLM PR 26859 (15 Oct 2025, after v0.11.0) turned it off; on again by
+# default since PR 40376 (April 2026). The log says "Using FlashInfer for top-p & top-k
+# sampling" or "Falling back to the PyTorch-native implementation".
 SAMPLER_BYTES_PER_LOGIT = {"pytorch": 38, "flashinfer": 14}
 SAMPLERS = tuple(SAMPLER_BYTES_PER_LOGIT)
 KV_CACHE_DTYPES = {"auto": None, "bf16": "bf16", "fp16": "fp16", "fp8": "fp8",
                    "fp8_e4m3": "fp8", "fp8_e5m2": "fp8"}
+
+
+class VllmRelease(NamedTuple):
+    """The budget terms of one vLLM release line, with the changes that set them."""
+    version: str                      # "0.11", "0.31"
+    label: str                        # what the plan prints
+    default_utilization: float        # gpu_memory_utilization when not given
+    sampler: str                      # the profiling run's default top-k/top-p sampler
+    cuda_graph_in_budget: bool        # the CUDA-graph estimate is subtracted from the KV budget
+    cuda_graph_bytes: int             # stated graph pool (in the budget or in the headroom)
+    big_gpu_tier: bool                # GPUs reporting >= 160 GiB get 16,384 batched tokens
+    sources: tuple                    # (what changed, where) pairs
+
+
+VLLM_RELEASES = {
+    "0.11": VllmRelease(
+        "0.11", "vLLM 0.10/0.11 (V1 engine, August-October 2025)", 0.9, "pytorch", False,
+        CUDA_GRAPH_BYTES, False,
+        (("determine_available_memory: KV = utilization x total - weights - torch peak of the "
+          "profiling run - non-torch increase", "vllm PR 19312 (June 2025, 0.9.2)"),
+         ("FlashInfer sampler off by default", "https://github.com/vllm-project/vllm/pull/26859"),
+         ("CUDA graphs captured after the KV cache, from the headroom",
+          "vllm/v1/worker/gpu_worker.py compile_or_warm_up_model (0.10/0.11)"))),
+    "0.31": VllmRelease(
+        "0.31", "vLLM 0.31 (v0.31.0 of 5 October 2026, the newest release found)", 0.92,
+        "flashinfer", True, CUDA_GRAPH_ESTIMATE_BYTES, True,
+        (("default gpu_memory_utilization 0.9 -> 0.92",
+          "https://github.com/vllm-project/vllm/pull/38284; vllm/config/cache.py at v0.30.0: "
+          "gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)"),
+         ("FlashInfer top-k/top-p sampler on by default again",
+          "https://github.com/vllm-project/vllm/pull/40376"),
+         ("CUDA-graph memory estimated during profiling and subtracted from the KV budget, "
+          "default since v0.21.0", "https://github.com/vllm-project/vllm/pull/30515"),
+         ("GPUs reporting >= 160 GiB default to 16,384 batched tokens for vllm serve too "
+          "(v0.28.0)", "https://github.com/vllm-project/vllm/pull/51726"),
+         ("the newest release found: v0.31.0, 5 October 2026",
+          "https://github.com/vllm-project/vllm/releases/tag/v0.31.0"))),
+}
+VLLM_RELEASES["0.10"] = VLLM_RELEASES["0.11"]
+CURRENT_VLLM = "0.31"
+VLLM_VERSION = VLLM_RELEASES[CURRENT_VLLM].label
+# the release lines the plan models: 0.10/0.11, and 0.21 (the CUDA-graph estimate in the
+# budget) to 0.31; 0.12-0.20 changed the defaults piece by piece and are not modelled
+_MODELLED = ("0.10", "0.11") + tuple(f"0.{m}" for m in range(21, 32))
+
+
+def vllm_release(version=None):
+    """The :class:`VllmRelease` whose budget :func:`vllm_plan` follows for ``version``
+    (``"0.10"``, ``"0.11"``, or ``"0.21"`` to ``"0.31"``; None: :data:`CURRENT_VLLM`). A patch
+    version (``"0.11.0"``, ``"v0.28.1"``) counts as its minor release. 0.21-0.27 budget as 0.31
+    but give GPUs of >= 160 GiB vLLM's older 8,192 batched tokens."""
+    if version is None:
+        return VLLM_RELEASES[CURRENT_VLLM]
+    if not isinstance(version, str):
+        raise ConfigError(f"vllm_version: a release such as '0.11' or '0.31' (got {version!r})")
+    parts = version.strip().lstrip("vV").split(".")
+    key = ".".join(parts[:2])
+    if key not in _MODELLED:
+        raise ConfigError(f"vllm_version: the plan models 0.10/0.11 and 0.21-0.31, the newest "
+                          f"release found (got {version!r})")
+    if key in VLLM_RELEASES:
+        return VLLM_RELEASES[key]
+    cur = VLLM_RELEASES[CURRENT_VLLM]
+    return cur._replace(version=key, label=f"vLLM {key} (budgeted as {cur.version})",
+                        big_gpu_tier=int(parts[1]) >= 28)
 
 
 def _whole(name, v, minimum=1):
@@ -102,15 +193,21 @@ def _whole(name, v, minimum=1):
 USAGES = ("serve", "llm")
 
 
-def vllm_defaults(gpu, usage="serve"):
+def vllm_defaults(gpu, usage="serve", vllm_version=None):
     """(max_num_seqs, max_num_batched_tokens) vLLM picks when they are not given
-    (``EngineArgs._set_default_args``, 0.10/0.11): on GPUs reporting >= 70 GiB that are not
-    A100s (H100, H200, MI300X, B200) 1024 sequences and 8192 tokens for ``vllm serve``
+    (``EngineArgs.get_batch_defaults``): on GPUs reporting >= 70 GiB that are not A100s
+    (H100, H200, MI300X, B200) 1024 sequences and 8192 tokens for ``vllm serve``
     (``usage="serve"``), 1024 and 16384 for the offline ``LLM`` class (``usage="llm"``);
-    on the others 256 sequences and 2048 tokens (serve) or 8192 (LLM)."""
+    on the others 256 sequences and 2048 tokens (serve) or 8192 (LLM). Since v0.28.0 (vLLM
+    PR 51726) GPUs reporting >= 160 GiB (B200, B300, MI300X, MI325X, MI355X) get 16384
+    tokens for both. ``vllm_version``: as for :func:`vllm_release` (default: the current
+    release)."""
     gpu = as_gpu(gpu)
+    release = vllm_release(vllm_version)
     if usage not in USAGES:
         raise ConfigError(f"usage: 'serve' (vllm serve) or 'llm' (the LLM class) (got {usage!r})")
+    if release.big_gpu_tier and gpu.reported_memory_bytes >= 160 * GiB:
+        return 1024, 16384
     big = gpu.reported_memory_bytes >= 70 * GiB and "a100" not in gpu.name.lower()
     if big:
         return (1024, 8192) if usage == "serve" else (1024, 16384)
@@ -318,8 +415,53 @@ def allreduce_seconds(gpu, nbytes, tensor_parallel_size):
     return 2 * (tp - 1) / tp * nbytes / (bw / 2)
 
 
+class NonTorchRange(NamedTuple):
+    """Non-torch memory per GPU (NCCL, cuBLAS, custom all-reduce buffers) as published vLLM
+    logs show it for a tensor-parallel size: ``typical`` is the figure the plan uses,
+    ``low``/``high`` the spread of the logged launches (bytes), ``logged`` the (gpu, tp,
+    GiB, source) rows they come from."""
+    tensor_parallel_size: int
+    low: int
+    typical: int
+    high: int
+    logged: tuple
+
+    def __repr__(self):
+        return (f"NonTorchRange(TP={self.tensor_parallel_size}: ~{self.typical / GiB:.2f} GiB, "
+                f"logged {self.low / GiB:.2f}-{self.high / GiB:.2f} GiB over "
+                f"{len(self.logged)} launches)")
+
+
+def non_torch_range(tensor_parallel_size=1, gpu=None):
+    """The non-torch memory of one GPU as the published logs of ``vllm_logs.json`` show it
+    (their ``non_torch_gib``, and the extra observations it keeps with their sources), for one
+    GPU (``tensor_parallel_size`` 1) or with TP (> 1): a STATED range, not a derivation. The
+    figure a plan uses is ``typical`` (0.13 GiB alone, 0.55 GiB with TP: the H100 logs); alone
+    the logs run from 0.07 GiB (a B200) to 0.14 GiB; with TP from 0.21 GiB (8 x L40S without
+    custom all-reduce) to 1.38 GiB (2 x H200). ``gpu`` narrows the logged rows to that
+    accelerator when it has any."""
+    tp = _whole("tensor_parallel_size", tensor_parallel_size)
+    rows = []
+    for r in _log_file().get("non_torch_observations", []) + vllm_logs():
+        nt = (r.get("logged") or {}).get("non_torch_gib", r.get("non_torch_gib"))
+        if nt is None or not r.get("gpu") or r.get("tensor_parallel_size") is None:
+            continue
+        if (r["tensor_parallel_size"] > 1) != (tp > 1):
+            continue
+        rows.append((r["gpu"], r["tensor_parallel_size"], nt, r.get("source", "")))
+    if gpu is not None:
+        name = as_gpu(gpu).name
+        mine = [r for r in rows if r[0] == name]
+        rows = mine or rows
+    typical = NON_TORCH_BYTES if tp == 1 else NON_TORCH_BYTES_TP
+    gib = [r[2] for r in rows] or [typical / GiB]
+    return NonTorchRange(tp, round(min(gib) * GiB), typical, round(max(gib) * GiB),
+                         tuple(sorted(rows)))
+
+
 class VllmPlan(NamedTuple):
-    """vLLM's budget on one GPU (the fullest one), in bytes."""
+    """vLLM's budget on one GPU (the fullest one), in bytes, under one release's accounting
+    (``vllm_version``)."""
     model: str
     gpu: str
     tensor_parallel_size: int
@@ -330,23 +472,28 @@ class VllmPlan(NamedTuple):
     max_num_batched_tokens: int
     kv_cache_dtype: str
     block_size: int
-    total_bytes: int            # what the runtime reports
+    total_bytes: int            # what the runtime reports (the datasheet's if unknown)
     requested_bytes: int        # utilization x total
     weight_bytes: int           # as loaded on this GPU
     activation_bytes: int       # profiling run's torch peak (estimate unless given)
     non_torch_bytes: int        # stated unless given
-    cuda_graph_bytes: int       # stated; from the headroom, not the KV budget
+    cuda_graph_bytes: int       # stated unless given; in the budget from 0.21, else headroom
     kv_bytes_per_token: int     # on this GPU, all its attention layers
     reason: str                 # "" when it starts; else vLLM's message
     sampler: str = "pytorch"    # which top-k/top-p sampler the profiling run used
     usage: str = "serve"        # "serve" (vllm serve) or "llm" (the offline LLM class)
     kv_bytes_needed: int = 0    # one request of max_model_len on this GPU (vLLM's check)
+    vllm_version: str = "0.11"  # the release whose accounting this is
+    cuda_graph_in_budget: bool = False
+    memory_caveat: str = ""     # "datasheet capacity, runtime unknown" when it is
+    non_torch_range: tuple = () # (low, high) bytes the logs show for this TP size
 
     @property
     def kv_budget_bytes(self):
         """Available KV cache memory (vLLM's log line), may be negative."""
+        graphs = self.cuda_graph_bytes if self.cuda_graph_in_budget else 0
         return self.requested_bytes - self.weight_bytes - self.activation_bytes \
-            - self.non_torch_bytes
+            - self.non_torch_bytes - graphs
 
     @property
     def num_blocks(self):
@@ -357,6 +504,19 @@ class VllmPlan(NamedTuple):
         """GPU KV cache size: N tokens (whole blocks)."""
         return self.num_blocks * self.block_size
 
+    def _tokens_at(self, non_torch):
+        budget = self.kv_budget_bytes + self.non_torch_bytes - non_torch
+        return max(0, budget // (self.kv_bytes_per_token * self.block_size)) * self.block_size
+
+    @property
+    def kv_tokens_range(self):
+        """(fewest, most) KV tokens when non-torch memory takes the (high, low) end of what
+        the logs show for this TP size: how much the answer moves with that stated term."""
+        if not self.non_torch_range:
+            return self.kv_tokens, self.kv_tokens
+        low, high = self.non_torch_range
+        return self._tokens_at(high), self._tokens_at(low)
+
     @property
     def max_concurrency(self):
         """Maximum concurrency for max_model_len tokens per request (vLLM's "x")."""
@@ -366,13 +526,46 @@ class VllmPlan(NamedTuple):
     def starts(self):
         return not self.reason
 
+    @property
+    def release(self):
+        """The :class:`VllmRelease` whose accounting this plan follows."""
+        return vllm_release(self.vllm_version)
+
+    @property
+    def equivalent_utilization(self):
+        """The utilization that would give the same KV budget without the CUDA-graph estimate,
+        as the current release logs it ("The current --gpu-memory-utilization=0.9200 is
+        equivalent to --gpu-memory-utilization=0.9129 without CUDA graph memory profiling"):
+        utilization - graphs / total. None when the release does not subtract graphs."""
+        if not self.cuda_graph_in_budget:
+            return None
+        return self.gpu_memory_utilization - self.cuda_graph_bytes / self.total_bytes
+
+    def terms(self):
+        """The budget term by term (name, bytes, how it is known), as the lesson lists it."""
+        out = [("total the runtime reports", self.total_bytes,
+                self.memory_caveat or "reported by the runtime (sourced)"),
+               (f"requested = {self.gpu_memory_utilization} x total", self.requested_bytes,
+                "exact"),
+               ("weights as loaded", -self.weight_bytes, "exact"),
+               (f"profiling peak ({self.sampler} sampler)", -self.activation_bytes, "estimate"),
+               ("non-torch memory", -self.non_torch_bytes, "stated")]
+        if self.cuda_graph_in_budget:
+            out.append(("CUDA-graph estimate", -self.cuda_graph_bytes, "stated"))
+        out.append(("KV cache", self.kv_budget_bytes, f"{self.kv_tokens:,} tokens"))
+        return out
+
     def __repr__(self):
         g = GiB
-        head = (f"VllmPlan({self.model} on {self.gpu}, TP={self.tensor_parallel_size}, "
-                f"PP={self.pipeline_parallel_size}: {self.gpu_memory_utilization} x "
-                f"{self.total_bytes / g:.2f} GiB = {self.requested_bytes / g:.2f} GiB; weights "
-                f"{self.weight_bytes / g:.2f} GiB, activations ~{self.activation_bytes / g:.2f}"
-                f" GiB, non-torch ~{self.non_torch_bytes / g:.2f} GiB; KV "
+        caveat = f" [{self.memory_caveat}]" if self.memory_caveat else ""
+        graphs = (f", CUDA graphs ~{self.cuda_graph_bytes / g:.2f} GiB"
+                  if self.cuda_graph_in_budget else "")
+        head = (f"VllmPlan(vLLM {self.vllm_version}: {self.model} on {self.gpu}, TP="
+                f"{self.tensor_parallel_size}, PP={self.pipeline_parallel_size}: "
+                f"{self.gpu_memory_utilization} x {self.total_bytes / g:.2f} GiB{caveat} = "
+                f"{self.requested_bytes / g:.2f} GiB; weights {self.weight_bytes / g:.2f} GiB, "
+                f"activations ~{self.activation_bytes / g:.2f} GiB, non-torch "
+                f"~{self.non_torch_bytes / g:.2f} GiB{graphs}; KV "
                 f"{self.kv_budget_bytes / g:.2f} GiB = {self.kv_tokens:,} tokens")
         if self.starts:
             return head + f", {self.max_concurrency:.2f}x at {self.max_model_len:,} tokens)"
@@ -417,32 +610,42 @@ def kv_bytes_needed(cfg, max_model_len, max_num_batched_tokens, tensor_parallel_
 
 
 def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
-              gpu_memory_utilization=0.9, max_model_len=None, max_num_seqs=None,
+              gpu_memory_utilization=None, max_model_len=None, max_num_seqs=None,
               max_num_batched_tokens=None, kv_cache_dtype="auto", block_size=BLOCK_SIZE,
               weights=AS_SHIPPED, activation_bytes=None, non_torch_bytes=None,
-              weight_bytes=None, usage="serve", sampler="pytorch"):
-    """The plan vLLM makes at startup on the fullest GPU of the group.
+              weight_bytes=None, usage="serve", sampler=None, vllm_version=None,
+              cuda_graph_bytes=None):
+    """The plan vLLM makes at startup on the fullest GPU of the group, as the release
+    ``vllm_version`` budgets it (default :data:`CURRENT_VLLM`, "0.31"; "0.10"/"0.11" for the
+    2025 accounting; see :func:`vllm_release`). The plan's ``vllm_version`` says which.
 
-    ``max_model_len`` defaults to the model's ``max_position_embeddings`` (as vLLM's
-    does); ``max_num_seqs`` and ``max_num_batched_tokens`` to :func:`vllm_defaults` for
-    ``usage`` (``"serve"``: ``vllm serve``; ``"llm"``: the offline ``LLM`` class).
-    ``kv_cache_dtype``: ``"auto"`` (the model's dtype) or ``"fp8"`` -- vLLM's cache
-    dtypes are fp8 only (int8/int4 caches exist in other engines). ``sampler``: the
-    top-k/top-p sampler of the profiling run, ``"pytorch"`` (vLLM without the flashinfer
-    package) or ``"flashinfer"`` (:data:`SAMPLER_BYTES_PER_LOGIT`). ``activation_bytes``,
-    ``non_torch_bytes``, ``weight_bytes``: pass a log's figures to replace the estimate
-    and the stated figures.
+    ``gpu_memory_utilization`` defaults to the release's (0.92 since vLLM PR 38284, 0.9
+    before). ``max_model_len`` defaults to the model's ``max_position_embeddings`` (as
+    vLLM's does); ``max_num_seqs`` and ``max_num_batched_tokens`` to :func:`vllm_defaults`
+    for ``usage`` (``"serve"``: ``vllm serve``; ``"llm"``: the offline ``LLM`` class).
+    ``kv_cache_dtype``: ``"auto"`` (the model's dtype) or ``"fp8"`` -- vLLM's cache dtypes
+    are fp8 only (int8/int4 caches exist in other engines). ``sampler``: the top-k/top-p
+    sampler of the profiling run, ``"pytorch"`` or ``"flashinfer"``
+    (:data:`SAMPLER_BYTES_PER_LOGIT`; default: the release's). ``activation_bytes``,
+    ``non_torch_bytes``, ``weight_bytes``, ``cuda_graph_bytes``: pass a log's figures to
+    replace the estimate and the stated figures.
+
+    A GPU whose runtime total is not in the table is planned on its datasheet capacity and
+    the plan says so (``memory_caveat``: "datasheet capacity, runtime unknown").
     """
     cfg = as_config(cfg)
     gpu = as_gpu(gpu)
+    release = vllm_release(vllm_version)
     check_parallelism(cfg, tensor_parallel_size, pipeline_parallel_size)
-    u = gpu_memory_utilization
+    u = release.default_utilization if gpu_memory_utilization is None else \
+        gpu_memory_utilization
     if isinstance(u, bool) or not isinstance(u, (int, float)) or not 0 < u <= 1:
         raise ConfigError(f"gpu_memory_utilization: must be a fraction in (0, 1] (got {u!r})")
     key = str(kv_cache_dtype).lower()
     if key not in KV_CACHE_DTYPES:
         raise ConfigError(f"kv_cache_dtype: vLLM offers {', '.join(KV_CACHE_DTYPES)} "
                           f"(got {kv_cache_dtype!r}; int8/int4 caches exist in other engines)")
+    sampler = release.sampler if sampler is None else sampler
     if sampler not in SAMPLER_BYTES_PER_LOGIT:
         raise ConfigError(f"sampler: one of {', '.join(SAMPLERS)} (got {sampler!r})")
     kv_dtype = KV_CACHE_DTYPES[key] or ("fp16" if str(cfg.get("torch_dtype") or
@@ -457,19 +660,24 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
         raise ConfigError(f"max_model_len: User-specified max_model_len ({max_model_len}) is "
                           f"greater than the derived max_model_len (max_position_embeddings="
                           f"{mpe} in model's config.json).")
-    seqs, batched = vllm_defaults(gpu, usage)
+    seqs, batched = vllm_defaults(gpu, usage, release.version)
     max_num_seqs = seqs if max_num_seqs is None else _whole("max_num_seqs", max_num_seqs)
     max_num_batched_tokens = (batched if max_num_batched_tokens is None else
                               _whole("max_num_batched_tokens", max_num_batched_tokens))
     tp, pp = tensor_parallel_size, pipeline_parallel_size
     total = gpu.reported_memory_bytes
-    requested = math.floor(u * total)
+    # 0.10/0.11 multiply the float total by the utilization and truncate; the current
+    # release rounds the request up (request_memory: math.ceil(total * utilization))
+    requested = math.ceil(u * total) if release.cuda_graph_in_budget else math.floor(u * total)
     w = weights_per_gpu(cfg, tp, pp, weights) if weight_bytes is None else \
         _whole("weight_bytes", weight_bytes)
     act = activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs, tp, sampler) \
         if activation_bytes is None else _whole("activation_bytes", activation_bytes, 0)
     nt = (NON_TORCH_BYTES if tp * pp == 1 else NON_TORCH_BYTES_TP) \
         if non_torch_bytes is None else _whole("non_torch_bytes", non_torch_bytes, 0)
+    graphs = release.cuda_graph_bytes if cuda_graph_bytes is None else \
+        _whole("cuda_graph_bytes", cuda_graph_bytes, 0)
+    spread = non_torch_range(tp * pp, gpu)
     per_token = kv_bytes_per_token_per_gpu(cfg, tp, pp, kv_dtype)
 
     def needed(mml):
@@ -477,7 +685,9 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     need = needed(max_model_len)
     plan = VllmPlan(cfg.name, gpu.name, tp, pp, u, max_model_len, max_num_seqs,
                     max_num_batched_tokens, kv_dtype, block_size, total, requested, w, act,
-                    nt, CUDA_GRAPH_BYTES, per_token, "", sampler, usage, need)
+                    nt, graphs, per_token, "", sampler, usage, need, release.version,
+                    release.cuda_graph_in_budget, gpu.memory_caveat,
+                    (min(spread.low, nt), max(spread.high, nt)))
     if plan.kv_budget_bytes <= 0 or plan.num_blocks == 0:
         return plan._replace(reason="No available memory for the cache blocks. Try "
                                     "increasing `gpu_memory_utilization` when initializing "
@@ -497,19 +707,77 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     return plan
 
 
+class BudgetChange(NamedTuple):
+    """One step from the 0.10/0.11 budget to the current release's (:func:`vllm_changes`)."""
+    what: str
+    source: str
+    plan: VllmPlan
+
+    @property
+    def kv_budget_bytes(self):
+        return self.plan.kv_budget_bytes
+
+    @property
+    def kv_tokens(self):
+        return self.plan.kv_tokens
+
+
+def vllm_changes(cfg, gpu, **settings):
+    """What changed between vLLM 0.10/0.11 and the current release, one term at a time, for
+    one launch (``settings``: :func:`vllm_plan`'s, except ``vllm_version``, ``sampler`` and
+    ``gpu_memory_utilization``, which the steps set): a list of :class:`BudgetChange`, each
+    with the plan after that change and the PR that made it. The first is the 0.10/0.11
+    plan, the last the current release's. Llama-3.1-8B on one H100 at max_model_len 16,000:
+    51.42 GiB (421,200 tokens) under 0.11; 53.00 GiB (434,176) with the default utilization
+    0.92 (PR 38284); 55.94 GiB (458,224) with FlashInfer's sampler (PR 40376: its profiling
+    peak is 1.79 GiB, not 4.73); 55.34 GiB = 453,312 tokens with the 0.6 GiB CUDA-graph
+    estimate subtracted (PR 30515)."""
+    for k in ("vllm_version", "sampler", "gpu_memory_utilization"):
+        if k in settings:
+            raise ConfigError(f"{k}: vllm_changes sets it at each step; plan one release with "
+                              f"vllm_plan(..., {k}=...) instead")
+    old, cur = VLLM_RELEASES["0.11"], VLLM_RELEASES[CURRENT_VLLM]
+    src = dict((what.split(" ")[0], where) for what, where in cur.sources)
+    steps = [(f"vLLM 0.10/0.11: utilization {old.default_utilization}, {old.sampler} sampler, "
+              f"CUDA graphs from the headroom", "the 0.11 accounting",
+              dict(vllm_version="0.11")),
+             (f"default gpu_memory_utilization {old.default_utilization} -> "
+              f"{cur.default_utilization}", src["default"],
+              dict(vllm_version="0.11", gpu_memory_utilization=cur.default_utilization)),
+             ("FlashInfer's top-k/top-p sampler on by default (14 B per logit, not 38)",
+              src["FlashInfer"], dict(vllm_version="0.11",
+                                      gpu_memory_utilization=cur.default_utilization,
+                                      sampler="flashinfer")),
+             ("the CUDA-graph estimate subtracted from the KV budget (default since v0.21.0)",
+              src["CUDA-graph"], dict(vllm_version="0.27"))]
+    out = [BudgetChange(w, s, vllm_plan(cfg, gpu, **settings, **kw)) for w, s, kw in steps]
+    last = vllm_plan(cfg, gpu, **settings)
+    if last.max_num_batched_tokens != out[-1].plan.max_num_batched_tokens:
+        out.append(BudgetChange("GPUs of >= 160 GiB: 16,384 batched tokens for vllm serve "
+                                "(v0.28.0)", src["GPUs"], last))
+    return out
+
+
 VLLM_LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vllm_logs.json")
 _LOG_SETTINGS = ("tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
                  "max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype",
                  "block_size", "weights", "usage", "sampler")
+_LOGS = {}
+
+
+def _log_file():
+    if not _LOGS:
+        with open(VLLM_LOGS, encoding="utf-8") as fh:
+            _LOGS.update(json.load(fh))
+    return _LOGS
 
 
 def vllm_logs(usable=None):
     """The published vLLM startup logs of ``llmcourse/data/vllm_logs.json`` (a list of
-    dicts: launch settings, quoted lines, logged figures, source). ``usable=True``: only
-    the rows the plan can be checked on; ``False``: only the excluded ones, with
-    ``excluded_reason``."""
-    with open(VLLM_LOGS, encoding="utf-8") as fh:
-        rows = json.load(fh)["launches"]
+    dicts: launch settings, quoted lines, logged figures, source, and ``budget_release``: the
+    release whose accounting the row is checked against). ``usable=True``: only the rows the
+    plan can be checked on; ``False``: only the excluded ones, with ``excluded_reason``."""
+    rows = [dict(r) for r in _log_file()["launches"]]
     if usable is None:
         return rows
     return [r for r in rows if bool(r.get("usable")) == bool(usable)]
@@ -517,7 +785,8 @@ def vllm_logs(usable=None):
 
 def log_plan(row, cfg=None):
     """:func:`vllm_plan` for one row of :func:`vllm_logs` (its model, GPU and launch
-    settings). ``cfg``: the model's config when the row names a test fixture
+    settings, under the accounting of the release it ran: ``budget_release``). ``cfg``: the
+    model's config when the row names a test fixture
     (``"fixture:..."``) rather than a zoo model."""
     if not isinstance(row, dict):
         raise ConfigError(f"row: a launch from vllm_logs() (got {type(row).__name__})")
@@ -530,6 +799,7 @@ def log_plan(row, cfg=None):
             raise ConfigError(f"config: row {row.get('id')!r} needs the config {name!r}; pass cfg=")
         cfg = name
     kw = {k: row[k] for k in _LOG_SETTINGS if row.get(k) is not None}
+    kw["vllm_version"] = row.get("budget_release") or "0.11"
     return vllm_plan(cfg, row["gpu"], **kw)
 
 
@@ -583,69 +853,7 @@ def decode_step_per_gpu(cfg, gpu, tensor_parallel_size=1, weights=AS_SHIPPED,
     return GpuDecodeBound(cfg.name, gpu.name, tp, batch, seq_len, w, kv, t_mem, t_cmp, t_ar)
 
 
-# --- typical decode speed: the bound times a measured efficiency ------------------------
-
-DECODE_SPEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
-                             "decode_speeds.json")
-ENGINE_FAMILIES = ("vLLM", "SGLang", "llama.cpp")
-_DECODE = {}
-
-
-def decode_speeds():
-    """The published batch-1 decode speeds of ``llmcourse/data/decode_speeds.json``: a dict
-    with ``rows`` (engine, model, GPU, context, measured tokens/s, source, quote) and
-    ``typical_efficiency`` (per engine family: value, number of rows, derivation)."""
-    if not _DECODE:
-        with open(DECODE_SPEEDS, encoding="utf-8") as fh:
-            _DECODE.update(json.load(fh))
-    return _DECODE
-
-
-def typical_decode_efficiency(engine):
-    """The median of measured / bound over the published batch-1 speeds of ``engine``
-    (``"vLLM"``, ``"SGLang"``, ``"llama.cpp"``): a TYPICAL figure, not an exact one (its
-    rows spread from 0.39 to 0.82; see ``decode_speeds()["efficiency_note"]``)."""
-    effs = decode_speeds()["typical_efficiency"]
-    if engine not in effs:
-        raise ConfigError(f"engine: one of {', '.join(ENGINE_FAMILIES)} (got {engine!r}); "
-                          f"no published batch-1 speeds of other engines are in the data")
-    return effs[engine]["value"]
-
-
-class ExpectedDecode(NamedTuple):
-    """A typical batch-1 decode speed: the bound (:func:`decode_step_per_gpu`) times the
-    engine family's measured typical efficiency. Typical, not exact: published speeds land
-    within 25% of it on 12 of 15 rows of ``decode_speeds.json``, and a bound is never
-    reached."""
-    model: str
-    gpu: str
-    engine: str
-    tensor_parallel_size: int
-    seq_len: int
-    bound_tokens_per_s: float     # a bound: no engine reaches it
-    efficiency: float             # typical for the engine family, from measurements
-    label: str = "typical, not exact"
-
-    @property
-    def expected_tokens_per_s(self):
-        return self.bound_tokens_per_s * self.efficiency
-
-    def __repr__(self):
-        return (f"ExpectedDecode({self.model} on {self.tensor_parallel_size} x {self.gpu}, "
-                f"{self.engine}, batch 1, {self.seq_len:,} tokens: ~{self.expected_tokens_per_s:,.0f}"
-                f" tokens/s ({self.label}) = bound {self.bound_tokens_per_s:,.0f} x typical "
-                f"efficiency {self.efficiency:.3f})")
-
-
-def expected_decode_speed(cfg, gpu, engine="vLLM", tensor_parallel_size=1, weights=AS_SHIPPED,
-                          kv_cache_dtype="bf16", seq_len=4096):
-    """One user's decode speed (batch 1) to expect from ``engine``: the per-GPU bound of
-    :func:`decode_step_per_gpu` times :func:`typical_decode_efficiency`. Labelled
-    ``"typical, not exact"``: the efficiency is a median over published measurements of
-    dense 16-bit models, and it is lower on fast GPUs and with many GPUs, where fixed
-    per-token costs the bound leaves out weigh more."""
-    eff = typical_decode_efficiency(engine)
-    cfg = as_config(cfg)
-    b = decode_step_per_gpu(cfg, gpu, tensor_parallel_size, weights, kv_cache_dtype, seq_len, 1)
-    return ExpectedDecode(cfg.name, b.gpu, engine, tensor_parallel_size, seq_len,
-                          b.tokens_per_s_per_user, eff)
+# --- expected decode speed: a fitted estimate with a band (llmcourse/decode_speed.py) -------
+# imported at the end: decode_speed uses decode_step_per_gpu above
+from .decode_speed import (DECODE_SPEEDS, ENGINE_FAMILIES, ExpectedDecode,  # noqa: E402
+                           decode_speeds, expected_decode_speed, typical_decode_efficiency)

@@ -16,7 +16,7 @@ from .config import from_hf_config
 from .counts import flops_per_token, kv_cache_bytes, param_count, weight_bytes
 from .zoo import as_config
 
-__all__ = ["mha_baseline", "gqa_memory_saving", "ffn_attention_split", "mlp_is_gated",
+__all__ = ["mha_baseline", "plain_mha_cache_bytes", "gqa_memory_saving", "ffn_attention_split", "mlp_is_gated",
            "mlp_twin", "context_within_max", "FFN_COMPONENTS"]
 
 # the parts of a layer that are the feed-forward network (dense MLP or MoE)
@@ -70,6 +70,27 @@ def mha_baseline(cfg, full_attention=False):
         # sliding, chunked and linear-attention layers all become full attention
         changes["layer_types"] = ["full_attention"] * cfg.num_hidden_layers
     return cfg.replace(**changes) if changes else cfg
+
+
+def plain_mha_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
+    """The KV cache of *plain MHA*, the one baseline every "N× smaller than MHA" in the
+    course is measured against: every layer that attends or mixes tokens (full, sliding,
+    chunked, sparse, linear attention, Mamba-2) caches every token's K and V with one KV
+    head per query head, each at **that layer's own head width** (Gemma 4's full layers
+    at ``global_head_dim``, its sliding ones at ``head_dim``; MLA at ``v_head_dim``, the
+    DeepSeek-V2 paper's baseline). No window, no sharing across layers, no latent, no
+    fixed state. A block with no token mixing (Nemotron-H's MLP-only blocks) caches
+    nothing. Exact bytes for ``batch`` sequences of ``seq_len`` tokens."""
+    from .counts import dtype_bits
+    cfg = as_config(cfg)
+    heads = cfg.num_attention_heads
+    values = 0
+    for kind, n in cfg.layer_schedule.counts().items():
+        if kind.attention == "none":
+            continue
+        width = kind.head_dim or (cfg.v_head_dim if cfg.uses_mla else cfg.head_dim)
+        values += n * 2 * heads * width
+    return int(values * dtype_bits(dtype) / 8) * seq_len * batch
 
 
 def gqa_memory_saving(cfg, seq_len, batch=1, dtype="bf16"):

@@ -8,6 +8,11 @@ answer in a stored output before working it out, so ``make course`` opens this c
 
 Each notebook is copied once. A copy that exists is never overwritten: it is the
 student's work. A notebook added to the course later is copied on the next run.
+For graded work, ``--without-solutions`` leaves out the worked-solution cells (each a
+collapsed ``<details><summary>Solution ...`` cell at a lesson's end):
+
+    python -m llmcourse.student_copy notebooks student --without-solutions
+
 Standard library only.
 """
 
@@ -17,7 +22,7 @@ import json
 import os
 import sys
 
-__all__ = ["clear_outputs", "make_student_copy"]
+__all__ = ["clear_outputs", "without_solutions", "make_student_copy"]
 
 
 def clear_outputs(nb):
@@ -29,9 +34,18 @@ def clear_outputs(nb):
     return nb
 
 
-def make_student_copy(source, target):
-    """Copy every ``*.ipynb`` in ``source`` to ``target`` with outputs cleared, skipping
-    any that ``target`` already has. Returns (created, kept): lists of file names."""
+def without_solutions(nb):
+    """The notebook dict without its worked-solution cells."""
+    nb["cells"] = [c for c in nb.get("cells", [])
+                   if not (c.get("cell_type") == "markdown"
+                           and "<summary>Solution " in "".join(c.get("source", [])))]
+    return nb
+
+
+def make_student_copy(source, target, solutions=True):
+    """Copy every ``*.ipynb`` in ``source`` to ``target`` with outputs cleared (and, with
+    ``solutions=False``, without the worked solutions), skipping any that ``target``
+    already has. Returns (created, kept): lists of file names."""
     os.makedirs(target, exist_ok=True)
     created, kept = [], []
     for name in sorted(os.listdir(source)):
@@ -43,6 +57,8 @@ def make_student_copy(source, target):
             continue
         with open(os.path.join(source, name), encoding="utf-8") as fh:
             nb = clear_outputs(json.load(fh))
+        if not solutions:
+            nb = without_solutions(nb)
         tmp = dest + ".partial"
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(nb, fh, indent=1, ensure_ascii=False)
@@ -53,11 +69,14 @@ def make_student_copy(source, target):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
+    argv = list(sys.argv[1:] if argv is None else argv)
+    solutions = "--without-solutions" not in argv
+    argv = [a for a in argv if a != "--without-solutions"]
     if len(argv) != 2:
-        print("usage: python -m llmcourse.student_copy SOURCE_DIR TARGET_DIR", file=sys.stderr)
+        print("usage: python -m llmcourse.student_copy SOURCE_DIR TARGET_DIR "
+              "[--without-solutions]", file=sys.stderr)
         return 2
-    created, kept = make_student_copy(*argv)
+    created, kept = make_student_copy(*argv, solutions=solutions)
     target = argv[1]
     if created:
         print(f"Your working copy: {len(created)} notebook(s) copied to {target}/ with outputs "

@@ -57,25 +57,40 @@ def model_families(models=None):
                        key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
 
 
-def load_model(name):
-    """A zoo model's :class:`~llmcourse.config.ModelConfig`; ``name`` is matched
-    case-insensitively (``"qwen3-8b"`` finds ``Qwen3-8B``)."""
+def load_model(name, revision=None):
+    """A model's :class:`~llmcourse.config.ModelConfig`: a zoo model by name, matched
+    case-insensitively (``"qwen3-8b"`` finds ``Qwen3-8B``), or any model on the
+    Hugging Face Hub by its id, ``"owner/name"`` (``revision=`` a branch, a tag or a
+    commit hash, or ``"owner/name@revision"``). A Hub config is fetched once per
+    session with ``huggingface_hub`` (its cache, ``HF_TOKEN``, ``HF_HUB_OFFLINE`` and
+    ``HF_ENDPOINT`` honoured; see :mod:`llmcourse.hub`) and named by its id; the zoo
+    needs no network."""
     if not isinstance(name, str):
         raise ConfigError(f"name: must be a model name string, got {type(name).__name__}")
     key = name.lower().removesuffix(".json")
-    if key not in _cache:
-        names = {n.lower(): n for n in list_models()}
-        if key not in names:
-            raise ConfigError(f"name: no zoo model {name!r}; choose one of: "
-                              f"{', '.join(list_models())}")
+    if revision is None and key in _cache:
+        return _cache[key]
+    names = {n.lower(): n for n in list_models()}
+    if key in names and revision is None:
         real = names[key]
         _cache[key] = from_hf_config(os.path.join(CONFIG_DIR, real + ".json"), name=real)
-    return _cache[key]
+        return _cache[key]
+    from .hub import is_hub_id, load_hub_config
+    if is_hub_id(name):
+        return load_hub_config(name, revision)
+    if revision is not None and key in names:
+        raise ConfigError(f"revision: {names[key]} is a zoo model, which has no revisions; "
+                          "a revision goes with a Hub id (owner/name)")
+    raise ConfigError(f"name: no zoo model {name!r} and not a Hub id (owner/name, e.g. "
+                      f"Qwen/Qwen3-32B); the zoo: {', '.join(list_models())}")
 
 
 def as_config(model):
-    """A :class:`~llmcourse.config.ModelConfig` from a config, a zoo name, a
-    ``config.json`` dict, or a path to a config file or folder."""
+    """A :class:`~llmcourse.config.ModelConfig` from what a function is given: a config,
+    a ``config.json`` dict, a path to a config file or a folder holding one, a zoo
+    name, or a Hub id. A string is read in this order: a path that exists (or ends in
+    ``.json``) is a file or folder; then a zoo name; then ``owner/name`` (optionally
+    ``owner/name@revision``) is fetched from the Hub (:func:`load_model`)."""
     if isinstance(model, ModelConfig):
         return model
     if isinstance(model, str) and not model.endswith(".json") and not os.path.exists(model):

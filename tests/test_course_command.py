@@ -96,3 +96,20 @@ def test_the_working_copy_is_made_once_and_never_overwritten(tmp_path):
     created, kept = make_student_copy(src, dst)
     assert created == [lessons[1]] and len(kept) == len(lessons) - 1
     assert json.loads(first.read_text(encoding="utf-8"))["cells"][0]["source"] == "my notes"
+
+
+def test_a_copy_for_graded_work_leaves_out_the_worked_solutions(tmp_path):
+    from llmcourse.student_copy import main
+    src, dst = ROOT / "notebooks", tmp_path / "graded"
+    assert main([str(src), str(dst), "--without-solutions"]) == 0
+    lessons = sorted(src.glob("[0-9][0-9]_*.ipynb"))
+    solutions_before = solutions_after = 0
+    for nb in lessons:
+        before = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        after = json.loads((dst / nb.name).read_text(encoding="utf-8"))["cells"]
+        dropped = [c for c in before if "<summary>Solution " in "".join(c["source"])]
+        solutions_before += len(dropped)
+        solutions_after += sum("<summary>Solution " in "".join(c["source"]) for c in after)
+        assert len(after) == len(before) - len(dropped)
+        assert any('lc.exercises.check("' in "".join(c["source"]) for c in after)  # exercises stay
+    assert solutions_before >= len(lessons) * 3 and solutions_after == 0

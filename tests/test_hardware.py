@@ -105,3 +105,65 @@ def test_table_file_is_plain_json_with_sources():
     assert len(rows) == len(lc.list_gpus()) == len({r["name"] for r in rows})
     for r in rows:
         assert all(math.isfinite(v) and v > 0 for v in r["peak_flops"].values())
+
+
+# --- runtime memory and the GPUs of 2026 (issue #31) -------------------------------------
+
+# what the runtime reports, as the cited logs and device queries print it (GiB = 2^30 B)
+RUNTIME_GIB = {"H100 SXM 80GB": 79.18,    # vLLM: "total_gpu_memory (79.18GiB)"
+               "H200 SXM 141GB": 139.72,  # vLLM issue 23192: "(7.34/139.72 GiB)"
+               "A100 SXM 80GB": 79.26,    # deviceQuery: 85,100,068,864 bytes
+               "L4 24GB": 21.95,          # deviceQuery: 23,570,219,008 bytes
+               "RTX 3090 24GB": 23.59,    # deviceQuery: 25,327,697,920 bytes
+               "MI300X 192GB": 191.98,    # rocm deviceQuery: 196,592 MiB
+               "B200 HGX 180GB": 178.35,  # pytorch/ao PR 4002
+               "RTX 5090 32GB": 31.36}    # vLLM 0.28: "(30.86/31.36 GiB)"
+
+
+def test_runtime_memory_of_every_gpu_the_issue_names_is_sourced():
+    for name in ["A100 SXM 40GB", "A100 SXM 80GB", "H100 SXM 80GB", "H200 SXM 141GB", "L4 24GB",
+                 "L40S 48GB", "RTX 3090 24GB", "RTX 4090 24GB", "MI300X 192GB", "B200 HGX 180GB"]:
+        g = lc.load_gpu(name)
+        assert g.runtime_memory_known and g.memory_caveat == ""
+        assert g.runtime_memory_source or "runtime" in g.notes.lower()
+    for name, gib in RUNTIME_GIB.items():
+        assert round(lc.load_gpu(name).reported_memory_bytes / 2**30, 2) == gib
+
+
+def test_datasheet_gb_read_as_gib_misses_both_ways():
+    # the HBM cards report more than their decimal GB, the L4 and A10 less
+    assert lc.load_gpu("H200").reported_memory_bytes > lc.load_gpu("H200").memory_bytes
+    assert lc.load_gpu("A100 SXM 80GB").reported_memory_bytes > 80 * 10**9
+    assert lc.load_gpu("L4").reported_memory_bytes == 23_570_219_008 < 24 * 10**9
+    assert lc.load_gpu("A10").reported_memory_bytes == 23_609_475_072 < 24 * 10**9
+
+
+def test_the_gpus_readers_have_in_2026_are_in_the_table():
+    want = ["RTX 5090 32GB", "RTX PRO 6000 Blackwell 96GB", "DGX Spark GB10 128GB", "GH200 96GB",
+            "A10 24GB", "H100 PCIe 80GB", "H100 NVL 94GB", "H20 96GB", "B300 HGX 288GB",
+            "MI325X 256GB", "MI355X 288GB", "MacBook Pro M3 Max 128GB",
+            "Mac Studio M3 Ultra 512GB", "MacBook Pro M4 Max 128GB"]
+    names = lc.list_gpus()
+    for n in want:
+        assert n in names
+        g = lc.load_gpu(n)
+        assert g.memory_bytes > 0 and g.bandwidth_bytes_per_s > 0 and g.peak_flops
+        assert "http" in g.source
+    # datasheet figures (sources in gpus.json)
+    assert lc.load_gpu("RTX 5090").bandwidth_bytes_per_s == 1.792e12
+    assert lc.load_gpu("H20").memory_bytes == 96 * 10**9
+    assert lc.load_gpu("MI355X").memory_bytes == 288 * 10**9
+
+
+def test_unknown_runtime_and_unified_memory_are_said_beside_the_figure():
+    for n in ["H20", "B300", "MI325X", "MI355X", "RTX PRO 6000 Blackwell", "H100 PCIe"]:
+        g = lc.load_gpu(n)
+        assert not g.runtime_memory_known
+        assert g.memory_caveat == "datasheet capacity, runtime unknown"
+        assert g.reported_memory_bytes == g.memory_bytes
+    for n in ["DGX Spark", "M3 Max", "M3 Ultra", "M4 Max", "M2 Ultra"]:
+        g = lc.load_gpu(n)
+        assert g.unified_memory and "unified memory" in g.memory_caveat
+    assert not lc.load_gpu("H100").unified_memory
+    with pytest.raises(ValueError, match="^unified_memory:"):
+        lc.GPU("x", 10**9, 1e9, {"bf16": 1e12}, unified_memory="yes")

@@ -1,4 +1,6 @@
-"""Lesson 07's explorer, tables and figures: thin views that show the engine's numbers."""
+"""Lessons 9 and 10's explorers, tables and figures: thin views that show the engine's
+numbers (will it fit: the idealised plan beside vLLM's budget; how fast: the decode bound
+per GPU against batch)."""
 
 import pytest
 
@@ -18,8 +20,6 @@ def test_explorer_is_registered_and_shows_the_engines_numbers():
     ex.set(weights="int4-g128", kv_dtype="fp8", gpu="A100 SXM 40GB")
     assert ex.value("fits") is True
     assert ex.value("weight_bytes") == lc.stored_weights("Qwen3-30B-A3B", "int4-g128").total
-    step = lc.decode_step_time("Qwen3-30B-A3B", "A100 SXM 40GB", 1, "int4-g128", "fp8", 32768, 8)
-    assert ex.value("tokens_per_s") == round(step.tokens_per_s, 2)
     assert ex.image.value[:4] == b"\x89PNG"
 
 
@@ -84,7 +84,9 @@ def test_gpu_table_names_the_rate_a_chip_without_bf16_uses():
 def test_explorer_shows_vllms_startup_plan_per_gpu():
     ex = EXPLORERS["fit"]()
     ex.set(model="Llama-3.1-8B", gpu="H100 SXM 80GB", weights="bf16", seq_len=8192)
-    plan = lc.vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, weights="bf16")
+    # the explorer's utilization slider starts at 0.9 (vLLM's default is 0.92 since PR 38284)
+    plan = lc.vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, weights="bf16",
+                        gpu_memory_utilization=0.9)
     assert ex.value("vllm_starts") is True
     assert ex.value("vllm_kv_bytes") == plan.kv_budget_bytes
     # three GPUs: the ideal pool fits, vLLM cannot split 32 heads three ways
@@ -99,3 +101,48 @@ def test_explorer_shows_vllms_startup_plan_per_gpu():
     # int4 KV is not a vLLM cache dtype: said in place, the explorer keeps working
     ex.set(kv_dtype="int4")
     assert ex.error == "" and ex.value("vllm_starts") is False
+
+
+def test_fit_figure_shows_the_idealised_plan_beside_vllms_budget_on_one_gpu():
+    """Left bar: weights + KV + reserve in GB against the datasheet; right bar: vLLM's parts
+    on one GPU in GiB, stacked to what the runtime reports (the headroom on top)."""
+    data = lc.plots.fit_data("Llama-3.1-8B", "H100", weights="bf16", seq_len=8192)
+    fig = lc.plots.fit_figure("Llama-3.1-8B", "H100", weights="bf16", seq_len=8192)
+    left, right = fig.axes
+    plan, v = data["plan"], data["vllm"]
+    assert v == lc.vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, weights="bf16")
+    heights = [round(p.get_height(), 6) for p in left.patches]
+    assert heights == [round(x / 1e9, 6) for x in (plan.weight_bytes, plan.cache_bytes,
+                                                  plan.reserve_bytes)]
+    tops = [p.get_y() + p.get_height() for p in right.patches]
+    assert abs(max(tops) - v.total_bytes / 2**30) < 1e-9     # the parts fill what is reported
+    assert f"{v.kv_tokens:,} tokens" in right.get_title()
+    # a cache dtype vLLM does not have: said in the right panel's title, no error
+    int4 = lc.plots.fit_data("Llama-3.1-8B", "H100", kv_dtype="int4")
+    assert int4["vllm"] is None and "int4" in int4["vllm_reason"]
+
+
+def test_speed_explorer_shows_the_per_gpu_bound_and_both_critical_batches():
+    ex = EXPLORERS["speed"]()
+    assert ex.error == ""
+    b = lc.serving.decode_step_per_gpu("Qwen3-30B-A3B", "H100", 1, "as shipped", "bf16", 8192, 8)
+    assert ex.value("tokens_per_s_per_user") == round(b.tokens_per_s_per_user, 2)
+    assert ex.value("critical_batch") == round(lc.critical_batch("H100", "bf16"), 1)
+    # each routed expert sees b x k / E tokens: its ridge is E / k = 16 times further out
+    assert ex.value("expert_critical_batch") == round(lc.critical_batch("H100", "bf16") * 16, 1)
+    ex.set(model="Meta-Llama-3-70B", n_gpus=4, weights="bf16", seq_len=4096, batch=1)
+    assert ex.error == "" and "expert_critical_batch" not in {r.key for r in ex.rows}
+    b4 = lc.serving.decode_step_per_gpu("Meta-Llama-3-70B", "H100", 4, "bf16", "bf16", 4096, 1)
+    assert ex.value("step_ms") == round(b4.seconds * 1e3, 4) and b4.t_allreduce > 0
+    e = lc.expected_decode_speed("Meta-Llama-3-70B", "H100", "vLLM", 4, "bf16", "bf16", 4096)
+    assert ex.value("expected_vllm") == round(e.expected_tokens_per_s, 1)
+    ex.set(n_gpus=3)                       # 64 heads cannot be split three ways
+    assert ex.error.startswith("tensor_parallel_size:") and "\n" not in ex.error
+    ex.set(n_gpus=2)
+    assert ex.error == ""
+
+
+def test_expert_critical_batch_is_the_dense_one_times_e_over_k():
+    assert lc.plots.expert_critical_batch("Llama-3.1-8B", "H100") is None
+    q = lc.load_model("Mixtral-8x7B-v0.1")            # 8 experts, 2 per token
+    assert lc.plots.expert_critical_batch(q, "H200") == lc.critical_batch("H200") * 4

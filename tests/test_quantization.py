@@ -28,8 +28,13 @@ def test_gpt_oss_20b_as_shipped_equals_its_checkpoint():
 def test_idealised_bytes_stay_available_and_are_smaller():
     sw = stored_weights("gpt-oss-20b")
     cfg = lc.load_model("gpt-oss-20b")
-    assert sw.ideal == lc.weight_bytes(cfg, "bf16", experts_dtype="mxfp4")
-    assert sw.overhead == sw.total - sw.ideal > 0  # expert biases stay bf16 in the checkpoint
+    # one definition for every scheme: values only, so mxfp4's e8m0 scales (one byte per 32
+    # values) are overhead like int4's group scales (lesson 07 review, finding 10)
+    assert sw.ideal == lc.weight_bytes(cfg, "bf16", experts_dtype="int4")
+    assert sw.overhead == sw.total - sw.ideal >= sw.scales > 0  # + expert biases kept bf16
+    # the same matrices in int4 or in mxfp4: the same idealised bytes, the scales differ
+    assert stored_weights("gpt-oss-20b", "mxfp4-all").ideal == \
+        stored_weights("gpt-oss-20b", "int4-g128").ideal
 
 
 def test_deepseek_v3_block_scales_from_the_shapes():

@@ -1,6 +1,8 @@
 """vLLM's startup plan (llmcourse.serving): the parallelism rules, per-GPU KV and
 weights, block arithmetic and refusals, checked against hand counts from config.json
-fields and against figures printed in published vLLM logs (sources inline)."""
+fields and against figures printed in published vLLM logs (sources inline). The logs quoted
+here ran 0.10/0.11, so their checks plan with ``vllm_version="0.11"``; what changed since is
+in tests/test_vllm_releases.py."""
 
 import math
 
@@ -17,17 +19,23 @@ GiB = 2 ** 30
 def test_h100_budget_uses_the_memory_the_runtime_reports():
     # vLLM logs on one H100 80GB: "total_gpu_memory (79.18GiB) x gpu_memory_utilization
     # (0.90) = 71.26GiB", not 0.9 x 80 GB = 67.06 GiB.
-    plan = vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192)
+    plan = vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, vllm_version="0.11")
     assert round(plan.total_bytes / GiB, 2) == 79.18
     assert round(plan.requested_bytes / GiB, 2) == 71.26
 
 
 def test_defaults_follow_vllm_by_gpu():
     # arg_utils._set_default_args (0.10): >= 70 GiB and not A100 -> 1024 seqs, 8192 tokens.
-    assert vllm_defaults("H100") == (1024, 8192)
-    assert vllm_defaults("H200") == (1024, 8192)
-    assert vllm_defaults("A100 SXM 80GB") == (256, 2048)
-    assert vllm_defaults("L40S") == (256, 2048)
+    for release in ("0.11", "0.31"):
+        assert vllm_defaults("H100", vllm_version=release) == (1024, 8192)
+        assert vllm_defaults("H200", vllm_version=release) == (1024, 8192)
+        assert vllm_defaults("A100 SXM 80GB", vllm_version=release) == (256, 2048)
+        assert vllm_defaults("L40S", vllm_version=release) == (256, 2048)
+    # since v0.28.0 (vLLM PR 51726) GPUs of >= 160 GiB get 16,384 batched tokens for serve too
+    assert vllm_defaults("B200", vllm_version="0.11") == (1024, 8192)
+    assert vllm_defaults("B200", vllm_version="0.27") == (1024, 8192)
+    assert vllm_defaults("B200", vllm_version="0.28") == (1024, 16384)
+    assert vllm_defaults("B200") == (1024, 16384)
 
 
 def test_tensor_parallel_must_divide_heads():
@@ -67,10 +75,14 @@ def test_mla_latent_is_whole_on_every_rank():
 
 
 def test_deepseek_v3_on_8_h200_holds_about_18_sequences_of_32k():
-    # The ideal pool says 148; per rank, with the latent on every GPU, about 18.
-    plan = vllm_plan("DeepSeek-V3", "H200", tensor_parallel_size=8, max_model_len=32768)
+    # The ideal pool says 148; per rank, with the latent on every GPU, about 18 under 0.11
+    # (0.9 of 139.72 GiB), about 22 under the current release (0.92, the smaller sampler peak).
+    plan = vllm_plan("DeepSeek-V3", "H200", tensor_parallel_size=8, max_model_len=32768,
+                     vllm_version="0.11")
     assert plan.starts
     assert 15 <= plan.max_concurrency <= 20
+    now = vllm_plan("DeepSeek-V3", "H200", tensor_parallel_size=8, max_model_len=32768)
+    assert plan.max_concurrency < now.max_concurrency <= 25
     ideal = lc.max_batch("DeepSeek-V3", "H200", n_gpus=8, seq_len=32768)
     assert ideal == 148 and ideal > 5 * plan.max_concurrency
 
@@ -104,7 +116,7 @@ def test_block_arithmetic_reproduces_a_published_token_count():
     req = math.floor(0.9 * round(79.18 * GiB))
     plan = vllm_plan("Qwen3-32B", "H100", max_model_len=16384,
                      weight_bytes=req - round(4.45 * GiB), activation_bytes=0,
-                     non_torch_bytes=0)
+                     non_torch_bytes=0, vllm_version="0.11")
     assert plan.kv_tokens % 16 == 0
     assert abs(plan.kv_tokens - 4.45 * GiB / per_token) <= 0.005 * GiB / per_token + 16
     assert 18_100 <= plan.kv_tokens <= 18_300
@@ -121,7 +133,7 @@ def test_refuses_when_one_request_of_max_model_len_does_not_fit():
     cfg = lc.from_hf_config(cfg, name="DeepSeek-R1-Distill-Qwen-14B")
     plan = vllm_plan(cfg, "RTX 4090", tensor_parallel_size=2, gpu_memory_utilization=0.98,
                      weight_bytes=round(13.9476 * GiB), non_torch_bytes=round(0.25 * GiB),
-                     activation_bytes=round(0.19 * GiB))
+                     activation_bytes=round(0.19 * GiB), vllm_version="0.11")
     assert abs(plan.kv_budget_bytes / GiB - 8.69) < 0.02      # the log's KV figure
     assert not plan.starts
     assert "max seq len (131072)" in plan.reason and "max_model_len" in plan.reason

@@ -63,17 +63,27 @@ def test_head_dim_fixed_changes_q(ex):
     assert ex.value("heads_x_head_dim") == 8192
 
 
-def test_invalid_setting_shows_message_then_clears(ex):
-    ex.set(num_attention_heads=4)  # 8 KV heads > 4 heads
-    with pytest.raises(ValueError) as err:
-        lc.load_model("Meta-Llama-3-8B").replace(num_attention_heads=4, num_key_value_heads=8,
-                                                head_dim=None)
-    assert ex.error == str(err.value)
-    assert "cannot exceed num_attention_heads=4" in ex.error_line.value
-    ex.set(num_key_value_heads=2)
-    assert ex.error == "" and ex.error_line.value == ""
-    cfg = lc.load_model("Meta-Llama-3-8B").replace(num_attention_heads=4, num_key_value_heads=2)
+def test_the_kv_slider_offers_only_divisors_of_the_heads(ex):
+    """Fewer query heads than KV heads cannot exist: the KV slider follows the head count
+    (the largest divisor at or below the KV count it had), so no menu offers an error."""
+    ex.set(num_attention_heads=4)     # 8 KV heads cannot serve 4 query heads
+    assert ex.error == ""
+    assert list(ex.controls["num_key_value_heads"].options) == [1, 2, 4]
+    assert ex.controls["num_key_value_heads"].value == 4
+    cfg = lc.load_model("Meta-Llama-3-8B").replace(num_attention_heads=4, num_key_value_heads=4)
     assert ex.value("attention_per_layer") == attention_per_layer(cfg)
+    ex.set(num_attention_heads=16)    # 4 divides 16: kept
+    assert ex.controls["num_key_value_heads"].value == 4
+    assert list(ex.controls["num_key_value_heads"].options) == lc.widgets.divisors(16)
+
+
+def test_gpt2_is_mha_only_as_in_transformers(ex):
+    """transformers' GPT2Config has no num_key_value_heads: the explorer offers no GQA."""
+    ex.set(model="gpt2")
+    kv = ex.controls["num_key_value_heads"]
+    assert kv.disabled and list(kv.options) == [12]
+    ex.set(num_attention_heads=6)
+    assert ex.error == "" and ex.value("kind") == "MHA"
 
 
 def test_model_change_resets_controls(ex):
@@ -127,16 +137,23 @@ def test_shape_table_claims_flags_the_known_errors():
     assert set(bad["model (as named)"]) == {"Qwen3 8B", "Gemma-2 2B"}
     gemma = t[(t["model (as named)"] == "Gemma-2 2B") & (t["tensor (as named)"] == "q/o")].iloc[0]
     # 8 heads × head_dim 256 = 2,048 out of hidden 2,304
-    assert "q_proj (2048, 2304)" in gemma["stored (as in the checkpoint)"]
+    assert "q_proj (2048, 2304)" in gemma["Hub file"] == gemma["transformers 5 module"]
     phi = t[(t["model (as named)"] == "Phi-2 (2.7B)") & (t["tensor (as named)"] == "gate/up")].iloc[0]
-    assert "fc1" in phi["stored (as in the checkpoint)"] and "GELU" in phi["check"]
+    assert "fc1" in phi["Hub file"] and "GELU" in phi["check"]
     # gpt-oss fuses gate and up: the real tensor is 2,880 x 5,760 per expert (the table's
     # 2,880 x 2,880 is right for each projection)
     oss = t[(t["model (as named)"] == "GPT-OSS 20B (MoE)")
             & (t["tensor (as named)"] == "expert gate/up")].iloc[0]
     assert oss["real (in × out)"] == "gate_up_proj 2,880 × 5,760"
-    assert "(32, 2880, 5760)" in oss["stored (as in the checkpoint)"]
-    assert oss["check"].startswith("✓")
+    assert oss["transformers 5 module"] == "gate_up_proj (32, 2880, 5760)"
+    # the Hub file keeps it in MXFP4: (experts, out rows, in / 32 blocks, 16 bytes) + scales
+    assert oss["Hub file"].startswith("gate_up_proj_blocks (32, 5760, 90, 16)")
+    assert oss["check"].startswith("✓") and "interleaved" in oss["check"]
+    # Mixtral's file keeps w1 and w3 per expert; transformers 5 merges them on load
+    mix = t[(t["model (as named)"] == "Mixtral 8x7B (MoE)")
+            & (t["tensor (as named)"] == "expert gate/up")].iloc[0]
+    assert mix["Hub file"] == "w1 (14336, 4096); w3 (14336, 4096)"
+    assert mix["transformers 5 module"] == "experts.gate_up_proj (8, 28672, 4096)"
     assert lc.load_model("Qwen3-8B").intermediate_size == 12288
     assert lc.load_model("Qwen3-8B").num_hidden_layers == 36
 
@@ -171,19 +188,24 @@ def test_qkvo_bars_are_shares():
 def test_exercise_answers_by_hand():
     ex = lc.exercises.EXERCISES
     assert ex["heads-1"].expected() == 4 * 4096 * 4096        # MHA: 4·d² for any head count
-    assert ex["heads-5"].expected() == 8 * 256 * 2304           # gemma-2-2b q_proj
+    assert ex["heads-2"].expected() == 8 * 256 * 2304           # gemma-2-2b q_proj
     for n_h, h_d in ((40, 128), (56, 96), (88, 64)):           # h_d·(n_h + 8) = 6,144
-        assert lc.exercises.check("heads-3", dict(num_attention_heads=n_h, head_dim=h_d))
+        assert lc.exercises.check("heads-4", dict(num_attention_heads=n_h, head_dim=h_d))
+    # the KV heads the brief keeps may be written out too; another count may not
+    assert lc.exercises.check("heads-4", dict(num_attention_heads=40, head_dim=128,
+                                              num_key_value_heads=8))
+    assert not lc.exercises.check("heads-4", dict(num_attention_heads=40, head_dim=128,
+                                                  num_key_value_heads=4))
     kinds = {e.kind for e in lc.exercises.list_exercises("01_heads_and_head_dim")}
     assert kinds == {"predict", "derive", "design", "concept"}
 
 
-def test_heads5_slips_get_their_own_feedback():
+def test_heads2_slips_get_their_own_feedback():
     from llmcourse.exercises import check
     # gemma-2-2b q_proj is (8 x 256, 2,304): a square 2,048 x 2,048 forgets the input side,
     # twice 2,048 x 2,304 counts o_proj as well
-    assert "input is hidden_size" in check("heads-5", 2_048 * 2_048)
-    assert "o_proj" in check("heads-5", 2 * 2_048 * 2_304)
+    assert "input is hidden_size" in check("heads-2", 2_048 * 2_048)
+    assert "o_proj" in check("heads-2", 2 * 2_048 * 2_304)
 
 
 def test_kv_row_counts_only_the_layers_that_cache():

@@ -6,7 +6,7 @@ import pytest
 
 import llmcourse as lc
 from llmcourse.exercises import check
-from llmcourse.sizing import gqa_memory_saving, mha_baseline
+from llmcourse.sizing import gqa_memory_saving, mha_baseline, plain_mha_cache_bytes
 from llmcourse.widgets import EXPLORERS, kv_cache_rows, kv_variants, with_layer_pattern
 
 
@@ -67,7 +67,8 @@ def test_kv_explorer_rows_follow_the_engine():
     ex.set(num_key_value_heads=2, seq_len=32768, batch=4)
     new = cfg.replace(num_key_value_heads=2)
     assert ex.value("kv_cache_bytes") == lc.kv_cache_bytes(new, 32768, 4)
-    assert ex.value("mha_cache_bytes") == lc.kv_cache_bytes(mha_baseline(new), 32768, 4)
+    assert ex.value("mha_cache_bytes") == lc.kv_cache_bytes(mha_baseline(new), 32768, 4) \
+        == plain_mha_cache_bytes(new, 32768, 4)   # every layer full: the two baselines agree
     assert ex.value("total_saving") == round(100 * float(gqa_memory_saving(new, 32768, 4)["total_saving"]), 1)
     assert [(r.key, r.value) for r in ex.rows] == [(r.key, r.value) for r in kv_cache_rows(new, 32768, 4)]
 
@@ -82,6 +83,9 @@ def test_kv_explorer_layer_pattern_and_window():
 
 def test_kv_explorer_invalid_window_shows_message_then_recovers():
     ex = EXPLORERS["kv_cache"]()
+    assert ex.controls["sliding_window"].disabled     # no layer of Llama slides: the box is off
+    ex.set(layers="alternate sliding/full")
+    assert not ex.controls["sliding_window"].disabled
     before = ex.value("kv_cache_bytes")
     ex.set(sliding_window=0)
     assert "sliding_window" in ex.error and "positive" in ex.error
@@ -90,8 +94,41 @@ def test_kv_explorer_invalid_window_shows_message_then_recovers():
     assert ex.value("kv_cache_bytes") == before  # the last valid setting stays
     ex.set(sliding_window=2048)
     assert ex.error == "" and ex.error_line.value == ""
-    ex.set(seq_len=16384)
+    ex.set(layers="as shipped", seq_len=16384)
+    assert ex.controls["sliding_window"].disabled
     assert ex.value("kv_cache_bytes") == lc.kv_cache_bytes(lc.load_model("Meta-Llama-3-8B"), 16384)
+
+
+def test_kv_explorer_offers_only_the_layer_patterns_a_family_takes():
+    """Nemotron as shipped (its Mamba and MLP-only blocks untouched); no sliding pattern
+    for Qwen1.5-MoE, DeepSeek-V3.2 or GLM-5.1, whose families cannot take it."""
+    ex = EXPLORERS["kv_cache"]()
+    ex.set(model="Nemotron-3-Nano-30B-A3B")
+    assert ex.error == ""
+    assert ex.value("kv_cache_bytes") == lc.kv_cache_bytes(lc.load_model("Nemotron-3-Nano-30B-A3B"), 8192)
+    for name, offered in (("Qwen1.5-MoE-A2.7B-Chat", ["as shipped", "all full attention"]),
+                          ("DeepSeek-V3.2", ["as shipped"]), ("GLM-5.1", ["as shipped"]),
+                          ("Llama-3.1-8B", lc.widgets.LAYER_PATTERNS)):
+        ex.set(model=name)
+        assert list(ex.controls["layers"].options) == list(offered), name
+        for pattern in offered:
+            ex.set(layers=pattern)
+            assert ex.error == "", (name, pattern, ex.error)
+
+
+def test_plain_mha_keeps_each_layers_own_head_width():
+    """One 'vs MHA' for the figure and the explorer: gemma-4-E2B's 28 sliding layers stay
+    256 wide, its 7 full layers 512 (not all 35 at 512), every layer caching every token."""
+    e2b = lc.load_model("gemma-4-E2B")
+    n = 32768
+    sliding, full = e2b.layer_types.count("sliding_attention"), e2b.layer_types.count("full_attention")
+    by_hand = 2 * e2b.num_attention_heads * (sliding * e2b.head_dim + full * e2b.global_head_dim) * 2 * n
+    assert plain_mha_cache_bytes(e2b, n) == by_hand
+    ex = EXPLORERS["kv_cache"]()
+    ex.set(model="gemma-4-E2B", seq_len=n)
+    assert ex.value("mha_cache_bytes") == by_hand
+    assert ex.value("cache_saving") == round(100 * (1 - lc.kv_cache_bytes(e2b, n) / by_hand), 1)
+    assert round(by_hand / lc.kv_cache_bytes(e2b, n), 1) == 54.3
 
 
 def test_kv_explorer_model_change_resets_kv_heads_and_handles_mla():
@@ -222,16 +259,33 @@ def test_kv_exercises_cover_three_kinds():
     assert len(mine) >= 3 and len({ex.kind for ex in mine}) >= 3
 
 
-def test_kv_derive_catches_the_mla_and_head_dim_traps():
-    def no_mla(cfg):
+def test_kv_derive_is_standard_attention_and_catches_the_head_dim_trap():
+    """kv-1 asks for MHA/GQA/MQA only (MLA is lesson 3's shrink-1, after it is taught)."""
+    def gqa(cfg):
         return 2 * cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2
-    v = check("kv-1", no_mla)
-    assert not v and "DeepSeek-V2" in v
+    assert check("kv-1", gqa)
+    assert not any(lc.load_model(c).uses_mla for c in lc.exercises.EXERCISES["kv-1"].cases
+                   if isinstance(c, str))
     def hidden_over_heads(cfg):
         d_h = cfg.hidden_size // cfg.num_attention_heads
         return 2 * cfg.num_key_value_heads * d_h * cfg.num_hidden_layers * 2
     v = check("kv-1", hidden_over_heads)
-    assert not v and "gemma-2-2b" in v
+    assert not v and "gemma-2-2b" in v and "read cfg.head_dim" in v
+    v = check("kv-1", lambda cfg: gqa(cfg) // 2)
+    assert not v and "a K and a V" in v
+
+
+def test_shrink_derive_adds_mla_and_names_its_traps():
+    def no_mla(cfg):
+        return 2 * cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2
+    v = check("shrink-1", no_mla)
+    assert not v and "DeepSeek-V2" in v and "latent" in v
+    def twice(cfg):
+        if cfg.uses_mla:
+            return 2 * (cfg.kv_lora_rank + cfg.qk_rope_head_dim) * cfg.num_hidden_layers * 2
+        return no_mla(cfg)
+    v = check("shrink-1", twice)
+    assert not v and "once for K and once for V" in v
 
 
 def test_kv_design_accepts_every_fitting_count():
@@ -339,3 +393,31 @@ def test_sliding_layers_hold_the_window_a_step_attends_to_one_more_than_transfor
     per_token = 2 * 2 * 8                               # K and V, 2 KV heads of 8, one layer
     transformers_values = per_token * sum(kept)
     assert lc.kv_cache_bytes(cfg, seq, 1, "fp32") // 4 == transformers_values + per_token * sliding
+
+
+# --- lessons 3 and 4: the exercises' numbers by hand ---------------------------------------
+
+def test_state1_is_the_dsa_ratio_by_the_lessons_cost_model():
+    # per layer: V3 reads 4,096 keys at 2*128*(192+128); V3.2 reads 2,048 and its indexer
+    # scores all 4,096 at 2*64*(128+1)
+    by_hand = 81920 * 4096 / (81920 * 2048 + 16512 * 4096)
+    assert abs(lc.exercises.EXERCISES["state-1"].expected() - by_hand) < 1e-12
+    assert check("state-1", 1.43) and not check("state-1", 2.0)
+
+
+def test_state3_accepts_every_interval_that_fits_and_keeps_a_full_layer():
+    # a full layer: 2 * 2 KV heads * 256 * 2 B = 2 KiB a token, 4 GiB at 8 x 262,144 tokens
+    for k in (13, 14, 15, 16):
+        assert check("state-3", k), k
+    assert "16.37 GiB" in check("state-3", 12)          # 4 full layers: over 16 GiB
+    assert "keep at least one" in check("state-3", 49)   # no full layer left
+    assert "would keep 3 full layers" in check("state-3", 24)
+
+
+def test_shrink4_window_doubling_by_hand():
+    g = lc.load_model("gemma-3-1b-it")
+    n = 32768
+    before = lc.kv_cache_bytes(g, n)
+    after = lc.kv_cache_bytes(g.replace(sliding_window=2 * g.sliding_window), n)
+    assert round(100 * (after / before - 1)) == 8          # the "about 8%" of option (a)
+    assert lc.exercises.EXERCISES["shrink-4"].correct == "a"

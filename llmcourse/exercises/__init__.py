@@ -9,5 +9,5 @@ lists them. Worked solutions sit, collapsed, at the end of each notebook.
 from .base import (EXERCISES, KINDS, Exercise, Verdict, check, concept, derive,  # noqa: F401
                    design, hint, list_exercises, predict)
 from . import anatomy, heads, kvcache, beyond, ffn, depth, moe, whatif  # noqa: F401  (register)
-from . import inference  # noqa: F401  (register)
-from . import training  # noqa: F401  (register)
+from . import fit, speed  # noqa: F401  (register: lessons 9 and 10)
+from . import training_memory, training_compute  # noqa: F401  (register: lessons 11 and 12)

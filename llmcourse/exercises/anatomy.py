@@ -164,8 +164,8 @@ def _untied_same_size_ok(answer):
                        "{\"tie_word_embeddings\": False, ...}")
     kept = [f for f in ("vocab_size", "hidden_size") if f in answer]
     if kept:
-        return False, (f"keep {' and '.join(kept)} as they are: the brief changes the "
-                       "model's depth or MLP, not its vocabulary or width")
+        return False, (f"keep {' and '.join(kept)} as {'it is' if len(kept) == 1 else 'they are'}: "
+                       "the brief changes the model's depth or MLP, not its vocabulary or width")
     base = load_model(_TIED_3B)
     cfg = base.replace(**answer)  # an impossible config: the engine's one-line message
     if cfg.tie_word_embeddings:

@@ -70,7 +70,7 @@ def _wide_heads_what_if():
 
 
 derive(
-    "heads-2", NB,
+    "heads-3", NB,
     reference=_attention_per_layer,
     cases=("gemma-2-2b", "Qwen3-32B", "Meta-Llama-3-70B", "Qwen3-30B-A3B",
            "Mistral-Nemo-Base-2407", _wide_heads_what_if, "Llama-3.2-3B"),
@@ -89,9 +89,13 @@ _ALLOWED_HEAD_DIMS = (64, 96, 128)
 
 
 def _design_config(answer):
-    if not isinstance(answer, dict) or set(answer) != {"num_attention_heads", "head_dim"}:
-        raise ConfigError("answer: give a dict with exactly the keys num_attention_heads and "
+    keys = {"num_attention_heads", "head_dim"}
+    if not isinstance(answer, dict) or not keys <= set(answer) <= keys | {"num_key_value_heads"}:
+        raise ConfigError("answer: give a dict with the keys num_attention_heads and "
                           "head_dim, e.g. dict(num_attention_heads=32, head_dim=128)")
+    if answer.get("num_key_value_heads", 8) != 8:
+        raise ConfigError("num_key_value_heads: the brief keeps Meta-Llama-3-8B's 8 KV heads "
+                          f"(got {answer['num_key_value_heads']})")
     return load_model("Meta-Llama-3-8B").replace(**answer)
 
 
@@ -120,7 +124,7 @@ _DESIGN_WHY = (
     "the budget fixes d_h·(n_h + n_kv), not the head count.")
 
 design(
-    "heads-3", NB,
+    "heads-4", NB,
     validate=_validate_design,
     why=_DESIGN_WHY,
     solution=dict(num_attention_heads=40, head_dim=128),
@@ -128,27 +132,27 @@ design(
          "the product that the budget fixes.",
     wrong=(dict(num_attention_heads=48, head_dim=128), dict(num_attention_heads=60, head_dim=96),
            dict(num_attention_heads=44, head_dim=128), dict(num_attention_heads=96, head_dim=64),
-           {"heads": 40, "head_dim": 128}),
+           {"heads": 40, "head_dim": 128},
+           dict(num_attention_heads=40, head_dim=128, num_key_value_heads=4)),
 )
 
 
 concept(
-    "heads-4", NB,
+    "heads-5", NB,
     correct="a",
     feedback={
-        "a": "Right: 64 separate weightings of the context per token; each head's q·k lives in "
-             "d/64 dimensions, so a head can express less on its own (its score matrix has "
-             "rank at most head_dim).",
-        "b": "q, k, v and o stay d × d: 64 heads of d/64 are the same matrices cut into more "
-             "slices. 4·d² either way.",
-        "c": "The cache holds n_kv · head_dim = 64 · d/64 = d values per token for k (and as "
-             "many for v), as with 8 heads. Only fewer KV heads (GQA, MQA) shrink it.",
-        "d": "The projections are the same d × d matmuls, and the scores cost "
-             "n_h · head_dim = d multiply-adds per key either way.",
+        "b": "The query heads do double, but every one of them reads the same 8 KV heads: "
+             "k_proj and v_proj still output 8 × 128 values per token, and those are what "
+             "a token keeps.",
+        "c": "Each KV head now serves 8 query heads instead of 4, but it is still one key "
+             "and one value vector per token: sharing more does not make a vector shorter.",
+        "d": "q_proj and o_proj grow (their rows are n_h × head_dim), so the layer does; "
+             "but what a token keeps is its k and v, set by n_kv × head_dim alone.",
     },
-    why="Vaswani et al. (2017) split d into heads so the model can attend to several things at "
-        "once at the same cost; Michel et al. (2019) and Bhojanapalli et al. (2020) show the "
-        "limits: many heads can be pruned, and a head narrower than the sequence is low-rank.",
+    why="A token keeps its k and v: 2 × n_kv × head_dim values per layer, 2 × 8 × 128 = "
+        "2,048 here, with 32 query heads or 64. More query heads grow q_proj and o_proj "
+        "(the attention parameters), not the cache; only the KV heads and head_dim set it "
+        "(lesson 2).",
 )
 
 
@@ -158,7 +162,7 @@ def _gemma_q_proj():
 
 
 predict(
-    "heads-5", NB,
+    "heads-2", NB,
     expected=_gemma_q_proj,
     why="q_proj maps hidden 2,304 to heads × head_dim = 8 × 256 = 2,048, stored (2,048, 2,304): "
         "4,718,592 parameters, not 2,304² = 5,308,416.",

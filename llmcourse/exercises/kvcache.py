@@ -6,9 +6,8 @@ answer here is printed in the notebook above its exercise.
 
 from __future__ import annotations
 
-from ..units import count_of
-
 from ..counts import kv_cache_bytes
+from ..units import count_of
 from ..units import GB, GiB
 from ..zoo import load_model
 from .base import concept, derive, design, predict
@@ -22,10 +21,7 @@ NB = "02_gqa_and_kv_cache"
 
 def _kv_bytes_per_token_solution(cfg):
     """The worked solution: bytes one token adds over all layers, bf16."""
-    if cfg.uses_mla:
-        values = cfg.kv_lora_rank + cfg.qk_rope_head_dim       # one latent + the RoPE key
-    else:
-        values = 2 * cfg.num_key_value_heads * cfg.head_dim   # a K and a V per KV head
+    values = 2 * cfg.num_key_value_heads * cfg.head_dim     # a K and a V per KV head
     return values * cfg.num_hidden_layers * 2                 # every layer, 2 bytes
 
 
@@ -33,23 +29,39 @@ def _what_if_2_kv_heads():
     return load_model("Llama-3.1-8B").replace(num_key_value_heads=2)
 
 
+def _what_if_mqa():
+    return load_model("Qwen3-14B").replace(num_key_value_heads=1)
+
+
 derive(
     "kv-1", NB,
     reference=lambda cfg: kv_cache_bytes(cfg, 1, 1, "bf16"),
-    cases=["Qwen3-8B", "gemma-2-2b", "gpt-oss-20b", "DeepSeek-V2", _what_if_2_kv_heads],
-    why="Standard attention caches a K and a V vector per KV head in every layer: "
-        "2 · n_kv · d_h values. MLA caches one latent of kv_lora_rank values plus one "
-        "shared RoPE key of qk_rope_head_dim values, once, not once for K and once for V. "
-        "Gemma-2's head_dim is 256, not hidden / heads = 288: use cfg.head_dim.",
+    cases=["Qwen3-8B", "gemma-2-2b", "gpt-oss-20b", "Phi-3-mini-4k-instruct",
+           _what_if_2_kv_heads, _what_if_mqa],
+    why="Every layer caches a K and a V vector per KV head: 2 · n_kv · d_h values, 2 bytes "
+        "each in bf16, times the layers. MHA, GQA and MQA differ only in n_kv. "
+        "Gemma-2's head_dim is 256, not hidden / heads = 288: read cfg.head_dim.",
     solution=_kv_bytes_per_token_solution,
-    hint="K and V are two vectors per KV head; MLA stores one compressed vector instead. "
-         "Does gemma-2-2b's head_dim equal hidden_size / num_attention_heads?",
+    hint="K and V are two vectors per KV head, in every layer. Does gemma-2-2b's head_dim "
+         "equal hidden_size / num_attention_heads?",
+    unit="bytes",
+    mistakes=(
+        (lambda cfg: cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2,
+         "that caches one vector per KV head: a token keeps a K and a V"),
+        (lambda cfg: 2 * cfg.num_attention_heads * cfg.head_dim * cfg.num_hidden_layers * 2,
+         "that gives every query head its own K and V (MHA): the cache has num_key_value_heads"),
+        (lambda cfg: (2 * cfg.num_key_value_heads * (cfg.hidden_size // cfg.num_attention_heads)
+                      * cfg.num_hidden_layers * 2),
+         "that takes head_dim as hidden_size / num_attention_heads; read cfg.head_dim, which "
+         "gemma-2 sets to 256"),
+        (lambda cfg: 2 * cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers,
+         "that is one byte a value (fp8); bf16 takes 2"),
+    ),
     wrong=(
         lambda cfg: cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2,
         lambda cfg: (2 * cfg.num_key_value_heads * cfg.hidden_size // cfg.num_attention_heads
                      * cfg.num_hidden_layers * 2),
-        lambda cfg: (2 * (cfg.kv_lora_rank + cfg.qk_rope_head_dim) if cfg.uses_mla
-                     else 2 * cfg.num_key_value_heads * cfg.head_dim) * cfg.num_hidden_layers * 2,
+        lambda cfg: 2 * cfg.num_attention_heads * cfg.head_dim * cfg.num_hidden_layers * 2,
     ),
 )
 

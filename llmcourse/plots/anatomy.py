@@ -156,13 +156,14 @@ def layer_components(cfg, layer=0, title=None):
 @styled
 def parameter_shares(cfgs, title=None):
     """Figure: each model's parameters split by component, as % of its total (one
-    stacked bar per model). Each wide enough segment is labelled with its component
-    and share; a tied lm_head adds nothing: it is the embedding."""
+    stacked bar per model). Every component of 0.5% or more is labelled the same way,
+    its short name and its share: on the bar where the segment is wide enough (10%),
+    beside the bar otherwise. A tied lm_head adds nothing: it is the embedding."""
     fig, ax = new_figure(size=(10, 0.72 * len(cfgs) + 2.2))
     shown = []
     for i, cfg in enumerate(cfgs):
         pc = param_count(cfg)
-        left = 0.0
+        left, beside = 0.0, []
         for c in COMPONENTS:
             if not pc.components[c]:
                 continue
@@ -172,21 +173,27 @@ def parameter_shares(cfgs, title=None):
                 shown.append(c)
             ax.barh(i, share, left=left, color=COMPONENT_COLORS[c], hatch=COMPONENT_HATCHES[c],
                     edgecolor="white", linewidth=0.6, height=0.68, label=label)
-            if share >= 9:
-                name = _SHORT_LABELS.get(c, c)
-                text = f"{name} {share:.1f}%" if share >= 16 else f"{share:.1f}%"
-                ax.text(left + share / 2, i, text, ha="center", va="center",
-                        color=ink_for(COMPONENT_COLORS[c]), fontsize=TEXT_SIZES["label"],
-                        fontweight="bold",
+            text = f"{_SHORT_LABELS.get(c, c)} {share:.1f}%"
+            if share >= 10:
+                ax.text(left + share / 2, i, text.replace(" ", "\n", 1), ha="center",
+                        va="center", color=ink_for(COMPONENT_COLORS[c]),
+                        fontsize=TEXT_SIZES["label"], fontweight="bold", linespacing=0.95,
                         bbox=dict(boxstyle="round,pad=0.15", facecolor=COMPONENT_COLORS[c],
                                   edgecolor="none"))
+            elif share >= 0.5:   # too narrow to write on: named beside the bar
+                beside.append(text)
             left += share
+        if beside:
+            ax.text(101.5, i, "\n".join(beside), ha="left", va="center",
+                    fontsize=TEXT_SIZES["label"])
     ax.set_yticks(range(len(cfgs)), [
         f"{c.name}\n{human_count(param_count(c).total)}, {'tied' if c.tie_word_embeddings else 'untied'}"
         for c in cfgs])
     ax.invert_yaxis()
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("share of the model's parameters (%)")
+    ax.set_xlim(0, 122)                    # room beside the bars for the narrow parts
+    ax.set_xticks(range(0, 101, 20))
+    ax.spines["right"].set_visible(False)
+    ax.set_xlabel("share of the model's parameters (%; the norms, under 0.5%, unlabelled)")
     ax.set_title(title or "The embedding is a big share of small models, a small one of big models")
     fig.legend(loc="outside lower center", ncol=6, frameon=False)
     ax.grid(axis="y", visible=False)

@@ -7,7 +7,7 @@ MHA, GQA, MQA and MLA look the same in every figure and in the explorer.
 from __future__ import annotations
 
 from ..counts import kv_cache_bytes
-from ..sizing import gqa_memory_saving, mha_baseline
+from ..sizing import gqa_memory_saving, plain_mha_cache_bytes
 from ..units import GiB
 from ..zoo import as_config
 from matplotlib.ticker import NullFormatter
@@ -177,18 +177,19 @@ def kv_cache_vs_context(variants, batch=1, dtype="bf16", title=None, weights_byt
 
 
 @styled
-def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
-    """How many times smaller each model's cache is than plain MHA with every layer
-    full attention (same query heads), at ``seq_len`` or the model's maximum context if
-    that is shorter: one dot per model on a linear axis, labelled with the ratio and
-    what makes it."""
+def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None):
+    """How many times smaller each model's cache is than plain MHA
+    (:func:`~llmcourse.sizing.plain_mha_cache_bytes`: every layer caches every token,
+    one KV head per query head, at its own head width), at ``seq_len`` or the model's
+    maximum context if that is shorter: one dot per model on a linear axis, labelled
+    with the ratio and what makes it."""
     rows = []
     for m in models:
         c = as_config(m)
         top = c.get("max_position_embeddings")
         n = min(seq_len, top) if top else seq_len   # never size a model past its context
         real = kv_cache_bytes(c, n, 1, dtype)
-        base = kv_cache_bytes(mha_baseline(c, full_attention=True), n, 1, dtype)
+        base = plain_mha_cache_bytes(c, n, 1, dtype)
         kind = attention_concept(c)
         why = {"mla": "MLA latent", "mha": "MHA", "mqa": "MQA"}.get(
             kind, f"GQA {c.num_attention_heads}:{c.num_key_value_heads}")
@@ -228,9 +229,9 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16"):
     longest = max(len(f"{r[1]:,.1f}×  {r[3]}") * r[1] / top for r in rows)
     ax.set_xlim(0, top * max(1.55, 1.1 + 0.022 * longest))  # room for the longest label
     ax.axvline(1, color="black", lw=1)
-    ax.set_xlabel(f"times smaller than plain MHA, all layers full (KV cache at {seq_len:,} "
-                  "tokens;\nthe fixed state of linear and Mamba-2 layers not counted)")
-    ax.set_title("GQA shrinks the cache 2–16×; MLA and hybrid layers far more")
+    ax.set_xlabel(f"times smaller than plain MHA: every layer caching all {seq_len:,} tokens\n"
+                  "at its own head width (fixed linear and Mamba-2 states not counted)")
+    ax.set_title(title or "GQA shrinks the cache 2–16×; MLA and hybrid layers far more")
     ax.legend(handles=handles, loc="lower right", title="hollow: not every\nlayer caches all")
     ax.grid(axis="y", visible=False)
     return fig

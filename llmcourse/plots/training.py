@@ -1,4 +1,5 @@
-"""Figures for the training-cost lesson (lesson 08)."""
+"""Figures for lessons 11 and 12: training memory per GPU (by ZeRO stage, against
+sequence length, against PyTorch's measured bytes) and a pipeline's schedule (its bubble)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,15 @@ from .style import (CONCEPT_MARKERS, TEXT_SIZES, clear_figure, color_of, ink_for
                     plain_log_axis, styled)
 
 __all__ = ["PARTS", "draw_training_memory", "training_memory_by_zero_stage",
-           "activations_vs_measured", "memory_vs_seq_len", "crossover_seq_len"]
+           "activations_vs_measured", "memory_vs_seq_len", "crossover_seq_len",
+           "pipeline_timeline", "draw_pipeline", "pipeline_schedule"]
 
 GB = 10**9
 # the five parts of per-GPU training memory: (TrainingMemory attribute, label, colour key)
 PARTS = (("params", "weights", "weights"), ("grads", "grads", "gradients"),
          ("optimizer", "optimizer state", "optimizer"),
          ("activations", "activations", "activations"), ("logits", "logits", "lm_head"),
-         ("transient", "transient at the peak", "highlight"))
+         ("transient", "peak transients", "highlight"))
 _HATCH = {"params": "", "grads": "//", "optimizer": "..", "activations": "", "logits": "xx",
           "transient": "\\\\"}
 
@@ -130,7 +132,7 @@ def training_memory_by_zero_stage(model, seq_len, micro_batch=1, dp=8, gpu=None,
 @styled
 def activations_vs_measured(data=None, title=None):
     """The engine's count of bytes saved for backward and the textbook
-    ``34 s b h + 5 a s^2 b`` formula, each divided by what PyTorch saved (the stored
+    ``34 s b d + 5 n_h s^2 b`` formula, each divided by what PyTorch saved (the stored
     measurements, ``llmcourse/data/activations_measured.json``, read when ``data`` is
     not given), against the measured bytes."""
     from ..config import from_hf_config
@@ -150,7 +152,7 @@ def activations_vs_measured(data=None, title=None):
         theirs.append((r["saved_bytes"] / 1e6, k / r["saved_bytes"]))
     ax.scatter([m for m, _ in theirs], [q for _, q in theirs], s=60,
                marker=CONCEPT_MARKERS["approx"], color=color_of("approx"),
-               label="34·s·b·h per layer, + 5·a·s²·b if eager (Korthikanti et al. 2022)",
+               label="34·s·b·d per layer, + 5·n_h·s²·b if eager (Korthikanti et al. 2022)",
                zorder=3)
     ax.scatter([m for m, _ in ours], [q for _, q in ours], s=60,
                marker=CONCEPT_MARKERS["exact"], color=color_of("exact"),
@@ -169,13 +171,13 @@ def activations_vs_measured(data=None, title=None):
     ax.set_ylabel("estimate / measured (log scale)")
     worst = [q for _, q in theirs]
     ax.set_title(title or (f"Each saved tensor counted: equal to PyTorch in all {len(ours)} "
-                           f"settings\nThe 34·s·b·h rule: {min(worst):.2f}× to "
+                           f"settings\nThe 34·s·b·d rule: {min(worst):.2f}× to "
                            f"{max(worst):.2f}× of the measured bytes"), loc="left")
     # direct labels: the course's points on the line at 1, the rule's cloud below it
     ax.annotate("this course: every saved tensor counted (lc.training_memory) = PyTorch",
                 (min(m for m, _ in ours), 1), xytext=(0, 10), textcoords="offset points",
                 color=color_of("exact"), fontsize=TEXT_SIZES["label"], va="bottom")
-    ax.annotate("34·s·b·h per layer, + 5·a·s²·b if eager (Korthikanti et al. 2022)",
+    ax.annotate("34·s·b·d per layer, + 5·n_h·s²·b if eager (Korthikanti et al. 2022)",
                 (min(m for m, _ in theirs), min(lo, 0.4)), xytext=(0, -8),
                 textcoords="offset points", color=color_of("approx"),
                 fontsize=TEXT_SIZES["label"], va="top")
@@ -248,4 +250,132 @@ def memory_vs_seq_len(model, micro_batch=1, seq_lens=None, title=None, **setting
     ax.set_title(title or (f"{cfg.name}: activations outgrow the {bpp} B/param states from "
                            f"{cross:,} tokens{past}\n(FlashAttention, micro-batch {micro_batch}; eager "
                            "attention's s×s scores get there far sooner)"), loc="left")
+    return fig
+
+
+# --- lesson 12: a pipeline's schedule, block by block ---------------------------------
+
+FORWARD, BACKWARD = 1, 2     # time units of one micro-batch's forward and backward on a stage
+
+
+def pipeline_timeline(pp, num_micro_batches, schedule="1f1b"):
+    """When each stage runs each micro-batch's forward and backward (pure): a list of
+    ``(stage, "F" or "B", micro_batch, start, end)``, with a forward taking 1 unit and a
+    backward 2 (twice the forward's matmuls). Each stage runs its operations in the
+    schedule's order, each as soon as the stage is free and its input is ready (a forward
+    needs the previous stage's forward of that micro-batch, a backward the next stage's
+    backward, or on the last stage its own forward). GPipe: every forward, then every
+    backward; 1F1B: ``pp - 1 - stage`` forwards to fill the pipeline, then one forward
+    and one backward in turn, then the remaining backwards."""
+    from ..training import PP_SCHEDULES, MAX_STAGES
+    from ..config import ConfigError
+    for name, v, hi in (("pp", pp, 64), ("num_micro_batches", num_micro_batches, 4096)):
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
+            raise ConfigError(f"{name}: a whole number from 1 to {hi} (got {v!r})")
+    if schedule not in PP_SCHEDULES:
+        raise ConfigError(f"pp_schedule: one of {', '.join(PP_SCHEDULES)} (got {schedule!r})")
+    p, m = pp, num_micro_batches
+    orders = []
+    for i in range(p):
+        if schedule == "gpipe":
+            ops = [("F", j) for j in range(m)] + [("B", j) for j in range(m)]
+        else:
+            warm = min(p - 1 - i, m)
+            ops = [("F", j) for j in range(warm)]
+            f, b = warm, 0
+            while f < m:
+                ops += [("F", f), ("B", b)]
+                f, b = f + 1, b + 1
+            ops += [("B", j) for j in range(b, m)]
+        orders.append(ops)
+    done, free, nxt, out = {}, [0] * p, [0] * p, []
+    while len(out) < 2 * p * m:
+        progressed = False
+        for i in range(p):
+            while nxt[i] < len(orders[i]):
+                kind, j = orders[i][nxt[i]]
+                dep = (i - 1, "F", j) if kind == "F" else (i + 1, "B", j)
+                if kind == "F" and i == 0:
+                    ready = 0
+                elif kind == "B" and i == p - 1:
+                    ready = done.get((i, "F", j))
+                else:
+                    ready = done.get(dep)
+                if ready is None:
+                    break
+                start = max(free[i], ready)
+                end = start + (FORWARD if kind == "F" else BACKWARD)
+                done[(i, kind, j)] = end
+                free[i] = end
+                out.append((i, kind, j, start, end))
+                nxt[i] += 1
+                progressed = True
+        if not progressed:   # cannot happen for these two schedules; never loop forever
+            raise RuntimeError("pipeline schedule deadlocked")
+    return out
+
+
+def _setup_pipeline(fig):
+    from matplotlib.collections import PolyCollection
+    clear_figure(fig)
+    if fig.get_layout_engine() is None:
+        fig.subplots_adjust(left=0.1, right=0.98, top=0.86, bottom=0.17)
+    ax = fig.subplots()
+    st = {"ax": ax, "texts": []}
+    for kind, color in (("F", "series:0"), ("B", "series:1")):
+        st[kind] = ax.add_collection(PolyCollection([], facecolors=color_of(color),
+                                                    edgecolors="white", linewidths=0.8))
+    ax.set_xlabel("time: a forward (blue) takes 1 unit, a backward (orange) 2")
+    ax.grid(axis="y", visible=False)
+    fig._lc_pipeline_state = st
+    return st
+
+
+def draw_pipeline(fig, pp, num_micro_batches, schedule="1f1b", title=None, numbers=None):
+    """Draw (or update in place) the schedule of :func:`pipeline_timeline` on ``fig``: one
+    row per stage, a block per forward and backward, the idle time white; the title says
+    the bubble. ``numbers``: write each block's micro-batch (default: when there are at
+    most 32 micro-batches over all stages)."""
+    blocks = pipeline_timeline(pp, num_micro_batches, schedule)
+    st = getattr(fig, "_lc_pipeline_state", None)
+    if st is None or st["ax"] not in fig.axes:
+        st = _setup_pipeline(fig)
+    ax = st["ax"]
+    for kind in ("F", "B"):
+        st[kind].set_verts([[(s, y - 0.38), (e, y - 0.38), (e, y + 0.38), (s, y + 0.38)]
+                            for stage, k, _, s, e in blocks if k == kind
+                            for y in (pp - 1 - stage,)])
+    for t in st["texts"]:
+        t.remove()
+    st["texts"] = []
+    if numbers is None:
+        numbers = pp * num_micro_batches <= 32
+    if numbers:
+        for stage, kind, j, s, e in blocks:
+            color = color_of("series:0" if kind == "F" else "series:1")
+            st["texts"].append(ax.text((s + e) / 2, pp - 1 - stage, str(j + 1), ha="center",
+                                       va="center", fontsize=TEXT_SIZES["label"],
+                                       color=ink_for(color)))
+    end = max(b[4] for b in blocks)
+    idle = 1 - (FORWARD + BACKWARD) * num_micro_batches / end
+    ax.set_yticks(range(pp), [f"stage {pp - 1 - k}" for k in range(pp)])
+    ax.set_ylim(-0.6, pp - 0.4)
+    ax.set_xlim(0, end)
+    name = {"1f1b": "1F1B", "gpipe": "GPipe"}[schedule]
+    if pp == 1:
+        default = (f"No pipeline: {num_micro_batches} micro-batches of gradient accumulation, "
+                   "one after another, no bubble")
+    else:
+        default = (f"{pp} stages, {num_micro_batches} micro-batches, {name}: each GPU idles "
+                   f"{idle:.0%} of the step")
+    ax.set_title(title or default, loc="left")
+    return ax
+
+
+@styled
+def pipeline_schedule(pp=4, num_micro_batches=8, schedule="1f1b", title=None, size=(11, 3.6)):
+    """A pipeline's schedule as a figure: which stage runs which micro-batch when, and the
+    bubble, the share of the step each GPU idles."""
+    fig, _ = new_figure(0, 0, size=size)
+    draw_pipeline(fig, pp, num_micro_batches, schedule, title)
     return fig

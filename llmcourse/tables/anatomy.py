@@ -201,7 +201,11 @@ def layer_kind(cfg, layer):
             attn += (f", window {cfg.sliding_window:,} + all compressed entries (1 per "
                      f"{cfg.compress_rates['heavily_compressed_attention'] if cfg.get('compress_rates') else 128}"
                      " tokens)")
-    if kind == "indexed_attention":
+    if kind == "indexed_attention" and cfg.model_type == "qwen4_exp_text":
+        # Qwen4-Exp's indexer picks blocks of indexer_compress_ratio keys, up to a budget
+        attn += (f", sparse: {cfg.indexer_budget:,} keys in blocks of "
+                 f"{cfg.indexer_compress_ratio} chosen by an indexer")
+    elif kind == "indexed_attention":
         attn += (f", sparse: the top {cfg.index_topk:,} keys by "
                  + ("its own indexer" if k.indexer else "the previous layer's indexer"))
     if k.kv_shared:

@@ -72,16 +72,17 @@ SHAPE_TABLE = [
     ("GPT-OSS 20B (MoE)", "gpt-oss-20b", "k/v", (2880, 512), (_K, _V), ""),
     ("GPT-OSS 20B (MoE)", "gpt-oss-20b", "expert gate/up", (2880, 2880),
      ("mlp.experts.gate_up_proj",),
-     "right for gate and for up, each 2,880 × 2,880; the checkpoint fuses them: one "
-     "gate_up_proj of 2,880 × 5,760 per expert, stored for all 32 experts as "
-     "(experts, in, 2 × out), with a bias"),
+     "right for gate and for up, each 2,880 × 2,880; fused in one gate_up_proj of "
+     "2,880 × 5,760 per expert, gate and up interleaved column by column (even columns "
+     "gate, odd columns up), with a bias"),
     ("GPT-OSS 20B (MoE)", "gpt-oss-20b", "expert down", (2880, 2880), ("mlp.experts.down_proj",),
-     "stored for all 32 experts at once as (experts, in, out), with a bias"),
+     "all 32 experts in one tensor, with a bias"),
     ("Mixtral 8x7B (MoE)", "Mixtral-8x7B-v0.1", "expert gate/up", (4096, 14336),
      ("block_sparse_moe.experts.0.w1.weight", "block_sparse_moe.experts.0.w3.weight"),
-     "named w1 (gate) and w3 (up), one per expert"),
+     "named w1 (gate) and w3 (up) in the file, one per expert; transformers 5 merges "
+     "them into one gate_up_proj for all experts as it loads"),
     ("Mixtral 8x7B (MoE)", "Mixtral-8x7B-v0.1", "expert down", (14336, 4096),
-     ("block_sparse_moe.experts.0.w2.weight",), "named w2"),
+     ("block_sparse_moe.experts.0.w2.weight",), "named w2 in the file; down_proj in transformers 5"),
     ("Gemma-2 2B", "gemma-2-2b", "q/o", (2304, 2304), (_Q, _O),
      "8 heads × head_dim 256 = 2,048, not 2,304: q maps 2,304 → 2,048, o maps back"),
     ("Gemma-2 2B", "gemma-2-2b", "k/v", (2304, 1024), (_K, _V), ""),
@@ -99,36 +100,63 @@ def _in_out(stored):
 
 
 def _per_projection(in_out, name):
-    """gpt-oss's gate_up_proj holds gate and up side by side: each is half its width."""
+    """gpt-oss's gate_up_proj holds gate and up interleaved: each is half its width."""
     return (in_out[0], in_out[1] // 2) if "gate_up" in name else in_out
+
+
+def _file_and_module(cfg, tensor, shape):
+    """(as the Hub file stores it, as a transformers 5 module holds it) for one tensor
+    of layer 0. They differ for two families: Mixtral's file keeps one w1/w3/w2 per expert,
+    which transformers 5 merges on load into gate_up_proj and down_proj for all experts
+    (its ``conversion_mapping.py``); gpt-oss's file keeps its experts in MXFP4, blocks of
+    32 values in 16 bytes with one scale each, which transformers dequantizes and
+    transposes on load (``integrations/mxfp4.py``)."""
+    short = tensor.split(".")[-2] if tensor.endswith(".weight") else tensor.split(".")[-1]
+    here = f"{short} {tuple(shape)}"
+    if cfg.model_type == "mixtral" and ".experts." in tensor:
+        E, H, I = cfg.num_local_experts, cfg.hidden_size, cfg.intermediate_size
+        module = (f"experts.gate_up_proj ({E}, {2 * I}, {H})" if short in ("w1", "w3")
+                  else f"experts.down_proj ({E}, {H}, {I})")
+        return here, module
+    if cfg.model_type == "gpt_oss" and "experts." in tensor:
+        E, H, I = cfg.num_local_experts, cfg.hidden_size, cfg.intermediate_size
+        rows, cols = (2 * I, H) if "gate_up" in tensor else (H, I)
+        return (f"{short}_blocks ({E}, {rows}, {cols // 32}, 16) + _scales "
+                f"({E}, {rows}, {cols // 32}), MXFP4"), here
+    return here, here
 
 
 def shape_table_claims():
     """A widely shared table of weight shapes (nine models), each row next to the real
-    tensors from the engine.
+    tensors.
 
-    The table writes ``in × out``; checkpoints store an ``nn.Linear`` weight as
-    ``(out, in)``, gpt-oss's fused experts as ``(experts, in, out)`` (and GPT-2's Conv1D
-    as ``(in, out)``). ``✓`` means the table's
-    ``in × out`` is right for every tensor it stands for (a ``q/o`` row: for q_proj
-    and for o_proj); the note says what else is off. Also: the table gives Qwen3 8B
-    32 layers; its config says 36.
+    The table writes ``in × out``; a ``nn.Linear`` weight is stored ``(out, in)``,
+    gpt-oss's fused experts as ``(experts, in, out)`` in transformers (and GPT-2's Conv1D
+    as ``(in, out)``). Two columns say where a tensor lives: the Hub file (the
+    checkpoint's safetensors) and the transformers 5 module (``model.state_dict()``);
+    they differ for Mixtral's and gpt-oss's experts. ``✓`` means the table's ``in × out``
+    is right for every tensor it stands for (a ``q/o`` row: for q_proj and for o_proj);
+    the note says what else is off. Also: the table gives Qwen3 8B 32 layers; its config
+    says 36.
     """
     import pandas as pd
     rows = []
     shapes = {}
     for claimed_model, zoo, label, claimed, tensors, note in SHAPE_TABLE:
+        cfg = load_model(zoo)
         if zoo not in shapes:
-            shapes[zoo] = weight_shapes(load_model(zoo)).query("layer == 0").set_index("name")
+            shapes[zoo] = weight_shapes(cfg).query("layer == 0").set_index("name")
         stored = [shapes[zoo].loc[f"model.layers.0.{t}", "shape"] for t in tensors]
         real = [_in_out(s) for s in stored]
         ok = all(_per_projection(r, t) == tuple(claimed) for r, t in zip(real, tensors))
         short = [t.split(".")[-2] if t.endswith(".weight") else t.split(".")[-1] for t in tensors]
+        where = [_file_and_module(cfg, t, s) for t, s in zip(tensors, stored)]
+        module = list(dict.fromkeys(m for _, m in where))   # Mixtral's w1 and w3: one tensor
         rows.append((claimed_model, label, f"{claimed[0]:,} × {claimed[1]:,}",
-                     "; ".join(f"{n} {tuple(s)}" for n, s in zip(short, stored)),
+                     "; ".join(f for f, _ in where), "; ".join(module),
                      "; ".join(f"{n} {i:,} × {o:,}" for n, (i, o) in zip(short, real)),
                      ("✓" if ok else "✗") + (f" {note}" if note else "")))
     return wide(pd.DataFrame(rows, columns=["model (as named)", "tensor (as named)",
-                                            "table says (in × out)",
-                                            "stored (as in the checkpoint)", "real (in × out)",
+                                            "table says (in × out)", "Hub file",
+                                            "transformers 5 module", "real (in × out)",
                                             "check"]))

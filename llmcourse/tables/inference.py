@@ -12,9 +12,11 @@ __all__ = ["gpu_table", "weights_table", "limits_table"]
 
 
 def gpu_table(gpus=None, formatted=True):
-    """One row per accelerator: memory (GB = 1e9 B), bandwidth (TB/s), dense peak
-    TFLOP/s per dtype (blank: no such tensor cores), and the ridge point in FLOPs per
-    byte at bf16 (above it a kernel is compute-bound)."""
+    """One row per accelerator: memory (GB = 1e9 B, the datasheet's), what the runtime
+    reports (GiB = 2^30 B, from a cited log or device query; "runtime unknown" where none was
+    found, and "unified" where the CPU shares it), bandwidth (TB/s), dense peak TFLOP/s per
+    dtype (blank: no such tensor cores), and the ridge point in FLOPs per byte at bf16 (above
+    it a kernel is compute-bound)."""
     import pandas as pd
     rows, stand_ins = [], {}
     for name in gpus or list_gpus():
@@ -23,6 +25,8 @@ def gpu_table(gpus=None, formatted=True):
         if "bf16" not in p and "fp16" not in p:     # no 16-bit rate published (Apple): bf16
             stand_ins[g.name] = g.peak("bf16")      # bounds use the figure the chip has
         rows.append({"gpu": g.name, "vendor": g.vendor, "memory (GB)": g.memory_bytes / 1e9,
+                     "runtime reports (GiB)": (g.runtime_memory_bytes / 2**30
+                                               if g.runtime_memory_known else float("nan")),
                      "bandwidth (TB/s)": g.bandwidth_bytes_per_s / 1e12,
                      "bf16 TFLOP/s": p.get("bf16", p.get("fp16", float("nan"))) / 1e12,
                      "fp8 TFLOP/s": p.get("fp8", float("nan")) / 1e12,
@@ -32,6 +36,12 @@ def gpu_table(gpus=None, formatted=True):
     if not formatted:
         return df
     out = fmt(df)
+    for name in df.index:                  # say so beside the figure when it is unknown
+        g = as_gpu(name)
+        if not g.runtime_memory_known:
+            out.loc[name, "runtime reports (GiB)"] = ("runtime unknown (unified)"
+                                                       if g.unified_memory else
+                                                       "runtime unknown")
     for gpu, flops in stand_ins.items():   # say which figure the ridge point was taken from
         out.loc[gpu, "bf16 TFLOP/s"] = f"{flops / 1e12:,.1f} ({as_gpu(gpu).peak_dtype('bf16')})"
     return out
@@ -39,7 +49,9 @@ def gpu_table(gpus=None, formatted=True):
 
 def weights_table(model, schemes=None, formatted=True):
     """One row per weight scheme for ``model``: bytes as stored (values + scales +
-    tensors kept in 16-bit) next to the idealised ``lc.weight_bytes`` figure."""
+    tensors kept in 16-bit) next to the idealised figure (every parameter at the scheme's
+    value width, no scales: one definition for every scheme, so mxfp4's scales count as
+    overhead like int4's) and the bytes over it."""
     import pandas as pd
     cfg = as_config(model)
     rows = []
@@ -58,18 +70,22 @@ def limits_table(models, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", bat
                  seq_len=8192, formatted=True):
     """One row per model on one setup: weights, the longest context at ``batch`` (memory)
     beside ``max_position_embeddings``, the largest batch at ``seq_len``, and the
-    decode bound at batch 1 and ``seq_len``."""
+    decode bound at batch 1 and ``seq_len`` -- blank when the weights alone do not fit (a
+    setup that cannot load has no speed)."""
     import pandas as pd
     rows = []
     for m in models:
         cfg = as_config(m)
         row = {"model": cfg.name}
+        weights_fit = True
         try:
             lim = max_context(cfg, gpu, n_gpus, weights, kv_dtype, batch=batch)
             row[f"longest context in memory, batch {batch}"] = ("no limit" if lim.tokens is None
                                                                 else f"{lim.tokens:,}")
         except ValueError as e:
-            row[f"longest context in memory, batch {batch}"] = f"none ({str(e).split(':')[0]})"
+            field = str(e).split(':')[0]
+            weights_fit = field != "weights"
+            row[f"longest context in memory, batch {batch}"] = f"none ({field})"
         mpe = cfg.get("max_position_embeddings")
         row["max_position_embeddings"] = f"{mpe:,}" if mpe else "?"
         try:
@@ -78,8 +94,9 @@ def limits_table(models, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", bat
             row[f"largest batch at {seq_len:,}"] = f"none ({str(e).split(':')[0]})"
         if mpe and seq_len > mpe:
             row[f"largest batch at {seq_len:,}"] += " (beyond max_position_embeddings)"
-        row["decode tokens/s, batch 1 (bound)"] = decode_step_time(
+        row["decode tokens/s, batch 1 (bound)"] = (decode_step_time(
             cfg, gpu, n_gpus, weights, kv_dtype, seq_len, 1).tokens_per_s_per_user
+            if weights_fit else float("nan"))
         rows.append(row)
     df = pd.DataFrame(rows).set_index("model")
     return fmt(df) if formatted else df

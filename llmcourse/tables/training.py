@@ -1,4 +1,5 @@
-"""Tables for the training-cost lesson (lesson 08)."""
+"""Tables for lesson 11 and its measurement appendix: the stored activation measurements
+beside the engine's count and the textbook rule."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ from ..training import korthikanti_activation_bytes, measured_activations, train
 
 __all__ = ["activations_measured_table", "format_measured"]
 
-RULE = "34·s·b·h rule"
+RULE = "34·s·b·d rule"
 
 
 def activations_measured_table(data=None):
     """One row per stored measurement: the bytes PyTorch saved for backward, this
     course's count (``training_memory(...).saved_for_backward``) and the textbook rule
-    (Korthikanti et al. 2022: ``34 s b h`` bytes per layer, plus ``5 a s^2 b`` with eager
+    (Korthikanti et al. 2022: ``34 s b d`` bytes per layer, plus ``5 n_h s^2 b`` with eager
     attention, which stores the scores; 2 bytes per value for bf16 rows, 4 for fp32),
     each with its ratio to the measurement."""
     import pandas as pd

@@ -8,6 +8,7 @@ from ..counts import dtype_bits, param_count, weight_bytes
 from ..units import human_bytes, human_count
 from ..zoo import load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
+from .kvcache import _fixed_kv
 
 __all__ = ["layer_anatomy_rows", "layer_anatomy_explorer"]
 
@@ -71,8 +72,9 @@ def layer_anatomy_explorer(model="Llama-3.2-3B", layer=0, dtype="bf16"):
 
     ex = Explorer("layer_anatomy", controls, compute, draw, title="Layer anatomy explorer",
                   figsize=(10, 4.8))
-    # MLA caches a latent, not KV heads: the box is off for it, as in lesson 2's explorer
-    controls["num_key_value_heads"].disabled = base["cfg"].uses_mla
+    # no KV heads to choose (MLA's latent, DeepSeek-V4's one K = V head, GPT-2's MHA-only
+    # config): the box is off, as in the KV-cache explorer
+    controls["num_key_value_heads"].disabled = _fixed_kv(base["cfg"])
 
     def on_model(change):  # a new model: its layers and its own KV-head count
         base["cfg"] = load_model(change["new"])
@@ -81,6 +83,6 @@ def layer_anatomy_explorer(model="Llama-3.2-3B", layer=0, dtype="bf16"):
             c.options = list(range(base["cfg"].num_hidden_layers))
             c.value = 0
             controls["num_key_value_heads"].value = base["cfg"].num_key_value_heads
-            controls["num_key_value_heads"].disabled = base["cfg"].uses_mla
+            controls["num_key_value_heads"].disabled = _fixed_kv(base["cfg"])
     ex.on_change("model", on_model)
     return ex

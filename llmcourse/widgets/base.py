@@ -12,6 +12,12 @@ For the browser tests and the benchmark, every part carries a CSS class:
 ``lc-explorer`` (+ ``lc-explorer-<name>``), ``lc-control-<key>`` on each control,
 ``lc-summary`` on the table (each value cell is ``<td data-key=... data-value=...>``
 with the exact number), ``lc-error`` on the message line, ``lc-figure`` on the image.
+
+A model picker made by :func:`model_dropdown` comes with a box beside it (``lc-hub-box``)
+where a reader types a Hugging Face Hub id (``owner/name``, optionally ``@revision``) and
+presses Enter: the explorer fetches the config (:func:`llmcourse.load_model`), adds the
+id to the picker and selects it; a model that cannot be read, or that this explorer
+cannot show, is a one-line message in the error line, and the explorer keeps its model.
 """
 
 from __future__ import annotations
@@ -76,10 +82,16 @@ class Explorer:
         if draw is not None:
             from ..plots.style import new_figure
             self.fig, _ = new_figure(0, 0, size=figsize, fast=True, explorer=name)
+        row = []
         for key, c in controls.items():
             c.add_class(f"lc-control-{key}")
             c.observe(self._on_change, names="value")
-        box = W.HBox(list(controls.values()), layout=W.Layout(flex_flow="row wrap"))
+            row.append(c)
+            hub = getattr(c, "hub_box", None)  # a model picker's box for a Hub id
+            if hub is not None:
+                hub.observe(lambda ch, key=key: self._on_hub_box(key, ch), names="value")
+                row.append(hub)
+        box = W.HBox(row, layout=W.Layout(flex_flow="row wrap"))
         # on a projector (1280 x 720) the controls and the figure show together: the
         # figure comes right after the controls, the table of exact values after it
         parts = [self.title, box, self.note, self.error_line]
@@ -107,6 +119,52 @@ class Explorer:
         model resets the sliders to its own values). It runs inside :meth:`hold`, so
         whatever it changes, the explorer redraws once, after it."""
         self._handlers[key] = handler
+
+    def _on_hub_box(self, key, change):
+        """Enter in a picker's Hub box: fetch what it holds, then empty it (the id is in
+        the picker now, or named in the message), so the same id can be typed again."""
+        if change["new"]:
+            try:
+                self.add_model(key, change["new"])
+            finally:
+                change["owner"].value = ""
+
+    def add_model(self, key, text):
+        """Fetch the model ``text`` names (a Hub id, or a zoo name) for the picker
+        ``key``, add it to the picker's list and select it, as typing it in the box beside
+        the picker and pressing Enter does. Returns its name, or None with the one-line
+        reason in the error line (the explorer keeps its model and keeps working)."""
+        from ..zoo import load_model
+        text = (text or "").strip()
+        if not text:
+            return None
+        picker = self.controls[key]
+        try:
+            cfg = load_model(text)
+            why = getattr(picker, "hub_accepts", None) and picker.hub_accepts(cfg)
+            if why:
+                raise ValueError(f"model: {cfg.name} {why}")
+        except ValueError as e:
+            self.show_error(str(e))
+            return None
+        previous, name = picker.value, cfg.name
+        if name not in picker.options:
+            self._held += 1  # new options reset the value: put it back without a redraw
+            try:
+                picker.options = list(picker.options) + [name]
+                picker.value = previous
+            finally:
+                self._held -= 1
+        if name == previous:
+            self.update()
+            return name
+        try:
+            picker.value = name  # the explorer's own model handler runs, then one redraw
+        except ValueError as e:  # a handler that cannot take this model: back to the last
+            picker.value = previous
+            self.show_error(f"model: {name}: {e}")
+            return None
+        return name
 
     def _on_change(self, change=None):
         if self._held:
@@ -236,11 +294,48 @@ def dropdown(description, options, value, width="300px"):
                       style=_STYLE, layout=W.Layout(width=width))
 
 
-def model_dropdown(value, models=None, description="model"):
-    """A dropdown of zoo models (values: plain model names), family by family."""
+def model_dropdown(value, models=None, description="model", accepts=None):
+    """A dropdown of zoo models (values: plain model names), family by family, with a
+    box beside it for a Hugging Face Hub id (``dropdown.hub_box``; an :class:`Explorer`
+    lays it out and fetches what is typed there, :meth:`Explorer.add_model`).
+
+    ``accepts(cfg)`` returns None for a model the explorer can show, else why not (a
+    phrase: "has routed experts; ..."). By default it is read off ``models``: an
+    explorer that lists only the zoo's dense models (or only its MoE models, or only
+    those with KV heads) takes a Hub model of the same kind."""
+    import ipywidgets as W
+
     from ..zoo import list_models, load_model
     models = list(models or list_models(grouped=True))
-    return dropdown(description, models, load_model(value).name)
+    name = load_model(value).name
+    picker = dropdown(description, models if name in models else models + [name], name)
+    picker.hub_box = W.Text(placeholder="or a Hub id: owner/name, Enter",
+                            continuous_update=False, layout=W.Layout(width="250px"))
+    picker.hub_box.add_class("lc-hub-box")
+    picker.hub_accepts = accepts or _rule_for(models)
+    return picker
+
+
+# what an explorer listing only some zoo models says of a Hub model of another kind
+_KINDS = (
+    (lambda c: not c.is_moe, "has routed experts; this explorer shows dense models"),
+    (lambda c: c.is_moe, "is dense; this explorer shows mixture-of-experts models"),
+    (lambda c: not c.uses_mla, "caches an MLA latent, not KV heads; this explorer shows "
+                               "models with KV heads"),
+)
+
+
+def _rule_for(models):
+    """The kind of model a list of zoo models is (dense, MoE, with KV heads), as
+    ``accepts``; None when the list is the whole zoo or no one kind."""
+    from ..zoo import list_models, load_model
+    zoo, listed = list_models(), set(models)
+    if listed >= set(zoo):
+        return None
+    for test, why in _KINDS:
+        if all(test(load_model(m)) == (m in listed) for m in zoo):
+            return lambda cfg, test=test, why=why: None if test(cfg) else why
+    return None
 
 
 def int_text(description, value, width="220px"):

@@ -8,6 +8,7 @@ from ..units import count_of
 from ..counts import kv_cache_bytes, param_count
 from ..zoo import list_models, load_model
 from .base import Explorer, Row, divisors, dropdown, model_dropdown, register, selection
+from .kvcache import NO_KV_HEADS
 
 __all__ = ["heads_rows", "heads_explorer", "HEAD_DIMS"]
 
@@ -19,6 +20,12 @@ HEAD_DIMS = [32, 64, 80, 96, 128, 160, 192, 256]
 def _head_options(cfg, upto=256):
     return sorted(set(d for d in divisors(cfg.hidden_size) if d <= upto)
                   | {cfg.num_attention_heads})
+
+
+def _kv_options(cfg, heads):
+    """KV-head counts to offer for ``heads`` query heads: its divisors, or the head count
+    alone where the family is MHA only in transformers (GPT-2, GPT-NeoX)."""
+    return [heads] if cfg.model_type in NO_KV_HEADS else divisors(heads)
 
 
 def _model_head_dim(cfg):
@@ -87,14 +94,17 @@ def heads_explorer(model="Meta-Llama-3-8B"):
         "num_attention_heads": selection("heads", _head_options(c0), c0.num_attention_heads),
         "head_dim": dropdown("head_dim", _head_dim_options(c0), _model_head_dim(c0),
                              width="200px"),
-        "num_key_value_heads": selection("KV heads", divisors(c0.num_attention_heads),
+        "num_key_value_heads": selection("KV heads", _kv_options(c0, c0.num_attention_heads),
                                          c0.num_key_value_heads, width="300px"),
     }
+    controls["num_key_value_heads"].disabled = c0.model_type in NO_KV_HEADS
 
     def config(v):
+        kv = v["num_key_value_heads"]
+        if base["cfg"].model_type in NO_KV_HEADS:   # MHA only: one KV head per query head
+            kv = v["num_attention_heads"]
         return base["cfg"].replace(num_attention_heads=v["num_attention_heads"],
-                                   num_key_value_heads=v["num_key_value_heads"],
-                                   head_dim=v["head_dim"] or None)
+                                   num_key_value_heads=kv, head_dim=v["head_dim"] or None)
 
     def compute(v):
         return heads_rows(config(v))
@@ -113,12 +123,14 @@ def heads_explorer(model="Meta-Llama-3-8B"):
 
     ex = Explorer("heads", controls, compute, draw, title="Heads explorer", figsize=(10, 5))
 
-    def on_heads(change):  # offer the divisors of the new head count; keep the KV value
+    def on_heads(change):  # offer only KV counts that divide the new head count
         c = controls["num_key_value_heads"]
         keep = c.value
         with ex.hold():  # one redraw, after the KV slider has its new options
-            c.options = sorted(set(divisors(change["new"])) | {keep})
-            c.value = keep
+            opts = _kv_options(base["cfg"], change["new"])
+            c.options = opts
+            # the same count if it still divides, else the largest that does below it
+            c.value = keep if keep in opts else max((o for o in opts if o <= keep), default=opts[0])
 
     def on_model(change):  # a new model: its own heads, head_dim and KV heads
         base["cfg"] = cfg = load_model(change["new"])
@@ -127,8 +139,14 @@ def heads_explorer(model="Meta-Llama-3-8B"):
             controls["num_attention_heads"].value = cfg.num_attention_heads
             controls["head_dim"].options = _head_dim_options(cfg)
             controls["head_dim"].value = _model_head_dim(cfg)
-            controls["num_key_value_heads"].options = divisors(cfg.num_attention_heads)
+            controls["num_key_value_heads"].options = _kv_options(cfg, cfg.num_attention_heads)
             controls["num_key_value_heads"].value = cfg.num_key_value_heads
+            controls["num_key_value_heads"].disabled = cfg.model_type in NO_KV_HEADS
     ex.on_change("num_attention_heads", on_heads)
+
+    def sync_while_held(change):  # heads set inside a hold() (several controls at once):
+        if ex._held:              # the KV options follow too; the hold redraws once, after
+            on_heads(change)
+    controls["num_attention_heads"].observe(sync_while_held, names="value")
     ex.on_change("model", on_model)
     return ex

@@ -1,56 +1,59 @@
-"""Explorer for lesson 07: will it fit, and how fast?"""
+"""Explorers for lessons 9 and 10: will it fit (the idealised plan beside vLLM's budget on
+one GPU), and how fast (the decode bound against batch, per GPU with tensor parallelism)."""
 
 from __future__ import annotations
 
 from ..hardware import list_gpus, load_gpu
 from ..inference import KV_DTYPES, max_batch, max_context
 from ..quantization import list_schemes
-from ..serving import vllm_plan
 from ..zoo import load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
-__all__ = ["fit_explorer", "fit_rows", "vllm_rows"]
+__all__ = ["fit_explorer", "fit_rows", "vllm_rows", "speed_explorer", "speed_rows"]
 
 SEQ_LENS = [2**k for k in range(10, 18)]          # 1K .. 128K tokens
 UTILIZATIONS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
 GiB = 2 ** 30
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 GB = 1e9
+# the cache dtypes a reader can pick: vLLM's (bf16, fp8) and other engines' (int8, int4)
+CACHE_DTYPES = [d for d in KV_DTYPES if d not in ("fp16", "fp32")]
 
 
 def _gb(n):
     return f"{n / GB:,.2f} GB"
 
 
-def vllm_rows(cfg, gpu, n_gpus, weights, kv_dtype, seq_len, utilization=0.9):
-    """vLLM's startup plan for the same setting: tensor_parallel_size = the GPUs,
-    max_model_len = the context. A setting vLLM rejects shows its one-line message."""
-    from ..config import ConfigError
-    kv = "fp8" if kv_dtype == "fp8" else "auto"
-    label = (f"vLLM at startup (TP={n_gpus}, max_model_len={seq_len:,}, "
-             f"gpu_memory_utilization={utilization})")
-    if kv_dtype not in ("bf16", "fp8"):
-        return [Row(label, "vllm_starts", False,
-                    f"vLLM's KV cache dtypes are auto and fp8, not {kv_dtype}")]
-    try:
-        p = vllm_plan(cfg, gpu, tensor_parallel_size=n_gpus, max_model_len=seq_len,
-                      gpu_memory_utilization=utilization, kv_cache_dtype=kv,
-                      weights=weights)
-    except (ConfigError, ValueError) as e:
-        return [Row(label, "vllm_starts", False, str(e).splitlines()[0])]
+def vllm_rows(data):
+    """vLLM's startup plan for the setting of ``data`` (:func:`llmcourse.plots.inference.
+    fit_data`): tensor_parallel_size = the GPUs, max_model_len = the context. A setting
+    vLLM rejects shows its one-line message."""
+    label = (f"vLLM at startup (TP={data['n_gpus']}, max_model_len={data['seq_len']:,}, "
+             f"gpu_memory_utilization={data['utilization']})")
+    p = data["vllm"]
+    if p is None:
+        return [Row(label, "vllm_starts", False, data["vllm_reason"])]
     return [
         Row(label, "vllm_starts", p.starts,
             "starts" if p.starts else f"refuses: {p.reason.split('. ')[0]}"),
-        Row("vLLM KV cache per GPU (activation peak estimated)", "vllm_kv_bytes",
-            p.kv_budget_bytes, f"{p.kv_budget_bytes / GiB:,.2f} GiB = {p.kv_tokens:,} tokens"),
-        Row(f"vLLM concurrency at {seq_len:,} tokens", "vllm_concurrency",
+        Row("vLLM: what the CUDA runtime reports on one GPU", "vllm_total_bytes",
+            p.total_bytes, f"{p.total_bytes / GiB:,.2f} GiB"),
+        Row("vLLM: weights as loaded on one GPU", "vllm_weight_bytes", p.weight_bytes,
+            f"{p.weight_bytes / GiB:,.2f} GiB"),
+        Row("vLLM: profiling peak (an estimate) + non-torch (a stated figure)",
+            "vllm_overhead_bytes", p.activation_bytes + p.non_torch_bytes,
+            f"{p.activation_bytes / GiB:,.2f} + {p.non_torch_bytes / GiB:,.2f} GiB"),
+        Row("vLLM KV cache per GPU", "vllm_kv_bytes", p.kv_budget_bytes,
+            f"{p.kv_budget_bytes / GiB:,.2f} GiB = {p.kv_tokens:,} tokens"),
+        Row(f"vLLM concurrency at {data['seq_len']:,} tokens", "vllm_concurrency",
             round(p.max_concurrency, 2), f"{p.max_concurrency:,.2f}x"),
     ]
 
 
 def fit_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch):
-    """The summary rows for one setting (pure: the explorer and the tests call this)."""
-    plan, here = data["plan"], data["here"]
+    """The idealised plan's rows for one setting (pure: the explorer and the tests call
+    this); ``data`` from :func:`llmcourse.plots.inference.fit_data`."""
+    plan = data["plan"]
     mpe = plan.max_position_embeddings
     ctx_note = (f" (beyond the model's max_position_embeddings {mpe:,})"
                 if plan.beyond_max_position else "")
@@ -78,36 +81,27 @@ def fit_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch):
          if plan.state_bytes else []) + [
         Row("runtime reserve (10%: vLLM's gpu_memory_utilization 0.9)", "reserve_bytes",
             plan.reserve_bytes, _gb(plan.reserve_bytes)),
-        Row(f"capacity ({n_gpus} x {plan.gpu})", "capacity_bytes", plan.capacity_bytes,
-            _gb(plan.capacity_bytes)),
-        Row("fits", "fits", plan.fits,
+        Row(f"capacity ({n_gpus} x {plan.gpu}, datasheet)", "capacity_bytes",
+            plan.capacity_bytes, _gb(plan.capacity_bytes)),
+        Row("fits (idealised: one pool)", "fits", plan.fits,
             f"yes, {_gb(free)} to spare" if plan.fits else f"no, short by {_gb(-free)}"),
         Row(f"longest context at batch {batch}", "max_context", ctx_val, ctx_text),
         Row(f"largest batch at {seq_len:,} tokens", "max_batch", b, b_text),
-        Row(f"decode step, batch {batch} (lower bound)", "step_ms", round(here.seconds * 1e3, 4),
-            f"{here.seconds * 1e3:,.2f} ms, {here.bound}-bound"),
-        Row("decode tokens/s per user (upper bound)", "tokens_per_s_per_user",
-            round(here.tokens_per_s_per_user, 2), f"{here.tokens_per_s_per_user:,.1f}"),
-        Row("decode tokens/s, all users (upper bound)", "tokens_per_s",
-            round(here.tokens_per_s, 2), f"{here.tokens_per_s:,.1f}"),
-        Row("critical batch (weights' ridge point)", "critical_batch",
-            round(data["critical_batch"], 1), f"{data['critical_batch']:,.0f} sequences"),
     ]
 
 
 @register("fit")
 def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="as shipped",
                  kv_dtype="bf16", seq_len=32768, batch=8, utilization=0.9):
-    """Pick a model, GPUs, weight scheme, KV dtype, context and batch: see the memory
-    against capacity, the limits, and the decode bound against batch."""
-    from ..plots.inference import draw_fit_and_speed, fit_and_speed_data
+    """Pick a model, GPUs, weight scheme, KV dtype, context and batch: the idealised plan
+    against the datasheet memory, beside the budget vLLM makes on one GPU at startup."""
+    from ..plots.inference import draw_fit, fit_data
     controls = {
         "model": model_dropdown(model),
         "gpu": dropdown("GPU", list_gpus(), load_gpu(gpu).name, width="330px"),
         "n_gpus": int_text("GPUs", n_gpus, width="150px"),
         "weights": dropdown("weights", list_schemes(), weights, width="260px"),
-        "kv_dtype": dropdown("KV cache", [d for d in KV_DTYPES if d not in ("fp16", "fp32")],
-                             kv_dtype, width="200px"),
+        "kv_dtype": dropdown("KV cache", CACHE_DTYPES, kv_dtype, width="200px"),
         "seq_len": selection("context", SEQ_LENS, seq_len),
         "batch": selection("batch", BATCHES, batch),
         "utilization": selection("vLLM utilization", UTILIZATIONS, utilization),
@@ -116,19 +110,99 @@ def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="
 
     def compute(v):
         cfg = load_model(v["model"])
-        data = fit_and_speed_data(cfg, v["gpu"], v["n_gpus"], v["weights"], v["kv_dtype"],
-                                  v["seq_len"], v["batch"])
+        data = fit_data(cfg, v["gpu"], v["n_gpus"], v["weights"], v["kv_dtype"], v["seq_len"],
+                        v["batch"], v["utilization"])
         state["data"] = data
         return fit_rows(data, cfg, v["gpu"], v["n_gpus"], v["weights"], v["kv_dtype"],
-                        v["seq_len"], v["batch"]) + \
-            vllm_rows(cfg, v["gpu"], v["n_gpus"], v["weights"], v["kv_dtype"], v["seq_len"],
-                      v["utilization"])
+                        v["seq_len"], v["batch"]) + vllm_rows(data)
 
     def draw(fig, v, rows):
-        draw_fit_and_speed(fig, state["data"])
+        draw_fit(fig, state["data"])
 
-    return Explorer("fit", controls, compute, draw, title="Will it fit, and how fast?",
-                    figsize=(11, 4.6),
-                    note="The idealised plan: exact bytes of weights and cache against 90% of the "
-                         "datasheet memory, one pool of GPUs (vLLM's own startup budget: "
-                         "lc.vllm_plan); speeds are bounds on an ideal machine.")
+    return Explorer("fit", controls, compute, draw, title="Will it fit?", figsize=(11, 4.3),
+                    note="Left: the idealised plan, the GPUs as one pool against 90% of the "
+                         "datasheet memory. Right: vLLM's budget on one GPU (tensor-parallel "
+                         "size = the GPUs, max_model_len = the context), against what the CUDA "
+                         "runtime reports; its activation peak is an estimate.")
+
+
+# --- lesson 10: how fast ------------------------------------------------------------------
+
+def speed_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len):
+    """The rows of the speed explorer for ``data`` from :func:`llmcourse.plots.inference.
+    speed_data` (pure)."""
+    from ..serving import expected_decode_speed
+    here, b = data["here"], data["batch"]
+    mpe = cfg.get("max_position_embeddings")
+    ctx = (f"{seq_len:,} tokens: beyond the model's {mpe:,}-token context" if mpe and seq_len > mpe
+           else f"{seq_len:,} tokens")
+    bound = "memory" if here.t_memory >= here.t_compute else "compute"
+    rows = [
+        Row("context", "seq_len", seq_len, ctx),
+        Row(f"decode step, batch {b}, one GPU (a bound)", "step_ms",
+            round(here.seconds * 1e3, 4),
+            f"{here.seconds * 1e3:,.3f} ms, {bound}-bound"),
+        Row("  reading the weights and the cache", "t_memory_ms", round(here.t_memory * 1e3, 4),
+            f"{here.t_memory * 1e3:,.3f} ms ({(here.weight_bytes_read + here.kv_bytes) / GB:,.2f}"
+            f" GB per GPU)"),
+        Row("  the arithmetic", "t_compute_ms", round(here.t_compute * 1e3, 4),
+            f"{here.t_compute * 1e3:,.3f} ms"),
+        Row(f"  2 x {cfg.num_hidden_layers} all-reduces (bandwidth term only)", "t_allreduce_ms",
+            round(here.t_allreduce * 1e3, 6), f"{here.t_allreduce * 1e3:,.4f} ms"),
+        Row("decode tokens/s per user (a bound)", "tokens_per_s_per_user",
+            round(here.tokens_per_s_per_user, 2), f"{here.tokens_per_s_per_user:,.1f}"),
+        Row("decode tokens/s, all users (a bound)", "tokens_per_s",
+            round(here.tokens_per_s_per_user * b, 2), f"{here.tokens_per_s_per_user * b:,.1f}"),
+        Row("critical batch (the weights' ridge point)", "critical_batch",
+            round(data["critical_batch"], 1), f"{data['critical_batch']:,.0f} sequences"),
+    ]
+    ecb = data["expert_critical_batch"]
+    if ecb is not None:
+        rows.append(Row("routed experts' critical batch (x E / k)", "expert_critical_batch",
+                        round(ecb, 1), f"{ecb:,.0f} sequences"))
+    mb = data["max_batch"]
+    rows.append(Row(f"largest batch whose caches fit ({n_gpus} GPUs as one pool)", "max_batch",
+                    mb, f"{mb:,}" if mb else "none: the weights do not fit"))
+    try:
+        e = expected_decode_speed(cfg, gpu, "vLLM", n_gpus, weights, kv_dtype, seq_len)
+        rows.append(Row("vLLM at batch 1: to expect (typical, not exact)", "expected_vllm",
+                        round(e.expected_tokens_per_s, 1),
+                        f"~{e.expected_tokens_per_s:,.0f} tokens/s (bound x {e.efficiency:.2f})"))
+    except ValueError:
+        pass
+    return rows
+
+
+@register("speed")
+def speed_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="as shipped",
+                   kv_dtype="bf16", seq_len=8192, batch=8):
+    """Pick a model, GPUs (tensor parallel), weights, cache dtype, context and batch: the
+    decode bound per GPU against batch, with the critical batches."""
+    from ..plots.inference import draw_speed, speed_data
+    controls = {
+        "model": model_dropdown(model),
+        "gpu": dropdown("GPU", list_gpus(), load_gpu(gpu).name, width="330px"),
+        "n_gpus": int_text("GPUs (TP)", n_gpus, width="170px"),
+        "weights": dropdown("weights", list_schemes(), weights, width="260px"),
+        "kv_dtype": dropdown("KV cache", CACHE_DTYPES, kv_dtype, width="200px"),
+        "seq_len": selection("context", SEQ_LENS, seq_len),
+        "batch": selection("batch", BATCHES, batch),
+    }
+    state = {}
+
+    def compute(v):
+        cfg = load_model(v["model"])
+        data = speed_data(cfg, v["gpu"], v["n_gpus"], v["weights"], v["kv_dtype"],
+                          v["seq_len"], v["batch"])
+        state["data"] = data
+        return speed_rows(data, cfg, v["gpu"], v["n_gpus"], v["weights"], v["kv_dtype"],
+                          v["seq_len"])
+
+    def draw(fig, v, rows):
+        draw_speed(fig, state["data"])
+
+    return Explorer("speed", controls, compute, draw, title="How fast?", figsize=(11, 4.3),
+                    note="Bounds on an ideal machine, per GPU: each GPU reads its shard of the "
+                         "weights and its KV heads over its own bandwidth, then two all-reduces "
+                         "per layer (their bandwidth term; the latency is left out). The cyan "
+                         "region: batches whose caches do not fit.")

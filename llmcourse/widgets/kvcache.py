@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from ..counts import kv_cache_bytes, linear_state_bytes
-from ..sizing import gqa_memory_saving, mha_baseline
-from ..units import human_bytes
+from ..sizing import gqa_memory_saving, mha_baseline, plain_mha_cache_bytes
+from ..units import count_of, human_bytes
 from ..zoo import load_model
 from .base import (Explorer, Row, divisors, dropdown, int_text, model_dropdown, register,
                    selection)
 
 __all__ = ["kv_cache_explorer", "kv_cache_rows", "kv_variants", "LAYER_PATTERNS",
-           "with_layer_pattern"]
+           "with_layer_pattern", "layer_patterns_for", "kv_head_options", "NO_KV_HEADS"]
 
 SEQ_LENS = [2**k for k in range(9, 19)]
 BATCHES = [1, 2, 4, 8, 16, 32, 64]
@@ -18,24 +18,67 @@ LAYER_PATTERNS = ["as shipped", "all full attention", "alternate sliding/full",
                   "all sliding window"]
 
 
+# transformers' configs for these model types have no num_key_value_heads: their
+# attention is MHA only (GPT2Config, GPTNeoXConfig), so no KV-head count is offered
+NO_KV_HEADS = ("gpt2", "gpt_neox")
+
+
+def _pattern_types(cfg, pattern):
+    n = cfg.num_hidden_layers
+    return {"all full attention": ["full_attention"] * n,
+            "alternate sliding/full": ["sliding_attention" if i % 2 == 0 else "full_attention"
+                                       for i in range(n)],
+            "all sliding window": ["sliding_attention"] * n}[pattern]
+
+
 def with_layer_pattern(cfg, pattern, sliding_window):
     """``cfg`` with its attention layers set by ``pattern`` (one of
-    :data:`LAYER_PATTERNS`) and its window set to ``sliding_window`` (validated by
-    the engine: a window must be a positive whole number)."""
-    n = cfg.num_hidden_layers
+    :data:`LAYER_PATTERNS`) and, where it then has sliding-window layers, its window set
+    to ``sliding_window`` (validated by the engine: a window must be a positive whole
+    number). "as shipped" keeps the model's own layers untouched."""
     if pattern not in LAYER_PATTERNS:
         raise ValueError(f"layers: must be one of {', '.join(LAYER_PATTERNS)} (got {pattern!r})")
-    types = {"as shipped": list(cfg.layer_types),
-             "all full attention": ["full_attention"] * n,
-             "alternate sliding/full": ["sliding_attention" if i % 2 == 0 else "full_attention"
-                                        for i in range(n)],
-             "all sliding window": ["sliding_attention"] * n}[pattern]
-    return cfg.replace(layer_types=types, sliding_window=sliding_window)
+    if pattern != "as shipped":
+        types = _pattern_types(cfg, pattern)
+        changes = {"layer_types": types}
+        if "sliding_attention" in types:
+            changes["sliding_window"] = sliding_window
+        return cfg.replace(**changes)
+    if _has_window(cfg) and sliding_window != cfg.sliding_window:
+        return cfg.replace(sliding_window=sliding_window)
+    return cfg
+
+
+def _has_window(cfg):
+    """True where a layer keeps only a window, so the window box changes something."""
+    return "sliding_attention" in cfg.layer_types
+
+
+def layer_patterns_for(cfg):
+    """The patterns of :data:`LAYER_PATTERNS` this model's family can take (its engine
+    rules, the same as its transformers config's), "as shipped" first."""
+    out = ["as shipped"]
+    for pattern in LAYER_PATTERNS[1:]:
+        try:
+            with_layer_pattern(cfg, pattern, _window(cfg))
+        except ValueError:
+            continue
+        out.append(pattern)
+    return out
+
+
+def kv_head_options(cfg):
+    """The KV-head counts to offer: the divisors of the query heads, or only the model's
+    own where its family has no KV heads in transformers (GPT-2, GPT-NeoX: MHA only)."""
+    if cfg.model_type in NO_KV_HEADS:
+        return [cfg.num_key_value_heads]
+    return divisors(cfg.num_attention_heads)
 
 
 def _fixed_kv(cfg):
-    """MLA (a latent) and DeepSeek-V4 (one K = V head): no KV heads to choose."""
-    return cfg.uses_mla or cfg.model_type == "deepseek_v4"
+    """MLA (a latent), DeepSeek-V4 (one K = V head), GPT-2 and GPT-NeoX (MHA only in
+    transformers): no KV heads to choose."""
+    return cfg.uses_mla or cfg.model_type == "deepseek_v4" or cfg.model_type in NO_KV_HEADS
 
 
 def _kind(cfg):
@@ -56,9 +99,11 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
     layers = _layers_text(cfg)
     what = (f"MLA: caches kv_lora_rank {cfg.kv_lora_rank} + rope {cfg.qk_rope_head_dim} "
             "per layer, once" if cfg.uses_mla else
-            f"{kind}: {heads} query heads, {kv} KV heads ({heads // kv}:1)")
-    base = ("MHA with the same 128 heads (d_h 128, DeepSeek-V2 paper)" if cfg.uses_mla
-            else "MHA, same heads")
+            f"{kind}: {heads} query heads, {kv} KV heads ({heads // kv}:1)"
+            + ("; MHA only: transformers' config for this family has no KV heads"
+               if cfg.model_type in NO_KV_HEADS else ""))
+    plain = plain_mha_cache_bytes(cfg, seq_len, batch, dtype)
+    saved = 1 - cache / plain if plain else 0.0
     return [
         Row("attention", "kind", kind, what),
         Row("layers", "sliding_layers", n_sliding, layers),
@@ -72,12 +117,15 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
             f"{human_bytes(cache)} ({cache:,} B)"),
         Row("linear-attention state (the same at any context)", "linear_state_bytes", state,
             f"{human_bytes(state, 'MiB')} ({state:,} B)" if state else "none (no linear layers)"),
-        Row(f"KV cache of {base}", "mha_cache_bytes", s["mha_cache"],
-            f"{human_bytes(s['mha_cache'])} ({s['mha_cache']:,} B)"),
-        Row("KV cache saved vs MHA", "cache_saving", round(100 * float(s["cache_saving"]), 1),
-            f"{100 * float(s['cache_saving']):.1f}%"),
+        Row("KV cache of plain MHA (every layer caches every token, a KV head per query "
+            "head, each layer's own head width)", "mha_cache_bytes", plain,
+            f"{human_bytes(plain)} ({plain:,} B)"),
+        Row("KV cache vs plain MHA", "cache_saving", round(100 * saved, 1),
+            f"{100 * saved:.1f}% smaller ({plain / cache:,.1f}× less)" if cache else
+            "100% smaller (no KV cache)"),
         Row(f"weights (all {dtype})", "weight_bytes", weights, human_bytes(weights)),
-        Row("weights + cache saved vs MHA" + (" (same weights)" if cfg.uses_mla else ""),
+        Row("weights + cache saved by its KV heads, same layers (lesson 2)"
+            + (" (same weights)" if cfg.uses_mla else ""),
             "total_saving", round(100 * float(s["total_saving"]), 1),
             f"{100 * float(s['total_saving']):.1f}%"),
         Row("cache / weights", "cache_over_weights", round(cache / weights, 4),
@@ -96,7 +144,7 @@ def _layers_text(cfg):
     kinds = (("full_attention", "full"), ("sliding_attention", f"sliding (≤ {cfg.get('sliding_window') or 0:,})"),
              ("chunked_attention", f"chunked (≤ {cfg.get('attention_chunk_size') or 0:,})"),
              ("linear_attention", "linear (fixed state)"),
-             ("indexed_attention", f"sparse (top {cfg.get('index_topk') or 0:,} keys, all cached)"),
+             ("indexed_attention", f"sparse (top {cfg.get('index_topk') or cfg.get('indexer_budget') or 0:,} keys, all cached)"),
              ("mamba", "Mamba-2 (fixed state)"), ("conv", "short conv (fixed state)"),
              ("none", "MLP-only"),
              ("compressed_sparse_attention", f"CSA (window + 1 entry per {_rate(cfg, 'c')} tokens)"),
@@ -122,16 +170,20 @@ def kv_variants(cfg):
     if cfg.uses_mla:
         return [(f"MLA latent ({cfg.kv_lora_rank}+{cfg.qk_rope_head_dim} per layer)", cfg),
                 (f"MHA, same {h} heads of {cfg.v_head_dim}", mha_baseline(cfg))]
-    out = [(f"this setting ({_kind(cfg)}, {kv} KV heads)", cfg)]
+    out = [(f"this setting ({_kind(cfg)}, {count_of(kv, 'KV head')})", cfg)]
     if kv != h:
         out.append((f"MHA ({h} KV heads)", mha_baseline(cfg)))
-    if kv != 1:
-        out.append(("MQA (1 KV head)", cfg.replace(num_key_value_heads=1)))
+    if kv != 1:   # a what-if where the family has no KV heads in transformers: say so
+        out.append(("MQA (1 KV head" + ("; hypothetical here)" if cfg.model_type in NO_KV_HEADS
+                                        else ")"), cfg.replace(num_key_value_heads=1)))
     if any(t != "full_attention" for t in cfg.layer_types):
         why = "no window" if set(cfg.layer_types) <= {"full_attention", "sliding_attention"} \
             else "attention"
-        out.append((f"{kv} KV heads, every layer full {why}",
-                    cfg.replace(layer_types=["full_attention"] * cfg.num_hidden_layers)))
+        try:
+            full = cfg.replace(layer_types=["full_attention"] * cfg.num_hidden_layers)
+        except ValueError:   # a family that cannot have every layer full (Qwen3.8's n-gram
+            return out       # embeddings sit on its linear layers): no such line
+        out.append((f"{count_of(kv, 'KV head')}, every layer full {why}", full))
     return out
 
 
@@ -147,25 +199,27 @@ def _window(cfg):
 @register("kv_cache")
 def kv_cache_explorer(model="Meta-Llama-3-8B", seq_len=8192, batch=1, dtype="bf16"):
     """Change the KV-head count, attention layers, context and batch of a real model;
-    watch the cache against its MHA baseline."""
+    watch the cache against its MHA baseline. The menus offer what the model's family
+    can take; the KV slider is off where there are no KV heads to choose (MLA's latent,
+    DeepSeek-V4's one K = V head, GPT-2), the window box where no layer slides."""
     base = {"cfg": load_model(model)}
     cfg0 = base["cfg"]
-    heads = cfg0.num_attention_heads
     controls = {
         "model": model_dropdown(model),
-        "num_key_value_heads": selection("KV heads", divisors(heads),
+        "num_key_value_heads": selection("KV heads", kv_head_options(cfg0),
                                          cfg0.num_key_value_heads),
         "seq_len": selection("context", SEQ_LENS, seq_len),
         "batch": selection("batch", BATCHES, batch),
         "dtype": dropdown("cache dtype", ["bf16", "fp8", "fp32"], dtype, width="200px"),
-        "layers": dropdown("layers", LAYER_PATTERNS, "as shipped", width="330px"),
+        "layers": dropdown("layers", layer_patterns_for(cfg0), "as shipped", width="330px"),
         "sliding_window": int_text("sliding window (tokens)", _window(cfg0), width="260px"),
     }
     controls["num_key_value_heads"].disabled = _fixed_kv(cfg0)
+    controls["sliding_window"].disabled = not _has_window(cfg0)
 
     def config(v):
         cfg = base["cfg"]
-        if not _fixed_kv(cfg):  # MLA caches a latent: KV heads do not set the cache size
+        if not _fixed_kv(cfg) and v["num_key_value_heads"] != cfg.num_key_value_heads:
             cfg = cfg.replace(num_key_value_heads=v["num_key_value_heads"])
         return with_layer_pattern(cfg, v["layers"], v["sliding_window"])
 
@@ -187,10 +241,19 @@ def kv_cache_explorer(model="Meta-Llama-3-8B", seq_len=8192, batch=1, dtype="bf1
         base["cfg"] = cfg = load_model(change["new"])
         with ex.hold():
             c = controls["num_key_value_heads"]
-            c.options = divisors(cfg.num_attention_heads)
+            c.options = kv_head_options(cfg)
             c.value = cfg.num_key_value_heads
             c.disabled = _fixed_kv(cfg)
+            controls["layers"].options = layer_patterns_for(cfg)
             controls["layers"].value = "as shipped"
             controls["sliding_window"].value = _window(cfg)
+            controls["sliding_window"].disabled = not _has_window(cfg)
+
+    def on_layers(change):  # the window box works only where some layer slides
+        pattern = change["new"]
+        sliding = (_has_window(base["cfg"]) if pattern == "as shipped"
+                   else "sliding_attention" in _pattern_types(base["cfg"], pattern))
+        controls["sliding_window"].disabled = not sliding
     ex.on_change("model", on_model)
+    ex.on_change("layers", on_layers)
     return ex

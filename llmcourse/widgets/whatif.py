@@ -1,6 +1,7 @@
 """The what-if lab: edit any field of a real config and compare it with the original.
 
-Pick a zoo model (or load a ``config.json``), change its architecture fields
+Pick a zoo model (or type a Hub id, or load, upload or paste a ``config.json``), change
+its architecture fields
 (Hugging Face names), and see parameters, memory by dtype, KV cache and FLOPs of
 the original and the edited config side by side, with the layer shapes and a
 figure. The edited config can be saved as a ``config.json`` that
@@ -336,8 +337,11 @@ class WhatIfLab(Explorer):
         self._orig_cache = {}
         self.typed = set()            # fields the reader typed: explicit choices
         self._programmatic = False    # True while the lab itself sets a box
+        names = list_models()
+        if self.base.name not in names:  # a lab started on a Hub id
+            names.append(self.base.name)
         controls = {
-            "model": dropdown("model", list_models(), self.base.name, width="330px"),
+            "model": dropdown("model", names, self.base.name, width="330px"),
             "seq_len": selection("context (tokens)", SEQ_LENS, seq_len, width="360px"),
             "batch": selection("batch", BATCHES, batch, width="260px"),
         }
@@ -368,6 +372,11 @@ class WhatIfLab(Explorer):
         self.paste_button = W.Button(description="Read pasted", icon="paste",
                                      layout=W.Layout(width="120px"))
         self.paste_button.add_class("lc-paste-button")
+        self.hub_box = W.Text(placeholder="or a Hub id: owner/name, Enter",
+                              continuous_update=False, description="Hub",
+                              style={"description_width": "initial"},
+                              layout=W.Layout(width="300px"))
+        self.hub_box.add_class("lc-hub-box")
         self.save_box = W.Text(value=save_path or os.path.join("whatif-model", "config.json"),
                                description="save to", style={"description_width": "initial"},
                                layout=W.Layout(width="420px"))
@@ -395,9 +404,11 @@ class WhatIfLab(Explorer):
         self.load_button.on_click(lambda _b: self.load_path(self.path_box.value))
         self.upload.observe(self._on_upload, names="value")
         self.paste_button.on_click(lambda _b: self.load_text(self.paste_box.value))
+        self.hub_box.observe(self._on_hub_id, names="value")
         self.save_button.on_click(lambda _b: self.save(self.save_box.value))
-        load_row = W.HBox([self.path_box, self.load_button, self.upload, self.paste_box,
-                           self.paste_button], layout=W.Layout(flex_flow="row wrap"))
+        load_row = W.HBox([self.hub_box, self.path_box, self.load_button, self.upload,
+                           self.paste_box, self.paste_button],
+                          layout=W.Layout(flex_flow="row wrap"))
         save_row = W.HBox([self.save_box, self.save_button], layout=W.Layout(flex_flow="row wrap"))
         tables = W.HBox([self.summary, self.shapes],
                         layout=W.Layout(flex_flow="row wrap", align_items="flex-start",
@@ -571,6 +582,30 @@ class WhatIfLab(Explorer):
             self.show_error(str(e))
             return None
         return self.load_config(cfg)
+
+    def _on_hub_id(self, change):
+        if change["new"]:  # Enter: load it, then empty the box for the next id
+            try:
+                self.load_hub(change["new"])
+            finally:
+                self.hub_box.value = ""
+
+    def load_hub(self, model_id):
+        """Load a Hub model by its id (``owner/name``, optionally ``@revision``), as typing
+        it in the Hub box and pressing Enter does; it joins the model list under its id.
+        A model that cannot be read shows the one-line message; the lab keeps its model."""
+        text = (model_id or "").strip()
+        if not text:
+            return None
+        try:
+            cfg = load_model(text)
+        except ValueError as e:
+            self.show_error(str(e))
+            return None
+        if self.loaded.get(cfg.name) is cfg:  # typed again: select it
+            self.controls["model"].value = cfg.name
+            return cfg.name
+        return self.load_config(cfg, label=cfg.name)
 
     def _on_upload(self, change):
         files = change["new"]

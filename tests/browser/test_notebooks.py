@@ -38,36 +38,47 @@ LLAMA3_8B = "Meta-Llama-3-8B"
 # must show exactly its message).
 SPECS = [
     NotebookSpec("00_start_here_anatomy.ipynb", [
-        # lc.widgets.layer_anatomy_explorer(): Llama-3.2-3B, layer 0, bf16
+        # lc.widgets.layer_anatomy_explorer("gemma-2-2b"): layer 0, bf16
         ExplorerCheck("layer_anatomy", control="model", value="Qwen3-0.6B", key="total",
                       expect=lambda: lc.param_count(model("Qwen3-0.6B")).total,
                       invalid=Invalid("num_key_value_heads", 5, lambda: model("Qwen3-0.6B")
                                       .replace(num_key_value_heads=5))),
     ]),
     NotebookSpec("01_heads_and_head_dim.ipynb", [
-        # lc.widgets.heads_explorer("Meta-Llama-3-8B"): 32 heads, head_dim = hidden/heads, 8 KV
+        # lc.widgets.heads_explorer("Mistral-Nemo-Base-2407"): 32 heads of 128, 8 KV heads
         ExplorerCheck("heads", control="num_attention_heads", value=64, key="total",
                       expect=lambda: lc.param_count(
-                          model(LLAMA3_8B).replace(num_attention_heads=64)).total,
-                      # 4 heads cannot have the 8 KV heads the KV slider keeps
-                      invalid=Invalid("num_attention_heads", 4, lambda: model(LLAMA3_8B)
-                                      .replace(num_attention_heads=4))),
+                          model("Mistral-Nemo-Base-2407").replace(num_attention_heads=64)).total,
+                      no_invalid="no free box: the KV slider offers only divisors of the heads "
+                                 "and follows the head count"),
     ]),
     NotebookSpec("02_gqa_and_kv_cache.ipynb", [
-        # lc.widgets.kv_cache_explorer("Llama-3.1-8B", seq_len=8192, batch=1)
-        ExplorerCheck("kv_cache", control="num_key_value_heads", value=16, key="kv_cache_bytes",
-                      expect=lambda: lc.kv_cache_bytes(
-                          model("Llama-3.1-8B").replace(num_key_value_heads=16), 8192),
-                      invalid=Invalid("sliding_window", 0, lambda: model("Llama-3.1-8B")
-                                      .replace(sliding_window=0))),
+        # lc.widgets.kv_cache_explorer("Qwen2-7B", seq_len=8192, batch=1): 28 heads, 4 KV heads;
+        # the window box works once a pattern has sliding layers
+        ExplorerCheck("kv_cache", control="num_key_value_heads", value=7, key="kv_cache_bytes",
+                      steps=[("layers", "alternate sliding/full")],
+                      expect=lambda: lc.kv_cache_bytes(lc.widgets.with_layer_pattern(
+                          model("Qwen2-7B").replace(num_key_value_heads=7),
+                          "alternate sliding/full", 4096), 8192),
+                      invalid=Invalid("sliding_window", 0, lambda: lc.widgets.with_layer_pattern(
+                          model("Qwen2-7B").replace(num_key_value_heads=7),
+                          "alternate sliding/full", 0))),
     ]),
-    NotebookSpec("02b_beyond_gqa.ipynb", [
-        # lc.widgets.kv_cache_explorer("gemma-4-E2B", seq_len=32768, batch=1): 8 heads, 1 KV head
-        ExplorerCheck("kv_cache", control="num_key_value_heads", value=2, key="kv_cache_bytes",
+    NotebookSpec("03_caches_that_shrink.ipynb", [
+        # lc.widgets.kv_cache_explorer("gemma-4-31B", seq_len=32768, batch=1): 32 heads, 16 KV
+        ExplorerCheck("kv_cache", control="num_key_value_heads", value=8, key="kv_cache_bytes",
                       expect=lambda: lc.kv_cache_bytes(
-                          model("gemma-4-E2B").replace(num_key_value_heads=2), 32768),
-                      invalid=Invalid("sliding_window", 0, lambda: model("gemma-4-E2B")
-                                      .replace(sliding_window=0))),
+                          model("gemma-4-31B").replace(num_key_value_heads=8), 32768),
+                      invalid=Invalid("sliding_window", 0, lambda: model("gemma-4-31B")
+                                      .replace(num_key_value_heads=8, sliding_window=0))),
+    ]),
+    NotebookSpec("04_caches_that_stop_growing.ipynb", [
+        # lc.widgets.kv_cache_explorer("Nemotron-3-Nano-30B-A3B", seq_len=131072): 32 heads, 2 KV
+        ExplorerCheck("kv_cache", control="num_key_value_heads", value=4, key="kv_cache_bytes",
+                      expect=lambda: lc.kv_cache_bytes(
+                          model("Nemotron-3-Nano-30B-A3B").replace(num_key_value_heads=4), 131072),
+                      no_invalid="no free box is live for Nemotron: no layer slides, so the "
+                                 "window box is off"),
     ]),
     NotebookSpec("05_ffn_sizing.ipynb", [
         # lc.widgets.ffn_explorer("Llama-3.1-8B", seq_len=4096): intermediate_size 14,336
@@ -100,19 +111,37 @@ SPECS = [
                       invalid=Invalid("num_key_value_heads", 5, lambda: model(LLAMA3_8B)
                                       .replace(num_key_value_heads=5))),
     ]),
-    NotebookSpec("07_will_it_fit_and_how_fast.ipynb", [
+    NotebookSpec("09_will_it_fit.ipynb", [
         # lc.widgets.fit_explorer(): Qwen3-30B-A3B on 1 x H100, as shipped, bf16 cache, 8 x 32K
         ExplorerCheck("fit", control="weights", value="int4-g128", key="weight_bytes",
                       expect=lambda: lc.stored_weights(model("Qwen3-30B-A3B"), "int4-g128").total,
                       invalid=Invalid("n_gpus", 0, lambda: lc.memory_plan(
                           model("Qwen3-30B-A3B"), "H100 SXM 80GB", n_gpus=0))),
     ]),
-    NotebookSpec("08_what_training_costs.ipynb", [
+    NotebookSpec("10_how_fast.ipynb", [
+        # lc.widgets.speed_explorer(): Qwen3-30B-A3B on 1 x H100, as shipped, bf16 cache, 8K, batch 8
+        ExplorerCheck("speed", control="batch", value=16, key="tokens_per_s_per_user",
+                      expect=lambda: round(lc.serving.decode_step_per_gpu(
+                          model("Qwen3-30B-A3B"), "H100 SXM 80GB", 1, "as shipped", "bf16", 8192,
+                          16).tokens_per_s_per_user, 2),
+                      # 32 query heads cannot be split over 3 GPUs
+                      invalid=Invalid("n_gpus", 3, lambda: lc.serving.check_parallelism(
+                          model("Qwen3-30B-A3B"), 3))),
+    ]),
+    NotebookSpec("11_training_memory.ipynb", [
         # lc.widgets.training_explorer(): Llama-3.1-8B, 8,192 x 1, bf16-mixed AdamW, ZeRO-3, 8 x H100
         ExplorerCheck("training", control="zero_stage", value=2, key="total",
                       expect=lambda: lc.training_memory(model("Llama-3.1-8B"), 8192, 1,
                                                         zero_stage=2, dp=8).total,
                       invalid=Invalid("n_gpus", 0, lambda: lc.training.data_parallel_size(0))),
+    ]),
+    NotebookSpec("12_training_compute.ipynb", [
+        # lc.widgets.compute_explorer(): Llama-3.1-8B, 8,192 tokens, 64 x H100, 4 stages, 8 micro-batches
+        ExplorerCheck("compute", control="num_micro_batches", value=16, key="bubble",
+                      expect=lambda: float(lc.training.pipeline_bubble(4, 16)),
+                      # 4 pipeline stages cannot be laid over 6 GPUs
+                      invalid=Invalid("n_gpus", 6, lambda: lc.training.data_parallel_size(
+                          6, 1, 1, 4))),
     ]),
 ]
 

@@ -1,4 +1,6 @@
-"""Exercises for lesson 08, what training costs (ids train-*)."""
+"""Exercises for lesson 11, training memory (ids train-*): the states under ZeRO-2, one
+layer's activations with eager attention, selective recomputation, the fewest GPUs, and
+LoRA or QLoRA on one 24 GB GPU."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from .base import concept, derive, design, predict
 
 __all__ = []
 
-NB = "08_what_training_costs"
+NB = "11_training_memory"
 _L31 = "Llama-3.1-8B"
 
 
@@ -30,12 +32,17 @@ predict(
     expected=lambda: _states(2),
     why="ZeRO-2 shards the optimizer state (fp32 master 4 + m and v 8 = 12 B/param) and the "
         "bf16 grads (2 B/param) over the 8 GPUs, but every GPU keeps the full bf16 weights "
-        "(2 B/param): 2N + (2 + 12)N/8 = 3.75 B per parameter, about 30.1 GB for N = 8.03B. "
+        "(2 B/param): 2N + (2 + 12)N/8 = 3.75 B per parameter, about 30.1 GB for N = 8.03B "
+        "(the engine adds AdamW's 4-byte step counters, one per tensor: about a kilobyte). "
         "ZeRO-3 would also shard the weights: 16N/8 = 2 B per parameter.",
     hint="sort the 16 bytes into what ZeRO-2 shards (divided by 8) and what it keeps whole.",
     rel_tol=0.01, unit="bytes",
     mistakes=((lambda: 16 * _n(), "that is the whole 16 B/param on one GPU: ZeRO-2 shards most "
                                   "of it"),
+              (lambda: 2 * _n() + 2 * _n() // 8, "you left out the optimizer state: the fp32 "
+                                                 "master copy and AdamW's m and v, 12 B per "
+                                                 "parameter, which ZeRO-2 shards with the "
+                                                 "gradients"),
               (lambda: 2 * _n(), "that is ZeRO-3 (all 16 B/param divided by 8): ZeRO-2 keeps a "
                                  "full copy of the weights on every GPU"),
               (lambda: 4 * _n() + 12 * _n() // 8, "that is ZeRO-1: it shards only the optimizer "
@@ -44,49 +51,6 @@ predict(
                                                   "holds one more fp32 copy of every weight: "
                                                   "count it with m and v")),
     wrong=(16 * 8_030_261_248, 2 * 8_030_261_248, 10**9, "30e9"),
-)
-
-
-def _fewest_overall():
-    return min(n for n in (fewest_gpus(_L31, "H100 SXM 80GB", 8192, 1, zero_stage=3,
-                                       recompute=r) for r in RECOMPUTE) if n)
-
-
-def _validate_design(answer):
-    if not isinstance(answer, dict) or set(answer) != {"n_gpus", "recompute"}:
-        return False, 'give a dict {"n_gpus": ..., "recompute": ...}'
-    n, r = answer["n_gpus"], answer["recompute"]
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        return False, "n_gpus must be a positive whole number"
-    if r not in RECOMPUTE:
-        return False, f"recompute must be one of {', '.join(RECOMPUTE)}"
-    m = training_memory(_L31, 8192, 1, zero_stage=3, dp=n, recompute=r)
-    fits, words = fit_verdict(m, "H100 SXM 80GB")
-    if not fits:
-        return False, f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}: {words}"
-    best = _fewest_overall()
-    if n > best:
-        return False, (f"it fits (peak {m.peak / 1e9:,.1f} GB per GPU), but fewer GPUs would "
-                       "do: look at what ZeRO-3 leaves whole on every GPU")
-    return True, (f"{n} GPUs, peak {m.peak / 1e9:,.1f} GB each, within 72 GB (80 GB less the "
-                  "10% reserve): the fewest that fit.")
-
-
-design(
-    "train-2", NB,
-    validate=_validate_design,
-    why="ZeRO-3 divides the 16 B/param states (128 GB) by the GPU count, but not what each "
-        "GPU holds for its own tokens: without recomputation about 59 GB of activations and "
-        "logits plus 8.4 GB of fp32 loss gradients at the start of backward (67.6 GB) leave "
-        "4.4 GB of the usable 72 GB for the states: 30 GPUs. Full recomputation keeps only the "
-        "layer inputs (17.1 GB at the start of backward, with the logits and the loss "
-        "gradients; less while a layer is recomputed), and 3 GPUs suffice (2 would peak at "
-        "81.4 GB), for a third more compute.",
-    hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
-         "setting shrinks the part it does not?",
-    solution={"n_gpus": 3, "recompute": "full"},
-    wrong=({"n_gpus": 2, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
-           {"n_gpus": 4, "recompute": "full"}, [3, "full"]),
 )
 
 
@@ -127,10 +91,10 @@ def _wrong_bf16_scores(cfg):    # the scores counted once, at 2 bytes
 
 
 derive(
-    "train-3", NB,
+    "train-2", NB,
     reference=_per_token_layer,
     cases=(_L31, "Qwen2-7B", "Mistral-Nemo-Base-2407", "Llama-3.2-1B", "Meta-Llama-3-70B",
-           lambda: load_model(_L31).replace(num_key_value_heads=1, intermediate_size=11008)),
+           lambda: load_model(_L31).replace(num_key_value_heads=2, intermediate_size=11008)),
     why="Eager attention multiplies q by k repeated to every query head (repeat_kv makes a "
         "copy), so k and v are saved at n_h heads, GQA or not; it saves the s x s "
         "probabilities in fp32 (softmax's output) and their bf16 copy (the input of the "
@@ -140,12 +104,21 @@ derive(
     hint="three things change from the FlashAttention layer: how many heads k and v are "
          "saved at, a term that grows with s, and one small fp32 term that disappears.",
     solution=_solution_per_token_layer,
+    mistakes=(
+        (_flash_per_token_layer, "that is the FlashAttention layer: eager attention also "
+                                 "keeps the s x s scores"),
+        (_wrong_not_repeated, "eager attention repeats k and v to every query head before "
+                              "the matmul (repeat_kv makes a copy), so they are saved at n_h "
+                              "heads, GQA or not"),
+        (_wrong_bf16_scores, "softmax keeps its fp32 output (4 bytes a score) and the product "
+                             "with v its bf16 copy (2 more)"),
+    ),
     wrong=(_flash_per_token_layer, _wrong_not_repeated, _wrong_bf16_scores),
 )
 
 
 concept(
-    "train-4", NB,
+    "train-3", NB,
     correct="d",
     feedback={"a": "that is what selective recomputation removes in eager attention; "
                    "FlashAttention has already removed it",
@@ -158,6 +131,51 @@ concept(
     why="Korthikanti et al. (2022) chose the attention core because it held the 5as²b term "
         "at little FLOP cost; FlashAttention (Dao et al. 2022) reaches the same memory by "
         "design, which is why recompute='selective' changes nothing with attention='flash'.",
+)
+
+
+# --- train-4: the fewest GPUs ---------------------------------------------------------
+
+def _fewest_overall():
+    return min(n for n in (fewest_gpus(_L31, "H100 SXM 80GB", 8192, 1, zero_stage=3,
+                                       recompute=r) for r in RECOMPUTE) if n)
+
+
+def _validate_design(answer):
+    if not isinstance(answer, dict) or set(answer) != {"n_gpus", "recompute"}:
+        return False, 'give a dict {"n_gpus": ..., "recompute": ...}'
+    n, r = answer["n_gpus"], answer["recompute"]
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        return False, "n_gpus must be a positive whole number"
+    if r not in RECOMPUTE:
+        return False, f"recompute must be one of {', '.join(RECOMPUTE)}"
+    m = training_memory(_L31, 8192, 1, zero_stage=3, dp=n, recompute=r)
+    fits, words = fit_verdict(m, "H100 SXM 80GB")
+    if not fits:
+        return False, f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}: {words}"
+    best = _fewest_overall()
+    if n > best:
+        return False, (f"it fits (peak {m.peak / 1e9:,.1f} GB per GPU), but fewer GPUs would "
+                       "do: look at what ZeRO-3 leaves whole on every GPU")
+    return True, (f"{n} GPUs, peak {m.peak / 1e9:,.1f} GB each, within 72 GB (80 GB less the "
+                  "10% reserve): the fewest that fit.")
+
+
+design(
+    "train-4", NB,
+    validate=_validate_design,
+    why="ZeRO-3 divides the 16 B/param states (128 GB) by the GPU count, but not what each "
+        "GPU holds for its own tokens: without recomputation about 59 GB of activations and "
+        "logits plus 8.4 GB of fp32 loss gradients at the start of backward (67.6 GB) leave "
+        "4.4 GB of the usable 72 GB for the states: 30 GPUs. Full recomputation keeps only the "
+        "layer inputs (17.1 GB at the start of backward, with the logits and the loss "
+        "gradients; less while a layer is recomputed), and 3 GPUs suffice (2 would peak at "
+        "81.4 GB), for a third more compute.",
+    hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
+         "setting shrinks the part it does not?",
+    solution={"n_gpus": 3, "recompute": "full"},
+    wrong=({"n_gpus": 2, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
+           {"n_gpus": 4, "recompute": "full"}, [3, "full"]),
 )
 
 
@@ -216,21 +234,3 @@ design(
            {"base": "bf16", "seq_len": 2048}, ["nf4", 4096]),
 )
 
-
-concept(
-    "train-6", NB,
-    correct="b",
-    feedback={"a": "under 1F1B the first stage already kept 4 micro-batches (p - 0); GPipe makes "
-                   "it 8, twice as many, while the last stage goes from 1 to 8",
-              "b": "Right: 1F1B lets the last stage run each micro-batch's backward straight "
-                   "after its forward, so it kept one; GPipe runs all 8 forwards first, so the "
-                   "last stage holds 8 micro-batches of its layers and 8 sets of vocabulary-wide "
-                   "logits and log-probabilities (about 202.6 GB against 64.5 GB).",
-              "c": "a micro-batch's saved tensors live until its backward reaches the stage; "
-                   "running every forward first keeps all of them alive at once",
-              "d": "every stage now keeps 8, but under 1F1B they kept 4, 3, 2 and 1, and only "
-                   "the last stage holds the logits"},
-    why="The schedule decides how long saved tensors live. 1F1B (Narayanan et al. 2021) bounds "
-        "stage i at p - i micro-batches; GPipe (Huang et al. 2019) keeps all m on every stage, "
-        "which is why its memory grows with the gradient-accumulation count.",
-)

@@ -1,0 +1,124 @@
+"""The command line, as a reader runs it: ``python -m llmcourse MODEL ...`` in a fresh
+process (a zoo name, and a Hub id fetched from tests/hub_server.py), its lines, its
+``--json``, its one-line errors and its exit status."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.metadata import entry_points
+
+import pytest
+
+import llmcourse as lc
+from hub_server import HubServer, client_env
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "llmcourse", *args], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+@pytest.fixture(scope="module")
+def hub():
+    with HubServer() as server:
+        yield server
+
+
+def test_a_zoo_model_in_lines_a_reader_reads():
+    p = run("Qwen3-8B", "--gpu", "H100", "--tp", "2", "--context", "32768")
+    assert p.returncode == 0 and p.stderr == ""
+    lines = p.stdout.splitlines()
+    cfg = lc.load_model("Qwen3-8B")
+    pc = lc.param_count(cfg)
+    assert lines[0] == "Qwen3-8B (qwen3; 36 layers, hidden 4,096)"
+    assert f"({pc.total:,})" in lines[1]
+    assert lines[2].split()[2] == f"{lc.kv_cache_bytes(cfg, 1):,}"
+    labels = [ln.split()[0] for ln in lines[1:]]
+    assert labels == ["parameters", "KV", "weights", "fit", "vLLM", "decode", "training"]
+    plan = lc.vllm_plan(cfg, "H100", tensor_parallel_size=2, max_model_len=32768)
+    assert f"= {plan.kv_tokens:,} tokens" in lines[5] and "TP=2" in lines[5]
+    assert "(typical, not exact)" in lines[6] and "bound" in lines[6]
+
+
+def test_json_has_the_engine_numbers():
+    p = run("Meta-Llama-3-8B", "--gpu", "H100", "--context", "8192", "--batch", "4",
+            "--train-seq", "2048", "--zero", "2", "--train-gpus", "4", "--json")
+    assert p.returncode == 0 and p.stderr == ""
+    r = json.loads(p.stdout)
+    cfg = lc.load_model("Meta-Llama-3-8B")
+    assert r["params"] == {"total": lc.param_count(cfg).total, "active": lc.param_count(cfg).active,
+                           "embedding": lc.param_count(cfg).embedding}
+    assert r["kv_cache"]["bytes_at_context"] == lc.kv_cache_bytes(cfg, 8192, 4)
+    assert r["weights"]["bytes"] == lc.stored_weights(cfg).total
+    plan = lc.memory_plan(cfg, "H100", 1, seq_len=8192, batch=4)
+    assert r["fit"]["fits"] == plan.fits and r["fit"]["cache_bytes"] == plan.cache_bytes
+    assert r["vllm"]["kv_tokens"] == lc.vllm_plan(cfg, "H100", max_model_len=8192).kv_tokens
+    step = lc.decode_step_time(cfg, "H100", seq_len=4096)
+    assert r["decode"]["bound_tokens_per_s"] == pytest.approx(step.tokens_per_s_per_user)
+    mem = lc.training_memory(cfg, 2048, 1, zero_stage=2, dp=4)
+    assert r["training"]["peak_bytes"] == mem.peak and r["training"]["gpus"] == 4
+
+
+def test_would_not_start_is_status_1_with_vllms_reason():
+    p = run("Meta-Llama-3-70B", "--gpu", "L4", "--context", "8192")
+    assert p.returncode == 1 and p.stderr == ""
+    reason = lc.vllm_plan("Meta-Llama-3-70B", "L4", max_model_len=8192).reason
+    assert f"would not start: {reason}" in p.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["no-such-model"], "llmcourse: name: no zoo model 'no-such-model' and not a Hub id"),
+    (["Qwen3-8B", "--gpu", "X100"], "llmcourse: gpu: no accelerator 'X100' in the table"),
+    (["Qwen3-8B", "--tp", "two"], "llmcourse: argument --tp: invalid int value: 'two'"),
+    (["Meta-Llama-3-70B", "--context", "32768"], "llmcourse: max_model_len: User-specified"),
+    (["Qwen3-8B", "--weights", "int3"], "llmcourse: weights: unknown scheme 'int3'"),
+])
+def test_bad_input_is_one_line_on_stderr_and_status_2(args, message):
+    p = run(*args)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith(message) and p.stderr.count("\n") == 1, p.stderr
+
+
+def test_a_hub_id_with_its_checkpoint(hub, tmp_path):
+    env = client_env(hub.url, tmp_path)
+    p = run("Qwen/Qwen3.5-0.8B-Base", "--checkpoint", "--json", env=env)
+    assert p.returncode == 0 and p.stderr == ""
+    r = json.loads(p.stdout)
+    zoo = lc.load_model("Qwen3.5-0.8B-Base")
+    assert r["model"] == "Qwen/Qwen3.5-0.8B-Base" and r["multimodal_wrapper"] == "qwen3_5"
+    assert r["params"]["total"] == lc.param_count(zoo).total
+    assert r["checkpoint"]["explained"] is True
+    assert r["checkpoint"]["parts"]["mtp"]["tensors"] == 15
+    text = run("Qwen/Qwen3.5-0.8B-Base", "--checkpoint", env=env)
+    assert text.returncode == 0
+    assert "checkpoint       488 tensors" in text.stdout
+    assert "bytes, multi-token prediction" in text.stdout
+    gated = run("meta-llama/Llama-3.2-1B", env=env)
+    assert gated.returncode == 2 and gated.stderr.count("\n") == 1
+    assert gated.stderr.startswith("llmcourse: model: meta-llama/Llama-3.2-1B is gated: "
+                                   f"accept its licence at {hub.url}/meta-llama/Llama-3.2-1B")
+    rev = run("Qwen/Qwen3-0.6B", "--revision", "main", "--json", env=env)
+    assert json.loads(rev.stdout)["model"] == "Qwen/Qwen3-0.6B@main"
+
+
+def test_vllm_version_is_passed_through_only_when_given(monkeypatch, capsys):
+    from llmcourse import cli, serving
+    seen = []
+    real = serving.vllm_plan
+
+    def spy(cfg, gpu, *a, vllm_version=None, **kw):
+        seen.append(vllm_version)
+        return real(cfg, gpu, *a, **kw)
+
+    monkeypatch.setattr(serving, "vllm_plan", spy)
+    assert cli.main(["Qwen3-0.6B", "--context", "4096"]) == 0
+    assert cli.main(["Qwen3-0.6B", "--context", "4096", "--vllm-version", "0.11.0"]) == 0
+    assert seen == [None, "0.11.0"]
+    capsys.readouterr()
+
+
+def test_the_console_script_is_the_same_command():
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "llmcourse"]
+    assert script.value == "llmcourse.cli:main"
