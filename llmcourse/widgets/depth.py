@@ -12,9 +12,7 @@ from ..zoo import load_model
 from .base import Explorer, Row, int_text, model_dropdown, register, selection
 
 __all__ = ["depth_width_explorer", "depth_width_rows", "depth_width_config", "hidden_options",
-           "layer_options", "engine_only_fields", "LAYER_OPTIONS"]
-
-LAYER_OPTIONS = list(range(1, 161))
+           "layer_options", "engine_only_fields"]
 
 # Fields a config.json may carry but transformers does not build from, per model_type: a
 # what-if on them would count a model that transformers cannot make (checked by building
