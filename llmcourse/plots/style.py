@@ -63,10 +63,11 @@ STYLE["patch.facecolor"] = COLORS[0]
 #   red    what to look at: the reader's setting, an edit (components: shared experts;
 #          memory: activations, the part that grows with the batch)
 #   slate  the real thing: an exact count, a model as shipped, a dense model, what runs
-#   grey   context: norms, reference lines, "the rest"
+#   grey   context: norms, reference lines and bands
 #   purple the router; an estimate; GQA and k_proj; the optimizer state
 #   khaki  the lm_head; MLA and o_proj; memory held in reserve
-#   cyan   MQA and v_proj; the stored total; gradients
+#   cyan   what a figure leaves aside ("the rest", what does not fit); MQA and v_proj;
+#          the stored total; gradients
 # (tests/test_palette.py holds the reserved four to this.)
 
 # one colour per parameter component (llmcourse.architectures.COMPONENTS), in every figure
@@ -92,8 +93,8 @@ CONCEPT_COLORS = {
     "weights": _SLATE, "kv_cache": _BLUE, "activations": _RED, "optimizer": _PURPLE,
     "gradients": _CYAN, "reserve": _KHAKI,
     # the reader's current setting (a star, a marked point) and a reference line or band;
-    # "other" is what a share figure does not break down: both context, both grey
-    "highlight": _RED, "reference": _GREY, "other": _GREY,
+    # "other" is what a figure leaves aside (a share's rest, settings that do not fit)
+    "highlight": _RED, "reference": _GREY, "other": _CYAN,
 }
 
 # colours no concept may take but the ones that mean the same thing (the reserved four)
