@@ -16,8 +16,9 @@ __all__ = ["fit_explorer", "fit_rows", "vllm_rows", "speed_explorer", "speed_row
 SEQ_LENS = [2**k for k in range(10, 18)]          # 1K .. 128K tokens
 # 0.92: today's vLLM default (PR 38284); 0.9: the default of 0.11 and before
 UTILIZATIONS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.95]
-# the vLLM releases whose budget the explorer plans: today's (the engine's default) and 0.11
-VLLM_RELEASE_MENU = [(f"{CURRENT_VLLM} (today)", CURRENT_VLLM), ("0.11 (October 2025)", "0.11")]
+# the vLLM releases whose budget the explorer plans: today's (the engine's default, first) and
+# 0.11 (October 2025); the rows and the panel's title name the one picked
+VLLM_RELEASE_MENU = [CURRENT_VLLM, "0.11"]
 GiB = 2 ** 30
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 GB = 1e9
@@ -118,7 +119,7 @@ def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="
         "seq_len": selection("context", SEQ_LENS, seq_len),
         "batch": selection("batch", BATCHES, batch),
         "utilization": selection("vLLM utilization", UTILIZATIONS, utilization),
-        "vllm_version": dropdown("vLLM", VLLM_RELEASE_MENU, vllm_version, width="250px"),
+        "vllm_version": dropdown("vLLM release", VLLM_RELEASE_MENU, vllm_version, width="200px"),
     }
     state = {}
 

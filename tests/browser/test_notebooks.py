@@ -103,7 +103,7 @@ SPECS = [
     NotebookSpec("09_will_it_fit.ipynb", [
         # lc.widgets.fit_explorer(): Qwen3-30B-A3B on 1 x H100, as shipped, bf16 cache, 8 x 32K,
         # today's vLLM at 0.92; int4 weights, then the release menu set to 0.11
-        ExplorerCheck("fit", control="vllm_version", value="0.11 (October 2025)",
+        ExplorerCheck("fit", control="vllm_version", value="0.11",
                       key="vllm_kv_bytes",
                       expect=lambda: lc.vllm_plan(
                           model("Qwen3-30B-A3B"), "H100 SXM 80GB", max_model_len=32768,
