@@ -72,6 +72,7 @@ __all__ = ["VLLM_VERSION", "CURRENT_VLLM", "VLLM_RELEASES", "VllmRelease", "vllm
            "kv_bytes_per_token_per_gpu", "rope_cache_bytes", "GpuDecodeBound",
            "decode_step_per_gpu", "activation_peak_bytes", "ProfilePeak", "profile_peak",
            "kv_bytes_needed", "allreduce_seconds", "VLLM_LOGS", "vllm_logs", "log_plan",
+           "log_configs",
            "DECODE_SPEEDS", "decode_speeds", "ENGINE_FAMILIES", "typical_decode_efficiency",
            "ExpectedDecode", "expected_decode_speed"]
 
@@ -783,11 +784,22 @@ def vllm_logs(usable=None):
     return [r for r in rows if bool(r.get("usable")) == bool(usable)]
 
 
+def log_configs():
+    """The configs of the logged checkpoints outside the zoo, as the data file carries them
+    (``configs``: ``{"fixture:FILE": Config}``), so every usable row can be planned offline."""
+    from .config import from_hf_config
+    if "_configs" not in _LOGS:
+        _LOGS["_configs"] = {
+            name: from_hf_config(entry["config"], name=name.split(":", 1)[1].rsplit(".", 1)[0])
+            for name, entry in _log_file().get("configs", {}).items()}
+    return dict(_LOGS["_configs"])
+
+
 def log_plan(row, cfg=None):
     """:func:`vllm_plan` for one row of :func:`vllm_logs` (its model, GPU and launch
-    settings, under the accounting of the release it ran: ``budget_release``). ``cfg``: the
-    model's config when the row names a test fixture
-    (``"fixture:..."``) rather than a zoo model."""
+    settings, under the accounting of the release it ran: ``budget_release``). A row naming
+    a checkpoint outside the zoo (``"fixture:..."``) is planned on the config the data file
+    carries (:func:`log_configs`) unless ``cfg`` is given."""
     if not isinstance(row, dict):
         raise ConfigError(f"row: a launch from vllm_logs() (got {type(row).__name__})")
     if not row.get("usable"):
@@ -795,9 +807,16 @@ def log_plan(row, cfg=None):
                           f"{row.get('excluded_reason', 'no reason given')}")
     name = row.get("config")
     if cfg is None:
-        if not isinstance(name, str) or name.startswith("fixture:"):
-            raise ConfigError(f"config: row {row.get('id')!r} needs the config {name!r}; pass cfg=")
-        cfg = name
+        if not isinstance(name, str):
+            raise ConfigError(f"config: row {row.get('id')!r} names no config (got {name!r})")
+        if name.startswith("fixture:"):
+            carried = log_configs()
+            if name not in carried:
+                raise ConfigError(f"config: row {row.get('id')!r} needs the config {name!r}, "
+                                  f"which the data file does not carry; pass cfg=")
+            cfg = carried[name]
+        else:
+            cfg = name
     kw = {k: row[k] for k in _LOG_SETTINGS if row.get(k) is not None}
     kw["vllm_version"] = row.get("budget_release") or "0.11"
     return vllm_plan(cfg, row["gpu"], **kw)

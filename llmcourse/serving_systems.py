@@ -184,17 +184,18 @@ class MoeCriticalBatch(NamedTuple):
         return batch * self.experts_per_token / self.experts
 
 
-def moe_critical_batch(cfg, gpu, weights="bf16"):
+def moe_critical_batch(cfg, gpu, weights="bf16", compute_dtype="bf16"):
     """Each of B tokens goes to k of E experts, so an expert multiplies B x k / E tokens per
     step: its matmul reaches the GPU's ridge (:func:`llmcourse.critical_batch`) only at E / k
     times the dense critical batch. Qwen3-30B-A3B (128 experts, 8 per token) in bf16 on an
     H100: the dense ridge is 295 tokens a step, the experts' 4,725 (x16); DeepSeek-V3 (256
-    experts, 8 per token) in fp8: 148 x 32 = 4,725 too."""
+    experts, 8 per token) in fp8: 148 x 32 = 4,725 too. ``weights`` and ``compute_dtype``: as
+    for :func:`llmcourse.critical_batch`."""
     cfg = as_config(cfg)
     if not cfg.is_moe:
         raise ConfigError(f"cfg: {cfg.name} is dense: every token uses every weight")
     e, k = cfg.num_experts, cfg.num_experts_per_tok
-    dense = critical_batch(gpu, weights)
+    dense = critical_batch(gpu, weights, compute_dtype)
     return MoeCriticalBatch(e, k, dense, dense * e / k)
 
 

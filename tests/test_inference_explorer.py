@@ -84,11 +84,26 @@ def test_gpu_table_names_the_rate_a_chip_without_bf16_uses():
 def test_explorer_shows_vllms_startup_plan_per_gpu():
     ex = EXPLORERS["fit"]()
     ex.set(model="Llama-3.1-8B", gpu="H100 SXM 80GB", weights="bf16", seq_len=8192)
-    # the explorer's utilization slider starts at 0.9 (vLLM's default is 0.92 since PR 38284)
-    plan = lc.vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, weights="bf16",
-                        gpu_memory_utilization=0.9)
+    # today's release and its default utilization (0.92 since vLLM PR 38284), said in the rows
+    plan = lc.vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, weights="bf16")
+    assert plan.vllm_version == lc.serving.CURRENT_VLLM and plan.gpu_memory_utilization == 0.92
     assert ex.value("vllm_starts") is True
     assert ex.value("vllm_kv_bytes") == plan.kv_budget_bytes
+    assert ex.value("vllm_cuda_graph_bytes") == plan.cuda_graph_bytes > 0
+    assert all(r.label.startswith(f"vLLM {plan.vllm_version}") for r in ex.rows
+               if r.key.startswith("vllm_"))
+    # the release menu: 0.11 budgets with its sort sampler and its graphs in the headroom
+    ex.set(vllm_version="0.11", utilization=0.9)
+    old = lc.vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, weights="bf16",
+                       vllm_version="0.11")
+    assert ex.value("vllm_kv_bytes") == old.kv_budget_bytes < plan.kv_budget_bytes
+    assert ex.value("vllm_cuda_graph_bytes") == 0
+    assert all(r.label.startswith("vLLM 0.11") for r in ex.rows if r.key.startswith("vllm_"))
+    # a GPU whose runtime total no log gives: the plan says so beside the figure
+    ex.set(vllm_version=lc.serving.CURRENT_VLLM, utilization=0.92, gpu="H20 96GB")
+    text = next(r.text for r in ex.rows if r.key == "vllm_total_bytes")
+    assert text.endswith("(datasheet capacity, runtime unknown)")
+    ex.set(gpu="H100 SXM 80GB")
     # three GPUs: the ideal pool fits, vLLM cannot split 32 heads three ways
     ex.set(n_gpus=3)
     assert ex.error == "" and ex.value("fits") is True
@@ -134,6 +149,9 @@ def test_speed_explorer_shows_the_per_gpu_bound_and_both_critical_batches():
     assert ex.error == "" and "expert_critical_batch" not in {r.key for r in ex.rows}
     b4 = lc.serving.decode_step_per_gpu("Meta-Llama-3-70B", "H100", 4, "bf16", "bf16", 4096, 1)
     assert ex.value("step_ms") == round(b4.seconds * 1e3, 4) and b4.t_allreduce > 0
+    # the all-reduces' latency, beside the bound: 160 x 6 us (lc.serving_systems)
+    cost = lc.serving_systems.tp_allreduce_cost("Meta-Llama-3-70B", "H100", 4, 1, "bf16", 4096)
+    assert ex.value("t_allreduce_latency_ms") == round(cost.latency_s * 1e3, 4) == 0.96
     e = lc.expected_decode_speed("Meta-Llama-3-70B", "H100", "vLLM", 4, "bf16", "bf16", 4096)
     assert ex.value("expected_vllm") == round(e.expected_tokens_per_s, 1)
     ex.set(n_gpus=3)                       # 64 heads cannot be split three ways

@@ -176,7 +176,12 @@ concept(
 )
 
 
-# --- fit-5: vLLM's budget on two L40S --------------------------------------------------
+# --- fit-5: today's vLLM budget on two L40S ------------------------------------------
+
+# the release and the utilization the prompt fixes (today's vLLM, its default utilization),
+# pinned so that a newer default release does not move the exercise under the student
+FIT5_RELEASE, FIT5_UTILIZATION = "0.31", 0.92
+
 
 def _refusal(reason):
     """vLLM's refusal without the fix it suggests: the exercise fixes the utilization."""
@@ -192,14 +197,15 @@ def _serve_32b_ok(answer):
     if isinstance(tp, int) and tp > 2:
         return False, f"there are two L40S, not {tp}"
     try:
-        plan = vllm_plan("Qwen3-32B", "L40S", tensor_parallel_size=tp, max_model_len=mml)
+        plan = vllm_plan("Qwen3-32B", "L40S", tensor_parallel_size=tp, max_model_len=mml,
+                         gpu_memory_utilization=FIT5_UTILIZATION, vllm_version=FIT5_RELEASE)
     except ConfigError as e:
         return False, str(e)
     if not plan.starts:
         if plan.kv_budget_bytes <= 0 or plan.num_blocks == 0:
             return False, (f"vLLM would refuse to start: {_refusal(plan.reason)}: at "
                            f"tensor_parallel_size={tp} the weights leave no room for the cache "
-                           "at the 0.9 this exercise fixes")
+                           f"at the {FIT5_UTILIZATION} this exercise fixes")
         return False, (f"vLLM would refuse to start: {_refusal(plan.reason)}; a shorter "
                        "max_model_len would start")
     if mml < 8192:
@@ -216,18 +222,20 @@ def _serve_32b_ok(answer):
 design(
     "fit-5", NB,
     validate=_serve_32b_ok,
-    why="One L40S cannot hold the 61 GiB of weights; TP=2 puts 30.5 GiB on each of the 39.98 GiB "
-        "vLLM may use (0.9 x the 44.42 GiB an L40S reports) and leaves about 7.5 GiB of KV cache "
-        "per GPU (an estimate: the profiling run's sampler peak, 256 rows x 151,936 logits x 38 "
-        "B = 1.4 GiB, and non-torch memory are not exact), 61,472 tokens at 128 KiB per token "
-        "per GPU (4 of the 8 KV heads). Any max_model_len from 8,192 to 15,368 holds 4 requests "
-        "or more; the default of 40,960 starts but holds 1.5.",
-    solution={"tensor_parallel_size": 2, "max_model_len": 12288},
+    why="One L40S cannot hold the 61 GiB of weights; TP=2 puts 30.52 GiB on each of the "
+        "40.87 GiB today's vLLM may use (0.92 x the 44.42 GiB an L40S reports). It also "
+        "subtracts a profiling peak (an estimate: 256 rows x 151,936 logits x 14 B with "
+        "FlashInfer's sampler, 0.53 GiB), non-torch memory (0.55 GiB, stated) and its CUDA-graph "
+        "estimate (0.6 GiB, stated), leaving 8.66 GiB of KV cache per GPU: 70,960 tokens at 128 "
+        "KiB per token per GPU (4 of the 8 KV heads). Any max_model_len from 8,192 to 17,740 "
+        "holds 4 requests or more; the default of 40,960 starts but holds 1.73. Under vLLM 0.11 "
+        "(0.9, the PyTorch sort's 38 B a logit, no graphs in the budget) the limit was 15,368.",
+    solution={"tensor_parallel_size": 2, "max_model_len": 16384},
     hint="per GPU: the weights divided by the tensor-parallel size, then the KV heads each GPU "
          "keeps; concurrency = KV tokens / max_model_len. lc.vllm_plan (or the explorer's "
          "vLLM rows) tries a setting.",
     wrong=({"tensor_parallel_size": 1, "max_model_len": 8192},
            {"tensor_parallel_size": 2, "max_model_len": 40960},
-           {"tensor_parallel_size": 2, "max_model_len": 15369},
+           {"tensor_parallel_size": 2, "max_model_len": 17741},
            {"tensor_parallel_size": 3, "max_model_len": 16384}),
 )

@@ -111,8 +111,8 @@ concept(
 
 
 def _moe_critical():
-    q = load_model("Qwen3-30B-A3B")
-    return critical_batch("H100", "bf16") * q.num_experts / q.num_experts_per_tok
+    from ..serving_systems import moe_critical_batch
+    return moe_critical_batch("Qwen3-30B-A3B", "H100", "bf16").moe_critical_batch
 
 
 predict(

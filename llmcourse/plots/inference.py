@@ -239,17 +239,20 @@ GiB = 2 ** 30
 VLLM_PARTS = (("weight_bytes", "weights", "weights"),
               ("activation_bytes", "activation peak", "activations"),
               ("non_torch_bytes", "non-torch", "reference"),
+              ("cuda_graph_bytes", "CUDA graphs", "optimizer"),
               ("kv", "KV cache", "kv_cache"),
               ("headroom", "headroom", "reserve"))
 
 
 def fit_data(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=8192, batch=1,
-             utilization=0.9):
-    """What lesson 9's figure shows (pure): the idealised plan (``plan``), and vLLM's startup
-    plan for the same setting on one GPU (``vllm``: tensor_parallel_size = the GPUs,
-    max_model_len = the context), or why vLLM cannot say (``vllm_reason``)."""
+             utilization=None, vllm_version=None):
+    """What lesson 9's figure shows (pure): the idealised plan (``plan``), and the startup
+    plan of vLLM ``vllm_version`` (default: today's release) for the same setting on one GPU
+    (``vllm``: tensor_parallel_size = the GPUs, max_model_len = the context, utilization: the
+    release's default unless given), or why vLLM cannot say (``vllm_reason``)."""
     from ..config import ConfigError
-    from ..serving import vllm_plan
+    from ..serving import vllm_plan, vllm_release
+    release = vllm_release(vllm_version).version
     cfg = as_config(cfg)
     gpu = as_gpu(gpu)
     plan = memory_plan(cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch)
@@ -261,12 +264,14 @@ def fit_data(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=81
             vllm = vllm_plan(cfg, gpu, tensor_parallel_size=n_gpus, max_model_len=seq_len,
                              gpu_memory_utilization=utilization,
                              kv_cache_dtype="fp8" if kv_dtype == "fp8" else "auto",
-                             weights=weights)
+                             weights=weights, vllm_version=release)
         except (ConfigError, ValueError) as e:
             reason = str(e).splitlines()[0]
+    if utilization is None:
+        utilization = vllm_release(release).default_utilization
     return {"plan": plan, "vllm": vllm, "vllm_reason": reason, "model": cfg.name,
             "gpu": gpu.name, "n_gpus": n_gpus, "seq_len": seq_len, "batch": batch,
-            "utilization": utilization}
+            "utilization": utilization, "vllm_version": release}
 
 
 def _setup_fit(fig):
@@ -347,6 +352,7 @@ def draw_fit(fig, data):
     total = v.total_bytes / GiB
     sizes = {"weight_bytes": v.weight_bytes / GiB, "activation_bytes": v.activation_bytes / GiB,
              "non_torch_bytes": v.non_torch_bytes / GiB,
+             "cuda_graph_bytes": (v.cuda_graph_bytes / GiB if v.cuda_graph_in_budget else 0),
              "kv": max(v.kv_budget_bytes, 0) / GiB,
              "headroom": (v.total_bytes - v.requested_bytes) / GiB}
     used = sum(sizes.values())
@@ -357,12 +363,16 @@ def draw_fit(fig, data):
     st["rt_text"].set_visible(True)
     st["rt"].set_ydata([total, total])
     st["rt_text"].set_position((-0.42, total))
-    st["rt_text"].set_text(f"one {v.gpu.split(' ')[0]} reports {total:,.2f} GiB")
+    st["rt_text"].set_text(f"one {v.gpu.split(' ')[0]} reports {total:,.2f} GiB"
+                           if not v.memory_caveat else
+                           f"one {v.gpu.split(' ')[0]}: {total:,.2f} GiB (datasheet; runtime "
+                           f"unknown)")
     if v.starts:
-        right.set_title(f"vLLM, TP={v.tensor_parallel_size}: {v.kv_tokens:,} tokens, "
-                        f"{v.max_concurrency:,.1f}x", y=1.0)
+        right.set_title(f"vLLM {v.vllm_version}, TP={v.tensor_parallel_size}: "
+                        f"{v.kv_tokens:,} tokens, {v.max_concurrency:,.1f}x", y=1.0)
     else:
-        right.set_title("vLLM refuses: " + _short(v.reason), color=color_of("highlight"), y=1.0)
+        right.set_title(f"vLLM {v.vllm_version} refuses: " + _short(v.reason),
+                        color=color_of("highlight"), y=1.0)
     return left, right
 
 
@@ -374,11 +384,12 @@ def _short(reason, most=42):
 
 @styled
 def fit_figure(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=8192, batch=1,
-               utilization=0.9, size=(11, 4.6)):
-    """Lesson 9's explorer figure as a static one: the idealised plan beside vLLM's
-    budget on one GPU."""
+               utilization=None, vllm_version=None, size=(11, 4.6)):
+    """Lesson 9's explorer figure as a static one: the idealised plan beside the budget of
+    vLLM ``vllm_version`` (today's release unless given) on one GPU."""
     fig, _ = new_figure(0, 0, size=size)
-    data = fit_data(cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch, utilization)
+    data = fit_data(cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch, utilization,
+                    vllm_version)
     draw_fit(fig, data)
     return fig
 
@@ -386,13 +397,15 @@ def fit_figure(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=
 # --- lesson 10: decode speed against batch, per GPU --------------------------------------
 
 def expert_critical_batch(cfg, gpu, weights="bf16", compute_dtype="bf16"):
-    """The batch at which a routed expert's matmul turns compute-bound: each expert sees
-    ``B x k / E`` tokens of a batch of ``B`` on average (uniform routing), so the weights'
-    critical batch grows by ``E / k``; None for a model without routed experts."""
+    """The batch at which a routed expert's matmul turns compute-bound
+    (:func:`llmcourse.serving_systems.moe_critical_batch`: each expert sees ``B x k / E``
+    tokens of a batch of ``B``, so the weights' critical batch grows by ``E / k``); None for
+    a model without routed experts."""
+    from ..serving_systems import moe_critical_batch
     cfg = as_config(cfg)
     if not cfg.is_moe:
         return None
-    return critical_batch(gpu, weights, compute_dtype) * cfg.num_experts / cfg.num_experts_per_tok
+    return moe_critical_batch(cfg, gpu, weights, compute_dtype).moe_critical_batch
 
 
 def speed_data(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=8192, batch=1):
@@ -412,7 +425,9 @@ def speed_data(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=
     except ValueError:
         limit = 0
     nominal, compute = _weights_dtype(cfg, weights)
-    return {"curve": curve, "here": here, "max_batch": limit,
+    from ..serving_systems import tp_allreduce_cost
+    latency = tp_allreduce_cost(cfg, gpu, n_gpus, batch, sw, seq_len).latency_s
+    return {"curve": curve, "here": here, "max_batch": limit, "allreduce_latency_s": latency,
             "critical_batch": critical_batch(gpu, nominal, compute),
             "expert_critical_batch": expert_critical_batch(cfg, gpu, nominal, compute),
             "model": cfg.name, "gpu": gpu.name, "n_gpus": n_gpus, "seq_len": seq_len,

@@ -3,10 +3,9 @@ plan against logged KV budgets (llmcourse/data/vllm_logs.json, each launch under
 accounting of the release it ran) and the expected decode speed, predicted out of sample
 (leave-one-out), against published batch-1 speeds (llmcourse/data/decode_speeds.json).
 
-Log rows whose model is not in the zoo need its config: pass ``configs``, a dict from the
-row's ``config`` field (``"fixture:FILE"``) to a config (the tests pass their fixtures);
-rows without one are left out, and the title counts only the rows drawn. The decode-speed
-file carries the configs it needs.
+Rows whose model is not in the zoo are planned on the configs both data files carry
+(``configs`` may pass others, keyed by the row's ``config`` field); the titles count the
+rows drawn.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from matplotlib.lines import Line2D
 
 from ..decode_speed import (ENGINE_FAMILIES, decode_speed_band_check, decode_speed_loo,
                             decode_speeds, engine_family)
-from ..serving import decode_step_per_gpu, log_plan, vllm_logs
+from ..serving import decode_step_per_gpu, log_configs, log_plan, vllm_logs
 from ..zoo import as_config
 from .style import TEXT_SIZES, color_of, new_figure, plain_log_axis, styled
 
@@ -29,7 +28,7 @@ def _config(row, configs):
     name = row["config"]
     if not name.startswith("fixture:"):
         return as_config(name)
-    return (configs or {}).get(name)
+    return (configs or {}).get(name) or log_configs().get(name)
 
 
 def _short(model):

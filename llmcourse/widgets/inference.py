@@ -6,13 +6,19 @@ from __future__ import annotations
 from ..hardware import list_gpus, load_gpu
 from ..inference import KV_DTYPES, max_batch, max_context
 from ..quantization import list_schemes
+from ..serving import CURRENT_VLLM
+from ..serving_systems import ALLREDUCE_LATENCY_S
 from ..zoo import load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
 __all__ = ["fit_explorer", "fit_rows", "vllm_rows", "speed_explorer", "speed_rows"]
 
 SEQ_LENS = [2**k for k in range(10, 18)]          # 1K .. 128K tokens
-UTILIZATIONS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95]
+# 0.92: today's vLLM default (PR 38284); 0.9: the default of 0.11 and before
+UTILIZATIONS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.92, 0.95]
+# the vLLM releases whose budget the explorer plans: today's (the engine's default, first) and
+# 0.11 (October 2025); the rows and the panel's title name the one picked
+VLLM_RELEASE_MENU = [CURRENT_VLLM, "0.11"]
 GiB = 2 ** 30
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 GB = 1e9
@@ -28,24 +34,30 @@ def vllm_rows(data):
     """vLLM's startup plan for the setting of ``data`` (:func:`llmcourse.plots.inference.
     fit_data`): tensor_parallel_size = the GPUs, max_model_len = the context. A setting
     vLLM rejects shows its one-line message."""
-    label = (f"vLLM at startup (TP={data['n_gpus']}, max_model_len={data['seq_len']:,}, "
-             f"gpu_memory_utilization={data['utilization']})")
+    release = data["vllm_version"]
+    label = (f"vLLM {release} at startup (TP={data['n_gpus']}, max_model_len="
+             f"{data['seq_len']:,}, gpu_memory_utilization={data['utilization']})")
     p = data["vllm"]
     if p is None:
         return [Row(label, "vllm_starts", False, data["vllm_reason"])]
+    caveat = f" ({p.memory_caveat})" if p.memory_caveat else ""
+    graphs = (f"{p.cuda_graph_bytes / GiB:,.2f} GiB (a stated figure)"
+              if p.cuda_graph_in_budget else "none: captured later, from the headroom")
     return [
         Row(label, "vllm_starts", p.starts,
             "starts" if p.starts else f"refuses: {p.reason.split('. ')[0]}"),
-        Row("vLLM: what the CUDA runtime reports on one GPU", "vllm_total_bytes",
-            p.total_bytes, f"{p.total_bytes / GiB:,.2f} GiB"),
-        Row("vLLM: weights as loaded on one GPU", "vllm_weight_bytes", p.weight_bytes,
-            f"{p.weight_bytes / GiB:,.2f} GiB"),
-        Row("vLLM: profiling peak (an estimate) + non-torch (a stated figure)",
-            "vllm_overhead_bytes", p.activation_bytes + p.non_torch_bytes,
+        Row(f"vLLM {release}: what the CUDA runtime reports on one GPU", "vllm_total_bytes",
+            p.total_bytes, f"{p.total_bytes / GiB:,.2f} GiB{caveat}"),
+        Row(f"vLLM {release}: weights as loaded on one GPU", "vllm_weight_bytes",
+            p.weight_bytes, f"{p.weight_bytes / GiB:,.2f} GiB"),
+        Row(f"vLLM {release}: profiling peak ({p.sampler} sampler, an estimate) + non-torch "
+            f"(a stated figure)", "vllm_overhead_bytes", p.activation_bytes + p.non_torch_bytes,
             f"{p.activation_bytes / GiB:,.2f} + {p.non_torch_bytes / GiB:,.2f} GiB"),
-        Row("vLLM KV cache per GPU", "vllm_kv_bytes", p.kv_budget_bytes,
+        Row(f"vLLM {release}: CUDA-graph estimate in the budget", "vllm_cuda_graph_bytes",
+            p.cuda_graph_bytes if p.cuda_graph_in_budget else 0, graphs),
+        Row(f"vLLM {release}: KV cache per GPU", "vllm_kv_bytes", p.kv_budget_bytes,
             f"{p.kv_budget_bytes / GiB:,.2f} GiB = {p.kv_tokens:,} tokens"),
-        Row(f"vLLM concurrency at {data['seq_len']:,} tokens", "vllm_concurrency",
+        Row(f"vLLM {release}: concurrency at {data['seq_len']:,} tokens", "vllm_concurrency",
             round(p.max_concurrency, 2), f"{p.max_concurrency:,.2f}x"),
     ]
 
@@ -92,9 +104,11 @@ def fit_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch):
 
 @register("fit")
 def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="as shipped",
-                 kv_dtype="bf16", seq_len=32768, batch=8, utilization=0.9):
+                 kv_dtype="bf16", seq_len=32768, batch=8, utilization=0.92,
+                 vllm_version=CURRENT_VLLM):
     """Pick a model, GPUs, weight scheme, KV dtype, context and batch: the idealised plan
-    against the datasheet memory, beside the budget vLLM makes on one GPU at startup."""
+    against the datasheet memory, beside the budget a vLLM release (today's by default)
+    makes on one GPU at startup."""
     from ..plots.inference import draw_fit, fit_data
     controls = {
         "model": model_dropdown(model),
@@ -105,13 +119,14 @@ def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="
         "seq_len": selection("context", SEQ_LENS, seq_len),
         "batch": selection("batch", BATCHES, batch),
         "utilization": selection("vLLM utilization", UTILIZATIONS, utilization),
+        "vllm_version": dropdown("vLLM release", VLLM_RELEASE_MENU, vllm_version, width="200px"),
     }
     state = {}
 
     def compute(v):
         cfg = load_model(v["model"])
         data = fit_data(cfg, v["gpu"], v["n_gpus"], v["weights"], v["kv_dtype"], v["seq_len"],
-                        v["batch"], v["utilization"])
+                        v["batch"], v["utilization"], v["vllm_version"])
         state["data"] = data
         return fit_rows(data, cfg, v["gpu"], v["n_gpus"], v["weights"], v["kv_dtype"],
                         v["seq_len"], v["batch"]) + vllm_rows(data)
@@ -121,12 +136,20 @@ def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="
 
     return Explorer("fit", controls, compute, draw, title="Will it fit?", figsize=(11, 4.3),
                     note="Left: the idealised plan, the GPUs as one pool against 90% of the "
-                         "datasheet memory. Right: vLLM's budget on one GPU (tensor-parallel "
-                         "size = the GPUs, max_model_len = the context), against what the CUDA "
-                         "runtime reports; its activation peak is an estimate.")
+                         "datasheet memory. Right: the chosen vLLM release's budget on one GPU "
+                         "(tensor-parallel size = the GPUs, max_model_len = the context), "
+                         "against what the CUDA runtime reports; its activation peak is an "
+                         "estimate, non-torch and CUDA-graph memory stated figures.")
 
 
 # --- lesson 10: how fast ------------------------------------------------------------------
+
+def _band_coverage():
+    """'33 of 38 rows': how often the band held the measurement out of sample."""
+    from ..decode_speed import decode_speed_band_check
+    c = decode_speed_band_check()
+    return f"{c.inside} of {c.rows} rows"
+
 
 def speed_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len):
     """The rows of the speed explorer for ``data`` from :func:`llmcourse.plots.inference.
@@ -147,8 +170,14 @@ def speed_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len):
             f" GB per GPU)"),
         Row("  the arithmetic", "t_compute_ms", round(here.t_compute * 1e3, 4),
             f"{here.t_compute * 1e3:,.3f} ms"),
-        Row(f"  2 x {cfg.num_hidden_layers} all-reduces (bandwidth term only)", "t_allreduce_ms",
-            round(here.t_allreduce * 1e3, 6), f"{here.t_allreduce * 1e3:,.4f} ms"),
+        Row(f"  2 x {cfg.num_hidden_layers} all-reduces: bandwidth (in the bound)",
+            "t_allreduce_ms", round(here.t_allreduce * 1e3, 6),
+            f"{here.t_allreduce * 1e3:,.4f} ms"),
+        Row(f"  2 x {cfg.num_hidden_layers} all-reduces: latency (not in the bound)",
+            "t_allreduce_latency_ms", round(data["allreduce_latency_s"] * 1e3, 4),
+            (f"{data['allreduce_latency_s'] * 1e3:,.3f} ms at "
+             f"{ALLREDUCE_LATENCY_S * 1e6:.0f} us each (a stated figure)")
+            if n_gpus > 1 else "none: one GPU"),
         Row("decode tokens/s per user (a bound)", "tokens_per_s_per_user",
             round(here.tokens_per_s_per_user, 2), f"{here.tokens_per_s_per_user:,.1f}"),
         Row("decode tokens/s, all users (a bound)", "tokens_per_s",
@@ -165,9 +194,11 @@ def speed_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len):
                     mb, f"{mb:,}" if mb else "none: the weights do not fit"))
     try:
         e = expected_decode_speed(cfg, gpu, "vLLM", n_gpus, weights, kv_dtype, seq_len)
-        rows.append(Row("vLLM at batch 1: to expect (typical, not exact)", "expected_vllm",
+        rows.append(Row("vLLM at batch 1: to expect (an estimate)", "expected_vllm",
                         round(e.expected_tokens_per_s, 1),
-                        f"~{e.expected_tokens_per_s:,.0f} tokens/s (bound x {e.efficiency:.2f})"))
+                        f"~{e.expected_tokens_per_s:,.0f} tokens/s, band "
+                        f"{e.low_tokens_per_s:,.0f}-{e.high_tokens_per_s:,.0f} (held out of "
+                        f"sample on {_band_coverage()})"))
     except ValueError:
         pass
     return rows
@@ -204,5 +235,5 @@ def speed_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights
     return Explorer("speed", controls, compute, draw, title="How fast?", figsize=(11, 4.3),
                     note="Bounds on an ideal machine, per GPU: each GPU reads its shard of the "
                          "weights and its KV heads over its own bandwidth, then two all-reduces "
-                         "per layer (their bandwidth term; the latency is left out). The cyan "
-                         "region: batches whose caches do not fit.")
+                         "per layer (their bandwidth term; the table adds their latency). The "
+                         "cyan region: batches whose caches do not fit.")

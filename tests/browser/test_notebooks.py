@@ -112,9 +112,15 @@ SPECS = [
                                       .replace(num_key_value_heads=5))),
     ]),
     NotebookSpec("09_will_it_fit.ipynb", [
-        # lc.widgets.fit_explorer(): Qwen3-30B-A3B on 1 x H100, as shipped, bf16 cache, 8 x 32K
-        ExplorerCheck("fit", control="weights", value="int4-g128", key="weight_bytes",
-                      expect=lambda: lc.stored_weights(model("Qwen3-30B-A3B"), "int4-g128").total,
+        # lc.widgets.fit_explorer(): Qwen3-30B-A3B on 1 x H100, as shipped, bf16 cache, 8 x 32K,
+        # today's vLLM at 0.92; int4 weights, then the release menu set to 0.11
+        ExplorerCheck("fit", control="vllm_version", value="0.11",
+                      key="vllm_kv_bytes",
+                      expect=lambda: lc.vllm_plan(
+                          model("Qwen3-30B-A3B"), "H100 SXM 80GB", max_model_len=32768,
+                          weights="int4-g128", gpu_memory_utilization=0.92,
+                          vllm_version="0.11").kv_budget_bytes,
+                      steps=[("weights", "int4-g128")],
                       invalid=Invalid("n_gpus", 0, lambda: lc.memory_plan(
                           model("Qwen3-30B-A3B"), "H100 SXM 80GB", n_gpus=0))),
     ]),
