@@ -81,6 +81,21 @@ def test_every_colour_comes_from_the_palette():
     assert sorted(style.COLORS) == sorted(style.PETROFF10)
 
 
+def test_attention_mlp_embedding_and_experts_keep_their_colour_in_every_figure():
+    """One meaning per colour: attention is blue, the MLP orange, the embedding brown and
+    routed experts vermilion wherever they appear, and no other idea takes those colours
+    (the reviews found orange meaning MLP in one figure and "underestimate", "active",
+    "MoE" or "edited" in others). Only a concept that is the same thing may share one."""
+    named = {f"component:{k}": v for k, v in style.COMPONENT_COLORS.items()}
+    named.update(style.CONCEPT_COLORS)
+    for color, allowed in style.RESERVED_COLORS.items():
+        users = {k for k, v in named.items() if v == color}
+        assert users <= allowed, f"{color} is reserved for {sorted(allowed)}: {sorted(users - allowed)}"
+    for component in ("attention", "mlp", "embedding", "experts"):
+        c = style.color_of(f"component:{component}")
+        assert c in style.RESERVED_COLORS and f"component:{component}" in style.RESERVED_COLORS[c]
+
+
 def test_one_colour_and_one_hatch_per_component():
     assert tuple(style.COMPONENT_COLORS) == COMPONENTS
     assert set(style.COMPONENT_HATCHES) == set(COMPONENTS)

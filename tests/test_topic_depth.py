@@ -1,4 +1,4 @@
-"""Lesson 4 (depth and width): explorer, figures, exercises, the 12·L·d² helpers."""
+"""Lesson 6 (depth and width): explorer, figures, exercises, the 12·L·d² helpers."""
 
 import pytest
 
@@ -193,3 +193,48 @@ def test_depth_change_table_stays_within_the_context():
     assert t.loc[row, "12 layers"] == lc.flops_per_token(lc.load_model("gpt2"), 1024).attention
     t = lc.tables.depth_change_table("Meta-Llama-3-8B", 64, formatted=False)
     assert "attention FLOPs/token (4,096-token prompt)" in t.index
+
+
+def test_depth2_names_the_mistake_it_matches():
+    v = lc.exercises.check("depth-2", lc.exercises.depth._mha_coefficient)
+    assert not v and "GQA" in v
+    v = lc.exercises.check("depth-2", lc.exercises.depth._two_matrix_mlp)
+    assert not v and "three" in v
+    v = lc.exercises.check("depth-2", lc.exercises.depth._head_dim_from_hidden)
+    assert not v and "head_dim is its own field" in v
+    # the worked solution's coefficient for Qwen3-32B: 3.2 + 0.4 + 15 = 18.6
+    assert abs(lc.exercises.depth._coefficient_by_fields(lc.load_model("Qwen3-32B")) - 18.6) < 1e-9
+    assert "18.6" in lc.exercises.EXERCISES["depth-2"].why
+
+
+def test_no_kv_heads_box_where_transformers_builds_no_gqa(ex):
+    """transformers' GPT-2 (one fused c_attn) and GPT-NeoX (one fused query_key_value)
+    build no KV heads of their own: the explorer offers no box there, its KV heads follow
+    the query heads, and every count it shows is the one transformers builds."""
+    for model in ("gpt2", "pythia-1b"):
+        ex.set(model=model)
+        assert ex.controls["num_key_value_heads"].disabled, model
+        assert "no KV-heads box" in ex.note.value
+        heads = ex.values["num_attention_heads"] * 2
+        ex.set(num_attention_heads=heads)
+        assert ex.error == "" and ex.values["num_key_value_heads"] == heads
+        built = lc.load_model(model).replace(num_attention_heads=heads)
+        assert built.num_key_value_heads == heads
+        assert ex.value("total") == lc.param_count(built).total
+    ex.set(model="Meta-Llama-3-8B")
+    assert not ex.controls["num_key_value_heads"].disabled
+    assert "no KV-heads box" not in ex.note.value
+
+
+def test_layers_slider_offers_only_depths_the_model_can_have(ex):
+    from llmcourse.plots.depth import min_layers
+    ex.set(model="gemma-4-E2B")
+    assert ex.error == ""
+    low = min(ex.controls["num_hidden_layers"].options)
+    assert low == min_layers(lc.load_model("gemma-4-E2B")) > 20   # 20 layers share K and V
+    with pytest.raises(ValueError):
+        lc.load_model("gemma-4-E2B").replace(num_hidden_layers=low - 1)
+    ex.set(num_hidden_layers=low)
+    assert ex.error == ""
+    ex.set(model="Meta-Llama-3-8B")
+    assert min(ex.controls["num_hidden_layers"].options) == 1

@@ -1,4 +1,4 @@
-"""Lesson 5 (MoE versus dense): explorer, figures, exercises, tables."""
+"""Lesson 7 (MoE versus dense): explorer, figures, exercises, tables."""
 
 import pytest
 
@@ -163,3 +163,81 @@ def test_memory_vs_compute_labels_do_not_pile_up():
         assert fig.bbox.x0 <= ba.x0 and ba.x1 <= fig.bbox.x1, a
         for b, bb in boxes[i + 1:]:
             assert not ba.overlaps(bb), (a, b)
+
+
+def test_shared_slider_is_live_only_where_the_count_is_built(ex):
+    """Nemotron 3 and DeepSeek-V4 carry n_shared_experts but build one shared expert
+    whatever it says (the review set it to 3: total unchanged, while the row said '3
+    shared'); DeepSeek, GLM and Kimi build as many as it says."""
+    for model, live in (("Nemotron-3-Nano-30B-A3B", False), ("DeepSeek-V4-Flash", False),
+                        ("Kimi-K2.5", True), ("DeepSeek-V3", True), ("GLM-4.5-Air", True)):
+        ex.set(model=model)
+        assert ex.controls["n_shared_experts"].disabled is (not live), model
+        cfg = lc.load_model(model)
+        n = cfg.get("n_shared_experts")
+        grows = lc.param_count(cfg.replace(n_shared_experts=n + 1)).total != lc.param_count(cfg).total
+        assert grows is live, model
+        if live:
+            before = ex.value("total")
+            ex.set(n_shared_experts=n + 1)
+            assert ex.value("total") > before and f"{n + 1} shared" in ex.rows[0].text
+
+
+def test_layers_are_named_by_what_their_mlp_is(ex):
+    ex.set(model="Nemotron-3-Nano-30B-A3B")
+    layout = ex.rows[0].text
+    assert "dense-MLP" not in layout
+    assert "23 MoE blocks + 29 blocks without an MLP (23 Mamba-2, 6 attention)" in layout
+    ex.set(model="DeepSeek-V3")
+    assert "3 dense-MLP + 58 MoE layers" in ex.rows[0].text
+    ex.set(model="DeepSeek-V4-Flash")
+    assert "3 hash-routed MoE + 40 MoE layers" in ex.rows[0].text
+
+
+def test_experts_slider_offers_no_fewer_experts_than_the_top_k(ex):
+    assert min(ex.controls["num_experts"].options) >= 8        # Qwen3-30B-A3B: top-8
+    ex.set(num_experts_per_tok=2)
+    assert min(ex.controls["num_experts"].options) == 2
+    ex.set(num_experts_per_tok=200)                            # typed: the message, nothing moved
+    assert "cannot exceed" in ex.error and ex.values["num_experts"] == 128
+
+
+def test_a_setting_beyond_the_zoo_widens_the_axes(ex):
+    ex.set(model="Kimi-K2.5")
+    ex.set(num_experts=512)
+    ex.set(expert_size=16384)
+    ax = ex.fig.axes[0]
+    x, y = ax.lines[-1].get_data()[0][0], ax.lines[-1].get_data()[1][0]   # the star
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    assert x0 < x < x1 and y0 < y < y1
+
+
+def test_moe2_allows_the_total_from_the_engine_and_names_the_mistakes():
+    def active_params(cfg):
+        total = lc.param_count(cfg).total
+        d, E, k = cfg.hidden_size, cfg.num_experts, cfg.num_experts_per_tok
+        d_e = cfg.get("moe_intermediate_size") or cfg.intermediate_size
+        moe_layers = cfg.num_hidden_layers - (cfg.get("first_k_dense_replace") or 0)
+        return total - moe_layers * (E - k) * 3 * d * d_e
+    assert check("moe-2", active_params)
+    assert EXERCISES["moe-2"].allowed == ("param_count",)
+    # other counting functions still refuse
+    v = check("moe-2", lambda cfg: lc.weight_shapes(cfg)["numel"].sum())
+    assert not v and "lc.weight_shapes" in v and "lc.param_count" in v
+    names = {
+        "first_k_dense_replace": lc.exercises.moe._forgets_dense_layers,
+        "shared experts": lc.exercises.moe._drops_shared,
+        "k / E": lc.exercises.moe._fraction_of_total,
+        "that is the total": lc.exercises.moe._all_experts,
+    }
+    for words, fn in names.items():
+        v = check("moe-2", fn)
+        assert not v and words in v, (words, v)
+
+
+def test_moe_table_writes_gib_and_gflop_with_two_decimals_and_names_layer_kinds():
+    t = lc.tables.moe_table(["Mixtral-8x7B-v0.1", "DeepSeek-V3", "Qwen3.6-35B-A3B"], kinds=True)
+    for col in ("bf16 GiB", "GFLOP/token"):
+        assert all(v.split(".")[1].isdigit() and len(v.split(".")[1]) == 2 for v in t[col]), t[col]
+    assert t.loc["Qwen3.6-35B-A3B", "layer kinds"] == "30 linear + 10 full"
+    assert t.loc["DeepSeek-V3", "layer kinds"] == "61 full"

@@ -1,4 +1,4 @@
-"""The what-if lab (lesson 6): its rows are the engine's numbers for the edited config,
+"""The what-if lab (lesson 8): its rows are the engine's numbers for the edited config,
 bad settings and bad files show one-line messages, saved configs read back (and build
 in transformers), the figure is labelled, the exercises check answers."""
 
@@ -331,7 +331,7 @@ def test_plot_is_labelled():
     fig = lc.plots.whatif_bars(a, b, seq_len=32768, batch=4)
     assert isinstance(fig, Figure)
     assert "Meta-Llama-3-8B" in fig._suptitle.get_text()
-    assert "0.25× the KV cache" in fig._suptitle.get_text()
+    assert "KV cache ×0.25" in fig._suptitle.get_text()
     # the KV cache has its own axis: beside the weights its bars would be invisible
     assert [ax.get_title() for ax in fig.axes][:3] == ["parameters", "weights", "KV cache"]
     assert fig.axes[2].get_xticklabels()[0].get_text() == "32K × 4"
@@ -354,7 +354,7 @@ def test_lab_figure_updates_in_place(lab):
 
 
 def test_exercises_are_of_all_four_kinds():
-    exs = lc.exercises.list_exercises(notebook="06_whatif_lab")
+    exs = lc.exercises.list_exercises(notebook="08_whatif_lab")
     assert {e.kind for e in exs} == {"predict", "derive", "design", "concept"} and len(exs) >= 4
 
 
@@ -363,18 +363,18 @@ def test_exercise_answers_are_what_the_lab_shows():
     lab.set(num_hidden_layers=18)
     assert lc.exercises.check("whatif-1", originals_of(lab)["total_params"]
                               - lab.value("total_params"))
-    assert lc.exercises.check("whatif-4", originals_of(lab)["weights_int4_g128"] / 2**30)
-    # whatif-2 as a reader designs it in the lab: half the KV heads, a wider MLP
+    assert lc.exercises.check("whatif-2", originals_of(lab)["weights_int4_g128"] / 2**30)
+    # whatif-5 as a reader designs it in the lab: half the KV heads, a wider MLP
     lab.set(model="Qwen3-8B")
     lab.set(seq_len=32768, batch=1)
     full = lab.value("kv_cache_bytes"), lab.value("total_params")
     lab.set(num_key_value_heads=4)
     assert lab.value("kv_cache_bytes") * 2 == full[0]
-    assert not lc.exercises.check("whatif-2", {"num_key_value_heads": 4})  # 1.8% fewer
+    assert not lc.exercises.check("whatif-5", {"num_key_value_heads": 4})  # 1.8% fewer
     lab.set(intermediate_size=12_672)
     assert abs(lab.value("total_params") / full[1] - 1) < 0.005
-    assert lc.exercises.check("whatif-2", {"num_key_value_heads": 4, "intermediate_size": 12_672})
-    assert lab.value("flops_decode") > lab.value("flops_prefill")  # whatif-3's premise
+    assert lc.exercises.check("whatif-5", {"num_key_value_heads": 4, "intermediate_size": 12_672})
+    assert lab.value("flops_decode") > lab.value("flops_prefill")  # whatif-4's premise
 
 
 # --- issue 9 and 16: what a curious reader types ----------------------------------------
@@ -466,3 +466,107 @@ def test_one_expert_is_singular_in_the_lab():
     lab = whatif_lab("Mixtral-8x7B-v0.1")
     lab.set(num_experts=1)
     assert "the 1 expert (" in lab.error
+
+
+# --- what transformers builds, and what the exercises say ---------------------------------
+
+def test_the_lab_offers_no_box_transformers_ignores():
+    """GPT-2 and GPT-NeoX have no KV heads and no head_dim of their own in transformers,
+    DeepSeek-V4 no KV-head count: the lab leaves those boxes out and says why, so Save never
+    writes a config transformers would build with another count."""
+    lab = whatif_lab("gpt2")
+    assert "num_key_value_heads" not in lab.fields and "head_dim" not in lab.fields
+    assert lab.controls["num_key_value_heads"].layout.display == "none"
+    assert "no num_key_value_heads box" in lab.changes.value and "c_attn" in lab.changes.value
+    lab.set(model="pythia-1b")
+    assert "num_key_value_heads" not in lab.fields and "query_key_value" in lab.changes.value
+    lab.set(model="DeepSeek-V4-Flash")
+    assert "num_key_value_heads" not in lab.fields and "head_dim" in lab.fields
+    # a window transformers cannot remove: 0 is no "none" there, and says what it is
+    assert lab.controls["sliding_window"].description == "sliding_window"
+    lab.set(sliding_window=0)
+    assert "sliding_window" in lab.error and "positive" in lab.error
+    lab.set(model="Meta-Llama-3-8B")
+    assert "num_key_value_heads" in lab.fields and "no num_key_value_heads box" not in lab.changes.value
+
+
+def test_awq_prediction_names_a_gb_or_bytes_answer():
+    stored = lc.stored_weights("Qwen3-8B", "int4-g128").total
+    v = lc.exercises.check("whatif-2", round(stored / 1e9, 2))           # GB for GiB
+    assert not v and "GB" in v and "GiB" in v
+    v = lc.exercises.check("whatif-2", float(f"{stored:.2g}"))             # bytes, rounded
+    assert not v and "bytes" in v and "too large" not in v
+    assert lc.exercises.check("whatif-2", stored / 2**30)
+
+
+def test_a_sliding_window_design_passes_with_a_remark():
+    n = lc.load_model("Qwen3-8B").num_hidden_layers
+    v = lc.exercises.check("whatif-5", {"sliding_window": 16384,
+                                        "layer_types": ["sliding_attention"] * n})
+    assert v and "no longer" in v and "16,384" in v
+    assert "no longer" not in lc.exercises.check(
+        "whatif-5", {"num_key_value_heads": 4, "intermediate_size": 12_544})
+
+
+def test_a_billion_layers_draws_a_readable_figure():
+    """The review typed the lab's own 'try a billion layers': bar labels overlapped, a
+    x1e8 offset text sat on the panel titles and the title was clipped."""
+    lab = whatif_lab("Meta-Llama-3-8B")
+    lab.set(num_hidden_layers=10**9)
+    assert lab.error == ""
+    fig = lab.fig
+    renderer = fig.canvas.get_renderer()
+    fig.canvas.draw()
+    width = fig.bbox.width
+    title = fig._suptitle.get_window_extent(renderer)
+    assert title.x0 >= 0 and title.x1 <= width, "the title is clipped"
+    for ax in fig.axes:
+        assert ax.yaxis.get_offset_text().get_text() == "", "an offset text over the panel"
+        labels = [t for t in ax.texts if t.get_text()]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                assert not a.overlaps(b), [t.get_text() for t in labels]
+    assert any(ax.get_yscale() == "log" for ax in fig.axes)
+    lab.set(num_hidden_layers=32)
+    assert all(ax.get_yscale() == "linear" for ax in fig.axes)
+
+
+def _a_new_value(base, field, old):
+    """A value a reader might type into ``field``'s box, different from ``old``."""
+    if field == "tie_word_embeddings":
+        return not old
+    if field == "num_key_value_heads":
+        n = base.num_attention_heads
+        return next((d for d in range(1, n + 1) if n % d == 0 and d != old), None)
+    return {"num_attention_heads": 2 * old, "head_dim": 64 if old != 64 else 32,
+            "sliding_window": 0, "num_hidden_layers": old + 1, "hidden_size": 2 * old,
+            "num_experts": (old or 0) + 8,
+            "num_experts_per_tok": old - 1 if old and old > 1 else 2,
+            "first_k_dense_replace": min(old + 1, base.num_hidden_layers)}.get(field, (old or 0) + 64)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", lc.list_models())
+def test_every_box_the_lab_offers_builds_in_transformers_with_the_labs_count(name):
+    """What the lab's Save writes, transformers builds with the count the lab shows: for
+    every zoo model (at 3 layers, 8 experts) and every box the lab shows for it, one edit
+    is built on the meta device and counted. A box transformers ignores (GQA for GPT-2)
+    would fail here; an edit the engine refuses shows its one-line message instead."""
+    import transformers_ref
+    from llmcourse.widgets.whatif import _field_value, _fields_for
+    from test_roundtrip_transformers import _published, _shrunk
+    base = lc.from_hf_config(_shrunk(_published(name)), name=name)
+    fields = _fields_for(base)
+    values = {f: _field_value(base, f) for f in fields}
+    for field in fields:
+        new = _a_new_value(base, field, values[field])
+        if new is None:
+            continue
+        try:
+            edited = edited_config(base, {**values, field: new}, fields, typed={field})
+        except ValueError:
+            continue   # the lab shows the engine's message; nothing is saved
+        model = transformers_ref.meta_model(edited.to_hf_config())
+        built = sum(p.numel() for p in model.parameters())
+        assert built == lc.param_count(edited).total, f"{name}: {field} {values[field]} -> {new}"

@@ -1,4 +1,4 @@
-"""Exercises for lesson 4, depth and width (``04_depth_and_width``)."""
+"""Exercises for lesson 6, depth and width (``06_depth_and_width``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from .base import concept, derive, design, predict
 
 __all__ = []
 
-NB = "04_depth_and_width"
+NB = "06_depth_and_width"
 
 
 def _llama(**changes):
@@ -53,6 +53,13 @@ def _two_matrix_mlp(cfg):  # a plain MLP's two matrices for a gated one
     return _coefficient_by_fields(cfg) - cfg.intermediate_size / d
 
 
+def _head_dim_from_hidden(cfg):  # head_dim taken as hidden / heads (wrong for Qwen3)
+    d, n_h, n_kv, d_ff = (cfg.hidden_size, cfg.num_attention_heads, cfg.num_key_value_heads,
+                          cfg.intermediate_size)
+    d_h = d // n_h
+    return (2 * d * n_h * d_h + 2 * d * n_kv * d_h + 3 * d * d_ff) / d ** 2
+
+
 derive(
     "depth-2", NB,
     reference=_coefficient,
@@ -60,10 +67,17 @@ derive(
            "Qwen2-7B", lambda: load_model("Llama-3.2-1B").replace(num_key_value_heads=2)),
     rel_tol=0.001,
     solution=_coefficient_by_fields,
-    wrong=(lambda cfg: 12, _mha_coefficient, _two_matrix_mlp),
+    mistakes=((_head_dim_from_hidden, "head_dim is its own field here: Qwen3-32B has 64 heads "
+                                      "of 128, not hidden / heads = 80"),
+              (_mha_coefficient, "k_proj and v_proj are as wide as q_proj in your count: with "
+                                 "GQA they have num_key_value_heads × head_dim outputs"),
+              (_two_matrix_mlp, "that counts two MLP matrices; a SwiGLU MLP has three (gate, "
+                                "up, down)")),
+    wrong=(lambda cfg: 12, _mha_coefficient, _two_matrix_mlp, _head_dim_from_hidden),
     why="c = 2·n_h·d_h/d + 2·n_kv·d_h/d + 3·d_ff/d: 13 for Meta-Llama-3-8B (2 + 0.5 + 10.5), "
-        "16.3 for Qwen3-32B, whose 64 heads of 128 are 1.6 d wide. GQA lowers the attention "
-        "part, SwiGLU at 3.5× raises the MLP part: 12 was GPT-2's coefficient, not a law.",
+        "18.6 for Qwen3-32B (3.2 + 0.4 + 15), whose 64 heads of 128 are 1.6 d wide. GQA lowers "
+        "the attention part, SwiGLU at 3.5× or 5× raises the MLP part: 12 was GPT-2's "
+        "coefficient, not a law.",
     hint="Write each matrix's two sides with config fields, add them, divide by d².")
 
 _TARGET = "Meta-Llama-3-8B"
@@ -86,7 +100,7 @@ def _deep_narrow_ok(answer):
         return False, f"hidden_size {d:,} is not a multiple of 128"
     if cfg.head_dim not in _TUNED_HEAD_DIMS:
         return False, (f"head_dim is {cfg.head_dim} (hidden_size / num_attention_heads unless "
-                       "you set it): lesson 1's tuned widths are 64 and 128; set the head count "
+                       "you set it): lesson 1's usual widths are 64 and 128; set the head count "
                        "or head_dim to keep one")
     ratio = cfg.intermediate_size / d
     if not 2.5 <= ratio <= 4:

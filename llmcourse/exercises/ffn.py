@@ -1,4 +1,4 @@
-"""Exercises for lesson 03, FFN sizing (ids ffn-*).
+"""Exercises for lesson 5, FFN sizing (``05_ffn_sizing``, ids ffn-*).
 
 Every expected value is computed by the engine when the reader checks (or, for
 Meta's rounding rule, is the value Meta published); no answer here is printed in
@@ -14,7 +14,7 @@ from .base import design, concept, derive, predict
 
 __all__ = []
 
-NB = "03_ffn_sizing"
+NB = "05_ffn_sizing"
 
 # Llama-3.1-405B's intermediate_size as published in its config.json
 # (huggingface.co/meta-llama/Llama-3.1-405B); its params.json gives hidden 16384,
@@ -37,30 +37,59 @@ predict(
 )
 
 
+PLAIN = ("gpt2", "gpt_neox", "phi")   # GPT-2, GPT-NeoX (Pythia), phi: two matrices + biases
+
+
 def _ffn_params_solution(cfg):
     """The worked solution: FFN parameters of one layer of a dense model."""
     d, inter = cfg.hidden_size, cfg.intermediate_size
-    if cfg.model_type == "phi":               # plain: fc1 and fc2, each with a bias
+    if cfg.model_type in ("gpt2", "gpt_neox", "phi"):   # plain: 2 matrices, each with a bias
         return 2 * d * inter + inter + d
-    return 3 * d * inter                      # gated: gate_proj, up_proj, down_proj
+    return 3 * d * inter                                 # gated: gate, up, down; no biases
 
 
 def _llama31_wide():
     return load_model("Llama-3.1-8B").replace(intermediate_size=20480)
 
 
+def _all_gated(cfg):           # three matrices everywhere: plain MLPs counted as gated
+    return 3 * cfg.hidden_size * cfg.intermediate_size
+
+
+def _no_biases(cfg):           # the right matrices, the biases forgotten
+    k = 2 if cfg.model_type in PLAIN else 3
+    return k * cfg.hidden_size * cfg.intermediate_size
+
+
+def _all_plain(cfg):           # two matrices everywhere: gated MLPs counted as plain
+    return 2 * cfg.hidden_size * cfg.intermediate_size + (
+        cfg.intermediate_size + cfg.hidden_size if cfg.model_type in PLAIN else 0)
+
+
+def _phi_only(cfg):            # phi-2 as the only plain MLP
+    d, inter = cfg.hidden_size, cfg.intermediate_size
+    return 2 * d * inter + inter + d if cfg.model_type == "phi" else 3 * d * inter
+
+
 derive(
     "ffn-2", NB,
     reference=lambda cfg: param_count(cfg).components["mlp"] // cfg.num_hidden_layers,
-    cases=["Mistral-Nemo-Base-2407", "Qwen3-0.6B", "gemma-2-2b", "phi-2", _llama31_wide],
-    why="A gated MLP has three hidden × intermediate matrices; a plain one two, and phi-2 "
-        "adds a bias to each (intermediate + hidden values).",
+    cases=["Mistral-Nemo-Base-2407", "Qwen3-0.6B", "gemma-2-2b", "phi-2", "gpt2", "pythia-1b",
+           _llama31_wide],
+    why="A gated MLP has three hidden × intermediate matrices and no biases; a plain one "
+        "(GPT-2, GPT-NeoX, phi) has two, each with a bias: intermediate + hidden values more.",
     solution=_ffn_params_solution,
-    hint="count the matrices of each kind of MLP; which of them carry a bias in phi-2?",
-    wrong=(lambda cfg: 3 * cfg.hidden_size * cfg.intermediate_size,
-           lambda cfg: 2 * cfg.hidden_size * cfg.intermediate_size,
-           lambda cfg: (2 if cfg.model_type == "phi" else 3) * cfg.hidden_size
-           * cfg.intermediate_size),
+    hint="count the matrices of each kind of MLP, and the biases of the plain ones; which "
+         "families in this lesson's table are plain?",
+    mistakes=((_phi_only, "GPT-2 and GPT-NeoX (Pythia) have plain MLPs too: two matrices "
+                          "with biases, like phi-2"),
+              (_all_gated, "that counts three matrices, but this model's MLP is plain: two "
+                           "matrices (GPT-2, GPT-NeoX and phi), each with a bias"),
+              (_no_biases, "the matrices are right; a plain MLP also has two biases, "
+                           "intermediate_size + hidden_size values"),
+              (_all_plain, "that counts two matrices, but this model's MLP is gated: "
+                           "gate_proj, up_proj and down_proj")),
+    wrong=(_all_gated, _no_biases, _phi_only, _all_plain),
 )
 
 
@@ -114,7 +143,7 @@ concept(
 
 # --- ffn-5: design a width that splits into whole tiles over 8 GPUs -------------------
 
-_FFN5_HIDDEN, _FFN5_TP, _FFN5_TILE = 5632, 8, 128
+_FFN5_HIDDEN, _FFN5_TP, _FFN5_TILE, _FFN5_MAX_OVER = 5632, 8, 128, 0.10
 
 
 def _tp_width_ok(answer):
@@ -131,22 +160,28 @@ def _tp_width_ok(answer):
         return False, (f"each of the {_FFN5_TP} shards is {answer // _FFN5_TP:,} = "
                        f"{answer // _FFN5_TP / _FFN5_TILE:.2f} × {_FFN5_TILE}: not whole tiles")
     over = answer / target - 1
-    if over > 0.03:
+    if over > _FFN5_MAX_OVER:
         return False, (f"{answer:,} splits into whole tiles, but it is {over:.1%} wider than "
-                       "8/3 × hidden; a narrower width also does (the design allows 3%)")
+                       f"8/3 × hidden; a narrower width also does (the design allows "
+                       f"{_FFN5_MAX_OVER:.0%})")
+    narrowest = -(-int(target) // (_FFN5_TP * _FFN5_TILE)) * _FFN5_TP * _FFN5_TILE
+    than = ("the narrowest width that does" if answer == narrowest else
+            f"; {narrowest:,} also splits into whole tiles and is narrower, at "
+            f"{narrowest / target - 1:.1%}: the extra {answer - narrowest:,} is capacity you chose")
     return True, (f"{answer:,} = {_FFN5_TP} shards of {answer // _FFN5_TP:,} = "
-                  f"{answer // _FFN5_TP // _FFN5_TILE} × {_FFN5_TILE}, {over:.1%} above 8/3 × hidden.")
+                  f"{answer // _FFN5_TP // _FFN5_TILE} × {_FFN5_TILE}, {over:.1%} above 8/3 × hidden"
+                  + (f", {than}." if answer == narrowest else f"{than}."))
 
 
 design(
     "ffn-5", NB,
     validate=_tp_width_ok,
     why="8 shards of whole 128-wide tiles need a multiple of 8 × 128 = 1,024; the first one at "
-        "or above 8/3 × 5,632 = 15,018.7 is 15,360, 2.3% wider. This is what Meta's "
+        "or above 8/3 × 5,632 = 15,018.7 is 15,360, 2.3% wider, the next 16,384. This is what Meta's "
         "multiple_of does: Llama-3.1-8B rounds up to a multiple of 1,024 and Llama-3-70B to "
         "4,096, so the intermediate dimension splits into whole tiles across tensor-parallel "
         "GPUs (Shoeybi et al. 2019).",
     solution=15360,
     hint="A shard of whole tiles is a multiple of 128; 8 of them make a multiple of what?",
-    wrong=(15018, 15104, 16384, 14336, "15360", 15360.5),
+    wrong=(15018, 15104, 17408, 14336, "15360", 15360.5),
 )

@@ -1,4 +1,4 @@
-"""Exercises for lesson 5, mixture of experts versus dense (``05_moe_vs_dense``)."""
+"""Exercises for lesson 7, mixture of experts versus dense (``07_moe_vs_dense``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .base import concept, derive, design, predict
 
 __all__ = []
 
-NB = "05_moe_vs_dense"
+NB = "07_moe_vs_dense"
 
 
 def _mixtral(**changes):
@@ -33,10 +33,10 @@ predict(
     expected=_mixtral16_active_change, unit="parameters",
     mistakes=((lambda: 0, "nearly: a token still runs 2 experts, but one part that every "
                           "token uses grows with the number of experts"),
-              (_mixtral16_total_change, "that is how much the total grows (8 more experts in "
-                                        "each of 32 layers); a token still runs only 2"),
               (_mixtral8_more_experts, "that is the size of the 8 new experts in all 32 layers, "
-                                       "which only the total holds; a token still runs 2")),
+                                       "which only the total holds; a token still runs 2"),
+              (_mixtral16_total_change, "that is how much the total grows (8 more experts in "
+                                        "each of 32 layers); a token still runs only 2")),
     why="The router scores every expert for every token: its matrix is num_local_experts × d "
         "per layer, so 8 more experts add 8 × 4,096 × 32 layers = 1,048,576 active parameters. "
         "The experts a token runs stay 2. Memory grows by 45B, compute by less than 0.01%.",
@@ -54,15 +54,32 @@ def _solution_active(cfg):
     return total - moe_layers * (E - k) * 3 * d * d_e
 
 
+def _expert(cfg):
+    d_e = cfg.get("moe_intermediate_size") or cfg.intermediate_size
+    return 3 * cfg.hidden_size * d_e
+
+
 def _forgets_dense_layers(cfg):
     total = param_count(cfg).total
-    d_e = cfg.get("moe_intermediate_size") or cfg.intermediate_size
-    return total - cfg.num_hidden_layers * (cfg.num_experts - cfg.num_experts_per_tok) * 3 \
-        * cfg.hidden_size * d_e
+    return total - cfg.num_hidden_layers * (cfg.num_experts - cfg.num_experts_per_tok) * _expert(cfg)
 
 
 def _fraction_of_total(cfg):
     return param_count(cfg).total * cfg.num_experts_per_tok // cfg.num_experts
+
+
+def _all_experts(cfg):          # nothing taken away: the total itself
+    return param_count(cfg).total
+
+
+def _drops_shared(cfg):         # the shared experts taken away as if skipped
+    return _solution_active(cfg) - param_count(cfg).components["shared_experts"]
+
+
+def _hidden_4x_experts(cfg):    # a dense-MLP width (4 x hidden) for one expert
+    moe_layers = cfg.num_hidden_layers - (cfg.get("first_k_dense_replace") or 0)
+    return param_count(cfg).total - moe_layers * (cfg.num_experts - cfg.num_experts_per_tok) \
+        * 3 * cfg.hidden_size * 4 * cfg.hidden_size
 
 
 def _moe_cases():
@@ -79,7 +96,23 @@ def _moe_cases():
 derive(
     "moe-2", NB,
     reference=lambda cfg: param_count(cfg).active, cases=_moe_cases(),
-    solution=_solution_active, wrong=(_forgets_dense_layers, _fraction_of_total),
+    # the exercise is about what a token skips, not about counting the whole model: the
+    # total may come from the engine (the prompt says so: **May call:** lc.param_count)
+    allowed=("param_count",),
+    solution=_solution_active,
+    mistakes=((_all_experts, "that is the total: a token runs only num_experts_per_tok of "
+                             "the routed experts in each MoE layer; take away the rest"),
+              (_forgets_dense_layers, "you took experts away from every layer, but the first "
+                                      "first_k_dense_replace layers have a dense MLP and no "
+                                      "experts to skip"),
+              (_drops_shared, "you took the shared experts away too; every token runs them, "
+                              "so they count as active"),
+              (_fraction_of_total, "k / E of the total scales attention, the embedding and "
+                                   "the lm_head too, which every token uses; only the routed "
+                                   "experts a token skips leave the count"),
+              (_hidden_4x_experts, "one expert is 3 × hidden × moe_intermediate_size (the "
+                                   "expert's own width), not a 4 × hidden dense MLP")),
+    wrong=(_forgets_dense_layers, _fraction_of_total, _all_experts, _drops_shared),
     why="Active = total − (MoE layers) × (E − k) × 3·d·d_e: only the routed experts a token "
         "skips are left out; attention, router, shared experts, dense layers, embedding and "
         "lm_head all count.",
@@ -124,11 +157,12 @@ concept(
     correct="c",
     feedback={
         "a": "Each of the 64 is a quarter as wide: 64 × 1,024 = 16 × 4,096 columns, so the "
-             "experts hold the same parameters.",
+             "experts hold the same parameters; only the router gains rows.",
         "b": "8 experts of 1,024 = 2 experts of 4,096: the same width runs per token.",
         "c": "C(64, 8) ≈ 4.4 billion combinations against C(16, 2) = 120: finer specialisation "
              "at the same cost (Dai et al. 2024).",
-        "d": "A token runs 4× as many experts, each 4× narrower: the MLP FLOPs stay the same.",
+        "d": "Each expert is 4× narrower, but a token runs 4× as many of them (8 of 1,024 = 2 "
+             "of 4,096): the active parameters, and the FLOPs, stay the same.",
     },
     why="Fine-grained segmentation keeps memory and compute and buys flexibility; DeepSeekMoE "
         "adds shared experts that every token runs, so the routed ones need not relearn common "

@@ -1,5 +1,10 @@
-"""Exercises for the what-if lab (lesson 6). Every expected value and every verdict
-is computed by the engine when the reader checks."""
+"""Exercises for the what-if lab (lesson 8, ``08_whatif_lab``). Every expected value and
+every verdict is computed by the engine when the reader checks.
+
+In the order the lab asks them: whatif-1 (predict: Qwen3-8B at half its depth),
+whatif-2 (predict: int4 as AWQ stores it, in GiB), whatif-3 (derive: what 8 experts
+add), whatif-4 (concept: why decode costs more FLOPs per token), whatif-5 (design: half
+the KV cache at the same size)."""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from .base import concept, derive, design, predict
 
 __all__ = []
 
-NB = "06_whatif_lab"
+NB = "08_whatif_lab"
 
 
 # --- whatif-1: predict, then check in the lab -----------------------------------------
@@ -42,64 +47,7 @@ predict(
 )
 
 
-# --- whatif-2: design a what-if with two constraints ---------------------------------
-
-def _whatif2_ok(answer):
-    if not isinstance(answer, dict) or not answer:
-        return False, ("answer with the fields you change, as a dict, e.g. "
-                       "answer = {\"num_key_value_heads\": 4}")
-    base = load_model("Qwen3-8B")
-    cfg = base.replace(**answer)  # an impossible change: the engine's one-line message
-    kv0, kv = kv_cache_bytes(base, 32_768), kv_cache_bytes(cfg, 32_768)
-    n0, n = param_count(base).total, param_count(cfg).total
-    if kv > kv0 / 2:
-        return False, (f"the KV cache at 32,768 tokens is {kv / GiB:.2f} GiB, "
-                       f"{kv / kv0:.0%} of the original's: not at most half")
-    drift = n / n0 - 1
-    if abs(drift) > 0.005:
-        return False, (f"the cache is halved, but the model now has {abs(n - n0):,} "
-                       f"parameters {'more' if n > n0 else 'fewer'} ({abs(drift):.2%}); keep the "
-                       "total within 0.5%: give back what the change took elsewhere")
-    return True, (f"the cache is {kv / kv0:.0%} of the original's and the total moved by "
-                  f"{drift:+.3%} ({n - n0:+,} parameters).")
-
-
-design(
-    "whatif-2", NB,
-    validate=_whatif2_ok,
-    why="Halving the KV heads (8 to 4) halves the cache but also removes 36 × 2 × 4,096 × 512 "
-        "= 151M parameters of k_proj and v_proj, 1.8% of the model; widening the MLP gives "
-        "them back: each unit of intermediate_size adds 36 × 3 × 4,096 = 442,368 parameters, "
-        "so about 341 more (12,288 to ~12,629, or a tile-friendly 12,544 or 12,800).",
-    solution={"num_key_value_heads": 4, "intermediate_size": 12_544},
-    hint="Which field halves the cache, what does that change cost in parameters, and which "
-         "other field can give them back?",
-    wrong=({"num_key_value_heads": 4}, {"num_key_value_heads": 2}, {"head_dim": 64},
-           {"num_key_value_heads": 5}, 4, {}),
-)
-
-
-# --- whatif-3: concept: why decode costs more FLOPs per token than prefill -----------
-
-concept(
-    "whatif-3", NB,
-    "c",
-    {"a": "No: that is what the KV cache avoids; decode reads the cached K and V and computes "
-          "them only for the new token.",
-     "b": "No: the weight (matmul) term is the same 2 x active parameters in both modes; only "
-          "the attention term differs.",
-     "c": "Yes.",
-     "d": "No: precision changes how fast a FLOP runs, not how many there are. (A serving engine "
-          "does skip the lm_head for every prompt token but the last; the lab charges it for every "
-          "token in both modes, as training does, so that is not the difference here either.)"},
-    why="The weight term is identical; the attention term grows with the keys a token attends "
-        "to: n at position n (decode) against the mean of 1..n, (n+1)/2, over a causal "
-        "prompt. FLOPs do not set decode speed, though: each step reads all the weights and "
-        "the whole cache, so memory bandwidth does (lesson 7).",
-)
-
-
-# --- whatif-4: predict the int4 weights as a quantizer really stores them -------------
+# --- whatif-2: predict the int4 weights as a quantizer really stores them -------------
 
 def _gptq_qwen_gib():
     return stored_weights(load_model("Qwen3-8B"), "int4-g128").total / GiB
@@ -117,7 +65,7 @@ def _ideal_int4_gib():
 
 
 predict(
-    "whatif-4", NB,
+    "whatif-2", NB,
     expected=_gptq_qwen_gib,
     rel_tol=0.01,
     unit="GiB",
@@ -137,7 +85,7 @@ predict(
 )
 
 
-# --- whatif-5: derive what a dense model gains when made MoE ---------------------------
+# --- whatif-3: derive what a dense model gains when made MoE ---------------------------
 
 def _eight_expert_gain(cfg):
     return param_count(as_moe(cfg, 8, 2)).total - param_count(cfg).total
@@ -149,7 +97,7 @@ def _gain_by_fields(cfg):
 
 
 derive(
-    "whatif-5", NB,
+    "whatif-3", NB,
     reference=_eight_expert_gain,
     cases=("Llama-3.2-1B", "Mistral-Nemo-Base-2407", "Qwen3-0.6B", "Llama-3.2-3B"),
     why="Each of the L layers keeps its attention and norms; its MLP (3 · d · d_ff) becomes 8 "
@@ -162,4 +110,67 @@ derive(
            lambda cfg: cfg.num_hidden_layers * (8 * 3 * cfg.hidden_size * cfg.intermediate_size
                                                 + 8 * cfg.hidden_size),
            lambda cfg: 7 * 3 * cfg.hidden_size * cfg.intermediate_size + 8 * cfg.hidden_size),
+)
+
+
+# --- whatif-4: concept: why decode costs more FLOPs per token than prefill -----------
+
+concept(
+    "whatif-4", NB,
+    "d",
+    {"a": "No: that is what the KV cache avoids; decode reads the cached K and V and computes "
+          "them only for the new token.",
+     "b": "No: a decoding step computes logits for its one new token; the prompt's logits "
+          "were computed (or skipped) once, at prefill. And the lab charges the lm_head once "
+          "per token in both modes.",
+     "c": "No: batch changes how many bytes each FLOP costs to fetch, not how many FLOPs a "
+          "token needs; the weight term is 2 × active parameters per token in both modes.",
+     "d": "Yes."},
+    why="The weight term is identical; the attention term grows with the keys a token attends "
+        "to: n at position n (decode) against the mean of 1..n, (n+1)/2, over a causal "
+        "prompt. FLOPs do not set decode speed, though: each step reads all the weights and "
+        "the whole cache, so memory bandwidth does (lesson 10).",
+)
+
+
+# --- whatif-5: design a what-if with two constraints ---------------------------------
+
+def _whatif2_ok(answer):
+    if not isinstance(answer, dict) or not answer:
+        return False, ("answer with the fields you change, as a dict, e.g. "
+                       "answer = {\"num_key_value_heads\": 4}")
+    base = load_model("Qwen3-8B")
+    cfg = base.replace(**answer)  # an impossible change: the engine's one-line message
+    kv0, kv = kv_cache_bytes(base, 32_768), kv_cache_bytes(cfg, 32_768)
+    n0, n = param_count(base).total, param_count(cfg).total
+    if kv > kv0 / 2:
+        return False, (f"the KV cache at 32,768 tokens is {kv / GiB:.2f} GiB, "
+                       f"{kv / kv0:.0%} of the original's: not at most half")
+    drift = n / n0 - 1
+    if abs(drift) > 0.005:
+        return False, (f"the cache is halved, but the model now has {abs(n - n0):,} "
+                       f"parameters {'more' if n > n0 else 'fewer'} ({abs(drift):.2%}); keep the "
+                       "total within 0.5%: give back what the change took elsewhere")
+    remark = ""
+    if "sliding_attention" in cfg.layer_types:
+        window = cfg.sliding_window
+        remark = (f" It passes, with a caveat: with a {window:,}-token window a layer no longer "
+                  f"sees a whole 32,768-token prompt, so the model reads less than the original "
+                  "did; fewer KV heads would have halved the cache with full attention kept.")
+    return True, (f"the cache is {kv / kv0:.0%} of the original's and the total moved by "
+                  f"{drift:+.3%} ({n - n0:+,} parameters).{remark}")
+
+
+design(
+    "whatif-5", NB,
+    validate=_whatif2_ok,
+    why="Halving the KV heads (8 to 4) halves the cache but also removes 36 × 2 × 4,096 × 512 "
+        "= 151M parameters of k_proj and v_proj, 1.8% of the model; widening the MLP gives "
+        "them back: each unit of intermediate_size adds 36 × 3 × 4,096 = 442,368 parameters, "
+        "so about 341 more (12,288 to ~12,629, or a tile-friendly 12,544 or 12,800).",
+    solution={"num_key_value_heads": 4, "intermediate_size": 12_544},
+    hint="Which field halves the cache, what does that change cost in parameters, and which "
+         "other field can give them back?",
+    wrong=({"num_key_value_heads": 4}, {"num_key_value_heads": 2}, {"head_dim": 64},
+           {"num_key_value_heads": 5}, 4, {}),
 )

@@ -9,14 +9,30 @@ from .style import (COMPONENT_COLORS, COMPONENT_HATCHES, TEXT_SIZES, clear_figur
                     label_bars, new_figure, styled)
 
 __all__ = ["params_vs_layers", "draw_params_vs_layers", "approx_error_bars",
-           "embedding_share_bars", "depth_width_bars", "layer_grid"]
+           "embedding_share_bars", "depth_width_bars", "layer_grid", "min_layers"]
 
 B = 10**9
 
 
-def layer_grid(max_layers):
-    """The depths a params-vs-layers line is computed at: 1, 8, 16, ... ``max_layers``."""
-    return [1] + list(range(8, max_layers + 1, 8))
+def min_layers(cfg):
+    """The fewest layers ``cfg`` can have: 1, except where a config ties layers to each
+    other (Gemma 4 E2B's last 20 layers reuse the K and V of earlier full and sliding
+    layers, so the engine refuses fewer than 25). Found by asking the engine."""
+    cfg = as_config(cfg)
+    n = 1
+    while n < cfg.num_hidden_layers:
+        try:
+            cfg.replace(num_hidden_layers=n)
+            return n
+        except ValueError:
+            n += 1
+    return cfg.num_hidden_layers
+
+
+def layer_grid(max_layers, first=1):
+    """The depths a params-vs-layers line is computed at: ``first`` (1 unless the model
+    needs more), then every multiple of 8 above it up to ``max_layers``."""
+    return [first] + [n for n in range(8, max_layers + 1, 8) if n > first]
 
 
 def draw_params_vs_layers(fig, cfg, mark_layers=None, max_layers=None, title=None,
@@ -33,7 +49,7 @@ def draw_params_vs_layers(fig, cfg, mark_layers=None, max_layers=None, title=Non
     L = mark_layers or cfg.num_hidden_layers
     real = real_layers or cfg.num_hidden_layers
     top = max_layers or max(128, 8 * -(-int(1.25 * max(L, real)) // 8))
-    xs = layer_grid(top)
+    xs = layer_grid(top, min_layers(cfg))
     cfgs = [cfg.replace(num_hidden_layers=n) for n in xs]
     total = [param_count(c).total / B for c in cfgs]
     inside = [layer_params(c) / B for c in cfgs]
@@ -68,10 +84,12 @@ def draw_params_vs_layers(fig, cfg, mark_layers=None, max_layers=None, title=Non
     else:
         clear_figure(fig)
         ax = fig.subplots()
+        # exact counts in slate (solid: the whole model; dash-dot: its layers), the
+        # estimate in the estimate's purple, the reader's what-if in red
         lines = [ax.plot(xs, total, color=color_of("exact"), lw=2.8)[0],
-                 ax.plot(xs, inside, color=color_of("series:2"), lw=2.4, ls="-.")[0],
+                 ax.plot(xs, inside, color=color_of("exact"), lw=2.2, ls="-.")[0],
                  ax.plot(xs, est, color=color_of("approx"), lw=2.2, ls="--")[0],
-                 ax.plot(xss[3], ys[3], "o", ms=12, color=color_of("reference"), zorder=5)[0],
+                 ax.plot(xss[3], ys[3], "o", ms=12, color=color_of("exact"), zorder=5)[0],
                  ax.plot(xss[4], ys[4], "D", ms=11, color=color_of("highlight"), zorder=5)[0]]
         for line, lab in zip(lines, labels):
             line.set_label(lab)
@@ -112,9 +130,10 @@ def approx_error_bars(models=None):
     fig, ax = new_figure(size=(11, 0.31 * len(errs) + 1.6))
     names = [n for n, _ in errs]
     vals = [v for _, v in errs]
-    under, over = color_of("series:5"), color_of("series:0")
-    ax.barh(names, vals, color=[under if v < 0 else over for v in vals],
-            hatch=["//" if v < 0 else "" for v in vals], edgecolor="white")
+    # one colour, the estimate's: the side of zero says under or over, the hatch repeats it
+    under = over = color_of("approx")
+    ax.barh(names, vals, color=under, hatch=["//" if v < 0 else "" for v in vals],
+            edgecolor="white")
     for i, v in enumerate(vals):
         text = f"{v:+.1f}%" if abs(v) >= 0.05 else "within 0.1%"
         ax.text(v + (0.6 if v >= 0 else -0.6), i, text, va="center",
@@ -168,7 +187,7 @@ def embedding_share_bars(models=None):
 
 @styled
 def depth_width_bars(models=("Qwen3-14B", "Qwen3-32B", "Meta-Llama-3-8B", "Qwen3-8B"),
-                     title="Depth versus width: where each model's parameters go"):
+                     title="Depth versus width: the MLPs hold most of every model's parameters"):
     """Stacked bars per component (billions) for models of different depth and width,
     each wide enough segment labelled with its component."""
     cfgs = [as_config(m) for m in models]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..sizing import context_within_max, ffn_attention_split, mlp_is_gated
+from ..counts import param_count
+from ..sizing import context_within_max, ffn_attention_split
+from ..tables.ffn import mlp_layout
 from ..zoo import as_config
 from matplotlib.ticker import MaxNLocator
 
@@ -20,21 +22,21 @@ def _cfgs(models):
 
 
 def _is_gated(cfg):
-    return mlp_is_gated(cfg)
+    return all(m["gated"] for m in mlp_layout(cfg))
 
 
 @styled
 def ffn_ratios(models):
-    """intermediate_size / hidden_size of each model, with the 8/3 and 4 rules marked;
-    gated MLPs solid, plain ones hatched (colour is not the only channel)."""
+    """intermediate_size / hidden_size of each model, with the 8/3 and 4 rules marked.
+    Every bar is an MLP (the MLP's orange); plain ones are hatched, gated ones solid."""
     cfgs = sorted(_cfgs(models), key=lambda c: c.intermediate_size / c.hidden_size)
     fig, ax = new_figure(size=(10, 0.28 * len(cfgs) + 2.0))
-    gated_c, plain_c = color_of("component:mlp"), color_of("reference")
+    mlp = color_of("component:mlp")
     for i, c in enumerate(cfgs):
         r = c.intermediate_size / c.hidden_size
         gated = _is_gated(c)
-        ax.barh(i, r, color=gated_c if gated else plain_c, height=0.65,
-                hatch="" if gated else "//", edgecolor="white")
+        ax.barh(i, r, color=mlp, height=0.65, hatch="" if gated else "//",
+                edgecolor="white")
         ax.text(r + 0.05, i, f"{r:.2f}× = {c.intermediate_size:,} / {c.hidden_size:,}",
                 va="center", fontsize=TEXT_SIZES["label"], zorder=3,
                 bbox=dict(facecolor="white", edgecolor="none", alpha=0.85, pad=1.0))
@@ -42,9 +44,9 @@ def ffn_ratios(models):
     ax.axvline(4, color="black", ls=":", lw=1.5)
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
-    handles = [Patch(color=gated_c, label="gated MLP: gate/up/down (SwiGLU, GeGLU)"),
-               Patch(facecolor=plain_c, hatch="//", edgecolor="white",
-                     label="plain MLP: fc1/fc2 (GELU)"),
+    handles = [Patch(color=mlp, label="gated MLP: gate/up/down (SwiGLU, GeGLU)"),
+               Patch(facecolor=mlp, hatch="//", edgecolor="white",
+                     label="plain MLP: 2 matrices + biases (GELU)"),
                Line2D([], [], color="black", ls="--",
                       label="8/3 ≈ 2.67×: gated, same weights as a 4× plain MLP"),
                Line2D([], [], color="black", ls=":", label="4×: the classic plain MLP")]
@@ -59,45 +61,76 @@ def ffn_ratios(models):
     return fig
 
 
+# the parts a share bar is split into, in the course's component colours: the FFN and
+# attention, then what is neither (the embedding, an untied lm_head, the norms)
+_SHARE_PARTS = (("attention", "attention (FLOPs: projections + scores)"), ("mlp", "FFN (MLP)"),
+                ("embedding", "embedding"), ("lm_head", "lm_head (parameters: if untied)"),
+                ("norms", "norms"))
+
+
+def _shares(cfg, split):
+    """{part: (% of parameters, % of FLOPs per token)} for one model."""
+    pc = param_count(cfg)
+    comp = pc.components
+    total_p, total_f = split["total_params"], split["total_flops"]
+    params = {"attention": split["attention_params"], "mlp": split["ffn_params"],
+              "embedding": comp["embedding"], "lm_head": comp["lm_head"],
+              "norms": split["other_params"] - comp["embedding"] - comp["lm_head"]}
+    # FLOPs: a lookup multiplies nothing; what is neither attention nor FFN is the lm_head
+    flops = {"attention": split["attention_flops"], "mlp": split["ffn_flops"],
+             "embedding": 0, "lm_head": split["other_flops"], "norms": 0}
+    return {k: (100 * params[k] / total_p, 100 * flops[k] / total_f) for k, _ in _SHARE_PARTS}
+
+
 @styled
 def ffn_attention_share(models, seq_len=4096, mode="prefill"):
-    """Share of parameters and of forward FLOPs per token in attention, FFN and the
-    rest (embedding, norms, lm_head), one bar per model. A model whose maximum context
-    is shorter than ``seq_len`` is sized at its maximum, and its label says so."""
+    """Share of parameters and of forward FLOPs per token in attention, the FFN, the
+    embedding, the lm_head and the norms, one bar per model, in the component colours
+    every lesson uses. A model whose maximum context is shorter than ``seq_len`` is
+    sized at its maximum, and the FLOP panel says so beside its bar."""
     cfgs = _cfgs(models)
     splits = [ffn_attention_split(c, context_within_max(c, seq_len), mode) for c in cfgs]
+    shares = [_shares(c, s) for c, s in zip(cfgs, splits)]
     fig, axes = new_figure(1, 2, size=(12, 0.27 * len(cfgs) + 2.3), sharey=True)
-    parts = [("attention", COMPONENT_COLORS["attention"]), ("ffn", COMPONENT_COLORS["mlp"]),
-             ("other", color_of("other"))]
-    names = {"attention": "attention", "ffn": "FFN (MLP)",
-             "other": "embedding, norms, lm_head"}
     from matplotlib.patches import Patch
-    label2 = {"attention": "attention (FLOPs: projections + scores)", "ffn": "FFN (MLP)",
-              "other": "embedding, norms, lm_head (FLOPs: lm_head)"}
     handles = []
     y = list(range(len(cfgs)))
-    for ax, kind in zip(axes, ("params", "flops")):
+    for col, ax in enumerate(axes):
         left = [0.0] * len(cfgs)
-        for part, color in parts:
-            vals = [100 * s[f"{part}_{kind}"] / s[f"total_{kind}"] for s in splits]
-            label = names[part] + (" (projections + scores)" if kind == "flops"
-                                   and part == "attention" else "")
-            ax.set_xlim(0, 100)
-            bars = ax.barh(y, vals, left=left, color=color, height=0.65, label=label)
-            if ax is axes[0]:
-                handles.append(Patch(color=color, label=label2[part]))
-            if part == "ffn":
+        for part, name in _SHARE_PARTS:
+            vals = [sh[part][col] for sh in shares]
+            if col == 1 and not any(vals):
+                continue   # the embedding and the norms multiply nothing
+            bars = ax.barh(y, vals, left=left, color=color_of(f"component:{part}"),
+                           hatch=COMPONENT_HATCHES[part], edgecolor="white", height=0.65)
+            if col == 0:
+                handles.append(Patch(facecolor=color_of(f"component:{part}"),
+                                     hatch=COMPONENT_HATCHES[part], edgecolor="white",
+                                     label=name))
+            if part == "mlp":
                 label_bars(ax, bars, [f"{v:.1f}%" for v in vals])
             left = [a + b for a, b in zip(left, vals)]
         ax.grid(axis="y", visible=False)
-    axes[0].set_yticks(y, [c.name if s["seq_len"] == seq_len else f"{c.name} (at {s['seq_len']:,})"
-                           for c, s in zip(cfgs, splits)])
+    axes[0].set_xlim(0, 100)
+    axes[1].set_xlim(0, 123)            # room for "at 1,024" beside a short-context bar
+    axes[1].set_xticks([0, 25, 50, 75, 100])
+    for i, s in enumerate(splits):
+        if s["seq_len"] != seq_len:
+            axes[1].text(101.5, i, f"at {s['seq_len']:,}", va="center",
+                         fontsize=TEXT_SIZES["label"])
+    axes[0].set_yticks(y, [c.name for c in cfgs])
     axes[0].set_xlabel("share of the model's parameters (%)")
     axes[1].set_xlabel(f"share of FLOPs per token (%), {mode} {seq_len:,}")
     axes[0].set_title("Parameters")
     axes[1].set_title("FLOPs per token")
-    fig.legend(handles=handles, loc="outside lower center", ncol=2)
-    fig.suptitle("The FFN holds most of a dense model's parameters and FLOPs")
+    fig.legend(handles=handles, loc="outside lower center", ncol=3)
+    under = [c.name for c, sh in zip(cfgs, shares) if sh["mlp"][0] < 50]
+    if not under:
+        point = "The FFN holds over half of every model's parameters here"
+    else:
+        point = (f"The FFN holds over half of the parameters in all but the smallest here "
+                 f"({', '.join(under)})")
+    fig.suptitle(point)
     return fig
 
 
@@ -119,7 +152,9 @@ def _setup_ffn(fig):
     ax1.set_ylim(-0.6, 1.9)
     ax1.xaxis.set_major_locator(MaxNLocator(nbins=4))  # few tick labels: a faster redraw
     ax1.set_title("one layer: % = FFN / (attention + FFN)", fontsize=TEXT_SIZES["label"])
-    p_col, f_col = color_of("component:mlp"), color_of("highlight")
+    # both lines are the FFN's share: of the parameters (the MLP's orange) and of the
+    # FLOPs a token runs through (slate: what runs)
+    p_col, f_col = color_of("component:mlp"), color_of("active")
     (p_line,) = ax2.plot(FFN_RATIOS, [0] * len(FFN_RATIOS), color=p_col, lw=6, alpha=0.55,
                          label="share of parameters", zorder=2)
     (f_line,) = ax2.plot(FFN_RATIOS, [0] * len(FFN_RATIOS), color=f_col, lw=2.2,
@@ -145,7 +180,7 @@ def _setup_ffn(fig):
     return state
 
 
-def draw_ffn_explorer(fig, shipped, current, curve, title):
+def draw_ffn_explorer(fig, shipped, current, curve, title, mean=False):
     """The FFN explorer's figure, updated in place.
 
     Left: one layer's parameters (attention + FFN; the % is of that sum). Right: the
@@ -155,7 +190,9 @@ def draw_ffn_explorer(fig, shipped, current, curve, title):
 
     ``shipped``, ``current``: :func:`~llmcourse.sizing.ffn_attention_split` dicts
     for the model as shipped and for this setting; ``curve``: ``(key, splits)`` with
-    one split per :data:`FFN_RATIOS` value (redrawn only when ``key`` changes).
+    one split per :data:`FFN_RATIOS` value (redrawn only when ``key`` changes);
+    ``mean``: the model's layers differ (Gemma 4 E2B), so a bar is their mean, and the
+    axis says so.
     """
     state = getattr(fig, "lc_ffn_state", None)
     if state is None or state["ax1"] not in fig.axes:
@@ -173,6 +210,7 @@ def draw_ffn_explorer(fig, shipped, current, curve, title):
         text.set_text(f" {100 * f / (a + f):.1f}% FFN")
         widest = max(widest, a + f)
     ax1.set_xlim(0, widest * 1.5)
+    ax1.set_xlabel("parameters per layer (millions" + (", mean of its layers)" if mean else ")"))
     key, splits = curve
     if state["curve_key"] != key:
         state["p_line"].set_ydata([100 * s["ffn_param_share"] for s in splits])

@@ -16,7 +16,8 @@ B = 10**9
 _ZOO = {}
 # label placement (points of offset, alignment) where zoo models sit close together
 # dense models named on the plane (the others are unlabelled dots, so labels do not pile up)
-_DENSE_NAMED = {"Qwen3-0.6B", "Meta-Llama-3-8B", "Qwen3-32B", "Meta-Llama-3-70B", "gpt2"}
+_DENSE_NAMED = {"Qwen3-0.6B", "Meta-Llama-3-8B", "Qwen3-32B", "Meta-Llama-3-70B", "gpt2",
+                "gemma-4-E2B"}
 # MoE models named likewise: one per cluster (the 2026 MoEs sit close together); the
 # explorer's star names whichever model is chosen
 _MOE_NAMED = {"Mixtral-8x7B-v0.1", "gpt-oss-20b", "Qwen1.5-MoE-A2.7B-Chat", "Qwen3-30B-A3B",
@@ -26,15 +27,18 @@ _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
              "Qwen2-7B": (7, -11, "left"), "gemma-2-2b": (-7, 3, "right"),
              "phi-2": (7, -11, "left"), "Llama-3.2-3B": (-7, 6, "right"),
              "DeepSeek-V2": (7, 4, "left"), "Qwen3-235B-A22B": (7, -12, "left"),
-             "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (0, 9, "center"),
+             "gpt-oss-20b": (-7, -4, "right"), "Qwen3-30B-A3B": (14, 3, "left"),
              "Mixtral-8x7B-v0.1": (0, -18, "center"), "gpt2": (8, -14, "left"),
              "Llama-4-Scout-17B-16E-Instruct": (-7, 4, "right"), "GLM-4.5-Air": (7, -13, "left"),
-             "Qwen1.5-MoE-A2.7B-Chat": (0, -20, "center"), "DeepSeek-V3": (-9, 3, "right"),
-             "Qwen3.6-35B-A3B": (4, -18, "left")}
+             "Qwen1.5-MoE-A2.7B-Chat": (9, -9, "left"), "DeepSeek-V3": (-9, 3, "right"),
+             "Qwen3.6-35B-A3B": (4, -18, "left"), "Kimi-K2.5": (6, 9, "left"),
+             "gemma-4-E2B": (0, -20, "center")}
 # shorter names where the zoo name would run across other points
 _SHORT = {"Llama-4-Scout-17B-16E-Instruct": "Llama-4-Scout", "Qwen1.5-MoE-A2.7B-Chat":
           "Qwen1.5-MoE-A2.7B", "Qwen3-Next-80B-A3B": "Qwen3-Next-80B-A3B",
-          "Qwen3.6-35B-A3B": "Qwen3.6"}
+          "Qwen3.6-35B-A3B": "Qwen3.6",
+          # off the dense line: its per-layer embeddings are lookups, stored but not multiplied
+          "gemma-4-E2B": "gemma-4-E2B"}
 
 
 def zoo_memory_compute(models=None, seq_len=SEQ_LEN):
@@ -72,10 +76,11 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
                 ax.annotate(_SHORT.get(name, name), (x, y), xytext=(dx, dy),
                             textcoords="offset points",
                             fontsize=TEXT_SIZES["label"], color=color, ha=ha)
-        lo, hi = 0.15, 4000
-        # dense models do about 2 FLOPs per parameter per token, and bf16 is 2 bytes per parameter
-        ax.plot([lo, hi], [lo * GiB / B, hi * GiB / B], color=color_of("reference"), ls="--", lw=1.2,
-                label="2 FLOPs per stored parameter (a dense model)")
+        lo, hi = 0.15, 8000
+        # dense models do about 2 FLOPs per parameter per token, and bf16 is 2 bytes per
+        # parameter: the line is the dense models', in their colour
+        ax.plot([lo, hi * 100], [lo * GiB / B, hi * 100 * GiB / B], color=color_of("dense"),
+                ls="--", lw=1.2, label="2 FLOPs per stored parameter (a dense model)")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(lo, hi)
@@ -90,7 +95,8 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
         star, = ax.plot([], [], "*", ms=22, mfc="none", mec=color_of("highlight"), mew=2, zorder=4,
                         label="this setting" if highlight else "_nolegend_")
         ax.legend(loc="lower right")
-        art = {"ax": ax, "star": star, "key": (models, seq_len), "text": None}
+        art = {"ax": ax, "star": star, "key": (models, seq_len), "text": None,
+               "lims": (ax.get_xlim(), ax.get_ylim())}
         fig._lc_memory_vs_compute = art
     ax = art["ax"]
     if art["text"] is not None:
@@ -101,6 +107,10 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
         x = weight_bytes(cfg, "bf16") / GiB
         y = flops_per_token(cfg, prompt_len(cfg, seq_len)).total / B
         art["star"].set_data([x], [y])
+        # a setting beyond the zoo (Kimi with 512 experts of 16,384) widens the axes
+        (x0, x1), (y0, y1) = art["lims"]
+        ax.set_xlim(min(x0, x / 1.6), max(x1, x * 1.6))
+        ax.set_ylim(min(y0, y / 1.6), max(y1, y * 1.6))
         # the caption sits in the empty top-left corner (no model lies above the dense
         # line), so it never covers a point; the star and the legend tie it to the point
         art["text"] = ax.text(0.015, 0.97, f"★ {label}: {x:,.1f} GiB, {y:,.2f} GFLOP per token",
@@ -109,6 +119,8 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
                               fontweight="bold")
     else:
         art["star"].set_data([], [])
+        ax.set_xlim(*art["lims"][0])
+        ax.set_ylim(*art["lims"][1])
     ax.set_title(title or "MoE: memory follows total parameters, compute follows active ones")
     return ax
 
@@ -135,7 +147,7 @@ def total_vs_active_bars(models=None, title=None):
     ax.barh(ys, [100] * len(ys), height=0.6, color="none", hatch="//",
             edgecolor=color_of("total"), label="total: stored, in memory")
     ax.barh(ys, share, height=0.6, color=color_of("active"),
-            label="active: used by one token")
+            label="active: multiplied by one token")
     for y, pc, s in zip(ys, pcs, share):
         ax.text(101.5, y, f"{pc.active / B:,.2f}B of {pc.total / B:,.2f}B ({s:.1f}%)",
                 va="center", fontsize=TEXT_SIZES["label"])

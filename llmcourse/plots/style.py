@@ -13,7 +13,8 @@ __all__ = ["new_figure", "clear_figure", "png_bytes", "figure_png", "agg_canvas"
            "uses_fast_text", "RENDERER", "FAST_TEXT_EXPLORERS",
            "encode_png", "styled", "enforce_min_text", "plain_log_axis", "STYLE",
            "MIN_TEXT_PT", "TEXT_SIZES", "PETROFF10", "COLORS", "COMPONENT_COLORS", "CONCEPT_COLORS",
-           "COLOR_GROUPS", "COMPONENT_HATCHES", "CONCEPT_MARKERS", "CONCEPT_DASHES", "color_of",
+           "RESERVED_COLORS", "COLOR_GROUPS", "COMPONENT_HATCHES", "CONCEPT_MARKERS",
+           "CONCEPT_DASHES", "color_of",
            "ink_for", "label_bars"]
 
 # --- text: legible from the back row ------------------------------------------------------
@@ -54,6 +55,21 @@ COLORS = [_BLUE, _ORANGE, _PURPLE, _RED, _BROWN, _VERMILION, _SLATE, _GREY, _KHA
 STYLE["axes.prop_cycle"] = f"cycler('color', {COLORS!r})"  # a colour left unset: the same
 STYLE["patch.facecolor"] = COLORS[0]
 
+# One meaning per colour, in every lesson. The three parts every lesson draws keep their
+# colour wherever they appear, and nothing else takes it: attention is blue, the MLP
+# orange, the embedding brown; routed experts (and an MoE model, which is what experts
+# make) vermilion. The other six colours carry one idea each across the course, so a
+# reader who learnt "grey is context" in one figure reads the next one right:
+#   red    what to look at: the reader's setting, an edit (components: shared experts;
+#          memory: activations, the part that grows with the batch)
+#   slate  the real thing: an exact count, a model as shipped, a dense model, what runs
+#   grey   context: norms, reference lines and bands
+#   purple the router; an estimate; GQA and k_proj; the optimizer state
+#   khaki  the lm_head; MLA and o_proj; memory held in reserve
+#   cyan   what a figure leaves aside ("the rest", what does not fit); MQA and v_proj;
+#          the stored total; gradients
+# (tests/test_palette.py holds the reserved four to this.)
+
 # one colour per parameter component (llmcourse.architectures.COMPONENTS), in every figure
 COMPONENT_COLORS = {
     "embedding": _BROWN, "attention": _BLUE, "mlp": _ORANGE,
@@ -63,37 +79,46 @@ COMPONENT_COLORS = {
 
 # one colour per concept a figure contrasts (several figures, one meaning)
 CONCEPT_COLORS = {
-    # attention kinds (lessons 1-2)
-    "mha": _BLUE, "gqa": _VERMILION, "mqa": _PURPLE, "mla": _RED,
-    # the four attention projections
-    "q_proj": _BLUE, "k_proj": _VERMILION, "v_proj": _ORANGE, "o_proj": _PURPLE,
-    # dense vs mixture of experts (lessons 4-5); total vs active parameters per token
-    "dense": _BLUE, "moe": _VERMILION, "total": _BLUE, "active": _VERMILION,
-    # the what-if lab: a config and its edit
-    "original": _SLATE, "edited": _VERMILION,
+    # attention kinds (lessons 1-4): MHA is attention itself
+    "mha": _BLUE, "gqa": _PURPLE, "mqa": _CYAN, "mla": _KHAKI,
+    # the four attention projections (q is attention's own blue)
+    "q_proj": _BLUE, "k_proj": _PURPLE, "v_proj": _CYAN, "o_proj": _KHAKI,
+    # dense vs mixture of experts (lesson 7); total vs active parameters per token
+    "dense": _SLATE, "moe": _VERMILION, "total": _CYAN, "active": _SLATE,
+    # the what-if lab: a config as shipped and the reader's edit of it
+    "original": _SLATE, "edited": _RED,
     # an exact count and a rule-of-thumb estimate of it
-    "exact": _BLUE, "approx": _VERMILION,
-    # what fills accelerator memory (lessons 7-8)
-    "weights": _BLUE, "kv_cache": _ORANGE, "activations": _RED, "optimizer": _PURPLE,
-    "gradients": _BROWN, "reserve": _GREY,
+    "exact": _SLATE, "approx": _PURPLE,
+    # what fills accelerator memory (lessons 9-12): the KV cache is attention's
+    "weights": _SLATE, "kv_cache": _BLUE, "activations": _RED, "optimizer": _PURPLE,
+    "gradients": _CYAN, "reserve": _KHAKI,
     # the reader's current setting (a star, a marked point) and a reference line or band;
-    # "other" is what a share figure does not break down (embedding + norms + lm_head)
-    "highlight": _RED, "reference": _SLATE, "other": _CYAN,  # grey is the norms
+    # "other" is what a figure leaves aside (a share's rest, settings that do not fit)
+    "highlight": _RED, "reference": _GREY, "other": _CYAN,
+}
+
+# colours no concept may take but the ones that mean the same thing (the reserved four)
+RESERVED_COLORS = {
+    _BLUE: {"component:attention", "mha", "q_proj", "kv_cache"},
+    _ORANGE: {"component:mlp"},
+    _BROWN: {"component:embedding"},
+    _VERMILION: {"component:experts", "moe"},
 }
 
 # which colours can meet in one figure: the palette test requires every pair in a group
 # to stay distinguishable. A new concept goes into CONCEPT_COLORS and into its group.
 COLOR_GROUPS = {
     "components": tuple(f"component:{k}" for k in COMPONENT_COLORS),
-    "attention kinds": ("mha", "gqa", "mqa", "mla", "reference"),
+    "attention kinds": ("mha", "gqa", "mqa", "mla", "reference", "highlight"),
     "projections": ("q_proj", "k_proj", "v_proj", "o_proj", "highlight"),
     "dense vs MoE": ("dense", "moe", "highlight", "reference"),
     "total vs active": ("total", "active", "highlight", "reference"),
-    "what-if": ("original", "edited", "highlight"),
+    "what-if": ("original", "edited", "reference"),
     "exact vs approx": ("exact", "approx", "highlight", "reference"),
     "memory": ("weights", "kv_cache", "activations", "optimizer", "gradients", "reserve",
                "reference"),
-    "shares": ("component:attention", "component:mlp", "other", "highlight"),
+    "shares": ("component:attention", "component:mlp", "component:embedding",
+               "component:lm_head", "other", "highlight"),
     "series": tuple(f"series:{i}" for i in range(len(COLORS))),
 }
 

@@ -1,4 +1,4 @@
-"""Tables of lesson 4 (depth and width): many models side by side.
+"""Tables of lesson 6 (depth and width): many models side by side.
 
 The lesson derives 12·L·d² and the exact layer count in its own cells for one
 model; these tables repeat that arithmetic for the whole zoo, where retyping it

@@ -1,4 +1,4 @@
-"""Tables of lesson 5 (mixture of experts versus dense): many models side by side.
+"""Tables of lesson 7 (mixture of experts versus dense): many models side by side.
 
 The lesson computes total and active parameters in its own cells for one model;
 these tables repeat the engine's exact figures for every MoE model of the zoo,
@@ -16,8 +16,8 @@ from ..units import GiB
 from ..zoo import as_config, load_model
 from .depth import _frame, _pct
 
-__all__ = ["moe_table", "active_conventions_table", "mla_check_table", "mla_kv_table",
-           "PUBLISHED"]
+__all__ = ["moe_table", "layer_kinds", "active_conventions_table", "mla_check_table",
+           "mla_kv_table", "PUBLISHED"]
 
 
 def _labelled(m):
@@ -34,16 +34,39 @@ def _attention_kind(cfg):
         f"{kind} {cfg.num_attention_heads}:{cfg.num_key_value_heads}"
 
 
-def moe_table(models=None, seq_len=SEQ_LEN, formatted=True):
+# how the appendix's layer-kinds column names each kind of layer (llmcourse.layers kinds)
+_KIND_WORDS = {"full_attention": "full", "sliding_attention": "sliding",
+               "linear_attention": "linear", "indexed_attention": "indexed",
+               "compressed_sparse_attention": "compressed",
+               "heavily_compressed_attention": "heavily compressed", "mamba": "Mamba-2",
+               "none": "MLP-only"}
+
+
+def layer_kinds(cfg):
+    """'30 linear + 10 full', '78 indexed', '23 Mamba-2 + 23 MLP-only + 6 full': how many
+    layers (blocks) of each kind the model stacks, in the order they first appear."""
+    cfg = as_config(cfg)
+    sched = cfg.layer_schedule
+    counts = {}
+    for i in range(cfg.num_hidden_layers):
+        kind = sched.kind_at(i).attention
+        counts[kind] = counts.get(kind, 0) + 1
+    return " + ".join(f"{n} {_KIND_WORDS.get(k, k)}" for k, n in counts.items())
+
+
+def moe_table(models=None, seq_len=SEQ_LEN, formatted=True, kinds=False):
     """Experts, top-k, shared experts, dense layers; total vs active; bytes; FLOPs/token.
 
-    ``models``: zoo names, configs or ``(label, config)`` pairs (for what-ifs)."""
+    ``models``: zoo names, configs or ``(label, config)`` pairs (for what-ifs).
+    ``kinds``: add a column of layer kinds (linear, indexed, sliding, Mamba-2 ...), which
+    the attention column alone hides. GiB and GFLOP always with two decimals."""
     rows = []
     for m in (models if models is not None else moe_models()):
         name, cfg = _labelled(m)
         pc = param_count(cfg)
+        kind_col = {"layer kinds": layer_kinds(cfg)} if kinds else {}
         rows.append({
-            "model": name, "attention": _attention_kind(cfg),
+            "model": name, "attention": _attention_kind(cfg), **kind_col,
             # Nemotron-H counts blocks: a Mamba-2 or attention block has no MLP at all
             "layers": cfg.num_hidden_layers,
             "dense-MLP layers": cfg.layer_schedule.count(mlp="dense"),
@@ -55,7 +78,12 @@ def moe_table(models=None, seq_len=SEQ_LEN, formatted=True):
             "bf16 GiB": float(round(Fraction(weight_bytes(cfg, "bf16"), GiB), 2)),
             "GFLOP/token": float(round(Fraction(flops_per_token(cfg, seq_len).total, 10**9), 2)),
         })
-    return _frame(rows, formatted)
+    df = _frame(rows, formatted)
+    if formatted:   # the same two decimals in every row (not "47", "437.9", "1,249.88")
+        raw = _frame(rows, False)
+        for col in ("bf16 GiB", "GFLOP/token"):
+            df[col] = raw[col].map("{:,.2f}".format)
+    return df
 
 
 # What the publishers say (quoted from the model cards / papers, for comparison only).

@@ -12,9 +12,35 @@ from ..zoo import load_model
 from .base import Explorer, Row, int_text, model_dropdown, register, selection
 
 __all__ = ["depth_width_explorer", "depth_width_rows", "depth_width_config", "hidden_options",
-           "LAYER_OPTIONS"]
+           "layer_options", "engine_only_fields"]
 
-LAYER_OPTIONS = list(range(1, 161))
+# Fields a config.json may carry but transformers does not build from, per model_type: a
+# what-if on them would count a model that transformers cannot make (checked by building
+# the edited config on the meta device, tests/test_topic_whatif.py). The explorers leave
+# these boxes out and say why.
+_ENGINE_ONLY = {
+    "gpt2": {"num_key_value_heads": "transformers' GPT-2 has no KV heads: one fused c_attn "
+                                    "projects q, k and v, 3 × hidden wide",
+             "head_dim": "GPT-2's head_dim is always hidden / heads"},
+    "gpt_neox": {"num_key_value_heads": "transformers' GPT-NeoX (Pythia) has no KV heads: one "
+                                        "fused query_key_value projects q, k and v, 3 × hidden wide",
+                 "head_dim": "GPT-NeoX's head_dim is always hidden / heads"},
+    "deepseek_v4": {"num_key_value_heads": "DeepSeek-V4's attention keeps one compressed key-value "
+                                           "head per layer and reads no num_key_value_heads"},
+}
+
+
+def engine_only_fields(cfg):
+    """``{field: why}``: the config fields transformers ignores for ``cfg``'s family, so a
+    change to them would be an engine-only what-if (GQA for GPT-2 or Pythia)."""
+    return dict(_ENGINE_ONLY.get(cfg.model_type, {}))
+
+
+def layer_options(cfg, top=160):
+    """The depths the layers slider offers for ``cfg``: every depth the model can have
+    (Gemma 4 E2B needs more than its 20 KV-shared layers), up to ``top``."""
+    from ..plots.depth import min_layers
+    return list(range(min_layers(cfg), max(top, cfg.num_hidden_layers) + 1))
 
 
 def hidden_options(cfg, top=16384):
@@ -87,15 +113,19 @@ def depth_width_explorer(model="Meta-Llama-3-8B"):
     cfg0 = base["cfg"]
     controls = {
         "model": model_dropdown(model, dense_models()),
-        "num_hidden_layers": selection("layers", LAYER_OPTIONS, cfg0.num_hidden_layers),
+        "num_hidden_layers": selection("layers", layer_options(cfg0), cfg0.num_hidden_layers),
         "hidden_size": selection("hidden_size", hidden_options(cfg0), cfg0.hidden_size),
         "num_attention_heads": int_text("query heads", cfg0.num_attention_heads),
         "num_key_value_heads": int_text("KV heads", cfg0.num_key_value_heads),
     }
 
     def config(v):
+        # a family without KV heads (GPT-2, Pythia): they follow the query heads, as in
+        # transformers; the box is disabled and shows them
+        kv = (None if "num_key_value_heads" in engine_only_fields(base["cfg"])
+              else v["num_key_value_heads"])
         return depth_width_config(base["cfg"], v["num_hidden_layers"], v["hidden_size"],
-                                  v["num_attention_heads"], v["num_key_value_heads"])
+                                  v["num_attention_heads"], kv)
 
     def compute(v):
         return depth_width_rows(config(v))
@@ -107,18 +137,34 @@ def depth_width_explorer(model="Meta-Llama-3-8B"):
                               title=f"{base['cfg'].name} at d = {cfg.hidden_size:,}: "
                               "parameters grow linearly with depth")
 
+    note = ("intermediate_size keeps the model's ratio to hidden_size; "
+            "hidden_size steps keep head_dim whole. Type any head counts in the boxes: "
+            "the KV heads must divide the query heads.")
     ex = Explorer("depth_width", controls, compute, draw, title="Depth and width explorer",
-                  note="intermediate_size keeps the model's ratio to hidden_size; "
-                       "hidden_size steps keep head_dim whole. Type any head counts in the boxes: "
-                       "the KV heads must divide the query heads.")
+                  note=note)
+
+    def kv_box(cfg):
+        why = engine_only_fields(cfg).get("num_key_value_heads")
+        controls["num_key_value_heads"].disabled = why is not None
+        ex.note.value = (f"<div style='color:#555'>{note}"
+                         + (f" {cfg.name}: no KV-heads box ({why}); they follow the query "
+                            "heads." if why else "") + "</div>")
 
     def on_model(change):  # a new model: reset the sliders to its own shape
         base["cfg"] = cfg = load_model(change["new"])
         with ex.hold():
             controls["hidden_size"].options = hidden_options(cfg)
             controls["hidden_size"].value = cfg.hidden_size
+            controls["num_hidden_layers"].options = layer_options(cfg)
             controls["num_hidden_layers"].value = cfg.num_hidden_layers
             controls["num_attention_heads"].value = cfg.num_attention_heads
             controls["num_key_value_heads"].value = cfg.num_key_value_heads
+            kv_box(cfg)
     ex.on_change("model", on_model)
+
+    def on_heads(change):   # a family without KV heads: the disabled box shows them
+        if controls["num_key_value_heads"].disabled:
+            controls["num_key_value_heads"].value = change["new"]
+    ex.on_change("num_attention_heads", on_heads)
+    kv_box(cfg0)
     return ex

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ..sizing import ffn_attention_split, mlp_is_gated, mlp_twin
-from ..tables.ffn import dense_models
+from ..sizing import ffn_attention_split, mlp_twin
+from ..tables.ffn import dense_models, mlp_layout
 from ..units import human_count
 from ..zoo import load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
-__all__ = ["ffn_explorer", "ffn_rows", "with_mlp_kind", "MLP_KINDS"]
+__all__ = ["ffn_explorer", "ffn_rows", "with_mlp_kind", "mlp_kinds_for", "MLP_KINDS"]
 
 MLP_KINDS = ["as shipped", "gated: gate/up/down (Llama layout)",
              "plain: fc1/fc2 + biases (Phi-2 layout)"]
@@ -27,12 +27,28 @@ def with_mlp_kind(cfg, kind):
     if kind == MLP_KINDS[0]:
         return cfg
     gated = kind == MLP_KINDS[1]
-    return cfg if mlp_is_gated(cfg) == gated else mlp_twin(cfg, gated)
+    layout = mlp_layout(cfg)
+    if len(layout) > 1:
+        raise ValueError(f"MLP kind: {cfg.name}'s MLP is not one width in every layer; "
+                         "only 'as shipped' keeps its layers as they are")
+    return cfg if layout[0]["gated"] == gated else mlp_twin(cfg, gated)
 
 
-def _kind_text(gated):
-    return ("gated MLP: gate_proj, up_proj, down_proj (3 matrices)" if gated
-            else "plain MLP: fc1, fc2 with biases (2 matrices)")
+def mlp_kinds_for(cfg):
+    """The MLP kinds the explorer offers for ``cfg``: all three where every layer's MLP
+    is alike; "as shipped" only where widths differ by layer (Gemma 4 E2B doubles its
+    MLP in the KV-shared layers: one twin width would misstate it)."""
+    return MLP_KINDS if len(mlp_layout(cfg)) == 1 else MLP_KINDS[:1]
+
+
+def _kind_text(layout, n_layers):
+    gated = {m["gated"] for m in layout}
+    kind = ("gated MLP: gate, up, down (3 matrices)" if gated == {True} else
+            "plain MLP: 2 matrices with biases" if gated == {False} else "gated and plain MLPs")
+    if len(layout) == 1:
+        return f"{kind}, {layout[0]['width']:,} wide"
+    widths = "; ".join(f"{m['width']:,} wide in {m['layers']} layers" for m in layout)
+    return f"{kind}: {widths}"
 
 
 def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
@@ -40,16 +56,24 @@ def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
     ``mlp_cfg``: the MLP taken from this config (see :func:`with_mlp_kind`)."""
     s = ffn_attention_split(cfg, seq_len, mode, mlp_cfg=mlp_cfg)
     mlp = mlp_cfg if mlp_cfg is not None else cfg
-    gated = mlp_is_gated(mlp)
+    layout = mlp_layout(mlp)
+    gated = {m["gated"] for m in layout}
     top = cfg.get("max_position_embeddings")
     H, inter, n = cfg.hidden_size, mlp.intermediate_size, cfg.num_hidden_layers
-    per_layer = s["ffn_params"] // n
     pct = lambda x: round(100 * x, 1)  # noqa: E731
+    if len(layout) == 1:
+        per_layer = layout[0]["params_per_layer"]
+        per_layer_text = f"{per_layer:,}"
+    else:   # one number per kind of layer, never an average no layer holds
+        per_layer = tuple(m["params_per_layer"] for m in layout)
+        per_layer_text = "; ".join(f"{m['params_per_layer']:,} in {m['layers']} layers"
+                                   for m in layout)
     return [
-        Row("MLP", "mlp_kind", "gated" if gated else "plain", _kind_text(gated)),
+        Row("MLP", "mlp_kind", "gated" if gated == {True} else "plain" if gated == {False}
+            else "mixed", _kind_text(layout, n)),
         Row("intermediate_size / hidden_size", "ffn_ratio", round(inter / H, 4),
             f"{inter:,} / {H:,} = {inter / H:.3f}×"),
-        Row("FFN parameters per layer", "ffn_params_per_layer", per_layer, f"{per_layer:,}"),
+        Row("FFN parameters per layer", "ffn_params_per_layer", per_layer, per_layer_text),
         Row(f"FFN parameters, {n} layers", "ffn_params", s["ffn_params"],
             f"{s['ffn_params']:,} ({human_count(s['ffn_params'])})"),
         Row(f"attention parameters, {n} layers", "attention_params", s["attention_params"],
@@ -108,14 +132,23 @@ def ffn_explorer(model="Meta-Llama-3-8B", seq_len=4096):
         cfg, mlp = config(v)
         current = ffn_attention_split(cfg, v["seq_len"], mlp_cfg=mlp)
         draw_ffn_explorer(fig, shipped, current, curve(v),
-                          title=f"{base['cfg'].name}: how much of the model is FFN")
+                          title=f"{base['cfg'].name}: how much of the model is FFN",
+                          mean=len(mlp_layout(base["cfg"])) > 1)
 
     ex = Explorer("ffn", controls, compute, draw, title="FFN explorer", figsize=(11, 4.6))
+
+    def offer_kinds(cfg):
+        kinds = mlp_kinds_for(cfg)
+        controls["mlp_kind"].options = kinds
+        controls["mlp_kind"].value = MLP_KINDS[0]
+        controls["mlp_kind"].disabled = len(kinds) == 1
 
     def on_model(change):  # a new model: start from its own intermediate_size
         base["cfg"] = load_model(change["new"])
         with ex.hold():
             controls["intermediate_size"].value = base["cfg"].intermediate_size
-            controls["mlp_kind"].value = MLP_KINDS[0]
+            offer_kinds(base["cfg"])
     ex.on_change("model", on_model)
+    with ex.hold():
+        offer_kinds(base["cfg"])
     return ex

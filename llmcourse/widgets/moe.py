@@ -16,10 +16,19 @@ SIZE_OPTIONS = list(range(128, 16384 + 1, 128))
 
 
 def has_shared_count(cfg):
-    """Whether the config sets a number of shared experts (``n_shared_experts``:
-    DeepSeek, GLM). Qwen-MoE's one gated shared expert is sized by
-    ``shared_expert_intermediate_size`` instead; Llama-4's is fixed at one."""
-    return cfg.get("n_shared_experts") is not None
+    """Whether the config's number of shared experts (``n_shared_experts``) changes what
+    is built: DeepSeek, GLM and Kimi build that many. Nemotron 3 and DeepSeek-V4 carry
+    the field but build one shared expert whatever it says (transformers' nemotron_h and
+    deepseek_v4), so their count is no control; Qwen-MoE's one gated shared expert is
+    sized by ``shared_expert_intermediate_size``, Llama-4's fixed at one."""
+    n = cfg.get("n_shared_experts")
+    if n is None:
+        return False
+    try:
+        more = cfg.replace(n_shared_experts=n + 1)
+    except ValueError:
+        return False
+    return param_count(more).total != param_count(cfg).total
 
 
 def shared_count(cfg):
@@ -38,6 +47,39 @@ def moe_config(base, num_experts, num_experts_per_tok, n_shared_experts, expert_
     return base.replace(**changes)
 
 
+_BLOCK_NAMES = {"mamba": "Mamba-2", "linear_attention": "linear-attention",
+                "full_attention": "attention", "sliding_attention": "sliding-attention"}
+
+
+def layer_layout(cfg):
+    """'3 dense-MLP + 58 MoE layers', '3 hash-routed MoE + 40 MoE layers', or for a
+    hybrid that counts blocks (Nemotron 3: 52) '23 MoE blocks + 29 blocks without an
+    MLP (23 Mamba-2, 6 attention)': each layer by what its MLP is."""
+    sched = cfg.layer_schedule
+    kinds = [sched.kind_at(i) for i in range(cfg.num_hidden_layers)]
+    mlp = {}
+    for k in kinds:
+        mlp[k.mlp] = mlp.get(k.mlp, 0) + 1
+    parts = []
+    if mlp.get("dense"):
+        parts.append(f"{mlp['dense']} dense-MLP")
+    if mlp.get("hash_moe"):
+        parts.append(f"{mlp['hash_moe']} hash-routed MoE")
+    if mlp.get("moe"):
+        parts.append(f"{mlp['moe']} MoE")
+    unit = "blocks" if mlp.get("none") else "layers"
+    text = " + ".join(parts) + f" {unit}"
+    if mlp.get("none"):
+        other = {}
+        for k in kinds:
+            if k.mlp == "none":
+                name = _BLOCK_NAMES.get(k.attention, k.attention)
+                other[name] = other.get(name, 0) + 1
+        text += (f" + {mlp['none']} blocks without an MLP ("
+                 + ", ".join(f"{n} {name}" for name, n in other.items()) + ")")
+    return text
+
+
 def moe_rows(cfg, seq_len=SEQ_LEN):
     """The summary rows for one MoE configuration (pure: explorer and tests call this)."""
     pc = param_count(cfg)
@@ -48,7 +90,7 @@ def moe_rows(cfg, seq_len=SEQ_LEN):
     shared = (f"{shared_count(cfg)} shared" if has_shared_count(cfg) else
               "a shared expert" if shared_params else "no shared expert")
     layout = (f"{cfg.num_experts} routed, top-{cfg.num_experts_per_tok}, {shared}; "
-              f"{moe_layers} MoE + {cfg.num_hidden_layers - moe_layers} dense-MLP layers")
+              f"{layer_layout(cfg)}")
     return [
         Row("experts", "layout", layout, layout),
         Row("total parameters", "total", pc.total, f"{pc.total:,} ({human_count(pc.total)})"),
@@ -73,7 +115,9 @@ def moe_explorer(model="Qwen3-30B-A3B"):
     cfg0 = base["cfg"]
     controls = {
         "model": model_dropdown(model, moe_models()),
-        "num_experts": selection("routed experts", EXPERT_OPTIONS, cfg0.num_experts),
+        "num_experts": selection("routed experts", [e for e in EXPERT_OPTIONS
+                                                    if e >= cfg0.num_experts_per_tok],
+                                 cfg0.num_experts),
         "num_experts_per_tok": int_text("top-k", cfg0.num_experts_per_tok, width="150px"),
         "n_shared_experts": selection("shared experts", SHARED_OPTIONS, shared_count(cfg0),
                                       width="260px"),
@@ -96,13 +140,28 @@ def moe_explorer(model="Qwen3-30B-A3B"):
 
     ex = Explorer("moe", controls, compute, draw, title="Mixture-of-experts explorer",
                   figsize=(10, 5.2),
-                  note="The shared-expert count is a config field in DeepSeek and GLM only. "
-                       "Type any top-k in the box (it cannot exceed the expert count).")
+                  note="The shared-experts slider works where the config's count sets how "
+                       "many are built (DeepSeek, GLM, Kimi); elsewhere there is one shared "
+                       "expert or none, whatever a field says. Type any top-k in the box (it "
+                       "cannot exceed the expert count; the slider offers no fewer experts "
+                       "than the top-k).")
+
+    def expert_options(cfg, top_k):
+        opts = sorted(set(EXPERT_OPTIONS) | {cfg.num_experts})
+        return [e for e in opts if e >= top_k] or opts[-1:]
+
+    def on_top_k(change):   # the slider offers no fewer experts than a token picks
+        value = controls["num_experts"].value   # kept: a typed top-k above it is an error
+        opts = sorted(set(expert_options(base["cfg"], change["new"])) | {value})
+        if list(controls["num_experts"].options) != opts:
+            controls["num_experts"].options = opts
+            controls["num_experts"].value = value
+    ex.on_change("num_experts_per_tok", on_top_k)
 
     def on_model(change):  # a new model: reset every control to its own values
         base["cfg"] = cfg = load_model(change["new"])
         with ex.hold():
-            controls["num_experts"].options = sorted(set(EXPERT_OPTIONS) | {cfg.num_experts})
+            controls["num_experts"].options = expert_options(cfg, cfg.num_experts_per_tok)
             controls["num_experts"].value = cfg.num_experts
             controls["num_experts_per_tok"].value = cfg.num_experts_per_tok
             controls["n_shared_experts"].value = shared_count(cfg)

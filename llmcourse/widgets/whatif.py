@@ -45,6 +45,16 @@ ZERO_MEANS_NONE = {
 }
 _MLA_FIELDS = ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
                "v_head_dim")
+# families whose sliding window transformers cannot remove: DeepSeek-V4 keeps one in every
+# layer, and Gemma 4's config class refuses a null sliding_window
+_WINDOW_STAYS = ("deepseek_v4", "gemma4_text")
+
+
+def _zero_means_none(cfg, field):
+    """Whether 0 in ``field``'s box means null (none) for this model."""
+    if field == "sliding_window" and cfg.model_type in _WINDOW_STAYS:
+        return False
+    return field in ZERO_MEANS_NONE
 _DENSE_TOP_K = 2  # the top-k offered when a dense model is given experts
 
 
@@ -86,7 +96,11 @@ def _intermediate_matters(cfg):
 
 
 def _fields_for(cfg):
-    """The editable fields this model's architecture uses, in display order."""
+    """The editable fields this model's architecture uses, in display order: not those
+    transformers ignores for its family (GPT-2 and Pythia have no KV heads and no head_dim
+    of their own, DeepSeek-V4 no KV-head count), so every edit the lab offers builds in
+    transformers with the count the lab shows (tests/test_topic_whatif.py builds them)."""
+    from .depth import engine_only_fields
     fields = ["hidden_size", "num_hidden_layers", "num_attention_heads"]
     if cfg.uses_mla:
         fields += list(_MLA_FIELDS)
@@ -104,7 +118,8 @@ def _fields_for(cfg):
     if "sliding_attention" in cfg.layer_types:
         fields.append("sliding_window")
     fields.append("tie_word_embeddings")
-    return [f for f in EDITABLE_FIELDS if f in fields]
+    skip = engine_only_fields(cfg)
+    return [f for f in EDITABLE_FIELDS if f in fields and f not in skip]
 
 
 def _field_value(cfg, field):
@@ -125,8 +140,11 @@ def _field_value(cfg, field):
 
 def _field_change(base, field, value):
     """``{config.json field: value}`` for a box's value (0 means null where the box
-    says so; no window also makes an explicit layer_types list all full attention)."""
-    if field in ZERO_MEANS_NONE and value == 0:
+    says so; no window also makes an explicit layer_types list all full attention; a
+    new width re-derives Granite 4.0's Mamba-2 head size, as the depth explorer does)."""
+    if field == "hidden_size" and base.model_type == "granitemoehybrid":
+        return {field: value, "mamba_d_head": "auto"}
+    if _zero_means_none(base, field) and value == 0:
         value = None
     if field == "sliding_window" and value is None:
         lt = base.to_hf_config().get("layer_types")
@@ -376,7 +394,7 @@ class WhatIfLab(Explorer):
 
         super().__init__(
             "whatif", controls, self._compute, self._draw, title="What-if lab",
-            figsize=(11, 4.5),
+            figsize=(11, 4.1),
             note="Type a value and press Enter. Boxes are the model's config.json fields. "
                  "A value you type is an explicit choice; a box you leave follows the edited "
                  "model (an unset head_dim follows hidden_size / num_attention_heads). For a "
@@ -400,8 +418,11 @@ class WhatIfLab(Explorer):
         fields = W.HBox([W.HTML("<b style='margin-right:8px'>config.json fields:</b>")]
                         + [controls[f] for f in EDITABLE_FIELDS],
                         layout=W.Layout(flex_flow="row wrap", align_items="center"))
-        self.widget.children = [self.title, load_row, setting, fields, self.note, self.changes,
-                                self.error_line, tables, self.image, save_row, self.save_status]
+        # on a projector (1280 x 720) the fields and the figure show together: the figure
+        # right after them, the note and the tables of exact values below it
+        self.widget.children = [self.title, load_row, setting, fields, self.changes,
+                                self.error_line, self.image, self.note, tables, save_row,
+                                self.save_status]
 
     # --- model and fields -----------------------------------------------------
     def _on_typed(self, field):
@@ -436,7 +457,8 @@ class WhatIfLab(Explorer):
         for f in EDITABLE_FIELDS:
             c = controls[f]
             if f in ZERO_MEANS_NONE:
-                c.description = f"{f} ({ZERO_MEANS_NONE[f]})"
+                c.description = (f"{f} ({ZERO_MEANS_NONE[f]})" if _zero_means_none(self.base, f)
+                                 else f)
             if f == "num_experts":
                 c.description = (moe_field if self.base.is_moe
                                  else f"{moe_field} (0 = dense)") if moe_field else f
@@ -491,8 +513,18 @@ class WhatIfLab(Explorer):
             self._refresh_derived()
             self.shapes.value = shapes_table_html(self.base, self.edited)
             self.changes.value = ("<div style='color:#333'>config.json: "
-                                  f"{html.escape(diff_text(self.base, self.edited))}</div>")
+                                  f"{html.escape(diff_text(self.base, self.edited))}</div>"
+                                  + self._left_out_html())
         self.last_seconds = time.perf_counter() - t0
+
+    def _left_out_html(self):
+        """Why a field this family carries has no box (transformers would not build it)."""
+        from .depth import engine_only_fields
+        why = engine_only_fields(self.base)
+        if not why:
+            return ""
+        text = "; ".join(f"no {f} box: {reason}" for f, reason in why.items())
+        return f"<div style='color:#555'>{html.escape(self.base.name)}: {html.escape(text)}.</div>"
 
     def table_html(self, rows, stale=False):
         style = "opacity:0.4;" if stale else ""

@@ -80,7 +80,7 @@ SPECS = [
                       no_invalid="no free box is live for Nemotron: no layer slides, so the "
                                  "window box is off"),
     ]),
-    NotebookSpec("03_ffn_sizing.ipynb", [
+    NotebookSpec("05_ffn_sizing.ipynb", [
         # lc.widgets.ffn_explorer("Llama-3.1-8B", seq_len=4096): intermediate_size 14,336
         ExplorerCheck("ffn", control="intermediate_size", value=28672, key="total_params",
                       expect=lambda: lc.param_count(
@@ -88,7 +88,7 @@ SPECS = [
                       invalid=Invalid("intermediate_size", 0, lambda: model("Llama-3.1-8B")
                                       .replace(intermediate_size=0))),
     ]),
-    NotebookSpec("04_depth_and_width.ipynb", [
+    NotebookSpec("06_depth_and_width.ipynb", [
         # lc.widgets.depth_width_explorer("Meta-Llama-3-8B"): 32 layers, d 4096, 32 heads
         ExplorerCheck("depth_width", control="num_hidden_layers", value=33, key="total",
                       expect=lambda: lc.param_count(
@@ -96,7 +96,7 @@ SPECS = [
                       invalid=Invalid("num_attention_heads", 33, lambda: model(LLAMA3_8B)
                                       .replace(num_hidden_layers=33, num_attention_heads=33))),
     ]),
-    NotebookSpec("05_moe_vs_dense.ipynb", [
+    NotebookSpec("07_moe_vs_dense.ipynb", [
         # lc.widgets.moe_explorer("Qwen3-30B-A3B"): 128 routed experts, top-8
         ExplorerCheck("moe", control="num_experts", value=160, key="total",
                       expect=lambda: lc.param_count(
@@ -104,7 +104,7 @@ SPECS = [
                       invalid=Invalid("num_experts_per_tok", 200, lambda: model("Qwen3-30B-A3B")
                                       .replace(num_experts=160, num_experts_per_tok=200))),
     ]),
-    NotebookSpec("06_whatif_lab.ipynb", [
+    NotebookSpec("08_whatif_lab.ipynb", [
         # lab = lc.widgets.whatif_lab("Meta-Llama-3-8B"): context 8,192, batch 1
         ExplorerCheck("whatif", control="seq_len", value=16384, key="kv_cache_bytes",
                       expect=lambda: lc.kv_cache_bytes(model(LLAMA3_8B), 16384),
@@ -259,9 +259,9 @@ def test_whatif_lab_answers_a_billion_layers_within_a_second(lab, lab_root, lab_
     and the exact answer is on the page within a second; type 32 and the table and the
     figure are back within a second."""
     from playwright.sync_api import expect
-    notebook = "06_whatif_lab.ipynb"
+    notebook = "08_whatif_lab.ipynb"
     page = lab_page
-    book = bh.LabNotebook(page, lab, f"notebooks/{notebook}", "nb-06-billion-layers")
+    book = bh.LabNotebook(page, lab, f"notebooks/{notebook}", "nb-08-billion-layers")
     book.run_all(bh.code_cell_count(lab_root / "notebooks" / notebook))
     view = bh.ExplorerView(page, "whatif").wait_rendered()
     view.control("num_hidden_layers").evaluate("e => e.scrollIntoView({block: 'center'})")
@@ -272,7 +272,7 @@ def test_whatif_lab_answers_a_billion_layers_within_a_second(lab, lab_root, lab_
     view.expect_value("kv_cache_bytes", lc.kv_cache_bytes(big, 8192), timeout=1000)
     view.expect_no_error(timeout=1000)
     expect(view.figure.first).not_to_have_attribute("src", src or "", timeout=1000)
-    bh.screenshot(page, "lab-06_whatif_lab-billion-layers", view.root)
+    bh.screenshot(page, "lab-08_whatif_lab-billion-layers", view.root)
     src = view.figure_src()
     view.set("num_hidden_layers", 32)
     view.expect_value("total_params", lc.param_count(model(LLAMA3_8B)).total, timeout=1000)
