@@ -26,11 +26,11 @@ from llmcourse.limits import MAX_LIST, MAX_SIZE, MAX_WEIGHT_ROWS, field_name
 ZOO = {n: lc.load_model(n).to_hf_config() for n in lc.list_models()}
 # every field name the engine knows, plus every field a zoo config has
 KNOWN = (set().union(*ZOO.values())
-         | set(validation._POSITIVE) | set(validation._NON_NEGATIVE)
-         | set(validation._BOOLEAN) | set(validation._NUMBER) | set(validation._STRING)
-         | set(validation._OBJECT) | set(validation._REQUIRED)
-         | {f for spec in families._FAMILIES.values() for f in spec["defaults"]}
-         | {f for fs in validation._REQUIRED_BY_TYPE.values() for f in fs})
+         | set(validation.POSITIVE) | set(validation.NON_NEGATIVE)
+         | set(validation.BOOLEAN) | set(validation.NUMBER) | set(validation.STRING)
+         | set(validation.OBJECT) | set(validation.REQUIRED)
+         | {f for entry in families.ENTRIES.values()
+            for f in (*entry.defaults, *entry.required, *entry.positive, *entry.non_negative)})
 FIELDS = sorted(KNOWN)
 # the functions' own arguments (a refusal may name one: "weights: ... more than the GPU holds")
 ARGUMENTS = {"seq_len", "batch", "dtype", "mode", "name", "source", "config", "weights", "gpu",
