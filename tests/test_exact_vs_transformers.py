@@ -108,7 +108,7 @@ def test_moe_weight_shapes_hold_every_parameter(name):
     total, meta_shapes, routed = transformers_ref.zoo_meta(name)
     cfg = lc.load_model(name)
     ws = lc.weight_shapes(cfg)
-    ws = ws[ws["note"] != "mtp, not built by transformers"]  # (tests/test_families.py)
+    ws = ws[ws["note"] != "mtp, not built by transformers"]  # (test_family_layouts.py)
     counted = ws[ws["note"] == ""]
     assert int(counted["numel"].sum()) == total
     experts = ws["component"] == "experts"
@@ -192,7 +192,7 @@ def _shrunk(d):
         d["linear_attn_config"] = {k: [i for i in v if i <= 3] if k.endswith("_layers") else v
                                    for k, v in lac.items()}
     if d.get("num_kv_shared_layers"):  # Gemma 4's last 20 of 35 layers cannot be 3 layers'
-        d["num_kv_shared_layers"] = 0   # (tests/test_families_2026_more.py saves KV sharing)
+        d["num_kv_shared_layers"] = 0   # (test_family_configs.py saves KV sharing)
     if isinstance(d.get("moe_layers"), list):
         d["moe_layers"] = [i for i in d["moe_layers"] if i < 3]
     for key in ("num_experts", "num_local_experts", "n_routed_experts"):
