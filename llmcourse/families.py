@@ -668,6 +668,17 @@ ENTRIES = {
                       moe_shared_expert_intermediate_size=7688, moe_latent_size=None,
                       num_experts_per_tok=2, hybrid_override_pattern=None,
                       layers_block_type=None, pad_token_id=0, num_nextn_predict_layers=0)),
+    # StarCoder2: GQA and a plain GELU MLP (c_fc, c_proj), biases on every projection by
+    # use_bias, LayerNorms with biases; every layer slides when sliding_window is set.
+    # Defaults: Starcoder2Config (no attention_bias or head_dim field: head_dim = hidden / heads)
+    "starcoder2": Family(
+        group="StarCoder",
+        layout=Layout(qkv_bias="use_bias", o_bias="use_bias", mlp="plain",
+                      mlp_names=("c_fc", "c_proj"), mlp_bias="use_bias", norm_bias=True),
+        defaults=dict(vocab_size=49152, hidden_size=3072, intermediate_size=12288,
+                      num_hidden_layers=30, num_attention_heads=24, num_key_value_heads=2,
+                      head_dim=None, max_position_embeddings=4096, sliding_window=None,
+                      use_bias=True, tie_word_embeddings=True)),
     # Mistral Small 4: DeepSeek-V3's MLA and MoE without the load-balancing bias (defaults:
     # Mistral4Config)
     "mistral4": Family(

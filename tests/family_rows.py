@@ -295,7 +295,7 @@ def nemotron_configs(draw):
 
 
 @st.composite
-def dense_2026_configs(draw, mt):
+def dense_gqa_configs(draw, mt):
     d8 = st.integers(1, 8)
     kv = draw(st.integers(1, 3))
     L = draw(st.integers(1, 6))
@@ -530,6 +530,22 @@ def longcat_configs(draw):
     return d
 
 
+@st.composite
+def starcoder2_configs(draw):
+    d8 = st.integers(1, 8)
+    kv = draw(st.integers(1, 3))
+    heads = kv * draw(st.integers(1, 3))
+    d = {"model_type": "starcoder2", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": heads * 2 * draw(d8), "intermediate_size": 2 * draw(d8),
+         "num_hidden_layers": draw(st.integers(1, 4)), "num_attention_heads": heads,
+         "num_key_value_heads": kv, "max_position_embeddings": 64}
+    for key, value in (("use_bias", st.booleans()), ("tie_word_embeddings", st.booleans()),
+                       ("sliding_window", st.integers(1, 16))):
+        if draw(st.booleans()):  # else transformers' default (biases, tied, no window)
+            d[key] = draw(value)
+    return d
+
+
 # --- tiny models: their cache after a CPU prefill (and their parameters) --------------------
 
 QWEN3_NEXT_TINY = {"model_type": "qwen3_next", "vocab_size": 64, "hidden_size": 32,
@@ -610,6 +626,11 @@ LONGCAT_TINY = {"model_type": "longcat_flash", "vocab_size": 64, "hidden_size": 
                 "num_attention_heads": 4, "kv_lora_rank": 8, "q_lora_rank": 12,
                 "qk_rope_head_dim": 4, "qk_nope_head_dim": 6, "v_head_dim": 6, "head_dim": 4,
                 "n_routed_experts": 4, "zero_expert_num": 2, "moe_topk": 3}
+# (a window longer than the prefill: between steps transformers' sliding cache keeps
+# sliding_window - 1 tokens, the engine the sliding_window a step attends to)
+STARCODER2_TINY = {"model_type": "starcoder2", "vocab_size": 64, "hidden_size": 32,
+                   "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 4,
+                   "num_key_value_heads": 2, "sliding_window": 16, "max_position_embeddings": 64}
 V4_TINY = {"model_type": "deepseek_v4", "vocab_size": 64, "hidden_size": 32,
            "moe_intermediate_size": 8, "num_hidden_layers": 4, "num_attention_heads": 4,
            "num_key_value_heads": 1, "head_dim": 16, "q_lora_rank": 12, "num_experts_per_tok": 2,
@@ -822,11 +843,11 @@ ROWS = {
     "llama4": Row(lambda: new_family_configs("llama4"), **_NEW),
     "mistral": Row(lambda: zoo_based_configs(("mistral",), small=True), **_OLD),
     "mixtral": Row(lambda: zoo_based_configs(("mixtral",), small=True), **_OLD),
-    "ministral3": Row(lambda: dense_2026_configs("ministral3"), flops=(FlopsCase(
+    "ministral3": Row(lambda: dense_gqa_configs("ministral3"), flops=(FlopsCase(
         {"model_type": "ministral3", "vocab_size": 64, "hidden_size": 32,
          "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 4,
          "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 64}),)),
-    "mistral3": Row(lambda: wrapped("mistral3", dense_2026_configs("ministral3")), examples=10),
+    "mistral3": Row(lambda: wrapped("mistral3", dense_gqa_configs("ministral3")), examples=10),
     "qwen2": Row(lambda: zoo_based_configs(("qwen2",), small=True), **_OLD),
     "qwen2_moe": Row(lambda: new_family_configs("qwen2_moe"), **_NEW),
     "qwen3": Row(lambda: zoo_based_configs(("qwen3",), small=True), **_OLD),
@@ -855,7 +876,7 @@ ROWS = {
     "phi": Row(lambda: zoo_based_configs(("phi",), small=True), **_OLD),
     "phi3": Row(lambda: new_family_configs("phi3"), **_NEW),
     "olmo2": Row(lambda: new_family_configs("olmo2"), **_NEW),
-    "olmo3": Row(lambda: dense_2026_configs("olmo3"), flops=(FlopsCase(
+    "olmo3": Row(lambda: dense_gqa_configs("olmo3"), flops=(FlopsCase(
         {"model_type": "olmo3", "vocab_size": 64, "hidden_size": 32, "intermediate_size": 24,
          "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
          "sliding_window": 8, "max_position_embeddings": 64}),)),
@@ -883,6 +904,9 @@ ROWS = {
     "deepseek_v4": Row(v4_configs, flops=tuple(FlopsCase(FLOPS_V4, n, _v4_gap)
                                                for n in (12, 23, 24))),
     "mistral4": Row(lambda: mla_configs("mistral4")),
+    "starcoder2": Row(starcoder2_configs, round_trip=True, deeper=True,
+                      tiny=(STARCODER2_TINY,),
+                      flops=(FlopsCase(dict(STARCODER2_TINY, sliding_window=4)),)),
     "gpt_oss": Row(lambda: zoo_based_configs(("gpt_oss",), small=True), **_OLD),
     "minimax_m2": Row(minimax_configs, flops=(FlopsCase(
         {"model_type": "minimax_m2", "vocab_size": 64, "hidden_size": 32,
@@ -895,7 +919,7 @@ ROWS = {
     "nemotron_h": Row(nemotron_configs, examples=40, routed_component=False,
                       tiny=(NEMOTRON_TINY,),
                       flops=(FlopsCase(FLOPS_NEMOTRON, gap=_nemotron_gap),)),
-    "seed_oss": Row(lambda: dense_2026_configs("seed_oss")),
+    "seed_oss": Row(lambda: dense_gqa_configs("seed_oss")),
     "lfm2_moe": Row(lfm2_configs, examples=60, deeper=True, tiny=(LFM2_TINY,),
                     flops=(FlopsCase(LFM2_TINY, gap=_lfm2_gap),)),
     "longcat_flash": Row(longcat_configs, examples=40, uncounted=_longcat_zero_slots,
