@@ -315,11 +315,6 @@ def from_hf_config(source, name=None):
     return _from_json(data, name, f"config file {path}", os.path.basename(path))
 
 
-# a dense model_type and the MoE model_type with the same attention and norms
-_MOE_OF = {"llama": ("mixtral", "num_local_experts"), "mistral": ("mixtral", "num_local_experts"),
-           "qwen3": ("qwen3_moe", "num_experts")}
-
-
 def as_moe(cfg, num_experts, num_experts_per_tok, moe_intermediate_size=None):
     """The what-if "this dense model, but with routed experts".
 
@@ -334,12 +329,14 @@ def as_moe(cfg, num_experts, num_experts_per_tok, moe_intermediate_size=None):
         if moe_intermediate_size is not None:
             changes["moe_intermediate_size"] = moe_intermediate_size
         return cfg.replace(**changes)
-    if cfg.model_type not in _MOE_OF:
+    variant = ENTRIES[cfg.model_type].moe_variant
+    if variant is None:
+        dense = sorted(t for t, e in ENTRIES.items() if e.moe_variant)
         raise ConfigError(f"model_type: {cfg.model_type!r} has no mixture-of-experts variant here "
-                          f"(supported: {', '.join(sorted(_MOE_OF))}, or a model that is already MoE)")
-    mt, field = _MOE_OF[cfg.model_type]
+                          f"(supported: {', '.join(dense)}, or a model that is already MoE)")
+    mt, field = variant
     changes = {"model_type": mt, field: num_experts, "num_experts_per_tok": num_experts_per_tok}
-    if mt == "qwen3_moe":
+    if "moe_intermediate_size" in ENTRIES[mt].defaults:  # its experts' own width (Qwen3-MoE)
         changes["moe_intermediate_size"] = moe_intermediate_size or cfg.intermediate_size
     elif moe_intermediate_size is not None:
         changes["intermediate_size"] = moe_intermediate_size

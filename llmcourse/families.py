@@ -34,6 +34,9 @@ class Family(NamedTuple):
     group: str | None = None
     #: the field holding the routed-expert count (None: a dense model)
     moe: str | None = None
+    #: (model type, its expert-count field): the same attention and norms with routed experts,
+    #: the what-if ``lc.as_moe`` turns this dense family into (Llama -> Mixtral)
+    moe_variant: tuple | None = None
     #: ``r -> bool``: the experts are built only when it says so (Gemma 4's enable_moe_block)
     moe_when: object = None
     #: an expert count of 0 means the model is dense (Granite 4.0-H's shared MLP alone)
@@ -142,6 +145,7 @@ ENTRIES = {
     # attention_bias and mlp_bias)
     "llama": Family(
         group="Llama",
+        moe_variant=("mixtral", "num_local_experts"),
         defaults=dict(_COMMON, mlp_bias=False)),
     # Llama-4: chunked attention on RoPE layers, every 4th layer NoPE and global; MoE layers
     # with fused experts (experts, in, out) and a shared expert, dense layers a wider MLP
@@ -166,6 +170,7 @@ ENTRIES = {
     "mistral": Family(
         group="Mistral",
         layout=Layout(qkv_bias=False, o_bias=False),
+        moe_variant=("mixtral", "num_local_experts"),
         nullable=("attention_bias",),
         defaults=dict(_COMMON, sliding_window=4096)),
     # Mixtral: Mistral's attention, experts under Mixtral's checkpoint names (w1, w2, w3)
@@ -211,6 +216,7 @@ ENTRIES = {
     "qwen3": Family(
         group="Qwen",
         layout=Layout(qk_norm="head"),
+        moe_variant=("qwen3_moe", "num_experts"),
         layers=rules.windowed_by_depth,
         defaults=dict(_COMMON, use_sliding_window=False, max_window_layers=28)),
     # Qwen3-MoE: Qwen3's attention, routed experts in every decoder_sparse_step-th layer.
