@@ -4,6 +4,11 @@ This module is the single source of truth for architecture facts. Everything
 that counts (parameters, bytes, FLOPs) reads the :class:`Tensor` lists built
 here. Shapes are as stored: a ``Linear`` weight is ``(out_features, in_features)``.
 
+A family says how its layers are built in one :class:`Layout` (its entry in
+:mod:`llmcourse.families`): which attention, MLP and norms, their checkpoint names, which
+biases. Most families are the standard decoder layer with a few choices changed; a family
+whose layers are not attention-plus-MLP names its own layer builder (``Layout.block``).
+
 Layers with the same tensors are grouped, so counting a 61-layer model touches
 two groups, not 45,000 tensors; :func:`llmcourse.weight_shapes` expands them.
 """
@@ -14,14 +19,88 @@ from functools import lru_cache
 from math import prod
 from typing import NamedTuple
 
+from .layers import LayerKind
+
 from .limits import ConfigError
 
-__all__ = ["Tensor", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
-           "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS"]
+__all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
+           "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
               "norms", "lm_head")
+
+
+class Layout(NamedTuple):
+    """How a family's layers are built: its choices, with Llama's as the defaults.
+
+    A bias or switch is ``True``/``False``, the name of the config field that says (absent
+    or null: off), or ``(field, value when absent or null)``. Names are the checkpoint's,
+    relative to the layer prefix; weights are stored ``(out, in)`` unless
+    ``stored_in_out`` (GPT-2's ``Conv1D``)."""
+    # --- the layer: "decoder" (attention, then an MLP or routed experts, each after a norm),
+    # or a family's own builder (BLOCKS) for layers of another shape
+    block: str = "decoder"
+    # --- attention: "qkvo" (q, k, v and o projections), "fused_qkv" (one tensor for q, k
+    # and v, then o) or "mla" (DeepSeek's multi-head latent attention, its own names)
+    attention: str = "qkvo"
+    attention_prefix: str = "self_attn."
+    attention_names: tuple = ("q_proj", "k_proj", "v_proj", "o_proj")  # fused_qkv: (qkv, o)
+    qkv_bias: object = "attention_bias"
+    o_bias: object = "attention_bias"
+    o_first: bool = False             # fused_qkv: o is defined (and listed) first (Phi-3)
+    output_gate: object = False       # q_proj also gives an output gate: twice as wide
+    qk_norm: str | None = None        # "head": a norm over each head's q and k;
+    qk_norm_if: object = True         # "all": one over all of q and one over all of k
+    qk_norm_names: tuple = ("q_norm", "k_norm")
+    sinks: bool = False               # one learned "attention sink" logit per head
+    stored_in_out: bool = False       # weights stored (in, out): GPT-2's Conv1D
+    # --- linear-attention layers: "deltanet" (Qwen3.5: q, k, v, z, b, a unfused),
+    # "deltanet_fused" (Qwen3-Next: qkvz and ba fused), "kda" (Kimi Delta Attention)
+    linear_attention: str = "deltanet"
+    # --- the dense MLP: "gated" (gate, up, down: SwiGLU, GeGLU), "plain" (up, down) or
+    # "fused_gated" (gate and up in one tensor, down)
+    mlp: str = "gated"
+    mlp_prefix: str = "mlp"
+    mlp_names: tuple = ("gate_proj", "up_proj", "down_proj")  # plain, fused_gated: (in, out)
+    mlp_bias: object = "mlp_bias"
+    mlp_width: str = "intermediate_size"
+    # --- routed experts: how they are stored (EXPERTS), whether the router's
+    # load-balancing bias (e_score_correction_bias, a buffer) is there, and the shared
+    # experts beside them: "deepseek" (n_shared_experts x the expert width, when any),
+    # "deepseek_always" (built even when n_shared_experts is 0) or "gated" (one
+    # sigmoid-gated shared expert of shared_expert_intermediate_size)
+    experts: str = "separate"
+    router_buffer: bool = False
+    shared_experts: str | None = None
+    # --- Mamba-2 mixers: the config fields for (heads, head_dim, groups, state, kernel,
+    # conv bias, projection biases)
+    mamba_fields: tuple = ("mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size",
+                           "conv_kernel", "use_conv_bias", "use_bias")
+    # --- norms: RMSNorm, or LayerNorm with a bias; the norms of each layer, in order
+    norm_bias: bool = False
+    layer_norms: tuple = ("input_layernorm", "post_attention_layernorm")
+    parallel: bool = False            # attention and MLP side by side after one norm (Phi)
+    # --- outside the layers
+    layer_prefix: str = "model.layers.{i}."   # ({b}: the index halved, LongCat-Flash)
+    embedding: str = "model.embed_tokens"
+    position_embedding: str | None = None     # learned positions, a weight (GPT-2's wpe)
+    final_norm: str | None = "model.norm"
+    extra_globals: str | None = None          # GLOBAL_EXTRAS: tensors beside the head
+    lm_head: str = "lm_head"
+    lm_head_bias: bool = False
+    never_tied: bool = False          # transformers never ties this head, whatever the config
+    mtp: str | None = None            # a multi-token-prediction module the checkpoint ships
+
+
+def _flag(c, spec):
+    """A layout switch: a bool, a config field (absent or null: off), or (field, value
+    when absent or null)."""
+    if isinstance(spec, bool):
+        return spec
+    if isinstance(spec, tuple):
+        return c.get(spec[0], spec[1])
+    return c.get(spec, False)
 
 
 class Tensor(NamedTuple):
@@ -43,8 +122,9 @@ class Tensor(NamedTuple):
         return prod(self.shape)
 
 
-def _linear(name, out_f, in_f, component, bias=False, **kw):
-    t = [Tensor(f"{name}.weight", (out_f, in_f), component, matmul=True, **kw)]
+def _linear(name, out_f, in_f, component, bias=False, in_out=False, **kw):
+    t = [Tensor(f"{name}.weight", (in_f, out_f) if in_out else (out_f, in_f), component,
+                matmul=True, **kw)]
     if bias:
         t.append(Tensor(f"{name}.bias", (out_f,), component, **kw))
     return t
@@ -60,54 +140,32 @@ def _norm(name, dim, bias=False):
 # --- attention ---------------------------------------------------------------------
 
 def _attention(c):
-    H, nh, kv, hd = c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim
-    mt = c.model_type
-    if c.family == "deepseek":
+    """The attention tensors of a layer, as its family's layout says."""
+    L = c.layout
+    if L.attention == "mla":
         return _mla(c)
-    qkv = (nh + 2 * kv) * hd  # 3 x hidden for GPT-2 and GPT-NeoX as shipped (MHA)
-    if mt == "gpt2":  # one fused c_attn; Conv1D weights are stored (in, out)
-        return [Tensor("attn.c_attn.weight", (H, qkv), "attention", matmul=True),
-                Tensor("attn.c_attn.bias", (qkv,), "attention"),
-                Tensor("attn.c_proj.weight", (nh * hd, H), "attention", matmul=True),
-                Tensor("attn.c_proj.bias", (H,), "attention")]
-    if mt == "gpt_neox":  # fused query_key_value (heads interleaved), biases by attention_bias
-        bias = c.get("attention_bias", True)
-        return (_linear("attention.query_key_value", qkv, H, "attention", bias)
-                + _linear("attention.dense", H, nh * hd, "attention", bias))
-    if mt == "phi3":  # q, k and v fused in one qkv_proj, no biases
-        return (_linear("self_attn.o_proj", H, nh * hd, "attention")
-                + _linear("self_attn.qkv_proj", qkv, H, "attention"))
-    if c.family == "phi":
-        t = (_linear("self_attn.q_proj", nh * hd, H, "attention", True)
-             + _linear("self_attn.k_proj", kv * hd, H, "attention", True)
-             + _linear("self_attn.v_proj", kv * hd, H, "attention", True)
-             + _linear("self_attn.dense", H, nh * hd, "attention", True))
-        if c.get("qk_layernorm"):
-            t += _norm("self_attn.q_layernorm", hd, True) + _norm("self_attn.k_layernorm", hd, True)
-        return t
-    qkv_bias = True if mt == "qwen2" else (False if mt in ("mistral", "mixtral", "ministral3")
-                                           else c.get("qkv_bias", True) if mt == "qwen2_moe"
-                                           else c.get("attention_bias", False))
-    o_bias = (False if mt in ("qwen2", "mistral", "mixtral", "qwen2_moe", "glm4_moe", "ministral3")
-              else c.get("attention_out_bias", False) if mt == "seed_oss"
-              else c.get("attention_bias", False))
-    # Qwen3-Next and Qwen3.5: q and an output gate (Qwen3.5's attn_output_gate, on by default)
-    gated = mt in ("qwen3_next", "qwen4_exp_text") or (mt in ("qwen3_5_text", "qwen3_5_moe_text")
-                                                       and c.get("attn_output_gate", True))
-    q_out = 2 * nh * hd if gated else nh * hd
-    t = (_linear("self_attn.q_proj", q_out, H, "attention", qkv_bias)
-         + _linear("self_attn.k_proj", kv * hd, H, "attention", qkv_bias)
-         + _linear("self_attn.v_proj", kv * hd, H, "attention", qkv_bias)
-         + _linear("self_attn.o_proj", H, nh * hd, "attention", o_bias))
-    if mt in ("qwen3", "qwen3_moe", "gemma3_text", "qwen3_next", "qwen3_5_text",
-              "qwen3_5_moe_text", "qwen4_exp_text") or (
-            mt == "glm4_moe" and c.get("use_qk_norm")):
-        # QK-norm: an RMSNorm over each head's q and k (Llama-4's is a weightless L2 norm)
-        t += _norm("self_attn.q_norm", hd) + _norm("self_attn.k_norm", hd)
-    if mt in ("olmo2", "olmo3", "minimax_m2"):  # one norm over the whole q and k projections
-        t += _norm("self_attn.q_norm", nh * hd) + _norm("self_attn.k_norm", kv * hd)
-    if mt == "gpt_oss":  # one learned "attention sink" logit per head
-        t.append(Tensor("self_attn.sinks", (nh,), "attention"))
+    H, nh, kv, hd = c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim
+    a, io = L.attention_prefix, L.stored_in_out
+    qkv_bias, o_bias = _flag(c, L.qkv_bias), _flag(c, L.o_bias)
+    if L.attention == "fused_qkv":  # 3 x hidden for GPT-2 and GPT-NeoX as shipped (MHA)
+        qkv, o = L.attention_names
+        qkv = _linear(a + qkv, (nh + 2 * kv) * hd, H, "attention", qkv_bias, io)
+        o = _linear(a + o, H, nh * hd, "attention", o_bias, io)
+        return o + qkv if L.o_first else qkv + o
+    q, k, v, o = L.attention_names
+    q_out = 2 * nh * hd if _flag(c, L.output_gate) else nh * hd  # q and an output gate
+    t = (_linear(a + q, q_out, H, "attention", qkv_bias, io)
+         + _linear(a + k, kv * hd, H, "attention", qkv_bias, io)
+         + _linear(a + v, kv * hd, H, "attention", qkv_bias, io)
+         + _linear(a + o, H, nh * hd, "attention", o_bias, io))
+    if L.qk_norm and _flag(c, L.qk_norm_if):
+        qn, kn = L.qk_norm_names
+        if L.qk_norm == "head":  # each head's q and k (Llama-4's is a weightless L2 norm)
+            t += _norm(a + qn, hd, L.norm_bias) + _norm(a + kn, hd, L.norm_bias)
+        else:  # one norm over the whole q and k projections (OLMo-2, MiniMax-M2)
+            t += _norm(a + qn, nh * hd) + _norm(a + kn, kv * hd)
+    if L.sinks:
+        t.append(Tensor(a + "sinks", (nh,), "attention"))
     return t
 
 
@@ -147,8 +205,10 @@ def _kimi_delta_attention(c):
 
 
 def _linear_attention(c):
-    """Qwen3-Next's gated DeltaNet: a fixed-size recurrent state instead of a KV cache."""
-    if c.model_type == "kimi_linear":
+    """A linear-attention layer: Qwen3-Next's gated DeltaNet (a fixed-size recurrent state
+    instead of a KV cache; Qwen3.5 stores its projections unfused) or Kimi Delta Attention."""
+    kind = c.layout.linear_attention
+    if kind == "kda":
         return _kimi_delta_attention(c)
     H = c.hidden_size
     kh, vh = c.linear_num_key_heads, c.linear_num_value_heads
@@ -161,7 +221,7 @@ def _linear_attention(c):
             Tensor("linear_attn.conv1d.weight", (conv_dim, 1, kernel), "attention", matmul=True),
             *(_linear("linear_attn.in_proj_qkvz", 2 * key_dim + 2 * value_dim, H, "attention")
               + _linear("linear_attn.in_proj_ba", 2 * vh, H, "attention")
-              if c.model_type == "qwen3_next" else  # Qwen3.5 stores the same four unfused
+              if kind == "deltanet_fused" else
               _linear("linear_attn.in_proj_qkv", 2 * key_dim + value_dim, H, "attention")
               + _linear("linear_attn.in_proj_z", value_dim, H, "attention")
               + _linear("linear_attn.in_proj_b", vh, H, "attention")
@@ -189,97 +249,100 @@ def _mla(c):
 
 # --- feed-forward --------------------------------------------------------------------
 
-def _swiglu(prefix, H, inter, component, bias=False, **kw):
-    return (_linear(f"{prefix}.gate_proj", inter, H, component, bias, **kw)
-            + _linear(f"{prefix}.up_proj", inter, H, component, bias, **kw)
-            + _linear(f"{prefix}.down_proj", H, inter, component, bias, **kw))
+def _swiglu(prefix, H, inter, component, bias=False, names=("gate_proj", "up_proj", "down_proj"),
+            **kw):
+    gate, up, down = names
+    return (_linear(f"{prefix}.{gate}", inter, H, component, bias, **kw)
+            + _linear(f"{prefix}.{up}", inter, H, component, bias, **kw)
+            + _linear(f"{prefix}.{down}", H, inter, component, bias, **kw))
 
 
 def _dense_mlp(c):
-    H, inter, mt = c.hidden_size, c.intermediate_size, c.model_type
-    if c.family == "phi":  # a plain two-matrix GELU MLP with biases
-        return (_linear("mlp.fc1", inter, H, "mlp", True)
-                + _linear("mlp.fc2", H, inter, "mlp", True))
-    if mt == "gpt2":  # the classic 4x GELU MLP, Conv1D weights stored (in, out)
-        return [Tensor("mlp.c_fc.weight", (H, inter), "mlp", matmul=True),
-                Tensor("mlp.c_fc.bias", (inter,), "mlp"),
-                Tensor("mlp.c_proj.weight", (inter, H), "mlp", matmul=True),
-                Tensor("mlp.c_proj.bias", (H,), "mlp")]
-    if mt == "gpt_neox":
-        return (_linear("mlp.dense_h_to_4h", inter, H, "mlp", True)
-                + _linear("mlp.dense_4h_to_h", H, inter, "mlp", True))
-    if mt == "phi3":  # gate and up fused in one gate_up_proj
-        return (_linear("mlp.gate_up_proj", 2 * inter, H, "mlp")
-                + _linear("mlp.down_proj", H, inter, "mlp"))
-    if mt == "llama4_text":  # Llama-4's dense layers use their own, wider MLP
-        return _swiglu("feed_forward", H, c.intermediate_size_mlp, "mlp")
-    return _swiglu("mlp", H, inter, "mlp", c.get("mlp_bias", False))
+    """The dense MLP, as the family's layout says: gated (SwiGLU, GeGLU: gate, up, down),
+    plain (up, down: GPT-2, Phi, StarCoder2) or with gate and up fused (Phi-3)."""
+    L = c.layout
+    H, inter = c.hidden_size, getattr(c, L.mlp_width)
+    p, bias, io = L.mlp_prefix, _flag(c, L.mlp_bias), L.stored_in_out
+    if L.mlp == "plain":
+        up, down = L.mlp_names
+        return (_linear(f"{p}.{up}", inter, H, "mlp", bias, io)
+                + _linear(f"{p}.{down}", H, inter, "mlp", bias, io))
+    if L.mlp == "fused_gated":
+        gate_up, down = L.mlp_names
+        return (_linear(f"{p}.{gate_up}", 2 * inter, H, "mlp", bias)
+                + _linear(f"{p}.{down}", H, inter, "mlp", bias))
+    return _swiglu(p, H, inter, "mlp", bias, L.mlp_names)
 
 
-def _moe(c):
-    H, E, mt = c.hidden_size, c.num_experts, c.model_type
-    ex = dict(routed=True, per_expert=E)
-    if mt in ("mixtral", "minimax_m2"):  # checkpoint names: block_sparse_moe.experts.{e}.w1/w2/w3
-        p = "block_sparse_moe"
-        inter = c.intermediate_size
-        bias = ([Tensor(f"{p}.e_score_correction_bias", (E,), "router", buffer=True)]
-                if mt == "minimax_m2" else [])  # MiniMax's load-balancing bias: not trained
-        return (_linear(f"{p}.gate", E, H, "router") + bias
-                + _linear(f"{p}.experts.{{e}}.w1", inter, H, "experts", **ex)
-                + _linear(f"{p}.experts.{{e}}.w2", H, inter, "experts", **ex)
-                + _linear(f"{p}.experts.{{e}}.w3", inter, H, "experts", **ex))
-    if mt == "gpt_oss":  # all experts in one tensor each, with biases (stored as in, out)
-        inter = c.intermediate_size
-        fz = dict(routed=True, fused=E)
-        return (_linear("mlp.router", E, H, "router", True)
-                + [Tensor("mlp.experts.gate_up_proj", (E, H, 2 * inter), "experts", True, **fz),
-                   Tensor("mlp.experts.gate_up_proj_bias", (E, 2 * inter), "experts", **fz),
-                   Tensor("mlp.experts.down_proj", (E, inter, H), "experts", True, **fz),
-                   Tensor("mlp.experts.down_proj_bias", (E, H), "experts", **fz)])
-    if mt == "llama4_text":  # experts fused, stored (E, in, out); a shared expert in every MoE layer
-        inter = c.intermediate_size
-        fz = dict(routed=True, fused=E)
-        return (_linear("feed_forward.router", E, H, "router")
-                + [Tensor("feed_forward.experts.gate_up_proj", (E, H, 2 * inter), "experts",
-                          True, **fz),
-                   Tensor("feed_forward.experts.down_proj", (E, inter, H), "experts", True, **fz)]
-                + _swiglu("feed_forward.shared_expert", H, inter, "shared_experts"))
+def _experts_separate(c):
+    """A router (mlp.gate) and each expert's own gate, up and down projections (DeepSeek,
+    Qwen-MoE, GLM); the load-balancing bias and the shared experts as the layout says."""
+    L, H, E = c.layout, c.hidden_size, c.num_experts
     inter = c.moe_intermediate_size
     t = _linear("mlp.gate", E, H, "router")
-    if mt in ("deepseek_v3", "glm4_moe", "glm4_moe_lite", "deepseek_v32", "glm_moe_dsa",
-              "kimi_linear"):
-        # the load-balancing bias: stored, not trained by SGD
+    if L.router_buffer:  # the load-balancing bias: stored, not trained by SGD
         t.append(Tensor("mlp.gate.e_score_correction_bias", (E,), "router", buffer=True))
-    t += _swiglu("mlp.experts.{e}", H, inter, "experts", **ex)
-    shared = c.get("n_shared_experts", 0) if c.family == "deepseek" or mt == "glm4_moe" else 0
-    if mt in ("glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa",
-              "kimi_linear"):
-        # built even when n_shared_experts is 0 (then it holds nothing)
+    t += _swiglu("mlp.experts.{e}", H, inter, "experts", routed=True, per_expert=E)
+    shared = c.get("n_shared_experts", 0)
+    if L.shared_experts == "deepseek_always" or (L.shared_experts == "deepseek" and shared):
+        # (built even when n_shared_experts is 0 where transformers does: it holds nothing)
         t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
-    elif shared:
-        t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
-    if mt in ("qwen2_moe", "qwen3_next", "qwen3_5_moe_text", "qwen4_exp_text"):
-        # one shared expert, sigmoid-gated
+    elif L.shared_experts == "gated":  # one shared expert, sigmoid-gated
         t += (_swiglu("mlp.shared_expert", H, c.shared_expert_intermediate_size,
                       "shared_experts")
               + _linear("mlp.shared_expert_gate", 1, H, "shared_experts"))
     return t
 
 
+def _experts_block_sparse(c):
+    """Mixtral's checkpoint names: block_sparse_moe.gate and experts.{e}.w1 (gate), w2
+    (down), w3 (up), each intermediate_size wide; MiniMax's load-balancing bias beside."""
+    p, H, E, inter = "block_sparse_moe", c.hidden_size, c.num_experts, c.intermediate_size
+    ex = dict(routed=True, per_expert=E)
+    bias = ([Tensor(f"{p}.e_score_correction_bias", (E,), "router", buffer=True)]
+            if c.layout.router_buffer else [])  # MiniMax's load-balancing bias: not trained
+    return (_linear(f"{p}.gate", E, H, "router") + bias
+            + _linear(f"{p}.experts.{{e}}.w1", inter, H, "experts", **ex)
+            + _linear(f"{p}.experts.{{e}}.w2", H, inter, "experts", **ex)
+            + _linear(f"{p}.experts.{{e}}.w3", inter, H, "experts", **ex))
+
+
+def _experts_fused_biased(c):
+    """gpt-oss: all experts in one tensor each, with biases, stored (experts, in, out)."""
+    H, E, inter = c.hidden_size, c.num_experts, c.intermediate_size
+    fz = dict(routed=True, fused=E)
+    return (_linear("mlp.router", E, H, "router", True)
+            + [Tensor("mlp.experts.gate_up_proj", (E, H, 2 * inter), "experts", True, **fz),
+               Tensor("mlp.experts.gate_up_proj_bias", (E, 2 * inter), "experts", **fz),
+               Tensor("mlp.experts.down_proj", (E, inter, H), "experts", True, **fz),
+               Tensor("mlp.experts.down_proj_bias", (E, H), "experts", **fz)])
+
+
+def _experts_fused_shared(c):
+    """Llama-4: experts fused, stored (experts, in, out); a shared expert in every MoE layer."""
+    H, E, inter = c.hidden_size, c.num_experts, c.intermediate_size
+    fz = dict(routed=True, fused=E)
+    return (_linear("feed_forward.router", E, H, "router")
+            + [Tensor("feed_forward.experts.gate_up_proj", (E, H, 2 * inter), "experts",
+                      True, **fz),
+               Tensor("feed_forward.experts.down_proj", (E, inter, H), "experts", True, **fz)]
+            + _swiglu("feed_forward.shared_expert", H, inter, "shared_experts"))
+
+
+#: how a family's routed experts are stored (``Layout.experts``)
+EXPERTS = {"separate": _experts_separate, "block_sparse": _experts_block_sparse,
+           "fused_biased": _experts_fused_biased, "fused_shared": _experts_fused_shared}
+
+
+def _moe(c):
+    return EXPERTS[c.layout.experts](c)
+
+
 def _layer_norms(c):
-    H, mt = c.hidden_size, c.model_type
-    if c.family == "phi":  # attention and MLP run in parallel after one LayerNorm
-        return _norm("input_layernorm", H, True)
-    if mt == "gpt2":  # LayerNorms with biases before attention (ln_1) and MLP (ln_2)
-        return _norm("ln_1", H, True) + _norm("ln_2", H, True)
-    if mt == "gpt_neox":
-        return _norm("input_layernorm", H, True) + _norm("post_attention_layernorm", H, True)
-    if mt in ("olmo2", "olmo3"):  # OLMo-2/3 norm each sublayer's output, not its input
-        return _norm("post_attention_layernorm", H) + _norm("post_feedforward_layernorm", H)
-    t = _norm("input_layernorm", H) + _norm("post_attention_layernorm", H)
-    if mt in ("gemma2", "gemma3_text"):  # Gemma-2/3 also norm before and after the MLP
-        t += _norm("pre_feedforward_layernorm", H) + _norm("post_feedforward_layernorm", H)
-    return t
+    """The norms of a decoder layer, in order: before attention and before the MLP (OLMo-2
+    and -3: after each; Gemma-2 and -3: both; Phi: one, the sublayers side by side)."""
+    L, H = c.layout, c.hidden_size
+    return [t for name in L.layer_norms for t in _norm(name, H, L.norm_bias)]
 
 
 # --- Nemotron-H and Granite 4.0: Mamba-2 ----------------------------------------------
@@ -296,16 +359,14 @@ class MambaDims(NamedTuple):
 
 
 def mamba_dims(c):
-    """:class:`MambaDims` of a model with Mamba-2 layers: Nemotron-H's fields
-    (mamba_num_heads, mamba_head_dim, n_groups, ssm_state_size, conv_kernel) or Granite
-    4.0's (mamba_n_heads, mamba_d_head, mamba_n_groups, mamba_d_state, mamba_d_conv): the
-    same module, the same tensors."""
-    if c.model_type == "granitemoehybrid":
-        return MambaDims(c.mamba_n_heads, c.mamba_d_head, c.mamba_n_groups, c.mamba_d_state,
-                         c.mamba_d_conv, bool(c.get("mamba_conv_bias", True)),
-                         bool(c.get("mamba_proj_bias")))
-    return MambaDims(c.mamba_num_heads, c.mamba_head_dim, c.n_groups, c.ssm_state_size,
-                     c.conv_kernel, bool(c.get("use_conv_bias", True)), bool(c.get("use_bias")))
+    """:class:`MambaDims` of a model with Mamba-2 layers, read from the fields its layout
+    names (Nemotron-H: mamba_num_heads, mamba_head_dim, n_groups, ssm_state_size,
+    conv_kernel; Granite 4.0: mamba_n_heads, mamba_d_head, mamba_n_groups, mamba_d_state,
+    mamba_d_conv): the same module, the same tensors."""
+    heads, head_dim, groups, state, kernel, conv_bias, proj_bias = c.layout.mamba_fields
+    return MambaDims(getattr(c, heads), getattr(c, head_dim), getattr(c, groups),
+                     getattr(c, state), getattr(c, kernel), bool(c.get(conv_bias, True)),
+                     bool(c.get(proj_bias)))
 
 
 def _mamba2(c, prefix="mixer."):
@@ -675,7 +736,6 @@ def _longcat_sublayer(c, kind):
                         per_expert=E))
     return t
 
-
 class LayerGroup(NamedTuple):
     """The layers of one :class:`~llmcourse.layers.LayerKind` and their tensors.
 
@@ -698,24 +758,10 @@ _MIXERS = {"full_attention": _attention, "sliding_attention": _attention,
            "indexed_attention": _attention}
 
 
-def kind_tensors(cfg, kind):
-    """The tensors of one layer of ``kind`` (a :class:`~llmcourse.layers.LayerKind`):
-    its token mixer (attention of any kind, or Qwen3-Next's linear attention), its MLP
-    (dense or routed experts) and its norms."""
-    if cfg.model_type == "nemotron_h":
-        return tuple(_nemotron_block(cfg, kind))
-    if cfg.model_type == "granitemoehybrid":
-        return tuple(_granite_hybrid_layer(cfg, kind))
-    if cfg.model_type == "lfm2_moe":
-        return tuple(_lfm2_moe_layer(cfg, kind))
-    if cfg.model_type == "gemma4_text":
-        return tuple(_gemma4_layer(cfg, kind))
-    if cfg.model_type == "deepseek_v4":
-        return tuple(_deepseek_v4_layer(cfg, kind))
-    if cfg.model_type == "longcat_flash":
-        return tuple(_longcat_sublayer(cfg, kind))
-    if cfg.model_type == "qwen4_exp_text":
-        return tuple(_qwen4_layer(cfg, kind))
+def _decoder_layer(cfg, kind):
+    """The standard layer: its token mixer (attention of any kind, or linear attention),
+    a lightning indexer where the layer runs one, its MLP (dense or routed experts) and
+    its norms."""
     mixer = _MIXERS.get(kind.attention)
     if mixer is None:
         raise ConfigError(f"layer_types: {kind.attention} layers have no tensor layout "
@@ -725,7 +771,21 @@ def kind_tensors(cfg, kind):
         raise ConfigError(f"layer_types: {kind.mlp} MLP layers have no tensor layout for "
                           f"model_type {cfg.model_type!r}")
     indexer = _indexer(cfg) if kind.indexer else []
-    return tuple(mixer(cfg) + indexer + mlp(cfg) + _layer_norms(cfg))
+    return mixer(cfg) + indexer + mlp(cfg) + _layer_norms(cfg)
+
+
+#: layer builders (``Layout.block``): the standard decoder layer, and the families whose
+#: layers are of another shape, each built whole by its own function
+BLOCKS = {"decoder": _decoder_layer, "nemotron_h": _nemotron_block,
+          "granitemoehybrid": _granite_hybrid_layer, "lfm2_moe": _lfm2_moe_layer,
+          "gemma4_text": _gemma4_layer, "deepseek_v4": _deepseek_v4_layer,
+          "longcat_flash": _longcat_sublayer, "qwen4_exp_text": _qwen4_layer}
+
+
+def kind_tensors(cfg, kind):
+    """The tensors of one layer of ``kind`` (a :class:`~llmcourse.layers.LayerKind`), built
+    by the family's layer builder (``cfg.layout.block``)."""
+    return tuple(BLOCKS[cfg.layout.block](cfg, kind))
 
 
 def layer_groups(cfg):
@@ -747,14 +807,41 @@ def layer_groups(cfg):
 def layer_prefix(cfg):
     """The checkpoint name prefix of layer ``i``, as a format string with ``{i}`` (or
     ``{b}``, ``i // 2``: LongCat-Flash's layers hold two of the schedule's sublayers)."""
-    return {"gpt2": "h.{i}.", "gpt_neox": "gpt_neox.layers.{i}.",
-            "nemotron_h": "backbone.layers.{i}.",
-            "longcat_flash": "model.layers.{b}."}.get(cfg.model_type, "model.layers.{i}.")
+    return cfg.layout.layer_prefix
 
 
-# families whose head transformers 5.23 never ties, whatever tie_word_embeddings says
-# (their *ForCausalLM has _tied_weights_keys = {})
-_NEVER_TIED = ("nemotron_h", "kimi_linear")
+def _per_layer_embeddings(cfg):
+    """Gemma 4's per-layer embeddings: a second table, hidden_size_per_layer_input values per
+    layer per token, projected from the token embedding as well and normed."""
+    hpl, H = cfg.get("hidden_size_per_layer_input"), cfg.hidden_size
+    if not hpl:
+        return []
+    L = cfg.num_hidden_layers
+    return [Tensor("model.embed_tokens_per_layer.weight",
+                   (cfg.vocab_size_per_layer_input, L * hpl), "embedding"),
+            *_linear("model.per_layer_model_projection", L * hpl, H, "mlp"),
+            *_norm("model.per_layer_projection_norm", hpl)]
+
+
+def _hc_head(cfg):
+    """DeepSeek-V4: before the head, the hc_mult residual streams collapse into one."""
+    m, H = cfg.hc_mult, cfg.hidden_size
+    return [Tensor("model.hc_head.hc_fn", (m, m * H), "norms"),
+            Tensor("model.hc_head.hc_base", (m,), "norms"),
+            Tensor("model.hc_head.hc_scale", (1,), "norms")]
+
+
+def _hyper_connection_mixer(cfg):
+    """Qwen4-Exp: the streams' final mix, in place of a final norm."""
+    return _qwen4_hyper_connection("model.hyper_connection_mixer", cfg.hidden_size,
+                                   cfg.hc_count, cfg.hc_lowrank, inject=False)
+
+
+#: tensors outside the layers that a few families add (``Layout.extra_globals``):
+#: (builder, True to list them before the final norm, False after it)
+GLOBAL_EXTRAS = {"per_layer_embeddings": (_per_layer_embeddings, True),
+                 "hc_head": (_hc_head, False),
+                 "hyper_connection_mixer": (_hyper_connection_mixer, False)}
 
 
 def global_tensors(cfg):
@@ -762,53 +849,61 @@ def global_tensors(cfg):
 
     The first is the token embedding (a tied lm_head shares its storage).
     """
-    H, V = cfg.hidden_size, cfg.vocab_size
-    tied = cfg.tie_word_embeddings and cfg.model_type not in _NEVER_TIED
-    if cfg.model_type == "gpt2":  # GPT-2's checkpoint names have no prefix
-        # the learned position embedding is a weight (n_positions x d), not a cache
-        return [Tensor("wte.weight", (V, H), "embedding"),
-                Tensor("wpe.weight", (cfg.max_position_embeddings, H), "embedding"),
-                *_norm("ln_f", H, True),
-                Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied)]
-    if cfg.model_type == "gpt_neox":  # Pythia's checkpoint calls the lm_head embed_out
-        return [Tensor("gpt_neox.embed_in.weight", (V, H), "embedding"),
-                *_norm("gpt_neox.final_layer_norm", H, True),
-                Tensor("embed_out.weight", (V, H), "lm_head", matmul=True, tied=tied)]
-    if cfg.model_type == "nemotron_h":  # the checkpoint's backbone (transformers: model.)
-        return [Tensor("backbone.embeddings.weight", (V, H), "embedding"),
-                *_norm("backbone.norm_f", H),
-                Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied)]
-    t = [Tensor("model.embed_tokens.weight", (V, H), "embedding")]
-    hpl = cfg.get("hidden_size_per_layer_input") if cfg.model_type == "gemma4_text" else 0
-    if hpl:  # Gemma 4's per-layer embeddings: a second table, hpl values per layer per token
-        L = cfg.num_hidden_layers
-        t += [Tensor("model.embed_tokens_per_layer.weight",
-                     (cfg.vocab_size_per_layer_input, L * hpl), "embedding"),
-              *_linear("model.per_layer_model_projection", L * hpl, H, "mlp"),
-              *_norm("model.per_layer_projection_norm", hpl)]
-    if cfg.model_type == "deepseek_v4":  # the head first collapses the hc_mult streams
-        m = cfg.hc_mult
-        t += [*_norm("model.norm", H), Tensor("model.hc_head.hc_fn", (m, m * H), "norms"),
-              Tensor("model.hc_head.hc_base", (m,), "norms"),
-              Tensor("model.hc_head.hc_scale", (1,), "norms"),
-              Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied)]
-        return t
-    if cfg.model_type == "qwen4_exp_text":  # the streams' final mix in place of model.norm
-        t += _qwen4_hyper_connection("model.hyper_connection_mixer", H, cfg.hc_count,
-                                     cfg.hc_lowrank, inject=False)
-        t.append(Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied))
-        return t
-    if cfg.model_type == "lfm2_moe":  # LFM2's final norm is called embedding_norm
-        return t + [*_norm("model.embedding_norm", H),
-                    Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied)]
-    if cfg.family == "phi":
-        t += _norm("model.final_layernorm", H, True)
-        t += [Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied),
-              Tensor("lm_head.bias", (V,), "lm_head")]
-    else:
-        t += _norm("model.norm", H)
-        t.append(Tensor("lm_head.weight", (V, H), "lm_head", matmul=True, tied=tied))
+    L, H, V = cfg.layout, cfg.hidden_size, cfg.vocab_size
+    tied = cfg.tie_word_embeddings and not L.never_tied
+    t = [Tensor(f"{L.embedding}.weight", (V, H), "embedding")]
+    if L.position_embedding:  # learned positions: a weight (n_positions x d), not a cache
+        t.append(Tensor(f"{L.position_embedding}.weight", (cfg.max_position_embeddings, H),
+                        "embedding"))
+    extra, before_norm = GLOBAL_EXTRAS.get(L.extra_globals, (None, False))
+    if extra and before_norm:
+        t += extra(cfg)
+    if L.final_norm:
+        t += _norm(L.final_norm, H, L.norm_bias)
+    if extra and not before_norm:
+        t += extra(cfg)
+    t.append(Tensor(f"{L.lm_head}.weight", (V, H), "lm_head", matmul=True, tied=tied))
+    if L.lm_head_bias:
+        t.append(Tensor(f"{L.lm_head}.bias", (V,), "lm_head"))
     return t
+
+
+def _mtp_deepseek(cfg):
+    """Like DeepSeek-V3's: a whole MoE layer (with its indexer under sparse attention) plus
+    its own embedding and head, num_nextn_predict_layers of them (GLM-4.5, GLM-4.7-Flash,
+    DeepSeek-V3.2, GLM-5)."""
+
+    H, V = cfg.hidden_size, cfg.vocab_size
+    sparse = "indexed_attention" in cfg.layer_types
+    block = list(kind_tensors(cfg, LayerKind(
+        attention="indexed_attention" if sparse else "full_attention", mlp="moe",
+        indexer=sparse)))
+    out = []
+    for j in range(cfg.get("num_nextn_predict_layers", 0)):
+        extra = [Tensor("embed_tokens.weight", (V, H), "embedding"),
+                 *_norm("enorm", H), *_norm("hnorm", H),
+                 *_linear("eh_proj", H, 2 * H, "mlp"),
+                 *_norm("shared_head.norm", H),
+                 Tensor("shared_head.head.weight", (V, H), "lm_head", matmul=True)]
+        out.append((f"model.layers.{cfg.num_hidden_layers + j}.", tuple(block + extra)))
+    return out
+
+
+def _mtp_qwen3_next(cfg):
+    """Qwen3-Next and Qwen3.5: one full-attention layer (MoE or dense, as the model) under
+    mtp.layers, sharing the model's embedding and head."""
+
+    H = cfg.hidden_size
+    head = [*_linear("fc", H, 2 * H, "mlp"), *_norm("pre_fc_norm_embedding", H),
+            *_norm("pre_fc_norm_hidden", H), *_norm("norm", H)]
+    block = kind_tensors(cfg, LayerKind(attention="full_attention",
+                                        mlp="moe" if cfg.is_moe else "dense"))
+    n = cfg.get("num_nextn_predict_layers", cfg.get("mtp_num_hidden_layers", 1))  # 1 shipped
+    return [("mtp.", tuple(head))] + [(f"mtp.layers.{j}.", tuple(block)) for j in range(n)]
+
+
+#: multi-token-prediction modules a checkpoint ships (``Layout.mtp``)
+MTP = {"deepseek": _mtp_deepseek, "qwen3_next": _mtp_qwen3_next}
 
 
 def mtp_tensors(cfg):
@@ -817,27 +912,5 @@ def mtp_tensors(cfg):
     transformers does not build it, so the counts leave it out; ``weight_shapes`` lists
     it with the note ``mtp, not built by transformers``.
     """
-    H, V, mt = cfg.hidden_size, cfg.vocab_size, cfg.model_type
-    if mt in ("glm4_moe", "glm4_moe_lite", "deepseek_v32", "glm_moe_dsa"):
-        # like DeepSeek-V3's: a whole MoE layer (with its indexer under sparse attention)
-        # plus its own embedding and head
-        out = []
-        block = _attention(cfg) + (_indexer(cfg) if mt in ("deepseek_v32", "glm_moe_dsa")
-                                   else []) + _moe(cfg) + _layer_norms(cfg)
-        for j in range(cfg.get("num_nextn_predict_layers", 0)):
-            extra = [Tensor("embed_tokens.weight", (V, H), "embedding"),
-                     *_norm("enorm", H), *_norm("hnorm", H),
-                     *_linear("eh_proj", H, 2 * H, "mlp"),
-                     *_norm("shared_head.norm", H),
-                     Tensor("shared_head.head.weight", (V, H), "lm_head", matmul=True)]
-            out.append((f"model.layers.{cfg.num_hidden_layers + j}.", tuple(block + extra)))
-        return out
-    if mt in ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"):
-        # one full-attention layer (MoE or dense, as the model); shares the embedding and head
-        head = [*_linear("fc", H, 2 * H, "mlp"), *_norm("pre_fc_norm_embedding", H),
-                *_norm("pre_fc_norm_hidden", H), *_norm("norm", H)]
-        block = (_attention(cfg) + (_moe(cfg) if cfg.is_moe else _dense_mlp(cfg))
-                 + _layer_norms(cfg))
-        n = cfg.get("num_nextn_predict_layers", cfg.get("mtp_num_hidden_layers", 1))  # 1 shipped
-        return [("mtp.", tuple(head))] + [(f"mtp.layers.{j}.", tuple(block)) for j in range(n)]
-    return []
+    mtp = MTP.get(cfg.layout.mtp)
+    return mtp(cfg) if mtp else []

@@ -16,9 +16,9 @@ import json
 import os
 from types import MappingProxyType
 
-from .families import _FAMILIES, _MULTIMODAL, _TEXT_ALIASES, SUPPORTED_MODEL_TYPES
+from .families import _MULTIMODAL, _TEXT_ALIASES, ENTRIES, SUPPORTED_MODEL_TYPES
 from .limits import MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_LIST, ConfigError, _is_int, field_name
-from .validation import _REQUIRED, _REQUIRED_BY_TYPE, _plain_json, _validate
+from .validation import REQUIRED, _plain_json, _validate
 
 __all__ = ["ConfigError", "ModelConfig", "from_hf_config", "config_from_json", "as_moe",
            "SUPPORTED_MODEL_TYPES"]
@@ -80,8 +80,8 @@ class ModelConfig:
 
     @property
     def uses_mla(self):
-        """Multi-head latent attention (DeepSeek-V2/V3)."""
-        return self._r["family"] == "deepseek"
+        """Multi-head latent attention (DeepSeek-V2/V3 and the families built on it)."""
+        return self._r["layout"].attention == "mla"
 
     @property
     def attention_kind(self):
@@ -135,15 +135,15 @@ class ModelConfig:
             target = raw
         mt = target["model_type"]
         mt = _TEXT_ALIASES.get((outer, mt), mt)
-        spec = _FAMILIES[mt]
-        amap = spec.get("attribute_map", {})
-        known = set(target) | set(spec["defaults"]) | set(_REQUIRED) \
-            | set(_REQUIRED_BY_TYPE.get(mt, ())) | set(amap) | {"model_type"}
+        fam = ENTRIES[mt]
+        amap = fam.attribute_map
+        known = set(target) | set(fam.defaults) | set(REQUIRED) | set(fam.required) \
+            | set(amap) | {"model_type"}
         if "model_type" in changes and not outer:
             new_mt = changes["model_type"]
-            if isinstance(new_mt, str) and new_mt in _FAMILIES:
-                known |= (set(_FAMILIES[new_mt]["defaults"]) | set(_REQUIRED_BY_TYPE.get(new_mt, ()))
-                          | set(_FAMILIES[new_mt].get("attribute_map", {})))
+            if isinstance(new_mt, str) and new_mt in ENTRIES:
+                new = ENTRIES[new_mt]
+                known |= set(new.defaults) | set(new.required) | set(new.attribute_map)
         for k in changes:
             if k not in known or (outer and k == "model_type"):
                 raise ConfigError(
@@ -162,35 +162,10 @@ class ModelConfig:
                 target.pop(own, None)
         target.update(changes)
         n = changes.get("num_hidden_layers", changes.get(amap.get("num_hidden_layers")))
-        if _is_int(n) and n > 0:  # per-layer lists repeat their pattern to the new depth
-            for key in ("layer_types", "no_rope_layers"):
-                pattern = target.get(key)
-                if key not in changes and isinstance(pattern, list) and pattern:
-                    if n > MAX_LIST:
-                        raise ConfigError(
-                            f"num_hidden_layers: this config lists {key}, one entry per layer, "
-                            f"so the course repeats it for at most {MAX_LIST:,} layers (got "
-                            f"{n:,}); pass {key}=None to use the family's own pattern")
-                    target[key] = [pattern[i % len(pattern)] for i in range(n)]
-            # Nemotron-H's blocks; Granite 4.0's layers_block_type (its layer_types' alias)
-            for key in ("hybrid_override_pattern", "layers_block_type"):
-                pattern = target.get(key)
-                if mt in ("nemotron_h", "granitemoehybrid") and key not in changes and pattern \
-                        and n <= MAX_LIST \
-                        and isinstance(pattern, (str, list)):
-                    target[key] = pattern * (n // len(pattern)) + pattern[:n % len(pattern)]
-            if "indexer_types" not in changes and isinstance(target.get("indexer_types"), list) \
-                    and target["indexer_types"] and n <= MAX_LIST:
-                pattern = target["indexer_types"]
-                target["indexer_types"] = [pattern[i % len(pattern)] for i in range(n)]
-            mlt = target.get("mlp_layer_types")
-            if "mlp_layer_types" not in changes and isinstance(mlt, list) and mlt and n <= MAX_LIST:
-                # the dense layers lead; a deeper model adds layers like its last one
-                target["mlp_layer_types"] = mlt[:n] + [mlt[-1]] * (n - len(mlt))
-            if mt == "llama4_text" and "moe_layers" not in changes \
-                    and isinstance(target.get("moe_layers"), list):
-                target["moe_layers"] = [i for i in target["moe_layers"]
-                                        if _is_int(i) and 0 <= i < n]
+        if _is_int(n) and n > 0:  # per-layer fields follow the new depth
+            for key, how in dict(_DEPTH_LISTS, **fam.depth_lists).items():
+                if key not in changes:
+                    _follow_depth(target, key, how, n)
         if outer:
             raw["text_config"] = target
         name = self.name if not changes or self.name.endswith(" (edited)") else f"{self.name} (edited)"
@@ -209,6 +184,36 @@ class ModelConfig:
             json.dump(self.to_hf_config(), fh, indent=2, sort_keys=True)
             fh.write("\n")
         return path
+
+
+# how replace(num_hidden_layers=n) carries a per-layer field of any family to the new depth
+# (a family adds its own: Family.depth_lists): "repeat_or_refuse" repeats the pattern and
+# refuses beyond MAX_LIST layers, "repeat" repeats it (up to MAX_LIST), "extend" keeps the
+# leading entries and adds layers like the last, "clip" keeps the layer indices below n
+_DEPTH_LISTS = {"layer_types": "repeat_or_refuse", "no_rope_layers": "repeat_or_refuse",
+                "indexer_types": "repeat", "mlp_layer_types": "extend"}
+
+
+def _follow_depth(target, key, how, n):
+    """Carry ``target[key]``, a per-layer field, to ``n`` layers (see ``_DEPTH_LISTS``)."""
+    pattern = target.get(key)
+    if how == "repeat_or_refuse":
+        if isinstance(pattern, list) and pattern:
+            if n > MAX_LIST:
+                raise ConfigError(
+                    f"num_hidden_layers: this config lists {key}, one entry per layer, "
+                    f"so the course repeats it for at most {MAX_LIST:,} layers (got "
+                    f"{n:,}); pass {key}=None to use the family's own pattern")
+            target[key] = [pattern[i % len(pattern)] for i in range(n)]
+    elif how == "repeat":
+        if isinstance(pattern, (str, list)) and pattern and n <= MAX_LIST:
+            target[key] = pattern * (n // len(pattern)) + pattern[:n % len(pattern)]
+    elif how == "extend":  # the dense layers lead; a deeper model adds layers like its last
+        if isinstance(pattern, list) and pattern and n <= MAX_LIST:
+            target[key] = pattern[:n] + [pattern[-1]] * (n - len(pattern))
+    elif how == "clip":
+        if isinstance(pattern, list):
+            target[key] = [i for i in pattern if _is_int(i) and 0 <= i < n]
 
 
 def _sniff(data):
@@ -310,11 +315,6 @@ def from_hf_config(source, name=None):
     return _from_json(data, name, f"config file {path}", os.path.basename(path))
 
 
-# a dense model_type and the MoE model_type with the same attention and norms
-_MOE_OF = {"llama": ("mixtral", "num_local_experts"), "mistral": ("mixtral", "num_local_experts"),
-           "qwen3": ("qwen3_moe", "num_experts")}
-
-
 def as_moe(cfg, num_experts, num_experts_per_tok, moe_intermediate_size=None):
     """The what-if "this dense model, but with routed experts".
 
@@ -329,12 +329,14 @@ def as_moe(cfg, num_experts, num_experts_per_tok, moe_intermediate_size=None):
         if moe_intermediate_size is not None:
             changes["moe_intermediate_size"] = moe_intermediate_size
         return cfg.replace(**changes)
-    if cfg.model_type not in _MOE_OF:
+    variant = ENTRIES[cfg.model_type].moe_variant
+    if variant is None:
+        dense = sorted(t for t, e in ENTRIES.items() if e.moe_variant)
         raise ConfigError(f"model_type: {cfg.model_type!r} has no mixture-of-experts variant here "
-                          f"(supported: {', '.join(sorted(_MOE_OF))}, or a model that is already MoE)")
-    mt, field = _MOE_OF[cfg.model_type]
+                          f"(supported: {', '.join(dense)}, or a model that is already MoE)")
+    mt, field = variant
     changes = {"model_type": mt, field: num_experts, "num_experts_per_tok": num_experts_per_tok}
-    if mt == "qwen3_moe":
+    if "moe_intermediate_size" in ENTRIES[mt].defaults:  # its experts' own width (Qwen3-MoE)
         changes["moe_intermediate_size"] = moe_intermediate_size or cfg.intermediate_size
     elif moe_intermediate_size is not None:
         changes["intermediate_size"] = moe_intermediate_size

@@ -373,7 +373,7 @@ def _delta_heads(cfg):
     """(value heads, key dim, value dim, key heads) of a delta-rule layer: Qwen3-Next's and
     Qwen3.5's gated DeltaNet, or Kimi-Linear's Kimi Delta Attention (linear_num_heads heads
     of linear_head_dim for q, k and v alike)."""
-    if cfg.model_type == "kimi_linear":
+    if cfg.layout.linear_attention == "kda":
         h, d = cfg.linear_num_heads, cfg.linear_head_dim
         return h, d, d, h
     return (cfg.linear_num_value_heads, cfg.linear_key_head_dim, cfg.linear_value_head_dim,

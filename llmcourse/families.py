@@ -1,940 +1,795 @@
-"""What each ``model_type`` reads: the family table and the layer schedules.
+"""One entry per Hugging Face ``model_type``: everything the engine knows about a family.
 
-One entry per Hugging Face ``model_type`` in ``_FAMILIES``: which tensor layout it has
-(:mod:`llmcourse.architectures`), the defaults its transformers ``*Config`` class gives
-fields a ``config.json`` may leave out, where its routed expert count lives, and its layer
-schedule (:mod:`llmcourse.layers`). :mod:`llmcourse.config` reads a config through this
-table; :mod:`llmcourse.validation` holds the rules a config must keep.
+An entry (:class:`Family`) says how to read a ``config.json`` of the type (the defaults its
+transformers ``*Config`` class gives keys a file leaves out, its own names for standard
+fields, the fields it requires or lets be null), how its layers are built (a
+:class:`~llmcourse.architectures.Layout`: attention, MLP, experts, norms, checkpoint names,
+biases), where its routed-expert count lives, its layer schedule, and the few rules of its
+own the generic ones in :mod:`llmcourse.validation` do not cover (functions in
+:mod:`llmcourse.family_rules`). A multimodal wrapper whose language model sits in its
+``text_config`` is a :class:`Wrapper`. Adding a family: CONTRIBUTING.md, "Adding a family".
 Standard library only.
 """
 
 from __future__ import annotations
 
-from .layers import Axis, LayerSchedule
-from .limits import MAX_LIST, MAX_SIZE, _fail, _is_int
+from typing import NamedTuple
 
-# --- what each model_type reads -------------------------------------------------
-# family: which tensor layout (see architectures.py); defaults: Hugging Face's own
-# defaults for fields a config.json may leave out (from each transformers
-# ``*Config`` class); moe: which field holds the routed expert count; layers: the
-# layer schedule, a function of the resolved config returning one Axis per layer
-# property (see llmcourse/layers.py and CONTRIBUTING.md, "Layer schedules"):
-# ``attention`` (default: every layer sliding when a sliding_window is set, else
-# full; with no sliding_window, sliding layers attend fully), ``mlp`` (default:
-# every layer MoE for a MoE model, else dense), ``rope`` (default: every layer).
-# An explicit ``layer_types`` list replaces ``attention``.
+from . import family_rules as rules
+from .architectures import Layout
 
-def _windowed_by_depth(r):
-    """Qwen2/Qwen3: with use_sliding_window, layers from max_window_layers on slide."""
-    if not r.get("use_sliding_window"):
-        return dict(attention=Axis.constant("full_attention"))
-    return dict(attention=Axis.cycle(("sliding_attention", 1),
-                                     prefix=[("full_attention", r["max_window_layers"])],
-                                     field="max_window_layers"))
+__all__ = ["Family", "Wrapper", "ENTRIES", "WRAPPERS", "SUPPORTED_MODEL_TYPES", "GROUP_ORDER",
+           "family_of", "zoo_groups"]
 
 
-def _alternating(r):
-    """Gemma-2, gpt-oss: sliding, full, sliding, full, ..."""
-    return dict(attention=Axis.cycle(("sliding_attention", 1), ("full_attention", 1),
-                                     field="layer_types"))
+class Family(NamedTuple):
+    """What the engine knows about one ``model_type``. Only ``defaults`` is required; every
+    other field has the value of the plain Llama-style decoder."""
+    #: transformers' own defaults (its ``*Config`` class) for keys a config.json may leave
+    #: out. A null where the default is a value is refused, unless the field is ``nullable``
+    defaults: dict
+    #: how its layers are built: attention, MLP, experts, norms, names, biases
+    layout: Layout = Layout()
+    #: the family the zoo's model pickers list it under (None: its own)
+    group: str | None = None
+    #: the field holding the routed-expert count (None: a dense model)
+    moe: str | None = None
+    #: (model type, its expert-count field): the same attention and norms with routed experts,
+    #: the what-if ``lc.as_moe`` turns this dense family into (Llama -> Mixtral)
+    moe_variant: tuple | None = None
+    #: ``r -> bool``: the experts are built only when it says so (Gemma 4's enable_moe_block)
+    moe_when: object = None
+    #: an expert count of 0 means the model is dense (Granite 4.0-H's shared MLP alone)
+    dense_when_no_experts: bool = False
+    #: the field counting weightless "zero-computation" experts the router may also pick
+    zero_experts: str | None = None
+    #: a field read for num_experts_per_tok when the config gives none (gpt-oss's)
+    top_k_fallback: str | None = None
+    #: ``r -> {property: Axis}``: the layer schedule (CONTRIBUTING.md, "Layer schedules");
+    #: None: every layer slides when sliding_window is set, else attends fully
+    layers: object = None
+    #: the values an explicit ``layer_types`` list may hold
+    attention_kinds: tuple = ("full_attention", "sliding_attention")
+    #: its own names for standard fields (transformers' ``attribute_map``: standard -> own)
+    attribute_map: dict = {}
+    #: standard names the class takes as arguments of their own: given with the alias,
+    #: the standard name wins (Qwen3-MoE's num_experts)
+    own_wins: tuple = ()
+    #: hidden_size must divide by the heads even with head_dim given (Gemma-3)
+    divisible_heads: bool = False
+    #: fields a config must give, beyond the common ones (validation.REQUIRED)
+    required: tuple = ()
+    #: fields that must be positive whole numbers when present (beyond validation.POSITIVE)
+    positive: tuple = ()
+    #: fields that must be whole numbers, zero or more (multi-token-prediction layer counts
+    #: among them are bounded too)
+    non_negative: tuple = ()
+    #: fields with a default whose null transformers nevertheless accepts (then: off)
+    nullable: tuple = ()
+    #: fields that take one of a few values, not true/false: ``{field: (values...)}``
+    enums: dict = {}
+    #: per-layer fields of its own and how ``replace(num_hidden_layers=n)`` carries them to
+    #: the new depth: "repeat" (the pattern) or "clip" (keep the indices below n)
+    depth_lists: dict = {}
+    #: ``f(r, raw)``: read its own spellings before the generic rules (aliases, nested objects)
+    prepare: tuple = ()
+    #: ``f(r, raw)``: fields computed from others, once nulls are refused
+    derive: tuple = ()
+    #: ``f(r, head_dim)``: its own rules, after the generic ones
+    check: tuple = ()
 
 
-def _qwen_moe_mlp(r):
-    """MoE where (i + 1) % decoder_sparse_step == 0, except mlp_only_layers (dense)."""
-    step = r["decoder_sparse_step"]
-    mlp = Axis.every(step, "moe", "dense", phase=step - 1, field="decoder_sparse_step")
-    return mlp.override(r.get("mlp_only_layers") or (), "dense")
+class Wrapper(NamedTuple):
+    """A multimodal ``model_type`` whose language model is its ``text_config``."""
+    #: the text_config's model type when it gives none
+    text: str
+    #: other text_config model types it may hold, each read as the type it names here
+    #: (Kimi K2.5's ``kimi_k2`` is DeepSeek-V3; Mistral Small 3.1's ``mistral`` is Mistral)
+    also: dict = {}
+    #: the family the zoo's model pickers list it under (None: its text model's)
+    group: str | None = None
 
 
-def _qwen3_moe_layers(r):
-    """Qwen3-MoE: the MLP schedule above; attention windowed by depth, as Qwen3."""
-    return dict(_windowed_by_depth(r), mlp=_qwen_moe_mlp(r))
-
-
-def _deepseek_layers(r):
-    """Full attention (MLA); MoE from first_k_dense_replace on. transformers builds
-    every later layer as MoE and ignores moe_layer_freq (DeepSeek's own modeling code
-    keeps every moe_layer_freq-th; every released model has 1), and so do we."""
-    return dict(attention=Axis.constant("full_attention"),
-                mlp=Axis.cycle(("moe", 1), prefix=[("dense", r["first_k_dense_replace"])],
-                               field="first_k_dense_replace"))
-
-
-def _full_attention(r):
-    return dict(attention=Axis.constant("full_attention"))
-
-
-def _nope_axis(r, layers):
-    """SmolLM3 / Llama-4: which layers use RoPE (no_rope_layers: 1 = RoPE, 0 = NoPE; by
-    default every no_rope_layer_interval-th layer is NoPE)."""
-    nrl = r.get("no_rope_layers")
-    if not nrl:  # transformers treats an empty list as absent
-        n = r["no_rope_layer_interval"]
-        return Axis.every(n, False, True, phase=n - 1, field="no_rope_layer_interval")
-    return Axis.from_list([bool(v) for v in nrl[:layers]], field="no_rope_layers")
-
-
-def _gemma3_layers(r):
-    """Gemma-3: sliding_window_pattern - 1 sliding layers, then one full."""
-    return dict(attention=Axis.cycle(("sliding_attention", r["sliding_window_pattern"] - 1),
-                                     ("full_attention", 1), field="sliding_window_pattern"))
-
-
-def _llama4_layers(r):
-    """Llama-4: RoPE layers attend within chunks, NoPE layers (every 4th) to all; MoE in
-    moe_layers (by default every interleave_moe_layer_step-th layer)."""
-    rope = _nope_axis(r, r["num_hidden_layers"])
-    attention = rope.map(lambda v: "chunked_attention" if v else "full_attention")
-    ml = r.get("moe_layers")
-    if ml is None:
-        step = r["interleave_moe_layer_step"]
-        mlp = Axis.every(step, "moe", "dense", phase=step - 1, field="interleave_moe_layer_step")
-    else:
-        mlp = Axis.constant("dense", field="moe_layers").override(ml, "moe")
-    return dict(attention=attention, mlp=mlp, rope=rope)
-
-
-def _qwen3_next_layers(r):
-    """Qwen3-Next: full_attention_interval - 1 gated-DeltaNet layers, then one full;
-    MoE as Qwen3-MoE."""
-    n = r["full_attention_interval"]  # (no sliding window: use_sliding_window is not read)
-    return dict(mlp=_qwen_moe_mlp(r),
-                attention=Axis.cycle(("linear_attention", n - 1), ("full_attention", 1),
-                                     field="full_attention_interval"))
-
-
-def _qwen3_5_layers(r):
-    """Qwen3.5/3.6: full_attention_interval - 1 gated-DeltaNet layers, then one full
-    (transformers' default layer_types; real configs list them); every MLP MoE or dense."""
-    n = r["full_attention_interval"]
-    return dict(attention=Axis.cycle(("linear_attention", n - 1), ("full_attention", 1),
-                                     field="full_attention_interval"))
-
-
-def _qwen4_layers(r):
-    """Qwen4-Exp (Qwen3.8-Flash-Next): full_attention_interval - 1 gated-DeltaNet layers, then
-    one attention layer whose queries attend only to the tokens a small indexer selects
-    (transformers rewrites every full_attention of layer_types to indexed_attention, and
-    writes that back); per-layer embeddings (a hashed n-gram table each) in the layers
-    ple_layer_ids lists, one-indexed, each table the k-th of them (its own size)."""
-    L = r["num_hidden_layers"]
-    lt = r.pop("layer_types", None)  # read here: full_attention is renamed
-    r["layer_types"] = None
-    if lt is None:
-        n = r["full_attention_interval"]
-        attn = Axis.cycle(("linear_attention", n - 1), ("indexed_attention", 1),
-                          field="full_attention_interval")
-    else:
-        kinds = ("linear_attention", "full_attention", "indexed_attention")
-        if not isinstance(lt, list) or len(lt) != L or not all(v in kinds for v in lt):
-            _fail("layer_types", f"must list one of {', '.join(kinds)} for each of the "
-                  f"{L:,} layers", lt)
-        attn = Axis.from_list(["indexed_attention" if v == "full_attention" else v for v in lt],
-                              field="layer_types")
-    ids = r.get("ple_layer_ids")
-    ids = [] if ids is None else ids
-    if not isinstance(ids, list) or len(ids) > MAX_LIST or not all(
-            _is_int(i) and 1 <= i <= L for i in ids):
-        _fail("ple_layer_ids", f"must list one-indexed layer numbers in 1..{L:,}", ids)
-    ids = sorted(set(ids))  # as Qwen4ExpTextConfig keeps them
-    bad = [i for i in ids if attn.value_at(i - 1) != "linear_attention"]
-    if bad:
-        _fail("ple_layer_ids", "per-layer embeddings are only supported on linear_attention "
-              f"layers (layer {bad[0]} is not one)", ids)
-    r["ple_layer_ids"] = ids
-    ple = Axis.constant(0, field="ple_layer_ids")
-    for k, i in enumerate(ids):
-        ple = ple.override([i - 1], k + 1)
-    return dict(attention=attn, indexer=attn.map(lambda v: v == "indexed_attention"), ple=ple)
-
-
-def _smollm3_layers(r):
-    """SmolLM3: a NoPE layer in every 4; with a window, the NoPE layers slide."""
-    rope = _nope_axis(r, r["num_hidden_layers"])
-    if not r.get("use_sliding_window") or r.get("sliding_window") is None:
-        return dict(attention=Axis.constant("full_attention"), rope=rope)
-    return dict(attention=rope.map(lambda v: "full_attention" if v else "sliding_attention"),
-                rope=rope)
-
-
-def _qwen2_moe_layers(r):
-    """Qwen1.5/2-MoE: with use_sliding_window, even layers below max_window_layers slide."""
-    attention = Axis.constant("full_attention")
-    if r.get("use_sliding_window"):
-        mwl = min(r["max_window_layers"], r["num_hidden_layers"])
-        if mwl > MAX_LIST:
-            _fail("max_window_layers", f"with use_sliding_window, the course reads at most "
-                  f"{MAX_LIST:,} windowed layers", mwl)
-        attention = Axis(prefix=[("sliding_attention" if i % 2 == 0 else "full_attention", 1)
-                                 for i in range(mwl)], period=[("full_attention", 1)],
-                         field="max_window_layers")
-    return dict(mlp=_qwen_moe_mlp(r), attention=attention)
-
-
-def _glm4_moe_layers(r):
-    """GLM-4.5: the first first_k_dense_replace layers dense, then MoE."""
-    return dict(attention=Axis.constant("full_attention"),
-                mlp=Axis.cycle(("moe", 1), prefix=[("dense", r["first_k_dense_replace"])],
-                               field="first_k_dense_replace"))
-
-
-def _mlp_types_axis(r, dense_prefix):
-    """transformers 5's ``mlp_layer_types`` ("dense" / "sparse" per layer, as GLM-4.7-Flash,
-    DeepSeek-V3.2 and GLM-5 configs write it back), else ``dense_prefix`` dense layers
-    and MoE after them."""
-    L = r["num_hidden_layers"]
-    mlt = r.get("mlp_layer_types")
-    if mlt is None:
-        return Axis.cycle(("moe", 1), prefix=[("dense", min(dense_prefix, L))],
-                          field="first_k_dense_replace")
-    if not isinstance(mlt, list) or len(mlt) != L or not all(v in ("dense", "sparse")
-                                                             for v in mlt):
-        _fail("mlp_layer_types", f"must list 'dense' or 'sparse' for each of the {L:,} layers",
-              mlt)
-    return Axis.from_list(["moe" if v == "sparse" else "dense" for v in mlt],
-                          field="mlp_layer_types")
-
-
-def _glm4_moe_lite_layers(r):
-    """GLM-4.7-Flash: MLA; the first layer dense, every later one MoE (transformers 5.23's
-    default mlp_layer_types; it does not read first_k_dense_replace)."""
-    return dict(attention=Axis.constant("full_attention"), mlp=_mlp_types_axis(r, 1))
-
-
-def _dsa_indexer_axis(r):
-    """GLM-5: which layers run their own lightning indexer ("full") and which reuse the
-    previous layer's top-k ("shared"): ``indexer_types``, else ``index_topk_pattern``
-    ("FSS..."), else every ``index_topk_freq``-th layer after ``index_skip_topk_offset``
-    (as GlmMoeDsaConfig derives it; by default every layer has its own)."""
-    L = r["num_hidden_layers"]
-    it = r.get("indexer_types")
-    field = "indexer_types"
-    if it is None and r.get("index_topk_pattern") is not None:
-        pat, field = r["index_topk_pattern"], "index_topk_pattern"
-        it = [{"F": "full", "S": "shared"}.get(c) for c in pat] if isinstance(pat, str) else pat
-    if it is not None:
-        if not isinstance(it, list) or len(it) != L or not all(v in ("full", "shared")
-                                                                for v in it):
-            _fail(field, f"must give 'full' or 'shared' ('F' or 'S') for each of the {L:,} "
-                  "layers", r.get(field))
-        return Axis.from_list([v == "full" for v in it], field=field)
-    freq, offset = r.get("index_topk_freq", 1), r.get("index_skip_topk_offset", 2)
-    for f, v, lo in (("index_topk_freq", freq, 1), ("index_skip_topk_offset", offset, 0)):
-        if not _is_int(v) or not lo <= v <= MAX_SIZE:
-            _fail(f, f"must be a whole number, {lo} or more", v)
-    # layer i runs its indexer when max(i - offset + 1, 0) % freq == 0
-    return Axis.cycle((True, 1), (False, freq - 1), prefix=[(True, max(offset - 1, 0))],
-                      field="index_topk_freq")
-
-
-def _dsa_layers(r, indexer):
-    """DeepSeek-V3.2 and GLM-5: MLA whose queries attend to the index_topk keys a small
-    indexer picks (transformers' layer kind ``indexed_attention``); MoE after
-    first_k_dense_replace dense layers, or as mlp_layer_types lists."""
-    return dict(attention=Axis.constant("indexed_attention"),
-                mlp=_mlp_types_axis(r, r["first_k_dense_replace"]),
-                indexer=indexer(r) if indexer else Axis.constant(True))
-
-
-# Nemotron-H's blocks: M a Mamba-2 mixer, * attention, E routed experts, - a dense MLP
-# (transformers 5.23 writes them back in layers_block_type as linear_attention,
-# full_attention, moe, mlp); each block is one of the four, with one norm before it
-_NEMOTRON_BLOCKS = {"M": ("mamba", "none"), "*": ("full_attention", "none"),
-                    "E": ("none", "moe"), "-": ("none", "dense")}
-_NEMOTRON_TYPES = {"linear_attention": "M", "full_attention": "*", "moe": "E", "mlp": "-"}
-
-
-def _nemotron_pattern(r):
-    """The block pattern as a string of M * E -: layers_block_type (the saved form; also
-    read as layer_types), else hybrid_override_pattern, else transformers' default."""
-    lbt = r.get("layers_block_type")
-    if lbt is not None:
-        if not isinstance(lbt, list) or not lbt or len(lbt) > MAX_LIST or not all(
-                isinstance(v, str) and v in _NEMOTRON_TYPES for v in lbt):
-            _fail("layers_block_type", "must list each block as one of "
-                  f"{', '.join(_NEMOTRON_TYPES)} (at most {MAX_LIST:,})", lbt)
-        return "".join(_NEMOTRON_TYPES[v] for v in lbt)
-    pat = r.get("hybrid_override_pattern")
-    if pat is None:
-        return "ME*-"
-    if not isinstance(pat, str) or not pat or len(pat) > MAX_LIST or set(pat) - set(_NEMOTRON_BLOCKS):
-        _fail("hybrid_override_pattern", "must be a string of M (Mamba-2), * (attention), "
-              f"E (experts) and - (MLP), one per block, at most {MAX_LIST:,}", pat)
-    return pat
-
-
-def _nemotron_h_layers(r):
-    pat = _nemotron_pattern(r)
-    return dict(attention=Axis.from_list([_NEMOTRON_BLOCKS[c][0] for c in pat],
-                                         field="hybrid_override_pattern"),
-                mlp=Axis.from_list([_NEMOTRON_BLOCKS[c][1] for c in pat],
-                                   field="hybrid_override_pattern"),
-                # its attention blocks use no position code (NoPE): the Mamba blocks carry order
-                rope=Axis.from_list([c != "*" for c in pat], field="hybrid_override_pattern"))
-
-
-# Granite 4.0's mixers: the hub's names and the ones transformers 5.23 writes back
-_GRANITE_MIXERS = {"mamba": "mamba", "linear_attention": "mamba",
-                   "attention": "full_attention", "full_attention": "full_attention"}
-
-
-def _granite_hybrid_layers(r):
-    """Granite 4.0-H: each layer a Mamba-2 mixer or attention, as layer_types lists them
-    ("mamba"/"attention" on the hub, "linear_attention"/"full_attention" as transformers
-    5.23 writes them back; layers_block_type is its alias and wins), else every layer
-    Mamba-2; then routed experts beside a shared MLP, or the shared MLP alone with
-    num_local_experts 0. Attention uses RoPE only with position_embedding_type "rope"
-    (Granite 4.0-H: "nope")."""
-    L = r["num_hidden_layers"]
-    lt, field = r.get("layers_block_type"), "layers_block_type"
-    if lt is None:
-        lt, field = r.get("layer_types"), "layer_types"
-    r["layer_types"] = None  # read here: Granite's own names
-    if lt is None:
-        attn = Axis.constant("mamba", field="layer_types")
-    else:
-        if not isinstance(lt, list) or len(lt) != L or not all(
-                isinstance(v, str) and v in _GRANITE_MIXERS for v in lt):
-            _fail(field, f"must list mamba or attention (or linear_attention, full_attention) "
-                  f"for each of the {L:,} layers", lt)
-        attn = Axis.from_list([_GRANITE_MIXERS[v] for v in lt], field=field)
-    pe = r.get("position_embedding_type")
-    if pe is not None and not isinstance(pe, str):
-        _fail("position_embedding_type", "must be a string (\"rope\" or \"nope\") or null", pe)
-    return dict(attention=attn,
-                mlp=Axis.constant("moe" if r["num_local_experts"] else "dense",
-                                  field="num_local_experts"),
-                rope=attn.map(lambda v: v != "full_attention" or pe == "rope"))
-
-
-def _lfm2_moe_layers(r):
-    """LFM2-MoE: short-convolution and attention layers as layer_types lists them ("conv",
-    "full_attention"; transformers has no default and cannot build without it), the first
-    num_dense_layers with a dense MLP, every later one with routed experts."""
-    if r.get("layer_types") is None:
-        _fail("layer_types", "required for model_type 'lfm2_moe' (conv or full_attention for "
-              "each layer; transformers 5.23 gives no default)", None)
-    n = r["num_dense_layers"]
-    return dict(mlp=Axis.cycle(("moe", 1), prefix=[("dense", min(n, r["num_hidden_layers"]))],
-                               field="num_dense_layers"))
-
-
-def _gemma4_layers(r):
-    """Gemma 4: five sliding-window layers to one full layer (or layer_types), the last layer
-    always full (transformers forces it); the last num_kv_shared_layers layers reuse the
-    K and V of the last earlier layer of their kind; full layers have their own head width
-    (global_head_dim) and, with attention_k_eq_v, their own KV-head count
-    (num_global_key_value_heads) - or, in the form transformers writes back, whatever
-    per_layer_config says for each layer."""
-    L = r["num_hidden_layers"]
-    lt = r.pop("layer_types", None)  # read here: the last layer is forced to full
-    r["layer_types"] = None
-    if lt is None:
-        attn = Axis.cycle(("sliding_attention", 5), ("full_attention", 1), field="layer_types")
-        first = ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(min(L, 7))]
-    else:
-        if not isinstance(lt, list) or len(lt) != L or not all(
-                v in ("sliding_attention", "full_attention") for v in lt):
-            _fail("layer_types", f"must list sliding_attention or full_attention for each of the "
-                  f"{L:,} layers", lt)
-        attn = Axis.from_list(lt, field="layer_types")
-        first = list(lt)
-    attn = attn.override([L - 1], "full_attention")
-    n = r["num_kv_shared_layers"]
-    if n > L - 1 and n:
-        _fail("num_kv_shared_layers", f"must leave at least one layer that stores K and V "
-              f"(num_hidden_layers={L:,})", n)
-    if n:  # the layers that store K and V must include every kind the sharing layers need
-        stored = set(first[:L - n]) if L - n <= len(first) else set(first)
-        kinds = set(first) | {"full_attention"}
-        if stored != kinds:
-            _fail("num_kv_shared_layers", "the layers before the shared ones must include "
-                  "every attention kind (transformers: the set of layer types producing a "
-                  "cache is different than the set using them)", n)
-    shared = Axis.cycle((True, 1), prefix=[(False, L - n)], field="num_kv_shared_layers")
-    plc = r.get("per_layer_config")
-    if plc is not None:  # the saved form: {"05": {"head_dim": 512, "num_key_value_heads": 2}}
-        if not isinstance(plc, dict) or len(plc) > MAX_LIST:
-            _fail("per_layer_config", "must map layer indices to their own settings", plc)
-        hd, kv = Axis.constant(0, field="per_layer_config"), Axis.constant(0,
-                                                                            field="per_layer_config")
-        by_hd, by_kv = {}, {}
-        for key, ov in plc.items():
-            try:
-                i = int(key)
-            except (TypeError, ValueError):
-                i = -1
-            if not 0 <= i < L or not isinstance(ov, dict):
-                _fail("per_layer_config", f"keys must be layer indices in 0..{L - 1:,}, each "
-                      "with an object of settings", key)
-            extra = set(ov) - {"head_dim", "num_key_value_heads", "skip"}
-            if extra or ov.get("skip"):
-                _fail("per_layer_config", "only a layer's own head_dim and num_key_value_heads "
-                      f"are modelled here (layer {i}: {', '.join(sorted(extra)) or 'skip'})",
-                      show_value=False)
-            for f, out in (("head_dim", by_hd), ("num_key_value_heads", by_kv)):
-                v = ov.get(f)
-                if v is None:
-                    continue
-                if not _is_int(v) or not 0 < v <= MAX_SIZE:
-                    _fail(f"per_layer_config.{key}.{f}", "must be a positive whole number", v)
-                out.setdefault(v, []).append(i)
-        for v, idx in by_hd.items():
-            hd = hd.override(idx, v)
-        for v, idx in by_kv.items():
-            kv = kv.override(idx, v)
-    else:
-        ghd = r.get("global_head_dim", 512)
-        ghd = 512 if ghd is None else ghd
-        if not _is_int(ghd) or not 0 < ghd <= MAX_SIZE:
-            _fail("global_head_dim", "must be a positive whole number", ghd)
-        gkv = r.get("num_global_key_value_heads") if r.get("attention_k_eq_v") else None
-        if gkv is not None and (not _is_int(gkv) or not 0 < gkv <= MAX_SIZE):
-            _fail("num_global_key_value_heads", "must be a positive whole number", gkv)
-        hd = attn.map(lambda v: ghd if v == "full_attention" else 0)
-        kv = attn.map(lambda v: gkv or 0 if v == "full_attention" else 0)
-    return dict(attention=attn, kv_shared=shared, head_dim=hd, kv_heads=kv,
-                mlp=Axis.constant("moe" if r.get("enable_moe_block") else "dense"))
-
-
-def _kimi_linear_layers(r):
-    """Kimi-Linear: Kimi Delta Attention layers (transformers: linear_attention) and MLA
-    layers (full_attention), listed 1-indexed in linear_attn_config (full_attn_layers,
-    kda_layers), else every 4th layer after the first full; the first
-    first_k_dense_replace layers dense (or mlp_layer_types)."""
-    L = r["num_hidden_layers"]
-    lac = r.get("linear_attn_config") or {}
-    if not isinstance(lac, dict):
-        _fail("linear_attn_config", "must be a JSON object", lac)
-    if r.get("layer_types") is None and "full_attn_layers" in lac and "kda_layers" in lac:
-        kinds = [None] * L
-        for key, kind in (("full_attn_layers", "full_attention"), ("kda_layers",
-                                                                   "linear_attention")):
-            idx = lac[key]
-            if not isinstance(idx, list) or not all(_is_int(i) and 1 <= i <= L for i in idx):
-                _fail(f"linear_attn_config.{key}", f"must list layer numbers 1..{L:,} "
-                      "(1-indexed)", idx)
-            for i in idx:
-                kinds[i - 1] = kind
-        if None in kinds:
-            _fail("linear_attn_config", f"full_attn_layers and kda_layers must name each of the "
-                  f"{L:,} layers (layer {kinds.index(None) + 1} is in neither)",
-                  show_value=False)
-        attn = Axis.from_list(kinds, field="linear_attn_config")
-    else:   # transformers' default: full when i and i % 4 == 0 (layers 4, 8, ...)
-        attn = Axis.cycle(("full_attention", 1), ("linear_attention", 3),
-                          prefix=[("linear_attention", 4)], field="layer_types")
-    return dict(attention=attn, mlp=_mlp_types_axis(r, r.get("first_k_dense_replace", 1)))
-
-
-def _longcat_layers(r):
-    """LongCat-Flash: every layer holds two MLA attention sublayers, each followed by its own
-    dense MLP; the first sublayer's input to its MLP also feeds one MoE whose output joins
-    after the second (the shortcut-connected MoE). Sublayers are the schedule's layers, as
-    transformers counts them (num_hidden_layers = 2 x num_layers): the even one holds the MoE."""
-    return dict(attention=Axis.constant("full_attention"),
-                mlp=Axis.cycle(("moe", 1), ("dense", 1), field="num_layers"))
-
-
-_V4_RATIO_KINDS = {0: "sliding_attention", 4: "compressed_sparse_attention",
-                   128: "heavily_compressed_attention"}
-V4_ATTENTION_KINDS = ("sliding_attention", "compressed_sparse_attention",
-                      "heavily_compressed_attention")
-
-
-def _deepseek_v4_layers(r):
-    """DeepSeek-V4: every layer attends within a sliding window of one shared K = V head;
-    compressed sparse (CSA: every compress_rates[...] = 4 tokens become one entry, an
-    indexer picks index_topk of them) and heavily compressed (HCA: 128 tokens to one)
-    layers add compressed entries. layer_types, else the checkpoint's compress_ratios
-    (0 / 4 / 128 per layer), else 2 HCA layers then CSA and HCA in turn; the first
-    num_hash_layers (3) MoE layers route by a fixed token-id hash (mlp_layer_types)."""
-    L = r["num_hidden_layers"]
-    lt = r.pop("layer_types", None)
-    r["layer_types"] = None
-    field = "layer_types"
-    if lt is None and r.get("compress_ratios") is not None:
-        cr, field = r["compress_ratios"], "compress_ratios"
-        if not isinstance(cr, list) or len(cr) < L or any(v not in _V4_RATIO_KINDS for v in cr):
-            _fail("compress_ratios", f"must give 0, 4 or 128 for each of the {L:,} layers", cr)
-        lt = [_V4_RATIO_KINDS[v] for v in cr[:L]]
-    if lt is None:
-        # transformers: 2 HCA, then HCA where (i - 2) is even, CSA where it is odd
-        attn = Axis.cycle(("compressed_sparse_attention", 1), ("heavily_compressed_attention", 1),
-                          prefix=[("heavily_compressed_attention", min(L, 3))],
-                          field="layer_types")
-    else:
-        if not isinstance(lt, list) or len(lt) < L or any(v not in V4_ATTENTION_KINDS for v in lt):
-            _fail(field, f"must list one of {', '.join(V4_ATTENTION_KINDS)} for each of the "
-                  f"{L:,} layers", lt)
-        attn = Axis.from_list(list(lt[:L]), field=field)
-    mlt = r.get("mlp_layer_types")
-    if mlt is None:
-        n_hash = r.get("num_hash_layers")
-        n_hash = 3 if n_hash is None else n_hash
-        if not _is_int(n_hash) or n_hash < 0:
-            _fail("num_hash_layers", "must be a whole number, 0 or more", n_hash)
-        mlp = Axis.cycle(("moe", 1), prefix=[("hash_moe", min(L, n_hash))],
-                         field="num_hash_layers")
-    else:
-        if not isinstance(mlt, list) or len(mlt) < L or any(v not in ("moe", "hash_moe")
-                                                           for v in mlt):
-            _fail("mlp_layer_types", f"must list moe or hash_moe for each of the {L:,} layers",
-                  mlt)
-        mlp = Axis.from_list(list(mlt[:L]), field="mlp_layer_types")
-    return dict(attention=attn, mlp=mlp)
-
-
+# the keys every Llama-style transformers config declares, with their defaults
 _COMMON = dict(num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
                attention_bias=False, sliding_window=None, layer_types=None)
+# what multi-head latent attention needs, and with routed experts; DeepSeek Sparse
+# Attention's indexer
+_MLA = ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
+        "v_head_dim")
+_MLA_MOE = _MLA + ("n_routed_experts", "num_experts_per_tok")
+_INDEXER = ("q_lora_rank", "index_topk", "index_head_dim", "index_n_heads")
 
-_FAMILIES = {
-    "llama": dict(family="llama", defaults=dict(_COMMON, mlp_bias=False)),
-    "mistral": dict(family="llama", defaults=dict(_COMMON, sliding_window=4096)),
-    "qwen2": dict(family="llama", layers=_windowed_by_depth, defaults=dict(_COMMON, use_sliding_window=False,
-                                                max_window_layers=28)),
-    "qwen3": dict(family="llama", layers=_windowed_by_depth, defaults=dict(_COMMON, use_sliding_window=False,
-                                                max_window_layers=28)),
-    # transformers 5 stores Qwen3-MoE's expert count as num_local_experts (num_experts is
-    # its alias) and writes that key back: a saved fine-tune has no num_experts
-    "qwen3_moe": dict(family="llama", moe="num_experts", layers=_qwen3_moe_layers,
-                      attribute_map=dict(num_experts="num_local_experts"),
-                      own_wins=("num_experts",),
-                      defaults=dict(_COMMON, use_sliding_window=False, max_window_layers=28,
-                                    decoder_sparse_step=1, mlp_only_layers=[],
-                                    num_local_experts=128, num_experts_per_tok=8,
-                                    moe_intermediate_size=768)),
-    "mixtral": dict(family="llama", moe="num_local_experts",
-                    attribute_map=dict(num_experts="num_local_experts"),
-                    defaults=dict(_COMMON, num_local_experts=8, num_experts_per_tok=2)),
-    "gemma2": dict(family="llama", layers=_alternating, defaults=dict(_COMMON, tie_word_embeddings=True,
-                                                 sliding_window=4096)),
-    "phi": dict(family="phi", layers=_full_attention, defaults=dict(_COMMON, qk_layernorm=False)),
-    "gpt_oss": dict(family="llama", moe="num_local_experts", layers=_alternating,
-                    attribute_map=dict(num_experts="num_local_experts"),
-                    defaults=dict(_COMMON, attention_bias=True, sliding_window=128,
-                                  num_local_experts=128, num_experts_per_tok=4)),
-    "deepseek_v2": dict(family="deepseek", moe="n_routed_experts", layers=_deepseek_layers,
-                        attribute_map=dict(num_experts="n_routed_experts"),
-                        defaults=dict(_COMMON, first_k_dense_replace=0, n_shared_experts=None,
-                                      q_lora_rank=1536, moe_layer_freq=1)),
-    "deepseek_v3": dict(family="deepseek", moe="n_routed_experts", layers=_deepseek_layers,
-                        attribute_map=dict(num_local_experts="n_routed_experts",
-                                           num_mtp_layers="num_nextn_predict_layers"),
-                        own_wins=("num_mtp_layers",),
-                        defaults=dict(_COMMON, first_k_dense_replace=3, n_shared_experts=1,
-                                      q_lora_rank=1536, moe_layer_freq=1)),
-    # --- more families (issue 12). Defaults: each transformers 5 ``*Config`` class, so a
-    # config.json that leaves a key out reads as transformers reads it.
-    "gpt2": dict(family="gpt2", layers=_full_attention,
-                 # GPT-2's own names for the standard fields (transformers' attribute_map)
-                 attribute_map=dict(hidden_size="n_embd", num_hidden_layers="n_layer",
-                                    num_attention_heads="n_head",
-                                    max_position_embeddings="n_positions",
-                                    intermediate_size="n_inner"),
-                 defaults=dict(num_key_value_heads=None, head_dim=None, vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12,
-                               n_head=12, n_inner=None, tie_word_embeddings=True,
-                               add_cross_attention=False, layer_types=None, sliding_window=None)),
-    "gpt_neox": dict(family="neox", layers=_full_attention,
-                     defaults=dict(num_key_value_heads=None, head_dim=None, vocab_size=50432,
-                                   hidden_size=6144, num_hidden_layers=44,
-                                   num_attention_heads=64, intermediate_size=24576,
-                                   max_position_embeddings=2048, tie_word_embeddings=False,
-                                   attention_bias=True, layer_types=None, sliding_window=None)),
-    "gemma": dict(family="llama", layers=_full_attention,
-                  defaults=dict(_COMMON, vocab_size=256000, hidden_size=3072,
-                                intermediate_size=24576, num_hidden_layers=28,
-                                num_attention_heads=16, num_key_value_heads=16, head_dim=256,
-                                max_position_embeddings=8192, tie_word_embeddings=True,
-                                pad_token_id=0)),
-    "gemma3_text": dict(family="llama", divisible_heads=True, layers=_gemma3_layers,
-                        defaults=dict(_COMMON, vocab_size=262208, hidden_size=2304,
-                                      intermediate_size=9216, num_hidden_layers=26,
-                                      num_attention_heads=8, num_key_value_heads=4, head_dim=256,
-                                      max_position_embeddings=131072, tie_word_embeddings=True,
-                                      sliding_window=4096, sliding_window_pattern=6,
-                                      use_bidirectional_attention=False, pad_token_id=0)),
-    "phi3": dict(family="llama",
-                 defaults=dict(_COMMON, vocab_size=32064, hidden_size=3072, intermediate_size=8192,
-                               num_hidden_layers=32, num_attention_heads=32,
-                               max_position_embeddings=4096, pad_token_id=32000)),
-    "qwen2_moe": dict(family="llama", moe="num_experts", layers=_qwen2_moe_layers,
-                      defaults=dict(_COMMON, vocab_size=151936, hidden_size=2048,
-                                    intermediate_size=5632, num_hidden_layers=24,
-                                    num_attention_heads=16, num_key_value_heads=16,
-                                    max_position_embeddings=32768, use_sliding_window=False,
-                                    sliding_window=4096, max_window_layers=28,
-                                    decoder_sparse_step=1, moe_intermediate_size=1408,
-                                    shared_expert_intermediate_size=5632, num_experts_per_tok=4,
-                                    num_experts=60, mlp_only_layers=[], qkv_bias=True)),
-    "olmo2": dict(family="llama", layers=_full_attention,
-                  defaults=dict(_COMMON, vocab_size=50304, hidden_size=4096, intermediate_size=11008,
-                                num_hidden_layers=32, num_attention_heads=32,
-                                max_position_embeddings=2048, pad_token_id=1)),
-    "granite": dict(family="llama", layers=_full_attention,
-                    defaults=dict(_COMMON, vocab_size=32000, hidden_size=4096,
-                                  intermediate_size=11008, num_hidden_layers=32,
-                                  num_attention_heads=32, max_position_embeddings=2048,
-                                  mlp_bias=False)),
-    "smollm3": dict(family="llama", layers=_smollm3_layers,
-                    defaults=dict(_COMMON, vocab_size=128256, hidden_size=2048,
-                                  intermediate_size=11008, num_hidden_layers=36,
-                                  num_attention_heads=16, num_key_value_heads=4,
-                                  max_position_embeddings=32768, tie_word_embeddings=True,
-                                  mlp_bias=False, use_sliding_window=False, no_rope_layers=None,
-                                  pad_token_id=128004,
-                                  no_rope_layer_interval=4)),
-    "glm4_moe": dict(family="llama", moe="n_routed_experts", layers=_glm4_moe_layers,
-                     attribute_map=dict(num_local_experts="n_routed_experts",
-                                        num_mtp_layers="num_nextn_predict_layers"),
-                     own_wins=("num_mtp_layers",),
-                     defaults=dict(_COMMON, vocab_size=151552, hidden_size=4096,
-                                   intermediate_size=10944, num_hidden_layers=46,
-                                   num_attention_heads=96, num_key_value_heads=8,
-                                   max_position_embeddings=131072, moe_intermediate_size=1408,
-                                   num_experts_per_tok=8, n_shared_experts=1,
-                                   n_routed_experts=128, first_k_dense_replace=1,
-                                   use_qk_norm=False, num_nextn_predict_layers=1)),
-    "llama4_text": dict(family="llama", moe="num_local_experts", layers=_llama4_layers,
-                        defaults=dict(_COMMON, vocab_size=202048, hidden_size=5120,
-                                      intermediate_size=8192, intermediate_size_mlp=16384,
-                                      num_hidden_layers=48, num_attention_heads=40,
-                                      num_key_value_heads=8, head_dim=128,
-                                      max_position_embeddings=131072, num_experts_per_tok=1,
-                                      num_local_experts=16, moe_layers=None,
-                                      interleave_moe_layer_step=1, use_qk_norm=True,
-                                      no_rope_layers=None, no_rope_layer_interval=4,
-                                      attention_chunk_size=8192)),
-    "qwen3_next": dict(family="llama", moe="num_experts", layers=_qwen3_next_layers,
-                       defaults=dict(_COMMON, vocab_size=151936, hidden_size=2048,
-                                     intermediate_size=5632, num_hidden_layers=48,
-                                     num_attention_heads=16, num_key_value_heads=2, head_dim=256,
-                                     max_position_embeddings=32768, linear_conv_kernel_dim=4,
-                                     linear_key_head_dim=128, linear_value_head_dim=128,
-                                     linear_num_key_heads=16, linear_num_value_heads=32,
-                                     decoder_sparse_step=1, moe_intermediate_size=512,
-                                     shared_expert_intermediate_size=512, num_experts_per_tok=10,
-                                     num_experts=512, mlp_only_layers=[],
-                                     full_attention_interval=4)),
-    # --- 2026 families (issue 21): Qwen3.5 and Qwen3.6, Qwen3-Next's layout (3 gated-DeltaNet
-    # layers, then one full-attention layer with an output gate) as a dense model and as MoE.
-    # Defaults: transformers 5.23's Qwen3_5TextConfig / Qwen3_5MoeTextConfig.
-    "qwen3_5_text": dict(family="llama", layers=_qwen3_5_layers,
-                         defaults=dict(_COMMON, vocab_size=248320, hidden_size=4096,
-                                       intermediate_size=12288, num_hidden_layers=32,
-                                       num_attention_heads=16, num_key_value_heads=4,
-                                       head_dim=256, max_position_embeddings=32768,
-                                       linear_conv_kernel_dim=4, linear_key_head_dim=128,
-                                       linear_value_head_dim=128, linear_num_key_heads=16,
-                                       linear_num_value_heads=32, full_attention_interval=4)),
-    # no dense MLP anywhere: intermediate_size is not a field (read as the expert width)
-    "qwen3_5_moe_text": dict(family="llama", moe="num_experts", layers=_qwen3_5_layers,
-                             defaults=dict(_COMMON, vocab_size=248320, hidden_size=2048,
-                                           num_hidden_layers=40, num_attention_heads=16,
-                                           num_key_value_heads=2, head_dim=256,
-                                           max_position_embeddings=32768,
-                                           linear_conv_kernel_dim=4, linear_key_head_dim=128,
-                                           linear_value_head_dim=128, linear_num_key_heads=16,
-                                           linear_num_value_heads=32, full_attention_interval=4,
-                                           moe_intermediate_size=512,
-                                           shared_expert_intermediate_size=512,
-                                           num_experts_per_tok=8, num_experts=256)),
-    # Qwen4-Exp (Qwen3.8-Flash-Next): Qwen3.5's gated-DeltaNet and gated attention layers with
-    # a query-selection indexer, 4 residual streams mixed by low-rank hyper-connections, hashed
-    # n-gram embedding tables in a few layers, MoE with a shared expert in every layer.
-    # Defaults: transformers 5.23's Qwen4ExpTextConfig (full_attention_interval: its default)
-    "qwen4_exp_text": dict(family="llama", moe="num_experts", layers=_qwen4_layers,
-                           defaults=dict(_COMMON, vocab_size=248320, hidden_size=2048,
-                                         num_hidden_layers=40, num_attention_heads=16,
-                                         num_key_value_heads=2, head_dim=256,
-                                         max_position_embeddings=32768,
-                                         linear_conv_kernel_dim=4, linear_key_head_dim=128,
-                                         linear_value_head_dim=128, linear_num_key_heads=16,
-                                         linear_num_value_heads=32, full_attention_interval=4,
-                                         moe_intermediate_size=512,
-                                         shared_expert_intermediate_size=512,
-                                         num_experts_per_tok=10, num_experts=512, hc_count=4,
-                                         hc_lowrank=320, ple_layer_ids=None, ple_embed_dim=None,
-                                         ple_conv_kernel_size=4, ngram_size=3,
-                                         heads_per_ngram=8, ngram_vocab_size_base=20_000_000,
-                                         make_ngram_vocab_size_divisible_by=128, seed=1234,
-                                         split_ngram_parts=512, indexer_n_heads=None,
-                                         indexer_kv_heads=None, indexer_head_dim=None,
-                                         indexer_budget=None, indexer_compress_ratio=None,
-                                         output_gate_type=None, eos_token_id=None)),
-    # DeepSeek-V3's MLA and MoE in four 2026 families (defaults: each transformers 5.23
-    # *Config class). GLM-4.7-Flash and Mistral Small 4: MLA + MoE. DeepSeek-V3.2 and GLM-5:
-    # DeepSeek Sparse Attention, a lightning indexer per layer that picks index_topk keys.
-    "glm4_moe_lite": dict(family="deepseek", moe="n_routed_experts", layers=_glm4_moe_lite_layers,
-                          attribute_map=dict(num_local_experts="n_routed_experts",
-                                             head_dim="qk_rope_head_dim"),
-                          defaults=dict(_COMMON, vocab_size=154880, hidden_size=2048,
-                                        intermediate_size=10240, moe_intermediate_size=1536,
-                                        num_hidden_layers=47, num_attention_heads=20,
-                                        num_key_value_heads=20, n_shared_experts=1,
-                                        n_routed_experts=64, kv_lora_rank=512, q_lora_rank=768,
-                                        qk_rope_head_dim=64, v_head_dim=256,
-                                        qk_nope_head_dim=192, num_experts_per_tok=4,
-                                        max_position_embeddings=202752, mlp_layer_types=None,
-                                        num_nextn_predict_layers=0)),
-    "mistral4": dict(family="deepseek", moe="n_routed_experts", layers=_deepseek_layers,
-                     attribute_map=dict(num_local_experts="n_routed_experts"),
-                     defaults=dict(_COMMON, vocab_size=131072, hidden_size=4096,
-                                   intermediate_size=12288, moe_intermediate_size=2048,
-                                   num_hidden_layers=36, num_attention_heads=32,
-                                   n_shared_experts=1, n_routed_experts=128, kv_lora_rank=256,
-                                   q_lora_rank=1024, qk_rope_head_dim=64, v_head_dim=128,
-                                   qk_nope_head_dim=64, num_experts_per_tok=4,
-                                   first_k_dense_replace=0, max_position_embeddings=1048576,
-                                   pad_token_id=11)),
-    "deepseek_v32": dict(family="deepseek", moe="n_routed_experts",
-                         layers=lambda r: _dsa_layers(r, None),
-                         attribute_map=dict(num_local_experts="n_routed_experts"),
-                         defaults=dict(_COMMON, vocab_size=129280, hidden_size=7168,
-                                       intermediate_size=18432, moe_intermediate_size=2048,
-                                       num_hidden_layers=61, num_attention_heads=128,
-                                       num_key_value_heads=128, n_shared_experts=1,
-                                       n_routed_experts=256, kv_lora_rank=512, q_lora_rank=1536,
-                                       qk_rope_head_dim=64, v_head_dim=128, qk_nope_head_dim=128,
-                                       num_experts_per_tok=8, max_position_embeddings=163840,
-                                       index_topk=2048, index_head_dim=128, index_n_heads=64,
-                                       first_k_dense_replace=3, mlp_layer_types=None,
-                                       num_nextn_predict_layers=0)),
-    "glm_moe_dsa": dict(family="deepseek", moe="n_routed_experts",
-                        layers=lambda r: _dsa_layers(r, _dsa_indexer_axis),
-                        attribute_map=dict(num_local_experts="n_routed_experts"),
-                        defaults=dict(_COMMON, vocab_size=154880, hidden_size=6144,
-                                      intermediate_size=12288, moe_intermediate_size=2048,
-                                      num_hidden_layers=78, num_attention_heads=64,
-                                      num_key_value_heads=64, n_shared_experts=1,
-                                      n_routed_experts=256, kv_lora_rank=512, q_lora_rank=2048,
-                                      qk_rope_head_dim=64, v_head_dim=256, qk_nope_head_dim=192,
-                                      num_experts_per_tok=8, max_position_embeddings=202752,
-                                      index_topk=2048, index_head_dim=128, index_n_heads=32,
-                                      first_k_dense_replace=3, mlp_layer_types=None,
-                                      indexer_types=None, num_nextn_predict_layers=0)),
-    # Nemotron 3 (Nemotron-H): Mamba-2 blocks, a few attention blocks and MoE blocks of
-    # non-gated ReLU^2 experts with a shared expert, each block one of them
-    # (hybrid_override_pattern); num_hidden_layers is the pattern's length
-    "nemotron_h": dict(family="nemotron_h", moe="n_routed_experts", layers=_nemotron_h_layers,
-                       attribute_map=dict(num_local_experts="n_routed_experts"),
-                       defaults=dict(_COMMON, vocab_size=131072, hidden_size=4096,
-                                     num_attention_heads=32, num_key_value_heads=8, head_dim=128,
-                                     max_position_embeddings=4096, intermediate_size=21504,
-                                     mlp_bias=False, ssm_state_size=128, mamba_num_heads=128,
-                                     mamba_head_dim=64, n_groups=8, conv_kernel=4,
-                                     chunk_size=128, use_conv_bias=True, mamba_proj_bias=False, use_bias=False,
-                                     n_routed_experts=8, n_shared_experts=1,
-                                     moe_intermediate_size=7688,
-                                     moe_shared_expert_intermediate_size=7688,
-                                     moe_latent_size=None, num_experts_per_tok=2,
-                                     hybrid_override_pattern=None, layers_block_type=None,
-                                     pad_token_id=0, num_nextn_predict_layers=0)),
-    # Granite 4.0 (IBM): Mamba-2 layers and a few attention layers (NoPE), each followed by
-    # routed experts (fused, SwiGLU) beside a shared MLP, or by the shared MLP alone (dense
-    # Granite 4.0-H-350M/1B/Micro: num_local_experts 0). Defaults: GraniteMoeHybridConfig
-    "granitemoehybrid": dict(family="granitemoehybrid", moe="num_local_experts",
-                             layers=_granite_hybrid_layers,
-                             defaults=dict(_COMMON, vocab_size=32000, hidden_size=4096,
-                                           intermediate_size=11008, num_hidden_layers=32,
-                                           num_attention_heads=32, max_position_embeddings=2048,
-                                           num_local_experts=8, num_experts_per_tok=2,
-                                           shared_intermediate_size=1024,
-                                           position_embedding_type=None, layers_block_type=None,
-                                           mamba_n_heads=128, mamba_n_groups=1,
-                                           mamba_d_state=256, mamba_d_head="auto",
-                                           mamba_d_conv=4, mamba_expand=2, mamba_conv_bias=True,
-                                           mamba_proj_bias=False, mamba_chunk_size=256)),
-    # LFM2-8B-A1B (LiquidAI): gated short-convolution layers (a depthwise causal convolution of
-    # conv_L_cache taps between two gates) and a few GQA layers with QK-norm; the first
-    # num_dense_layers with a dense SwiGLU MLP, then sigmoid-routed experts. Defaults:
-    # Lfm2MoeConfig
-    "lfm2_moe": dict(family="lfm2_moe", moe="num_experts", layers=_lfm2_moe_layers,
-                     defaults=dict(_COMMON, vocab_size=65536, hidden_size=2048,
-                                   intermediate_size=7168, moe_intermediate_size=1792,
-                                   num_hidden_layers=32, num_attention_heads=32,
-                                   num_key_value_heads=8, max_position_embeddings=128000,
-                                   tie_word_embeddings=True, pad_token_id=0, conv_bias=False,
-                                   conv_L_cache=3, num_dense_layers=2, num_experts_per_tok=4,
-                                   num_experts=32, use_expert_bias=True)),
-    # OLMo 3: OLMo-2's layout (norms after each sublayer, one norm over all q and over all
-    # k) with three sliding-window layers to one full layer (default layer_types)
-    "olmo3": dict(family="llama",
-                  layers=lambda r: dict(attention=Axis.cycle(
-                      ("sliding_attention", 3), ("full_attention", 1), field="layer_types")),
-                  defaults=dict(_COMMON, vocab_size=50304, hidden_size=4096,
-                                intermediate_size=11008, num_hidden_layers=32,
-                                num_attention_heads=32, max_position_embeddings=2048,
-                                pad_token_id=1, sliding_window=4096)),
+# the table, family group by group (the order the zoo's pickers show them)
+ENTRIES = {
+    # GPT-2: one fused c_attn (Conv1D weights stored in, out), a plain 4 x d GELU MLP,
+    # LayerNorms with biases, learned positions (wpe, a weight); its own names for the
+    # standard fields (transformers' attribute_map)
+    "gpt2": Family(
+        group="GPT-2",
+        layout=Layout(attention="fused_qkv", attention_prefix="attn.",
+                      attention_names=("c_attn", "c_proj"), qkv_bias=True, o_bias=True,
+                      stored_in_out=True, mlp="plain", mlp_names=("c_fc", "c_proj"),
+                      mlp_bias=True, norm_bias=True, layer_norms=("ln_1", "ln_2"),
+                      layer_prefix="h.{i}.", embedding="wte", position_embedding="wpe",
+                      final_norm="ln_f"),
+        layers=rules.full_attention_layers,
+        attribute_map=dict(hidden_size="n_embd", num_hidden_layers="n_layer",
+                           num_attention_heads="n_head", max_position_embeddings="n_positions",
+                           intermediate_size="n_inner"),
+        positive=("n_embd", "n_layer", "n_head", "n_positions", "n_inner"),
+        prepare=(rules.gpt2_prepare,),
+        check=(rules.no_cross_attention,),
+        defaults=dict(num_key_value_heads=None, head_dim=None, vocab_size=50257,
+                      n_positions=1024, n_embd=768, n_layer=12, n_head=12, n_inner=None,
+                      tie_word_embeddings=True, add_cross_attention=False, layer_types=None,
+                      sliding_window=None)),
+    # GPT-NeoX (Pythia): q, k and v fused (heads interleaved), biases by attention_bias, a
+    # plain GELU MLP, LayerNorms with biases; the head is called embed_out
+    "gpt_neox": Family(
+        group="Pythia",
+        layout=Layout(attention="fused_qkv", attention_prefix="attention.",
+                      attention_names=("query_key_value", "dense"),
+                      qkv_bias=("attention_bias", True), o_bias=("attention_bias", True),
+                      mlp="plain", mlp_names=("dense_h_to_4h", "dense_4h_to_h"), mlp_bias=True,
+                      norm_bias=True, layer_prefix="gpt_neox.layers.{i}.",
+                      embedding="gpt_neox.embed_in", final_norm="gpt_neox.final_layer_norm",
+                      lm_head="embed_out"),
+        layers=rules.full_attention_layers,
+        defaults=dict(num_key_value_heads=None, head_dim=None, vocab_size=50432,
+                      hidden_size=6144, num_hidden_layers=44, num_attention_heads=64,
+                      intermediate_size=24576, max_position_embeddings=2048,
+                      tie_word_embeddings=False, attention_bias=True, layer_types=None,
+                      sliding_window=None)),
+    # Llama: the layout's defaults (RMSNorm before attention and MLP, SwiGLU, biases by
+    # attention_bias and mlp_bias)
+    "llama": Family(
+        group="Llama",
+        moe_variant=("mixtral", "num_local_experts"),
+        defaults=dict(_COMMON, mlp_bias=False)),
+    # Llama-4: chunked attention on RoPE layers, every 4th layer NoPE and global; MoE layers
+    # with fused experts (experts, in, out) and a shared expert, dense layers a wider MLP
+    "llama4_text": Family(
+        group="Llama",
+        layout=Layout(mlp_prefix="feed_forward", mlp_width="intermediate_size_mlp",
+                      mlp_bias=False, experts="fused_shared"),
+        moe="num_local_experts",
+        layers=rules.llama4_layers,
+        attention_kinds=("full_attention", "chunked_attention"),
+        positive=("intermediate_size_mlp", "interleave_moe_layer_step", "attention_chunk_size",
+                  "no_rope_layer_interval"),
+        depth_lists=dict(moe_layers="clip"),
+        check=(rules.llama4_moe_layers, rules.no_rope_layers),
+        defaults=dict(_COMMON, vocab_size=202048, hidden_size=5120, intermediate_size=8192,
+                      intermediate_size_mlp=16384, num_hidden_layers=48, num_attention_heads=40,
+                      num_key_value_heads=8, head_dim=128, max_position_embeddings=131072,
+                      num_experts_per_tok=1, num_local_experts=16, moe_layers=None,
+                      interleave_moe_layer_step=1, use_qk_norm=True, no_rope_layers=None,
+                      no_rope_layer_interval=4, attention_chunk_size=8192)),
+    # Mistral: Llama's layout without biases; every layer slides when sliding_window is set
+    "mistral": Family(
+        group="Mistral",
+        layout=Layout(qkv_bias=False, o_bias=False),
+        moe_variant=("mixtral", "num_local_experts"),
+        nullable=("attention_bias",),
+        defaults=dict(_COMMON, sliding_window=4096)),
+    # Mixtral: Mistral's attention, experts under Mixtral's checkpoint names (w1, w2, w3)
+    "mixtral": Family(
+        group="Mistral",
+        layout=Layout(qkv_bias=False, o_bias=False, experts="block_sparse"),
+        moe="num_local_experts",
+        attribute_map=dict(num_experts="num_local_experts"),
+        nullable=("attention_bias",),
+        defaults=dict(_COMMON, num_local_experts=8, num_experts_per_tok=2)),
     # Ministral 3 and Devstral 2: Mistral's layout (no biases, a given head_dim)
-    "ministral3": dict(family="llama", layers=_full_attention,
-                       defaults=dict(_COMMON, vocab_size=131072, hidden_size=4096,
-                                     intermediate_size=14336, num_hidden_layers=34,
-                                     num_attention_heads=32, num_key_value_heads=8, head_dim=128,
-                                     max_position_embeddings=262144, pad_token_id=11)),
+    "ministral3": Family(
+        group="Mistral",
+        layout=Layout(qkv_bias=False, o_bias=False),
+        layers=rules.full_attention_layers,
+        defaults=dict(_COMMON, vocab_size=131072, hidden_size=4096, intermediate_size=14336,
+                      num_hidden_layers=34, num_attention_heads=32, num_key_value_heads=8,
+                      head_dim=128, max_position_embeddings=262144, pad_token_id=11)),
+    # Qwen2: biases on q, k and v, none on o; with use_sliding_window, layers from
+    # max_window_layers on slide
+    "qwen2": Family(
+        group="Qwen",
+        layout=Layout(qkv_bias=True, o_bias=False),
+        layers=rules.windowed_by_depth,
+        nullable=("attention_bias",),
+        defaults=dict(_COMMON, use_sliding_window=False, max_window_layers=28)),
+    # Qwen1.5/2-MoE: biases on q, k and v (qkv_bias), experts and one sigmoid-gated shared expert
+    "qwen2_moe": Family(
+        group="Qwen",
+        layout=Layout(qkv_bias=("qkv_bias", True), o_bias=False, shared_experts="gated"),
+        moe="num_experts",
+        layers=rules.qwen2_moe_layers,
+        positive=("shared_expert_intermediate_size",),
+        prepare=(rules.qwen2_moe_prepare,),
+        check=(rules.mlp_only_layers,),
+        defaults=dict(_COMMON, vocab_size=151936, hidden_size=2048, intermediate_size=5632,
+                      num_hidden_layers=24, num_attention_heads=16, num_key_value_heads=16,
+                      max_position_embeddings=32768, use_sliding_window=False,
+                      sliding_window=4096, max_window_layers=28, decoder_sparse_step=1,
+                      moe_intermediate_size=1408, shared_expert_intermediate_size=5632,
+                      num_experts_per_tok=4, num_experts=60, mlp_only_layers=[], qkv_bias=True)),
+    # Qwen3: Llama's layout with an RMSNorm over each head's q and k (QK-norm)
+    "qwen3": Family(
+        group="Qwen",
+        layout=Layout(qk_norm="head"),
+        moe_variant=("qwen3_moe", "num_experts"),
+        layers=rules.windowed_by_depth,
+        defaults=dict(_COMMON, use_sliding_window=False, max_window_layers=28)),
+    # Qwen3-MoE: Qwen3's attention, routed experts in every decoder_sparse_step-th layer.
+    # transformers 5 stores the expert count as num_local_experts (num_experts is its alias)
+    # and writes that key back: a saved fine-tune has no num_experts
+    "qwen3_moe": Family(
+        group="Qwen",
+        layout=Layout(qk_norm="head"),
+        moe="num_experts",
+        layers=rules.qwen3_moe_layers,
+        attribute_map=dict(num_experts="num_local_experts"),
+        own_wins=("num_experts",),
+        required=("moe_intermediate_size",),
+        nullable=("max_window_layers",),
+        check=(rules.mlp_only_layers,),
+        defaults=dict(_COMMON, use_sliding_window=False, max_window_layers=28,
+                      decoder_sparse_step=1, mlp_only_layers=[], num_local_experts=128,
+                      num_experts_per_tok=8, moe_intermediate_size=768)),
+    # Qwen3-Next: full_attention_interval - 1 gated-DeltaNet layers (q, k, v, z and b, a
+    # fused), then one full-attention layer with an output gate and QK-norm; routed experts
+    # and a sigmoid-gated shared expert; a multi-token-prediction layer in the checkpoint
+    "qwen3_next": Family(
+        group="Qwen",
+        layout=Layout(output_gate=True, qk_norm="head", linear_attention="deltanet_fused",
+                      shared_experts="gated", mtp="qwen3_next"),
+        moe="num_experts",
+        layers=rules.qwen3_next_layers,
+        attention_kinds=("full_attention", "linear_attention"),
+        positive=("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
+                  "linear_num_key_heads", "linear_num_value_heads", "full_attention_interval",
+                  "shared_expert_intermediate_size"),
+        non_negative=("num_nextn_predict_layers", "mtp_num_hidden_layers"),
+        check=(rules.mlp_only_layers, rules.deltanet_heads),
+        defaults=dict(_COMMON, vocab_size=151936, hidden_size=2048, intermediate_size=5632,
+                      num_hidden_layers=48, num_attention_heads=16, num_key_value_heads=2,
+                      head_dim=256, max_position_embeddings=32768, linear_conv_kernel_dim=4,
+                      linear_key_head_dim=128, linear_value_head_dim=128,
+                      linear_num_key_heads=16, linear_num_value_heads=32, decoder_sparse_step=1,
+                      moe_intermediate_size=512, shared_expert_intermediate_size=512,
+                      num_experts_per_tok=10, num_experts=512, mlp_only_layers=[],
+                      full_attention_interval=4)),
+    # Qwen3.5 (dense) and Qwen3.6 (below, MoE): Qwen3-Next's layout, the DeltaNet projections
+    # stored unfused, the output gate by attn_output_gate. Defaults: Qwen3_5TextConfig
+    "qwen3_5_text": Family(
+        group="Qwen",
+        layout=Layout(output_gate=("attn_output_gate", True), qk_norm="head", mtp="qwen3_next"),
+        layers=rules.qwen3_5_layers,
+        attention_kinds=("full_attention", "linear_attention"),
+        positive=("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
+                  "linear_num_key_heads", "linear_num_value_heads", "full_attention_interval"),
+        non_negative=("mtp_num_hidden_layers",),
+        check=(rules.deltanet_heads,),
+        defaults=dict(_COMMON, vocab_size=248320, hidden_size=4096, intermediate_size=12288,
+                      num_hidden_layers=32, num_attention_heads=16, num_key_value_heads=4,
+                      head_dim=256, max_position_embeddings=32768, linear_conv_kernel_dim=4,
+                      linear_key_head_dim=128, linear_value_head_dim=128,
+                      linear_num_key_heads=16, linear_num_value_heads=32,
+                      full_attention_interval=4)),
+    # Qwen3.6: Qwen3.5's layout with routed experts and a sigmoid-gated shared expert; no
+    # dense MLP anywhere: intermediate_size is not a field (read as the experts' width).
+    # Defaults: Qwen3_5MoeTextConfig
+    "qwen3_5_moe_text": Family(
+        group="Qwen",
+        layout=Layout(output_gate=("attn_output_gate", True), qk_norm="head",
+                      shared_experts="gated", mtp="qwen3_next"),
+        moe="num_experts",
+        layers=rules.qwen3_5_layers,
+        attention_kinds=("full_attention", "linear_attention"),
+        positive=("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
+                  "linear_num_key_heads", "linear_num_value_heads", "full_attention_interval",
+                  "shared_expert_intermediate_size"),
+        non_negative=("mtp_num_hidden_layers",),
+        derive=(rules.experts_only_derive,),
+        check=(rules.deltanet_heads,),
+        defaults=dict(_COMMON, vocab_size=248320, hidden_size=2048, num_hidden_layers=40,
+                      num_attention_heads=16, num_key_value_heads=2, head_dim=256,
+                      max_position_embeddings=32768, linear_conv_kernel_dim=4,
+                      linear_key_head_dim=128, linear_value_head_dim=128,
+                      linear_num_key_heads=16, linear_num_value_heads=32,
+                      full_attention_interval=4, moe_intermediate_size=512,
+                      shared_expert_intermediate_size=512, num_experts_per_tok=8,
+                      num_experts=256)),
+    # Qwen4-Exp (Qwen3.8-Flash-Next): Qwen3.5's gated-DeltaNet and gated attention layers with
+    # a query-selection indexer, 4 residual streams mixed by low-rank hyper-connections (no
+    # layer norms), hashed n-gram embedding tables in a few layers, MoE with a shared expert
+    # in every layer. transformers builds the indexer on every attention layer, so it cannot
+    # build a model without its sizes. Defaults: Qwen4ExpTextConfig
+    "qwen4_exp_text": Family(
+        group="Qwen",
+        layout=Layout(block="qwen4_exp_text", output_gate=True, qk_norm="head",
+                      shared_experts="gated", final_norm=None,
+                      extra_globals="hyper_connection_mixer"),
+        moe="num_experts",
+        layers=rules.qwen4_layers,
+        required=("indexer_n_heads", "indexer_kv_heads", "indexer_head_dim", "indexer_budget",
+                  "indexer_compress_ratio"),
+        positive=("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
+                  "linear_num_key_heads", "linear_num_value_heads", "full_attention_interval",
+                  "shared_expert_intermediate_size", "hc_count", "hc_lowrank", "ple_embed_dim",
+                  "ple_conv_kernel_size", "ngram_size", "heads_per_ngram",
+                  "make_ngram_vocab_size_divisible_by", "split_ngram_parts", "indexer_n_heads",
+                  "indexer_kv_heads", "indexer_head_dim", "indexer_budget",
+                  "indexer_compress_ratio"),
+        non_negative=("mtp_num_hidden_layers", "ngram_vocab_size_base"),
+        derive=(rules.qwen4_derive,),
+        check=(rules.deltanet_heads, rules.qwen4_rules),
+        defaults=dict(_COMMON, vocab_size=248320, hidden_size=2048, num_hidden_layers=40,
+                      num_attention_heads=16, num_key_value_heads=2, head_dim=256,
+                      max_position_embeddings=32768, linear_conv_kernel_dim=4,
+                      linear_key_head_dim=128, linear_value_head_dim=128,
+                      linear_num_key_heads=16, linear_num_value_heads=32,
+                      full_attention_interval=4, moe_intermediate_size=512,
+                      shared_expert_intermediate_size=512, num_experts_per_tok=10,
+                      num_experts=512, hc_count=4, hc_lowrank=320, ple_layer_ids=None,
+                      ple_embed_dim=None, ple_conv_kernel_size=4, ngram_size=3,
+                      heads_per_ngram=8, ngram_vocab_size_base=20_000_000,
+                      make_ngram_vocab_size_divisible_by=128, seed=1234, split_ngram_parts=512,
+                      indexer_n_heads=None, indexer_kv_heads=None, indexer_head_dim=None,
+                      indexer_budget=None, indexer_compress_ratio=None, output_gate_type=None,
+                      eos_token_id=None)),
+    # Gemma: Llama's layout, a GeGLU MLP under the same names, the head tied
+    "gemma": Family(
+        group="Gemma",
+        layers=rules.full_attention_layers,
+        defaults=dict(_COMMON, vocab_size=256000, hidden_size=3072, intermediate_size=24576,
+                      num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=16,
+                      head_dim=256, max_position_embeddings=8192, tie_word_embeddings=True,
+                      pad_token_id=0)),
+    # Gemma-2: norms before and after both attention and MLP; sliding and full layers in turn
+    "gemma2": Family(
+        group="Gemma",
+        layout=Layout(layer_norms=("input_layernorm", "post_attention_layernorm",
+                                   "pre_feedforward_layernorm", "post_feedforward_layernorm")),
+        layers=rules.alternating,
+        defaults=dict(_COMMON, tie_word_embeddings=True, sliding_window=4096)),
+    # Gemma-3: Gemma-2's four norms and QK-norm; 5 sliding layers to 1 full
+    "gemma3_text": Family(
+        group="Gemma",
+        layout=Layout(qk_norm="head",
+                      layer_norms=("input_layernorm", "post_attention_layernorm",
+                                   "pre_feedforward_layernorm", "post_feedforward_layernorm")),
+        layers=rules.gemma3_layers,
+        divisible_heads=True,
+        positive=("sliding_window_pattern",),
+        check=(rules.gemma3_bidirectional,),
+        defaults=dict(_COMMON, vocab_size=262208, hidden_size=2304, intermediate_size=9216,
+                      num_hidden_layers=26, num_attention_heads=8, num_key_value_heads=4,
+                      head_dim=256, max_position_embeddings=131072, tie_word_embeddings=True,
+                      sliding_window=4096, sliding_window_pattern=6,
+                      use_bidirectional_attention=False, pad_token_id=0)),
     # Gemma 4 (text model): sliding and full layers of different widths, KV shared across
     # the last layers, K = V on full layers (26B, 31B), per-layer embeddings (E2B, E4B),
     # and in the 26B-A4B a dense MLP beside 128 routed experts in every layer
-    "gemma4_text": dict(family="llama", moe="num_experts", layers=_gemma4_layers,
-                        attribute_map=dict(num_experts_per_tok="top_k_experts"),
-                        defaults=dict(_COMMON, vocab_size=262144, hidden_size=2304,
-                                      intermediate_size=9216, num_hidden_layers=30,
-                                      num_attention_heads=8, num_key_value_heads=4, head_dim=256,
-                                      max_position_embeddings=131072, tie_word_embeddings=True,
-                                      sliding_window=512, pad_token_id=0,
-                                      vocab_size_per_layer_input=262144,
-                                      hidden_size_per_layer_input=256, attention_k_eq_v=False,
-                                      num_kv_shared_layers=0, enable_moe_block=False,
-                                      use_double_wide_mlp=False, num_experts=None,
-                                      top_k_experts=None, moe_intermediate_size=None,
-                                      global_head_dim=512, num_global_key_value_heads=None,
-                                      per_layer_config=None)),
-    # Seed-OSS: Llama's layout with biases on q, k and v (attention_bias) and, separately,
-    # on o_proj (attention_out_bias); defaults from SeedOssConfig (not the 36B's sizes)
-    "seed_oss": dict(family="llama", layers=_full_attention,
-                     defaults=dict(_COMMON, vocab_size=155136, hidden_size=4096,
-                                   intermediate_size=27648, num_hidden_layers=64,
-                                   num_attention_heads=80, num_key_value_heads=8, head_dim=128,
-                                   max_position_embeddings=524288, pad_token_id=1,
-                                   attention_bias=True, attention_out_bias=False, mlp_bias=False)),
-    # Kimi-Linear: three Kimi Delta Attention layers (a gated delta rule with a decay per
-    # channel) to one MLA layer, and DeepSeek-V3's MoE; transformers' own names for its keys
-    "kimi_linear": dict(family="deepseek", moe="num_experts", layers=_kimi_linear_layers,
-                        attribute_map=dict(max_position_embeddings="model_max_length",
-                                           n_group="num_expert_group",
-                                           num_local_experts="num_experts",
-                                           num_experts_per_tok="num_experts_per_token",
-                                           n_shared_experts="num_shared_experts"),
-                        # every standard name is a declared field, set before the file's own
-                        # key: given both, the file's own (num_experts_per_token) wins
-                        own_wins=("max_position_embeddings", "n_group", "num_local_experts",
-                                  "num_experts_per_tok", "n_shared_experts"),
-                        defaults=dict(_COMMON, vocab_size=163840, hidden_size=2304,
-                                      intermediate_size=9216, moe_intermediate_size=1024,
-                                      num_hidden_layers=27, num_attention_heads=32,
-                                      num_key_value_heads=32, num_shared_experts=1,
-                                      kv_lora_rank=512, q_lora_rank=None, qk_rope_head_dim=64,
-                                      v_head_dim=128, qk_nope_head_dim=128,
-                                      num_experts_per_token=8, model_max_length=1048576,
-                                      num_experts=256, pad_token_id=163839,
-                                      mlp_layer_types=None, linear_attn_config=None,
-                                      first_k_dense_replace=1, linear_head_dim=128,
-                                      linear_num_heads=32, linear_conv_kernel_dim=4)),
+    "gemma4_text": Family(
+        group="Gemma",
+        layout=Layout(block="gemma4_text", extra_globals="per_layer_embeddings"),
+        moe="num_experts",
+        moe_when=rules.gemma4_has_experts,
+        layers=rules.gemma4_layers,
+        attribute_map=dict(num_experts_per_tok="top_k_experts"),
+        positive=("vocab_size_per_layer_input",),
+        non_negative=("num_kv_shared_layers", "hidden_size_per_layer_input"),
+        enums=dict(use_bidirectional_attention=("all", "vision", None)),
+        check=(rules.gemma4_rules,),
+        defaults=dict(_COMMON, vocab_size=262144, hidden_size=2304, intermediate_size=9216,
+                      num_hidden_layers=30, num_attention_heads=8, num_key_value_heads=4,
+                      head_dim=256, max_position_embeddings=131072, tie_word_embeddings=True,
+                      sliding_window=512, pad_token_id=0, vocab_size_per_layer_input=262144,
+                      hidden_size_per_layer_input=256, attention_k_eq_v=False,
+                      num_kv_shared_layers=0, enable_moe_block=False, use_double_wide_mlp=False,
+                      num_experts=None, top_k_experts=None, moe_intermediate_size=None,
+                      global_head_dim=512, num_global_key_value_heads=None,
+                      per_layer_config=None)),
+    # Phi-2: attention and a plain GELU MLP side by side after one LayerNorm; biases
+    # everywhere, the head's too; QK-norm (LayerNorms) with qk_layernorm
+    "phi": Family(
+        group="Phi",
+        layout=Layout(attention_names=("q_proj", "k_proj", "v_proj", "dense"), qkv_bias=True,
+                      o_bias=True, qk_norm="head", qk_norm_if="qk_layernorm",
+                      qk_norm_names=("q_layernorm", "k_layernorm"), mlp="plain",
+                      mlp_names=("fc1", "fc2"), mlp_bias=True, norm_bias=True,
+                      layer_norms=("input_layernorm",), parallel=True,
+                      final_norm="model.final_layernorm", lm_head_bias=True),
+        layers=rules.full_attention_layers,
+        nullable=("attention_bias",),
+        defaults=dict(_COMMON, qk_layernorm=False)),
+    # Phi-3: q, k and v fused in qkv_proj, gate and up in gate_up_proj, no biases
+    "phi3": Family(
+        group="Phi",
+        layout=Layout(attention="fused_qkv", attention_names=("qkv_proj", "o_proj"),
+                      o_first=True, qkv_bias=False, o_bias=False, mlp="fused_gated",
+                      mlp_names=("gate_up_proj", "down_proj"), mlp_bias=False),
+        defaults=dict(_COMMON, vocab_size=32064, hidden_size=3072, intermediate_size=8192,
+                      num_hidden_layers=32, num_attention_heads=32,
+                      max_position_embeddings=4096, pad_token_id=32000)),
+    # OLMo 2: norms after each sublayer, not before; one norm over all of q, one over all of k
+    "olmo2": Family(
+        group="OLMo",
+        layout=Layout(qk_norm="all",
+                      layer_norms=("post_attention_layernorm", "post_feedforward_layernorm")),
+        layers=rules.full_attention_layers,
+        defaults=dict(_COMMON, vocab_size=50304, hidden_size=4096, intermediate_size=11008,
+                      num_hidden_layers=32, num_attention_heads=32,
+                      max_position_embeddings=2048, pad_token_id=1)),
+    # OLMo 3: OLMo 2's layout with three sliding-window layers to one full layer
+    "olmo3": Family(
+        group="OLMo",
+        layout=Layout(qk_norm="all",
+                      layer_norms=("post_attention_layernorm", "post_feedforward_layernorm")),
+        layers=rules.olmo3_layers,
+        defaults=dict(_COMMON, vocab_size=50304, hidden_size=4096, intermediate_size=11008,
+                      num_hidden_layers=32, num_attention_heads=32,
+                      max_position_embeddings=2048, pad_token_id=1, sliding_window=4096)),
+    # Granite 3: Llama's layout (its multipliers scale activations, not weights)
+    "granite": Family(
+        group="Granite",
+        layers=rules.full_attention_layers,
+        defaults=dict(_COMMON, vocab_size=32000, hidden_size=4096, intermediate_size=11008,
+                      num_hidden_layers=32, num_attention_heads=32,
+                      max_position_embeddings=2048, mlp_bias=False)),
+    # Granite 4.0 (IBM): Mamba-2 layers and a few attention layers (NoPE), each followed by
+    # routed experts (fused, SwiGLU) beside a shared MLP, or by the shared MLP alone (dense
+    # Granite 4.0-H-350M/1B/Micro: num_local_experts 0). Defaults: GraniteMoeHybridConfig
+    "granitemoehybrid": Family(
+        group="Granite",
+        layout=Layout(block="granitemoehybrid",
+                      mamba_fields=("mamba_n_heads", "mamba_d_head", "mamba_n_groups",
+                                    "mamba_d_state", "mamba_d_conv", "mamba_conv_bias",
+                                    "mamba_proj_bias")),
+        moe="num_local_experts",
+        dense_when_no_experts=True,
+        layers=rules.granite_hybrid_layers,
+        positive=("shared_intermediate_size", "mamba_n_heads", "mamba_n_groups", "mamba_d_state",
+                  "mamba_d_conv", "mamba_expand", "mamba_chunk_size"),
+        depth_lists=dict(hybrid_override_pattern="repeat", layers_block_type="repeat"),
+        check=(rules.granite_mamba_head,),
+        defaults=dict(_COMMON, vocab_size=32000, hidden_size=4096, intermediate_size=11008,
+                      num_hidden_layers=32, num_attention_heads=32,
+                      max_position_embeddings=2048, num_local_experts=8, num_experts_per_tok=2,
+                      shared_intermediate_size=1024, position_embedding_type=None,
+                      layers_block_type=None, mamba_n_heads=128, mamba_n_groups=1,
+                      mamba_d_state=256, mamba_d_head="auto", mamba_d_conv=4, mamba_expand=2,
+                      mamba_conv_bias=True, mamba_proj_bias=False, mamba_chunk_size=256)),
+    # SmolLM3: Llama's layout, a NoPE layer in every 4
+    "smollm3": Family(
+        group="SmolLM",
+        layers=rules.smollm3_layers,
+        positive=("no_rope_layer_interval",),
+        check=(rules.no_rope_layers,),
+        defaults=dict(_COMMON, vocab_size=128256, hidden_size=2048, intermediate_size=11008,
+                      num_hidden_layers=36, num_attention_heads=16, num_key_value_heads=4,
+                      max_position_embeddings=32768, tie_word_embeddings=True, mlp_bias=False,
+                      use_sliding_window=False, no_rope_layers=None, pad_token_id=128004,
+                      no_rope_layer_interval=4)),
+    # GLM-4.5: biases on q, k and v, QK-norm with use_qk_norm; the first layers dense, then
+    # routed experts with a load-balancing bias and a shared expert; an MTP layer shipped
+    "glm4_moe": Family(
+        group="GLM",
+        layout=Layout(o_bias=False, qk_norm="head", qk_norm_if="use_qk_norm", router_buffer=True,
+                      shared_experts="deepseek_always", mtp="deepseek"),
+        moe="n_routed_experts",
+        layers=rules.glm4_moe_layers,
+        attribute_map=dict(num_local_experts="n_routed_experts",
+                           num_mtp_layers="num_nextn_predict_layers"),
+        own_wins=("num_mtp_layers",),
+        non_negative=("num_nextn_predict_layers",),
+        check=(rules.dense_prefix_fits,),
+        defaults=dict(_COMMON, vocab_size=151552, hidden_size=4096, intermediate_size=10944,
+                      num_hidden_layers=46, num_attention_heads=96, num_key_value_heads=8,
+                      max_position_embeddings=131072, moe_intermediate_size=1408,
+                      num_experts_per_tok=8, n_shared_experts=1, n_routed_experts=128,
+                      first_k_dense_replace=1, use_qk_norm=False, num_nextn_predict_layers=1)),
+    # GLM-4.7-Flash: DeepSeek-V3's MLA and MoE (defaults: Glm4MoeLiteConfig)
+    "glm4_moe_lite": Family(
+        group="GLM",
+        layout=Layout(attention="mla", router_buffer=True, shared_experts="deepseek_always",
+                      mtp="deepseek"),
+        moe="n_routed_experts",
+        layers=rules.glm4_moe_lite_layers,
+        attention_kinds=("full_attention",),
+        attribute_map=dict(num_local_experts="n_routed_experts", head_dim="qk_rope_head_dim"),
+        required=_MLA_MOE,
+        non_negative=("num_nextn_predict_layers",),
+        defaults=dict(_COMMON, vocab_size=154880, hidden_size=2048, intermediate_size=10240,
+                      moe_intermediate_size=1536, num_hidden_layers=47, num_attention_heads=20,
+                      num_key_value_heads=20, n_shared_experts=1, n_routed_experts=64,
+                      kv_lora_rank=512, q_lora_rank=768, qk_rope_head_dim=64, v_head_dim=256,
+                      qk_nope_head_dim=192, num_experts_per_tok=4,
+                      max_position_embeddings=202752, mlp_layer_types=None,
+                      num_nextn_predict_layers=0)),
+    # GLM-5: DeepSeek Sparse Attention (a lightning indexer picks index_topk keys for MLA),
+    # some layers reusing the previous layer's choice (defaults: GlmMoeDsaConfig)
+    "glm_moe_dsa": Family(
+        group="GLM",
+        layout=Layout(attention="mla", router_buffer=True, shared_experts="deepseek_always",
+                      mtp="deepseek"),
+        moe="n_routed_experts",
+        layers=rules.glm_moe_dsa_layers,
+        attention_kinds=("indexed_attention",),
+        attribute_map=dict(num_local_experts="n_routed_experts"),
+        required=_MLA_MOE + _INDEXER,
+        positive=("index_topk", "index_head_dim", "index_n_heads"),
+        non_negative=("num_nextn_predict_layers",),
+        defaults=dict(_COMMON, vocab_size=154880, hidden_size=6144, intermediate_size=12288,
+                      moe_intermediate_size=2048, num_hidden_layers=78, num_attention_heads=64,
+                      num_key_value_heads=64, n_shared_experts=1, n_routed_experts=256,
+                      kv_lora_rank=512, q_lora_rank=2048, qk_rope_head_dim=64, v_head_dim=256,
+                      qk_nope_head_dim=192, num_experts_per_tok=8,
+                      max_position_embeddings=202752, index_topk=2048, index_head_dim=128,
+                      index_n_heads=32, first_k_dense_replace=3, mlp_layer_types=None,
+                      indexer_types=None, num_nextn_predict_layers=0)),
+    # DeepSeek-V2: multi-head latent attention; MoE with shared experts
+    "deepseek_v2": Family(
+        group="DeepSeek",
+        layout=Layout(attention="mla", shared_experts="deepseek"),
+        moe="n_routed_experts",
+        layers=rules.deepseek_layers,
+        attribute_map=dict(num_experts="n_routed_experts"),
+        required=_MLA_MOE,
+        nullable=("moe_layer_freq",),
+        check=(rules.dense_prefix_fits,),
+        defaults=dict(_COMMON, first_k_dense_replace=0, n_shared_experts=None, q_lora_rank=1536,
+                      moe_layer_freq=1)),
+    # DeepSeek-V3: DeepSeek-V2's layout with the router's load-balancing bias
+    "deepseek_v3": Family(
+        group="DeepSeek",
+        layout=Layout(attention="mla", router_buffer=True, shared_experts="deepseek"),
+        moe="n_routed_experts",
+        layers=rules.deepseek_layers,
+        attribute_map=dict(num_local_experts="n_routed_experts",
+                           num_mtp_layers="num_nextn_predict_layers"),
+        own_wins=("num_mtp_layers",),
+        required=_MLA_MOE,
+        nullable=("moe_layer_freq",),
+        check=(rules.dense_prefix_fits,),
+        defaults=dict(_COMMON, first_k_dense_replace=3, n_shared_experts=1, q_lora_rank=1536,
+                      moe_layer_freq=1)),
+    # DeepSeek-V3.2: DeepSeek-V3 with DeepSeek Sparse Attention in every layer
+    "deepseek_v32": Family(
+        group="DeepSeek",
+        layout=Layout(attention="mla", router_buffer=True, shared_experts="deepseek_always",
+                      mtp="deepseek"),
+        moe="n_routed_experts",
+        layers=rules.deepseek_v32_layers,
+        attention_kinds=("indexed_attention",),
+        attribute_map=dict(num_local_experts="n_routed_experts"),
+        required=_MLA_MOE + _INDEXER,
+        positive=("index_topk", "index_head_dim", "index_n_heads"),
+        non_negative=("num_nextn_predict_layers",),
+        defaults=dict(_COMMON, vocab_size=129280, hidden_size=7168, intermediate_size=18432,
+                      moe_intermediate_size=2048, num_hidden_layers=61, num_attention_heads=128,
+                      num_key_value_heads=128, n_shared_experts=1, n_routed_experts=256,
+                      kv_lora_rank=512, q_lora_rank=1536, qk_rope_head_dim=64, v_head_dim=128,
+                      qk_nope_head_dim=128, num_experts_per_tok=8,
+                      max_position_embeddings=163840, index_topk=2048, index_head_dim=128,
+                      index_n_heads=64, first_k_dense_replace=3, mlp_layer_types=None,
+                      num_nextn_predict_layers=0)),
     # DeepSeek-V4: one shared K = V head of 512 per layer, sliding windows plus compressed
     # entries (CSA with an indexer, HCA), a grouped low-rank output projection, attention
     # sinks, 4-stream hyper-connections around each sublayer, and MoE with hash-routed
     # first layers. Names as transformers loads them (the checkpoint's own are DeepSeek's:
     # attn.wq_a, ffn.experts.N.w1, ...)
-    "deepseek_v4": dict(family="deepseek_v4", moe="n_routed_experts", layers=_deepseek_v4_layers,
-                        attribute_map=dict(num_local_experts="n_routed_experts",
-                                           intermediate_size="moe_intermediate_size"),
-                        defaults=dict(_COMMON, vocab_size=129280, hidden_size=4096,
-                                      moe_intermediate_size=2048, num_hidden_layers=43,
-                                      num_attention_heads=64, num_key_value_heads=1,
-                                      head_dim=512, q_lora_rank=1024, num_experts_per_tok=6,
-                                      n_routed_experts=256, n_shared_experts=1,
-                                      max_position_embeddings=1048576, compress_rates=None,
-                                      hc_mult=4, mlp_layer_types=None, sliding_window=128,
-                                      o_groups=8, o_lora_rank=1024, index_n_heads=64,
-                                      index_head_dim=128, index_topk=512,
-                                      num_nextn_predict_layers=1, compress_ratios=None,
-                                      num_hash_layers=None)),
+    "deepseek_v4": Family(
+        group="DeepSeek",
+        layout=Layout(block="deepseek_v4", extra_globals="hc_head"),
+        moe="n_routed_experts",
+        layers=rules.deepseek_v4_layers,
+        attribute_map=dict(num_local_experts="n_routed_experts",
+                           intermediate_size="moe_intermediate_size"),
+        required=("q_lora_rank", "sliding_window"),
+        positive=("q_lora_rank", "hc_mult", "o_groups", "o_lora_rank", "index_n_heads",
+                  "index_head_dim", "index_topk"),
+        defaults=dict(_COMMON, vocab_size=129280, hidden_size=4096, moe_intermediate_size=2048,
+                      num_hidden_layers=43, num_attention_heads=64, num_key_value_heads=1,
+                      head_dim=512, q_lora_rank=1024, num_experts_per_tok=6,
+                      n_routed_experts=256, n_shared_experts=1, max_position_embeddings=1048576,
+                      compress_rates=None, hc_mult=4, mlp_layer_types=None, sliding_window=128,
+                      o_groups=8, o_lora_rank=1024, index_n_heads=64, index_head_dim=128,
+                      index_topk=512, num_nextn_predict_layers=1, compress_ratios=None,
+                      num_hash_layers=None)),
+    # gpt-oss: attention with biases and a learned sink per head, sliding and full layers in
+    # turn; all experts fused in one tensor each, with biases
+    "gpt_oss": Family(
+        group="gpt-oss",
+        layout=Layout(sinks=True, experts="fused_biased"),
+        moe="num_local_experts",
+        top_k_fallback="experts_per_token",
+        layers=rules.alternating,
+        attribute_map=dict(num_experts="num_local_experts"),
+        defaults=dict(_COMMON, attention_bias=True, sliding_window=128, num_local_experts=128,
+                      num_experts_per_tok=4)),
     # MiniMax-M2: GQA with one RMSNorm over all query heads and one over all key heads
-    # (OLMo-2's QK-norm), 256 experts top-8 in every layer, no shared expert
-    "minimax_m2": dict(family="llama", moe="num_local_experts",
-                       attribute_map=dict(num_experts="num_local_experts"),
-                       defaults=dict(_COMMON, vocab_size=200064, hidden_size=3072,
-                                     intermediate_size=1536, num_hidden_layers=62,
-                                     num_attention_heads=48, num_key_value_heads=8, head_dim=128,
-                                     max_position_embeddings=196608, num_experts_per_tok=8,
-                                     num_local_experts=256)),
+    # (OLMo-2's QK-norm), 256 experts top-8 in every layer (Mixtral's names, MiniMax's
+    # load-balancing bias), no shared expert
+    "minimax_m2": Family(
+        group="MiniMax",
+        layout=Layout(qk_norm="all", experts="block_sparse", router_buffer=True),
+        moe="num_local_experts",
+        layers=rules.full_attention_layers,
+        attention_kinds=("full_attention",),
+        attribute_map=dict(num_experts="num_local_experts"),
+        defaults=dict(_COMMON, vocab_size=200064, hidden_size=3072, intermediate_size=1536,
+                      num_hidden_layers=62, num_attention_heads=48, num_key_value_heads=8,
+                      head_dim=128, max_position_embeddings=196608, num_experts_per_tok=8,
+                      num_local_experts=256)),
+    # Kimi-Linear: three Kimi Delta Attention layers (a gated delta rule with a decay per
+    # channel) to one MLA layer, and DeepSeek-V3's MoE; transformers' own names for its keys.
+    # Every standard name is a declared field, set before the file's own key: given both,
+    # the file's own (num_experts_per_token) wins
+    "kimi_linear": Family(
+        group="Kimi",
+        layout=Layout(attention="mla", linear_attention="kda", router_buffer=True,
+                      shared_experts="deepseek_always", never_tied=True),
+        moe="num_experts",
+        layers=rules.kimi_linear_layers,
+        attention_kinds=("full_attention", "linear_attention"),
+        attribute_map=dict(max_position_embeddings="model_max_length",
+                           n_group="num_expert_group", num_local_experts="num_experts",
+                           num_experts_per_tok="num_experts_per_token",
+                           n_shared_experts="num_shared_experts"),
+        own_wins=("max_position_embeddings", "n_group", "num_local_experts",
+                  "num_experts_per_tok", "n_shared_experts"),
+        required=_MLA,
+        positive=("linear_head_dim", "linear_num_heads", "linear_conv_kernel_dim"),
+        prepare=(rules.kimi_linear_prepare,),
+        defaults=dict(_COMMON, vocab_size=163840, hidden_size=2304, intermediate_size=9216,
+                      moe_intermediate_size=1024, num_hidden_layers=27, num_attention_heads=32,
+                      num_key_value_heads=32, num_shared_experts=1, kv_lora_rank=512,
+                      q_lora_rank=None, qk_rope_head_dim=64, v_head_dim=128,
+                      qk_nope_head_dim=128, num_experts_per_token=8, model_max_length=1048576,
+                      num_experts=256, pad_token_id=163839, mlp_layer_types=None,
+                      linear_attn_config=None, first_k_dense_replace=1, linear_head_dim=128,
+                      linear_num_heads=32, linear_conv_kernel_dim=4)),
+    # Nemotron 3 (Nemotron-H): Mamba-2 blocks, a few attention blocks and MoE blocks of
+    # non-gated ReLU^2 experts with a shared expert, each block one of them
+    # (hybrid_override_pattern); num_hidden_layers is the pattern's length
+    "nemotron_h": Family(
+        group="Nemotron",
+        layout=Layout(block="nemotron_h", layer_prefix="backbone.layers.{i}.",
+                      embedding="backbone.embeddings", final_norm="backbone.norm_f",
+                      never_tied=True),
+        moe="n_routed_experts",
+        layers=rules.nemotron_h_layers,
+        attribute_map=dict(num_local_experts="n_routed_experts"),
+        positive=("ssm_state_size", "mamba_num_heads", "mamba_head_dim", "n_groups", "conv_kernel",
+                  "moe_shared_expert_intermediate_size", "moe_latent_size", "chunk_size"),
+        depth_lists=dict(hybrid_override_pattern="repeat", layers_block_type="repeat"),
+        prepare=(rules.nemotron_h_prepare,),
+        defaults=dict(_COMMON, vocab_size=131072, hidden_size=4096, num_attention_heads=32,
+                      num_key_value_heads=8, head_dim=128, max_position_embeddings=4096,
+                      intermediate_size=21504, mlp_bias=False, ssm_state_size=128,
+                      mamba_num_heads=128, mamba_head_dim=64, n_groups=8, conv_kernel=4,
+                      chunk_size=128, use_conv_bias=True, mamba_proj_bias=False, use_bias=False,
+                      n_routed_experts=8, n_shared_experts=1, moe_intermediate_size=7688,
+                      moe_shared_expert_intermediate_size=7688, moe_latent_size=None,
+                      num_experts_per_tok=2, hybrid_override_pattern=None,
+                      layers_block_type=None, pad_token_id=0, num_nextn_predict_layers=0)),
+    # StarCoder2: GQA and a plain GELU MLP (c_fc, c_proj), biases on every projection by
+    # use_bias, LayerNorms with biases; every layer slides when sliding_window is set.
+    # Defaults: Starcoder2Config (no attention_bias or head_dim field: head_dim = hidden / heads)
+    "starcoder2": Family(
+        group="StarCoder",
+        layout=Layout(qkv_bias="use_bias", o_bias="use_bias", mlp="plain",
+                      mlp_names=("c_fc", "c_proj"), mlp_bias="use_bias", norm_bias=True),
+        defaults=dict(vocab_size=49152, hidden_size=3072, intermediate_size=12288,
+                      num_hidden_layers=30, num_attention_heads=24, num_key_value_heads=2,
+                      head_dim=None, max_position_embeddings=4096, sliding_window=None,
+                      use_bias=True, tie_word_embeddings=True)),
+    # Mistral Small 4: DeepSeek-V3's MLA and MoE without the load-balancing bias (defaults:
+    # Mistral4Config)
+    "mistral4": Family(
+        layout=Layout(attention="mla", shared_experts="deepseek_always"),
+        moe="n_routed_experts",
+        layers=rules.deepseek_layers,
+        attention_kinds=("full_attention",),
+        attribute_map=dict(num_local_experts="n_routed_experts"),
+        required=_MLA_MOE,
+        check=(rules.dense_prefix_fits,),
+        defaults=dict(_COMMON, vocab_size=131072, hidden_size=4096, intermediate_size=12288,
+                      moe_intermediate_size=2048, num_hidden_layers=36, num_attention_heads=32,
+                      n_shared_experts=1, n_routed_experts=128, kv_lora_rank=256,
+                      q_lora_rank=1024, qk_rope_head_dim=64, v_head_dim=128,
+                      qk_nope_head_dim=64, num_experts_per_tok=4, first_k_dense_replace=0,
+                      max_position_embeddings=1048576, pad_token_id=11)),
+    # Seed-OSS: Llama's layout with biases on q, k and v (attention_bias) and, separately,
+    # on o_proj (attention_out_bias); defaults from SeedOssConfig (not the 36B's sizes)
+    "seed_oss": Family(
+        layout=Layout(o_bias="attention_out_bias"),
+        layers=rules.full_attention_layers,
+        defaults=dict(_COMMON, vocab_size=155136, hidden_size=4096, intermediate_size=27648,
+                      num_hidden_layers=64, num_attention_heads=80, num_key_value_heads=8,
+                      head_dim=128, max_position_embeddings=524288, pad_token_id=1,
+                      attention_bias=True, attention_out_bias=False, mlp_bias=False)),
+    # LFM2-8B-A1B (LiquidAI): gated short-convolution layers (a depthwise causal convolution of
+    # conv_L_cache taps between two gates) and a few GQA layers with QK-norm; the first
+    # num_dense_layers with a dense SwiGLU MLP, then sigmoid-routed experts. Defaults:
+    # Lfm2MoeConfig
+    "lfm2_moe": Family(
+        layout=Layout(block="lfm2_moe", final_norm="model.embedding_norm"),
+        moe="num_experts",
+        layers=rules.lfm2_moe_layers,
+        attention_kinds=("conv", "full_attention"),
+        positive=("conv_L_cache",),
+        non_negative=("num_dense_layers",),
+        prepare=(rules.lfm2_moe_prepare,),
+        defaults=dict(_COMMON, vocab_size=65536, hidden_size=2048, intermediate_size=7168,
+                      moe_intermediate_size=1792, num_hidden_layers=32, num_attention_heads=32,
+                      num_key_value_heads=8, max_position_embeddings=128000,
+                      tie_word_embeddings=True, pad_token_id=0, conv_bias=False, conv_L_cache=3,
+                      num_dense_layers=2, num_experts_per_tok=4, num_experts=32,
+                      use_expert_bias=True)),
     # LongCat-Flash: two MLA sublayers per layer (num_layers; transformers' num_hidden_layers is
     # twice it, and a config's num_hidden_layers sets num_layers to half of it), a dense MLP
     # after each, one MoE per layer whose router also picks among zero_expert_num
-    # "zero-computation" experts: identities without weights
-    "longcat_flash": dict(family="deepseek", moe="n_routed_experts", layers=_longcat_layers,
-                          attribute_map=dict(num_local_experts="n_routed_experts",
-                                             num_experts_per_tok="moe_topk",
-                                             intermediate_size="ffn_hidden_size",
-                                             moe_intermediate_size="expert_ffn_hidden_size"),
-                          defaults=dict(_COMMON, vocab_size=131072, hidden_size=6144,
-                                        num_layers=28, num_attention_heads=64,
-                                        max_position_embeddings=131072, ffn_hidden_size=12288,
-                                        q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=128,
-                                        qk_rope_head_dim=64, head_dim=64, v_head_dim=128,
-                                        qk_head_dim=None, moe_topk=12, n_routed_experts=512,
-                                        zero_expert_num=256, expert_ffn_hidden_size=2048,
-                                        router_bias=False)),
+    # "zero-computation" experts: identities without weights. Its MLA always has a low-rank
+    # query (q_a_proj)
+    "longcat_flash": Family(
+        layout=Layout(block="longcat_flash", attention="mla", layer_prefix="model.layers.{b}."),
+        moe="n_routed_experts",
+        zero_experts="zero_expert_num",
+        layers=rules.longcat_layers,
+        attention_kinds=("full_attention",),
+        attribute_map=dict(num_local_experts="n_routed_experts", num_experts_per_tok="moe_topk",
+                           intermediate_size="ffn_hidden_size",
+                           moe_intermediate_size="expert_ffn_hidden_size"),
+        required=_MLA + ("q_lora_rank",),
+        positive=("num_layers", "qk_head_dim"),
+        non_negative=("zero_expert_num",),
+        prepare=(rules.longcat_prepare,),
+        derive=(rules.longcat_derive,),
+        defaults=dict(_COMMON, vocab_size=131072, hidden_size=6144, num_layers=28,
+                      num_attention_heads=64, max_position_embeddings=131072,
+                      ffn_hidden_size=12288, q_lora_rank=1536, kv_lora_rank=512,
+                      qk_nope_head_dim=128, qk_rope_head_dim=64, head_dim=64, v_head_dim=128,
+                      qk_head_dim=None, moe_topk=12, n_routed_experts=512, zero_expert_num=256,
+                      expert_ffn_hidden_size=2048, router_bias=False)),
 }
 
-# multimodal configs whose language model is read from their ``text_config``
-_MULTIMODAL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
-               "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
-               "qwen4_exp": "qwen4_exp_text",
-               "kimi_k25": "deepseek_v3",   # Kimi K2.5: DeepSeek-V3's layout, 384 experts
-               "mistral3": "ministral3",    # Ministral 3 (Mistral Small 3.x: mistral inside)
-               "gemma4": "gemma4_text"}
-# text_config model types a wrapper also accepts, read as the one it maps to
-_TEXT_ALIASES = {("kimi_k25", "kimi_k2"): "deepseek_v3", ("mistral3", "mistral"): "mistral"}
-# DeepSeek Sparse Attention: an indexer beside MLA
-DSA_TYPES = ("deepseek_v32", "glm_moe_dsa")
-# Qwen3-Next's gated-DeltaNet layout: the types that share its tensors
-DELTANET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen4_exp_text")
+WRAPPERS = {
+    "gemma3": Wrapper("gemma3_text"),
+    "gemma4": Wrapper("gemma4_text"),
+    "llama4": Wrapper("llama4_text"),
+    "qwen3_5": Wrapper("qwen3_5_text"),
+    "qwen3_5_moe": Wrapper("qwen3_5_moe_text"),
+    "qwen4_exp": Wrapper("qwen4_exp_text"),
+    # Kimi K2.5: DeepSeek-V3's layout, 384 experts
+    "kimi_k25": Wrapper("deepseek_v3", also=dict(kimi_k2="deepseek_v3"), group="Kimi"),
+    # Ministral 3 (Mistral Small 3.x: mistral inside)
+    "mistral3": Wrapper("ministral3", also=dict(mistral="mistral")),
+}
 
-SUPPORTED_MODEL_TYPES = tuple(sorted(set(_FAMILIES) | set(_MULTIMODAL)))
+SUPPORTED_MODEL_TYPES = tuple(sorted(set(ENTRIES) | set(WRAPPERS)))
 
-
-_LAYER_TYPES = ("full_attention", "sliding_attention")
-_LAYER_TYPES_BY_TYPE = {"llama4_text": ("full_attention", "chunked_attention"),
-                        "kimi_linear": ("full_attention", "linear_attention"),
-                        "deepseek_v32": ("indexed_attention",),
-                        "glm_moe_dsa": ("indexed_attention",),
-                        "glm4_moe_lite": ("full_attention",), "mistral4": ("full_attention",),
-                        "minimax_m2": ("full_attention",),
-                        "longcat_flash": ("full_attention",),
-                        "lfm2_moe": ("conv", "full_attention"),
-                        "qwen3_next": ("full_attention", "linear_attention"),
-                        "qwen3_5_text": ("full_attention", "linear_attention"),
-                        "qwen3_5_moe_text": ("full_attention", "linear_attention")}
-# model types whose attention never slides, whatever a config's sliding_window says
-_NO_WINDOW = ("phi", "deepseek_v2", "deepseek_v3", "gpt2", "gpt_neox", "gemma", "olmo2",
-              "granite", "glm4_moe", "glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa",
-              "minimax_m2", "nemotron_h", "seed_oss", "kimi_linear", "deepseek_v4",
-              "longcat_flash", "qwen4_exp_text", "granitemoehybrid", "lfm2_moe")
+#: the order the zoo's model pickers show the families in (a group not listed follows them)
+GROUP_ORDER = ("GPT-2", "Pythia", "Llama", "Mistral", "Qwen", "Gemma", "Phi", "OLMo", "Granite",
+               "SmolLM", "GLM", "DeepSeek", "gpt-oss", "MiniMax", "Kimi", "Nemotron")
 
 
-def _layer_schedule(mt, spec, r, layers):
-    """The :class:`~llmcourse.layers.LayerSchedule` of a resolved config: the family's
-    declaration (``layers=`` in ``_FAMILIES``, the same rule as each transformers
-    ``*Config``), an explicit ``layer_types`` in place of its attention."""
-    axes = spec["layers"](r) if "layers" in spec else {}
-    sw = r.get("sliding_window")
-    allowed = _LAYER_TYPES_BY_TYPE.get(mt, _LAYER_TYPES)
-    lt = r.get("layer_types")
-    if lt is not None:
-        if not isinstance(lt, list):
-            _fail("layer_types", "must be a list with one entry per layer", lt)
-        if len(lt) != layers:
-            _fail("layer_types", f"must list one entry per layer (num_hidden_layers={layers:,})",
-                  f"{len(lt):,} entries", show_value=True)
-        kinds = set()
-        for t in lt:
-            if not isinstance(t, str) or t not in allowed:
-                _fail("layer_types", f"entries must be one of {', '.join(allowed)}", t)
-            kinds.add(t)
-        if "sliding_attention" in kinds and sw is None:
-            _fail("sliding_window", "layer_types has sliding_attention layers, so a window "
-                  "size is required", sw)
-        axes["attention"] = Axis.from_list(lt, field="layer_types")
-    elif "attention" not in axes:
-        if sw is None or mt in _NO_WINDOW:
-            axes["attention"] = Axis.constant("full_attention")
-        else:  # llama-style with a window: mistral, mixtral, phi3
-            axes["attention"] = Axis.constant("sliding_attention", field="sliding_window")
-    elif sw is None:  # a sliding layer without a window attends to everything
-        axes["attention"] = axes["attention"].map(
-            lambda v: "full_attention" if v == "sliding_attention" else v)
-    axes.setdefault("mlp", Axis.constant("moe" if spec.get("moe") else "dense"))
-    return LayerSchedule(layers, **axes)
+def family_of(model_type):
+    """The :class:`Family` entry of a (text) model type; KeyError if it has none."""
+    return ENTRIES[model_type]
 
 
+def zoo_groups():
+    """``{group: (model types...)}``: the families the zoo's pickers show, in GROUP_ORDER."""
+    groups = {g: [] for g in GROUP_ORDER}
+    for mt, entry in list(ENTRIES.items()) + list(WRAPPERS.items()):
+        if entry.group:
+            groups.setdefault(entry.group, []).append(mt)
+    return {g: tuple(types) for g, types in groups.items() if types}
+
+
+# a wrapper's default text type, and the (wrapper, text type) pairs read as another type
+_MULTIMODAL = {outer: w.text for outer, w in WRAPPERS.items()}
+_TEXT_ALIASES = {(outer, inner): mt for outer, w in WRAPPERS.items()
+                 for inner, mt in w.also.items()}

@@ -1,131 +1,59 @@
-"""The rules a ``config.json`` must keep before the engine reads it.
+"""The rules every ``config.json`` must keep before the engine reads it.
 
-Every rule raises :class:`~llmcourse.limits.ConfigError` (a ``ValueError``) with a one-line
-message naming the field and the rule. Nothing in a config is executed. Standard library only.
+The generic rules are here; a family's own (its defaults, required and positive fields,
+hooks) are its entry in :mod:`llmcourse.families`. Every rule raises
+:class:`~llmcourse.limits.ConfigError` (a ``ValueError``) with a one-line message naming the
+field and the rule. Nothing in a config is executed. Standard library only.
 """
 
 from __future__ import annotations
 
 import math
 
-from .families import (_FAMILIES, _MULTIMODAL, _TEXT_ALIASES, DELTANET_TYPES, DSA_TYPES,
-                       SUPPORTED_MODEL_TYPES, _layer_schedule, _nemotron_pattern)
-from .layers import LayerTypes
+from .families import _MULTIMODAL, _TEXT_ALIASES, ENTRIES, SUPPORTED_MODEL_TYPES, WRAPPERS
+from .layers import Axis, LayerSchedule, LayerTypes
 from .limits import (MAX_JSON_DEPTH, MAX_JSON_VALUES, MAX_LIST, MAX_SIZE, ConfigError, _fail,
                      _is_int, field_name, show)
 
-
-
-
-_REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
-             "intermediate_size")
-_REQUIRED_BY_TYPE = {
-    "qwen3_moe": ("moe_intermediate_size",),
-    "deepseek_v2": ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim",
-                    "qk_nope_head_dim", "v_head_dim", "n_routed_experts", "num_experts_per_tok"),
-    "deepseek_v3": ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim",
-                    "qk_nope_head_dim", "v_head_dim", "n_routed_experts", "num_experts_per_tok"),
-}
-for _mt in ("glm4_moe_lite", "mistral4", "deepseek_v32", "glm_moe_dsa"):
-    _REQUIRED_BY_TYPE[_mt] = _REQUIRED_BY_TYPE["deepseek_v3"] + (
-        ("q_lora_rank", "index_topk", "index_head_dim", "index_n_heads") if _mt in DSA_TYPES
-        else ())
-_REQUIRED_BY_TYPE["deepseek_v4"] = ("q_lora_rank", "sliding_window")
-# LongCat-Flash's MLA always has a low-rank query (q_a_proj)
-_REQUIRED_BY_TYPE["longcat_flash"] = ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim",
-                                      "qk_nope_head_dim", "v_head_dim", "q_lora_rank")
-# Qwen4-Exp: transformers builds the query-selection indexer on every attention layer, so
-# it cannot build a model without its sizes
-_REQUIRED_BY_TYPE["qwen4_exp_text"] = ("indexer_n_heads", "indexer_kv_heads", "indexer_head_dim",
-                                       "indexer_budget", "indexer_compress_ratio")
-_REQUIRED_BY_TYPE["kimi_linear"] = ("moe_intermediate_size", "kv_lora_rank", "qk_rope_head_dim",
-                                    "qk_nope_head_dim", "v_head_dim")
+# fields every config must give (a family's entry adds its own: Family.required)
+REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
+            "intermediate_size")
 # fields whose value must be a positive whole number when present (and not null)
-_POSITIVE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
-             "intermediate_size", "num_key_value_heads", "head_dim", "moe_intermediate_size",
-             "num_experts_per_tok", "kv_lora_rank", "qk_rope_head_dim", "v_head_dim",
-             "q_lora_rank", "sliding_window", "decoder_sparse_step", "moe_layer_freq",
-             "num_experts", "num_local_experts", "n_routed_experts", "max_window_layers",
-             "max_position_embeddings", "experts_per_token", "n_group", "topk_group",
-             "attention_chunk_size")
-_NON_NEGATIVE = ("n_shared_experts", "first_k_dense_replace", "qk_nope_head_dim")
+POSITIVE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
+            "intermediate_size", "num_key_value_heads", "head_dim", "moe_intermediate_size",
+            "num_experts_per_tok", "kv_lora_rank", "qk_rope_head_dim", "v_head_dim",
+            "q_lora_rank", "sliding_window", "decoder_sparse_step", "moe_layer_freq",
+            "num_experts", "num_local_experts", "n_routed_experts", "max_window_layers",
+            "max_position_embeddings", "experts_per_token", "n_group", "topk_group",
+            "attention_chunk_size")
+NON_NEGATIVE = ("n_shared_experts", "first_k_dense_replace", "qk_nope_head_dim")
 # fields read elsewhere in the course, checked for their type when present
-_NUMBER = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "partial_rotary_factor")
-_STRING = ("torch_dtype", "dtype", "hidden_act", "hidden_activation", "_name_or_path")
-_OBJECT = ("text_config", "rope_scaling", "quantization_config")
-_BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_window",
-            "use_conv_bias", "use_bias", "attention_k_eq_v", "enable_moe_block",
-            "attention_out_bias",
-            "use_double_wide_mlp",
-            "qk_layernorm", "qkv_bias", "use_qk_norm", "add_cross_attention",
-            "use_bidirectional_attention", "norm_topk_prob", "router_bias", "mamba_conv_bias",
-            "mamba_proj_bias", "conv_bias", "use_expert_bias", "tie_embedding")
-_POSITIVE_BY_TYPE = {
-    "gpt2": ("n_embd", "n_layer", "n_head", "n_positions", "n_inner"),
-    "gemma3_text": ("sliding_window_pattern",),
-    "qwen2_moe": ("shared_expert_intermediate_size",),
-    "qwen3_next": ("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
-                   "linear_num_key_heads", "linear_num_value_heads", "full_attention_interval",
-                   "shared_expert_intermediate_size"),
-    "qwen3_5_text": ("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
-                     "linear_num_key_heads", "linear_num_value_heads", "full_attention_interval"),
-    "qwen3_5_moe_text": ("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
-                         "linear_num_key_heads", "linear_num_value_heads",
-                         "full_attention_interval", "shared_expert_intermediate_size"),
-    "qwen4_exp_text": ("linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
-                       "linear_num_key_heads", "linear_num_value_heads",
-                       "full_attention_interval", "shared_expert_intermediate_size", "hc_count",
-                       "hc_lowrank", "ple_embed_dim", "ple_conv_kernel_size", "ngram_size",
-                       "heads_per_ngram", "make_ngram_vocab_size_divisible_by",
-                       "split_ngram_parts", "indexer_n_heads", "indexer_kv_heads",
-                       "indexer_head_dim", "indexer_budget", "indexer_compress_ratio"),
-    "llama4_text": ("intermediate_size_mlp", "interleave_moe_layer_step", "attention_chunk_size",
-                    "no_rope_layer_interval"),
-    "smollm3": ("no_rope_layer_interval",),
-    "deepseek_v32": ("index_topk", "index_head_dim", "index_n_heads"),
-    "gemma4_text": ("vocab_size_per_layer_input",),
-    "kimi_linear": ("linear_head_dim", "linear_num_heads", "linear_conv_kernel_dim"),
-    "deepseek_v4": ("q_lora_rank", "hc_mult", "o_groups", "o_lora_rank", "index_n_heads",
-                    "index_head_dim", "index_topk"),
-    "nemotron_h": ("ssm_state_size", "mamba_num_heads", "mamba_head_dim", "n_groups",
-                   "conv_kernel", "moe_shared_expert_intermediate_size", "moe_latent_size",
-                   "chunk_size"),
-    "glm_moe_dsa": ("index_topk", "index_head_dim", "index_n_heads"),
-    "longcat_flash": ("num_layers", "qk_head_dim"),
-    "granitemoehybrid": ("shared_intermediate_size", "mamba_n_heads", "mamba_n_groups",
-                         "mamba_d_state", "mamba_d_conv", "mamba_expand", "mamba_chunk_size"),
-    "lfm2_moe": ("conv_L_cache",),
-}
-# null in a config.json: derive it (KV heads = heads, head_dim = hidden / heads, no MLP-only
-# layers, no position code pattern given) rather than a value it cannot be
-_NULL_IS_AN_ERROR = ("gpt2", "gpt_neox", "gemma", "gemma3_text", "phi3", "qwen2_moe", "olmo2",
-                     "granite", "smollm3", "glm4_moe", "llama4_text", "qwen3_next",
-                     "qwen3_5_text", "qwen3_5_moe_text", "deepseek_v32", "glm_moe_dsa",
-                     "minimax_m2", "glm4_moe_lite", "mistral4", "nemotron_h", "olmo3",
-                     "ministral3", "gemma4_text", "seed_oss", "kimi_linear", "deepseek_v4",
-                     "longcat_flash", "qwen4_exp_text", "granitemoehybrid", "lfm2_moe")
-_NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
-                 "moe_layers", "layer_types", "pad_token_id", "n_shared_experts", "sliding_window",
-                 "mlp_layer_types", "indexer_types", "q_lora_rank", "moe_latent_size",
-                 "hybrid_override_pattern", "layers_block_type", "global_head_dim",
-                 "compress_rates", "compress_ratios", "num_hash_layers",
-                 "num_global_key_value_heads", "per_layer_config", "ple_layer_ids",
-                 "ple_embed_dim")
-_NON_NEGATIVE_BY_TYPE = {"glm4_moe": ("num_nextn_predict_layers",),
-                         "gemma4_text": ("num_kv_shared_layers", "hidden_size_per_layer_input"),
-                         "glm4_moe_lite": ("num_nextn_predict_layers",),
-                         "deepseek_v32": ("num_nextn_predict_layers",),
-                         "glm_moe_dsa": ("num_nextn_predict_layers",),
-                         "qwen3_next": ("num_nextn_predict_layers", "mtp_num_hidden_layers"),
-                         "qwen3_5_text": ("mtp_num_hidden_layers",),
-                         "qwen3_5_moe_text": ("mtp_num_hidden_layers",),
-                         "qwen4_exp_text": ("mtp_num_hidden_layers", "ngram_vocab_size_base"),
-                         "longcat_flash": ("zero_expert_num",),
-                         "lfm2_moe": ("num_dense_layers",)}
+NUMBER = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "partial_rotary_factor")
+STRING = ("torch_dtype", "dtype", "hidden_act", "hidden_activation", "_name_or_path")
+OBJECT = ("text_config", "rope_scaling", "quantization_config")
+BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_window",
+           "use_conv_bias", "use_bias", "attention_k_eq_v", "enable_moe_block",
+           "attention_out_bias", "use_double_wide_mlp", "qk_layernorm", "qkv_bias",
+           "use_qk_norm", "add_cross_attention", "use_bidirectional_attention",
+           "norm_topk_prob", "router_bias", "mamba_conv_bias", "mamba_proj_bias", "conv_bias",
+           "use_expert_bias", "tie_embedding")
+# a null in a config.json is refused where the family's default is a value (Family.nullable
+# lists the exceptions), except for these, whose null transformers derives: KV heads =
+# heads, head_dim = hidden / heads, no MLP-only layers, the family's own layer pattern ...
+NULL_DERIVES = ("num_key_value_heads", "head_dim", "mlp_only_layers", "no_rope_layers",
+                "moe_layers", "layer_types", "pad_token_id", "n_shared_experts",
+                "sliding_window", "mlp_layer_types", "indexer_types", "q_lora_rank",
+                "moe_latent_size", "hybrid_override_pattern", "layers_block_type",
+                "global_head_dim", "compress_rates", "compress_ratios", "num_hash_layers",
+                "num_global_key_value_heads", "per_layer_config", "ple_layer_ids",
+                "ple_embed_dim")
 # multi-token-prediction layers a checkpoint ships (listed by weight_shapes, never counted):
 # every released model has 1; a bound keeps a what-if listing finite
 MAX_MTP_LAYERS = 1000
-
+_MTP_FIELDS = ("num_nextn_predict_layers", "mtp_num_hidden_layers")
+# the names these had before the rules moved into the family entries
+_REQUIRED, _POSITIVE, _NON_NEGATIVE = REQUIRED, POSITIVE, NON_NEGATIVE
+_NUMBER, _STRING, _OBJECT, _BOOLEAN = NUMBER, STRING, OBJECT, BOOLEAN
 
 
 _FLAT = frozenset((str, int, float, bool, type(None)))
@@ -209,7 +137,8 @@ def _unsupported_hint(mt=None):
 
 
 def _validate(raw):
-    """Check ``raw`` (a plain dict) and return the resolved fields as a dict."""
+    """Check ``raw`` (a plain dict) and return the resolved fields as a dict: the family's
+    own steps (its entry's prepare, derive and check hooks) around the generic rules."""
     mt = raw.get("model_type")
     if mt is None:
         _fail("model_type", "missing; a config.json must say which architecture it is "
@@ -217,102 +146,120 @@ def _validate(raw):
     if not isinstance(mt, str):
         _fail("model_type", f"must be a string naming the architecture ({_unsupported_hint()})",
               mt)
-    if mt in _MULTIMODAL:
+    if mt in WRAPPERS:
         return _validate_text_config(raw, mt)
-    if mt not in _FAMILIES:
+    if mt not in ENTRIES:
         _fail("model_type", f"unsupported; {_unsupported_hint(mt)}", mt)
-    spec = _FAMILIES[mt]
-    r = dict(spec["defaults"])
-    r.update(raw)  # a null num_key_value_heads / head_dim means: derive it (below)
-    amap = spec.get("attribute_map", {})
-    own_wins = spec.get("own_wins", ())
+    fam = ENTRIES[mt]
+    r, label = _resolve(raw, fam)
+    for step in fam.prepare:
+        step(r, raw)
+    _refuse_nulls(raw, r, fam, label)
+    for step in fam.derive:
+        step(r, raw)
+    for f in REQUIRED + fam.required:
+        if raw.get(f) is None and r.get(f) is None:
+            _fail(label(f), f"required for model_type {mt!r} but missing", show_value=False)
+    moe_field = _moe_field(r, fam, label)
+    _check_field_types(r, fam, moe_field, label)
+    heads, kv, head_dim = _check_heads(r, fam, mt, label)
+    layers = r["num_hidden_layers"]
+    experts, top_k = _check_experts(raw, r, fam, moe_field, label)
+    if fam.layout.attention == "mla" or fam.layout.shared_experts in ("deepseek",
+                                                                        "deepseek_always"):
+        if r.get("n_shared_experts") is None:
+            r["n_shared_experts"] = 0
+    for step in fam.check:
+        step(r, head_dim)
+    schedule = _layer_schedule(fam, r, layers)
+    lt = LayerTypes(schedule)
+    if "chunked_attention" in lt and r.get("attention_chunk_size") is None:
+        _fail("attention_chunk_size", "layer_types has chunked_attention layers, so a chunk "
+              "size is required", None)
+    r["layer_types"] = lt
+    return dict(
+        model_type=mt, family=_lineage(fam.layout), layout=fam.layout, moe_field=moe_field,
+        hidden_size=r["hidden_size"], num_hidden_layers=layers, num_attention_heads=heads,
+        num_key_value_heads=kv, head_dim=head_dim, vocab_size=r["vocab_size"],
+        intermediate_size=r["intermediate_size"],
+        tie_word_embeddings=bool(r["tie_word_embeddings"]),
+        num_experts=experts or 0, num_experts_per_tok=top_k or 0,
+        layer_types=lt, layer_schedule=schedule, sliding_window=r.get("sliding_window"),
+        text_model_of=None, resolved=r,
+    )
+
+
+def _lineage(layout):
+    """``ModelConfig.family``, kept for code that asks which kind of block a model has:
+    "deepseek" (multi-head latent attention), "phi" (attention and MLP side by side), a
+    family's own layer builder (``Layout.block``), else "llama" (the standard layer)."""
+    if layout.attention == "mla":
+        return "deepseek"
+    if layout.parallel:
+        return "phi"
+    return layout.block if layout.block != "decoder" else "llama"
+
+
+def _resolve(raw, fam):
+    """The family's defaults overlaid with the config's keys, its own names for standard
+    fields filled both ways; and ``label(field)``, the name the config.json uses for it."""
+    r = dict(fam.defaults)
+    r.update(raw)  # a null num_key_value_heads / head_dim means: derive it
+    amap = fam.attribute_map
     for std, own in amap.items():  # GPT-2 reads n_embd for hidden_size, and so on
         # both given: the one transformers sets last wins (the alias, except where the
         # class takes the alias as a named argument: Qwen3-MoE's num_experts)
-        if std in raw and not (std in own_wins and own in raw):
+        if std in raw and not (std in fam.own_wins and own in raw):
             r[own] = raw[std]
         r[std] = r.get(own)
+    std_of = {own: std for std, own in amap.items()}
 
     def label(f):  # name a field as the config.json writes it
-        own = amap.get(f)
-        return own if own and f not in raw else f
+        own, std = amap.get(f), std_of.get(f)
+        if own and f not in raw:
+            return own
+        return std if std and std in raw and f not in raw else f
 
-    if mt == "nemotron_h":
-        # layer_types is transformers' alias of layers_block_type; the blocks' count is the
-        # pattern's length, whatever num_hidden_layers says (transformers warns and ignores it)
-        if raw.get("layer_types") is not None and raw.get("layers_block_type") is None:
-            r["layers_block_type"] = raw["layer_types"]
-        r["layer_types"] = None
-        r["num_hidden_layers"] = len(_nemotron_pattern(r))
-    if mt == "kimi_linear":  # linear_attn_config's values win, as KimiLinearConfig reads them
-        lac = r.get("linear_attn_config")
-        if lac is not None and not isinstance(lac, dict):
-            _fail("linear_attn_config", "must be a JSON object", lac)
-        for key, field in (("head_dim", "linear_head_dim"), ("num_heads", "linear_num_heads"),
-                           ("short_conv_kernel_size", "linear_conv_kernel_dim")):
-            if lac and key in lac:
-                r[field] = lac[key]
-    if mt == "gpt2" and r["intermediate_size"] is None and _is_int(r["hidden_size"]):
-        r["intermediate_size"] = 4 * r["hidden_size"]  # n_inner = None: the classic 4 x d
-    if mt == "qwen2_moe" and r.get("use_sliding_window") is False:
-        r["sliding_window"] = None  # transformers sets it to 0: no window at all
-    # GPT-2 and GPT-NeoX have no num_key_value_heads or head_dim field: every head has its
-    # own K and V, head_dim = hidden / heads (the defaults). A config that sets them is a
-    # what-if (GPT-2 with GQA) that the course counts and transformers cannot build.
+    return r, label
 
-    if mt == "lfm2_moe" and "tie_embedding" in raw:  # LFM2's own name wins, as Lfm2MoeConfig reads it
-        r["tie_word_embeddings"] = raw["tie_embedding"]
-    if mt == "longcat_flash" and r.get("zero_expert_num") is None:
-        r["zero_expert_num"] = 0  # transformers reads a null as no zero-computation experts
-    if mt in _NULL_IS_AN_ERROR:  # a null where transformers needs a value
-        for f, default in spec["defaults"].items():
-            if default is not None and r.get(f) is None and f not in _NULL_DERIVES:
-                _fail(label(f), f"must not be null (leave it out for the default, {default!r})",
-                      None)
-    if mt == "longcat_flash":
-        # transformers' num_hidden_layers is a property, 2 x num_layers (two attention
-        # sublayers per layer); given in a config, it sets num_layers to half of it
-        v = raw.get("num_hidden_layers")
-        if v is not None:
-            r["num_layers"] = v // 2 if _is_int(v) else v
-        n = r["num_layers"]
-        if _is_int(n) and n < 1:
-            _fail("num_hidden_layers" if v is not None else "num_layers",
-                  "must give at least one layer of two attention sublayers (num_layers = "
-                  "num_hidden_layers // 2)", v if v is not None else n)
-        r["num_hidden_layers"] = 2 * n if _is_int(n) else n
-    if mt == "qwen4_exp_text" and r.get("ple_embed_dim") is None:
-        r["ple_embed_dim"] = r.get("hidden_size")  # as Qwen4ExpTextConfig defaults it
-    if mt in ("qwen3_5_moe_text", "qwen4_exp_text") and r.get("intermediate_size") is None:
-        r["intermediate_size"] = r.get("moe_intermediate_size")  # no dense MLP to size
-    for f in _REQUIRED + _REQUIRED_BY_TYPE.get(mt, ()):
-        if raw.get(f) is None and r.get(f) is None:
-            _fail(label(f), f"required for model_type {mt!r} but missing", show_value=False)
-    moe_field = spec.get("moe")
-    if mt == "gemma4_text" and not r.get("enable_moe_block"):
-        moe_field = None  # experts are built only with enable_moe_block
-    if mt == "granitemoehybrid" and r.get("num_local_experts") == 0:
+
+def _refuse_nulls(raw, r, fam, label):
+    """A null where transformers needs a value: refused, naming the default to fall back on."""
+    for f, default in fam.defaults.items():
+        if default is not None and r.get(f) is None and f not in NULL_DERIVES \
+                and f not in fam.nullable:
+            _fail(label(f), f"must not be null (leave it out for the default, {default!r})",
+                  None)
+
+
+def _moe_field(r, fam, label):
+    """The field holding the routed-expert count, or None for a model without experts."""
+    moe_field = fam.moe
+    if moe_field and fam.moe_when and not fam.moe_when(r):
+        moe_field = None  # experts are built only when the family says so (Gemma 4)
+    if moe_field and fam.dense_when_no_experts and r.get(moe_field) == 0:
         moe_field = None  # no experts: the shared MLP alone (Granite 4.0-H-350M, -1B, -Micro)
     if moe_field and r.get(moe_field) == 0:
         _fail(label(moe_field), "a mixture-of-experts model needs at least one expert", 0)
-    if moe_field:  # null where transformers needs a number (issue 20: no TypeError)
+    if moe_field:  # null where transformers needs a number: refused, not a TypeError
         for f in (moe_field, "num_experts_per_tok"):
-            if r.get(f) is None and not (f == "num_experts_per_tok" and mt == "gpt_oss"
-                                         and _is_int(raw.get("experts_per_token"))):
+            if r.get(f) is None:
                 _fail(label(f), "a mixture-of-experts model needs a whole number here, not "
                       "null (leave it out for the default)", None)
-    for f in ("first_k_dense_replace", "decoder_sparse_step"):
-        if f in spec["defaults"] and r.get(f) is None:
-            _fail(f, f"must not be null (leave it out for the default, "
-                  f"{spec['defaults'][f]!r})", None)
-    if r.get("use_sliding_window") and "max_window_layers" in spec["defaults"] \
+    return moe_field
+
+
+def _check_field_types(r, fam, moe_field, label):
+    """Each field of a known kind holds a value of that kind: positive or non-negative
+    whole numbers at most MAX_SIZE, booleans, numbers, strings, objects."""
+    if r.get("use_sliding_window") and "max_window_layers" in fam.defaults \
             and r.get("max_window_layers") is None:
         _fail("max_window_layers", "must be a whole number when use_sliding_window is true "
               "(the layers from this index on slide)", None)
-    for f in _POSITIVE + _POSITIVE_BY_TYPE.get(mt, ()):
+    for f in POSITIVE + fam.positive:
         v = r.get(f)
-        if v is None or (v == 0 and moe_field is None and mt == "granitemoehybrid"
-                         and f in ("num_local_experts", "num_experts_per_tok")):
+        if v is None or (v == 0 and moe_field is None and fam.dense_when_no_experts
+                         and f in (fam.moe, "num_experts_per_tok")):
             continue
         if not _is_int(v):
             _fail(label(f), "must be a whole number", v)
@@ -320,7 +267,7 @@ def _validate(raw):
             _fail(label(f), "must be positive", v)
         if v > MAX_SIZE:
             _fail(label(f), f"at most {MAX_SIZE:,} (a trillion) here; no real model comes near", v)
-    for f in _NON_NEGATIVE + _NON_NEGATIVE_BY_TYPE.get(mt, ()):
+    for f in NON_NEGATIVE + fam.non_negative:
         v = r.get(f)
         if v is None:
             continue
@@ -330,37 +277,43 @@ def _validate(raw):
             _fail(f, "must be zero or positive", v)
         if v > MAX_SIZE:
             _fail(f, f"at most {MAX_SIZE:,} (a trillion) here; no real model comes near", v)
-    for f in ("num_nextn_predict_layers", "mtp_num_hidden_layers"):
-        if f in _NON_NEGATIVE_BY_TYPE.get(mt, ()) and (r.get(f) or 0) > MAX_MTP_LAYERS:
+    for f in _MTP_FIELDS:
+        if f in fam.non_negative and (r.get(f) or 0) > MAX_MTP_LAYERS:
             _fail(f, f"at most {MAX_MTP_LAYERS} multi-token-prediction layers (released models "
                   "have 1)", r[f])
-    for f in _BOOLEAN:
+    for f in BOOLEAN:
         v = r.get(f)
-        if f == "use_bidirectional_attention" and mt == "gemma4_text":  # a mode, not a flag
-            if v not in (None, "all", "vision"):
-                _fail(f, "must be \"all\", \"vision\" or null", v)
+        if f in fam.enums:  # a mode, not a flag
+            if v not in fam.enums[f]:
+                _fail(f, f"must be {_one_of(fam.enums[f])}", v)
             continue
         if v is not None and not isinstance(v, bool):
             _fail(f, "must be true or false", v)
-    for f in _NUMBER:
+    for f in NUMBER:
         v = r.get(f)
         if v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool)
                               or not math.isfinite(v) or v < 0):
             _fail(f, "must be a finite number, zero or more", v)
-    for f in _STRING:
+    for f in STRING:
         v = r.get(f)
         if v is not None and not isinstance(v, str):
             _fail(f, "must be a string", v)
-    for f in _OBJECT:
+    for f in OBJECT:
         v = r.get(f)
         if v is not None and not isinstance(v, dict):
             _fail(f, "must be a JSON object or null", v)
-    if mt == "granitemoehybrid":
-        _granite_mamba_head(r)
-    if mt == "gpt2" and r.get("add_cross_attention"):
-        _fail("add_cross_attention", "a decoder with cross-attention to an encoder is not a "
-              "language model this course counts; set it to false", True)
 
+
+def _one_of(values):
+    """'"all", "vision" or null' for ("all", "vision", None)."""
+    words = [f'"{v}"' if isinstance(v, str) else "null" if v is None else str(v)
+             for v in values]
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
+
+
+def _check_heads(r, fam, mt, label):
+    """Heads, KV heads and head_dim fit together; the padding row fits in the vocabulary.
+    Returns (heads, KV heads, head_dim)."""
     heads = r["num_attention_heads"]
     hidden = r["hidden_size"]
     pad = r.get("pad_token_id")
@@ -374,10 +327,10 @@ def _validate(raw):
     if heads % kv:
         _fail("num_key_value_heads", f"must divide num_attention_heads={heads} "
               "(each KV head serves a whole group of query heads)", kv)
-    if spec.get("divisible_heads") and hidden % heads:  # Gemma-3's own rule
+    if fam.divisible_heads and hidden % heads:  # Gemma-3's own rule
         _fail("hidden_size", f"must be divisible by num_attention_heads={heads} "
               f"(a {mt} rule, even with head_dim given)", hidden)
-    if spec["family"] == "deepseek":
+    if fam.layout.attention == "mla":  # q.k over the no-RoPE and RoPE parts of each head
         head_dim = r["qk_nope_head_dim"] + r["qk_rope_head_dim"]
     elif r.get("head_dim") is not None:
         head_dim = r["head_dim"]
@@ -386,137 +339,59 @@ def _validate(raw):
             _fail(label("hidden_size"), f"must be divisible by num_attention_heads={heads} "
                   "when no head_dim is given", hidden)
         head_dim = hidden // heads
-    layers = r["num_hidden_layers"]
+    return heads, kv, head_dim
 
+
+def _check_experts(raw, r, fam, moe_field, label):
+    """(routed experts, experts per token): top-k no more than the router can pick from."""
     experts = r[moe_field] if moe_field else 0
     top_k = r.get("num_experts_per_tok") if moe_field else 0
-    if mt == "gpt_oss" and raw.get("num_experts_per_tok") is None and _is_int(raw.get("experts_per_token")):
-        top_k = raw["experts_per_token"]
+    fb = fam.top_k_fallback
+    if fb and raw.get("num_experts_per_tok") is None and _is_int(raw.get(fb)):
+        top_k = raw[fb]
     if moe_field:
         # LongCat-Flash's router picks among its experts and its zero-computation experts
-        pool = experts + (r["zero_expert_num"] if mt == "longcat_flash" else 0)
+        pool = experts + (r[fam.zero_experts] if fam.zero_experts else 0)
         if top_k > pool:
             noun = "expert" if pool == 1 else "experts"
             _fail(label("num_experts_per_tok"), f"cannot exceed the {pool:,} {noun} ("
-                  f"{moe_field}{' + zero_expert_num' if pool != experts else ''})", top_k)
-    if (spec["family"] == "deepseek" or mt == "glm4_moe") and mt not in ("glm4_moe_lite",
-                                                                           "longcat_flash"):
-        fk = r["first_k_dense_replace"]
-        if fk > layers and mt not in DSA_TYPES + ("kimi_linear",):  # (these clip it)
-            _fail("first_k_dense_replace", f"cannot exceed num_hidden_layers={layers}", fk)
-    if spec["family"] == "deepseek" or mt == "glm4_moe":
-        if r.get("n_shared_experts") is None:
-            r["n_shared_experts"] = 0
-    if mt in ("qwen3_moe", "qwen2_moe", "qwen3_next"):
-        mol = r.get("mlp_only_layers")
-        mol = [] if mol is None else mol
-        if not isinstance(mol, list) or len(mol) > MAX_LIST or not all(
-                _is_int(i) and 0 <= i < layers for i in mol):
-            _fail("mlp_only_layers", f"must be a list of layer indices in 0..{layers - 1:,}"
-                  f" (at most {MAX_LIST:,} of them)", mol)
-        r["mlp_only_layers"] = mol
-    if mt in DELTANET_TYPES and r["linear_num_value_heads"] % r["linear_num_key_heads"]:
-        _fail("linear_num_value_heads", "must be a multiple of linear_num_key_heads="
-              f"{r['linear_num_key_heads']} (value heads are grouped over key heads)",
-              r["linear_num_value_heads"])
-    if mt == "llama4_text":  # (None: every interleave_moe_layer_step-th layer, in the schedule)
-        ml = r.get("moe_layers")
-        if ml is not None and (not isinstance(ml, list) or len(ml) > MAX_LIST or not all(
-                _is_int(i) and 0 <= i < layers for i in ml)):
-            _fail("moe_layers", f"must be a list of layer indices in 0..{layers - 1:,}"
-                  f" (at most {MAX_LIST:,} of them)", ml)
-    if mt in ("smollm3", "llama4_text"):  # 1 = the layer uses RoPE, 0 = NoPE (no position code)
-        nrl = r.get("no_rope_layers")  # empty or null: every no_rope_layer_interval-th is NoPE
-        if nrl and (not isinstance(nrl, list) or len(nrl) < layers or len(nrl) > MAX_LIST
-                    or not all(_is_int(v) and v in (0, 1) for v in nrl)):
-            _fail("no_rope_layers", f"must list a 0 or 1 for each of the {layers:,} layers "
-                  f"(at most {MAX_LIST:,})", nrl)
-    if mt == "gemma4_text" and moe_field and r.get("moe_intermediate_size") is None:
-        _fail("moe_intermediate_size", "required with enable_moe_block (the experts' width)",
-              None)
-    if mt == "gemma4_text" and r.get("use_bidirectional_attention") == "all" \
-            and _is_int(r["sliding_window"]):
-        r["sliding_window"] = r["sliding_window"] // 2 + 1  # as Gemma4TextConfig does
-    if mt == "gemma3_text" and r.get("use_bidirectional_attention") and _is_int(r["sliding_window"]):
-        r["sliding_window"] = r["sliding_window"] // 2 + 1  # as Gemma3TextConfig does
-
-    if mt == "qwen4_exp_text":
-        _qwen4_rules(r, head_dim)
-    schedule = _layer_schedule(mt, spec, r, layers)
-    if mt == "qwen4_exp_text" and r["ple_layer_ids"]:
-        _qwen4_ple_rules(r)
-    lt = LayerTypes(schedule)
-    if "chunked_attention" in lt and r.get("attention_chunk_size") is None:
-        _fail("attention_chunk_size", "layer_types has chunked_attention layers, so a chunk "
-              "size is required", None)
-    r["layer_types"] = lt
-
-    return dict(
-        model_type=mt, family=spec["family"], moe_field=moe_field,
-        hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
-        num_key_value_heads=kv, head_dim=head_dim, vocab_size=r["vocab_size"],
-        intermediate_size=r["intermediate_size"],
-        tie_word_embeddings=bool(r["tie_word_embeddings"]),
-        num_experts=experts or 0, num_experts_per_tok=top_k or 0,
-        layer_types=lt, layer_schedule=schedule, sliding_window=r.get("sliding_window"),
-        text_model_of=None, resolved=r,
-    )
+                  f"{moe_field}{f' + {fam.zero_experts}' if pool != experts else ''})", top_k)
+    return experts, top_k
 
 
-def _qwen4_rules(r, head_dim):
-    """Qwen4ExpTextConfig.validate_architecture's rules that do not need the layer schedule."""
-    if r["hc_count"] < 2:
-        _fail("hc_count", "must be 2 or more (Qwen4-Exp mixes several residual streams)",
-              r["hc_count"])
-    gate = r.get("output_gate_type") or r.get("hidden_act") or "silu"
-    if gate not in ("sigmoid", "silu"):
-        _fail("output_gate_type" if r.get("output_gate_type") else "hidden_act",
-              "the linear-attention output gate must be sigmoid or silu", gate)
-    if r["indexer_kv_heads"] != 1:
-        _fail("indexer_kv_heads", "must be 1 (the indexer keeps one key head)",
-              r["indexer_kv_heads"])
-    if r["indexer_budget"] % r["indexer_compress_ratio"]:
-        _fail("indexer_budget", "must be a multiple of indexer_compress_ratio="
-              f"{r['indexer_compress_ratio']} (it selects whole blocks)", r["indexer_budget"])
-    rope = r.get("rope_parameters")
-    prf = rope.get("partial_rotary_factor", 1.0) if isinstance(rope, dict) else 1.0
-    if not isinstance(prf, (int, float)) or isinstance(prf, bool) or not 0 <= prf <= 1:
-        _fail("rope_parameters.partial_rotary_factor", "must be a number from 0 to 1", prf)
-    if int(head_dim * prf) > r["indexer_head_dim"]:
-        _fail("indexer_head_dim", f"must hold the attention's rotary dimensions "
-              f"({int(head_dim * prf)} = head_dim x partial_rotary_factor)", r["indexer_head_dim"])
-
-
-def _qwen4_ple_rules(r):
-    """Qwen4-Exp's per-layer embeddings: the n-gram heads split ple_embed_dim evenly, and the
-    n-gram hashing needs an end-of-sequence token."""
-    heads = (r["ngram_size"] - 1) * r["heads_per_ngram"]
-    if heads <= 0 or r["ple_embed_dim"] % heads:
-        _fail("ple_embed_dim", f"must be a multiple of the {heads} n-gram heads "
-              "((ngram_size - 1) x heads_per_ngram)", r["ple_embed_dim"])
-    eos = r.get("eos_token_id")
-    if isinstance(eos, list):
-        eos = eos[0] if eos else None
-    if not _is_int(eos):
-        _fail("eos_token_id", "must be set (a token id) when ple_layer_ids enables per-layer "
-              "embeddings", r.get("eos_token_id"))
-
-
-def _granite_mamba_head(r):
-    """Granite's Mamba-2 width is mamba_expand x hidden_size, in mamba_n_heads heads of
-    mamba_d_head ("auto": the width / heads), as GraniteMoeHybridConfig derives and checks it."""
-    inner, nh, dh = r["mamba_expand"] * r["hidden_size"], r["mamba_n_heads"], r["mamba_d_head"]
-    if inner % nh:
-        _fail("mamba_n_heads", f"must divide mamba_expand x hidden_size = {inner:,} (the "
-              "Mamba-2 width)", nh)
-    if dh == "auto":
-        dh = inner // nh
-    elif not _is_int(dh) or not 0 < dh <= MAX_SIZE:
-        _fail("mamba_d_head", "must be a positive whole number or \"auto\"", dh)
-    if dh * nh != inner:
-        _fail("mamba_d_head", f"times mamba_n_heads={nh:,} must equal mamba_expand x "
-              f"hidden_size = {inner:,} (the Mamba-2 width)", dh)
-    r["mamba_d_head"] = dh
+def _layer_schedule(fam, r, layers):
+    """The :class:`~llmcourse.layers.LayerSchedule` of a resolved config: the family's
+    declaration (``layers=`` in its entry, the same rule as each transformers ``*Config``),
+    an explicit ``layer_types`` in place of its attention."""
+    axes = fam.layers(r) if fam.layers else {}
+    sw = r.get("sliding_window")
+    allowed = fam.attention_kinds
+    lt = r.get("layer_types")
+    if lt is not None:
+        if not isinstance(lt, list):
+            _fail("layer_types", "must be a list with one entry per layer", lt)
+        if len(lt) != layers:
+            _fail("layer_types", f"must list one entry per layer (num_hidden_layers={layers:,})",
+                  f"{len(lt):,} entries", show_value=True)
+        kinds = set()
+        for t in lt:
+            if not isinstance(t, str) or t not in allowed:
+                _fail("layer_types", f"entries must be one of {', '.join(allowed)}", t)
+            kinds.add(t)
+        if "sliding_attention" in kinds and sw is None:
+            _fail("sliding_window", "layer_types has sliding_attention layers, so a window "
+                  "size is required", sw)
+        axes["attention"] = Axis.from_list(lt, field="layer_types")
+    elif "attention" not in axes:
+        if sw is None:
+            axes["attention"] = Axis.constant("full_attention")
+        else:  # llama-style with a window: mistral, mixtral, phi3
+            axes["attention"] = Axis.constant("sliding_attention", field="sliding_window")
+    elif sw is None:  # a sliding layer without a window attends to everything
+        axes["attention"] = axes["attention"].map(
+            lambda v: "full_attention" if v == "sliding_attention" else v)
+    axes.setdefault("mlp", Axis.constant("moe" if fam.moe else "dense"))
+    return LayerSchedule(layers, **axes)
 
 
 def _validate_text_config(raw, mt):
@@ -547,5 +422,3 @@ def _validate_text_config(raw, mt):
         raise ConfigError(f"text_config.{e}") from None
     r["text_model_of"] = mt
     return r
-
-

@@ -5,22 +5,14 @@ from __future__ import annotations
 import os
 
 from .config import ConfigError, ModelConfig, from_hf_config
+from .families import zoo_groups
 
 __all__ = ["list_models", "load_model", "as_config", "model_family", "model_families",
            "FAMILIES", "CONFIG_DIR"]
 
-# family -> the model types it ships as, in the order pickers show the families
-FAMILIES = {
-    "GPT-2": ("gpt2",), "Pythia": ("gpt_neox",), "Llama": ("llama", "llama4_text"),
-    "Mistral": ("mistral", "mixtral", "ministral3"), "Qwen": ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
-                                                "qwen3_next", "qwen3_5_text",
-                                                "qwen3_5_moe_text", "qwen4_exp_text"),
-    "Gemma": ("gemma", "gemma2", "gemma3_text", "gemma4_text"), "Phi": ("phi", "phi3"), "OLMo": ("olmo2", "olmo3"),
-    "Granite": ("granite", "granitemoehybrid"), "SmolLM": ("smollm3",),
-    "GLM": ("glm4_moe", "glm4_moe_lite", "glm_moe_dsa"),
-    "DeepSeek": ("deepseek_v2", "deepseek_v3", "deepseek_v32", "deepseek_v4"), "gpt-oss": ("gpt_oss",),
-    "MiniMax": ("minimax_m2",), "Kimi": ("kimi_k25", "kimi_linear"), "Nemotron": ("nemotron_h",),
-}
+# family -> the model types it ships as, in the order pickers show the families (each
+# type's entry in llmcourse/families.py names its group)
+FAMILIES = zoo_groups()
 _FAMILY_OF = {mt: fam for fam, types in FAMILIES.items() for mt in types}
 
 CONFIG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")

@@ -1,6 +1,7 @@
 """Reading configs, what-if changes, and every impossible config refused in one line."""
 
 import json
+import os
 
 import pytest
 
@@ -32,7 +33,7 @@ def test_from_dict_path_and_folder_agree(tmp_path):
 
 def test_zoo_names_case_insensitive():
     assert lc.load_model("qwen3-8b") is lc.load_model("Qwen3-8B")
-    assert len(lc.list_models()) == 50
+    assert len(lc.list_models()) == len(os.listdir(lc.zoo.CONFIG_DIR)) - 1  # (its README)
     msg = one_line_error(lc.load_model, "Llama-4")
     assert "Qwen3-8B" in msg
 
@@ -185,3 +186,28 @@ def test_as_config_takes_every_form(tmp_path):
     assert as_config("qwen3-8b") is cfg
     assert as_config(cfg.to_hf_config()) == cfg == as_config(path) == as_config(str(tmp_path))
     assert "no zoo model" in one_line_error(as_config, "Qwen9-8B")
+
+
+# --- the zoo, family by family ----------------------------------------------------------
+
+def test_zoo_grouped_by_family():
+    names = lc.list_models()
+    grouped = lc.list_models(grouped=True)
+    assert sorted(grouped) == sorted(names)
+    fams = lc.model_families()
+    assert [n for group in fams.values() for n in group] == grouped
+    assert fams["GPT-2"] == ["gpt2"] and "Llama-4-Scout-17B-16E-Instruct" in fams["Llama"]
+    assert "Qwen3-Next-80B-A3B" in fams["Qwen"] and "Qwen1.5-MoE-A2.7B-Chat" in fams["Qwen"]
+    assert "Qwen3.8-Flash-Next" in fams["Qwen"]
+    assert lc.model_family("pythia-1b") == "Pythia"
+    # a wrapper is its own family (Kimi K2.5 holds DeepSeek-V3's layout)
+    assert fams["Kimi"] == ["Kimi-K2.5", "Kimi-Linear-48B-A3B-Instruct"] and "DeepSeek-V3.2" in fams["DeepSeek"]
+    assert fams["Nemotron"] == ["Nemotron-3-Nano-30B-A3B"] and "GLM-5.1" in fams["GLM"]
+    assert fams["Granite"] == ["granite-3.3-8b-instruct", "granite-4.0-h-350m"]
+    assert lc.model_families(["Qwen3-8B", "gpt2"]) == {"GPT-2": ["gpt2"], "Qwen": ["Qwen3-8B"]}
+
+
+def test_model_dropdown_lists_the_zoo_family_by_family():
+    from llmcourse.widgets.base import model_dropdown
+    dd = model_dropdown("Qwen3-8B")
+    assert list(dd.options) == lc.list_models(grouped=True) and dd.value == "Qwen3-8B"

@@ -135,3 +135,17 @@ def test_attention_kind():
     assert [lc.load_model(n).attention_kind for n in ("phi-2", "Meta-Llama-3-8B", "DeepSeek-V3")] \
         == ["MHA", "GQA", "MLA"]
     assert L8.replace(num_key_value_heads=1).attention_kind == "MQA"
+
+
+def test_qwen4_exp_counts_are_fast():
+    """Closed form over layer groups: the zoo model counts in well under a millisecond once
+    read (the n-gram tables' primes are found once per config)."""
+    import time
+    cfg = lc.load_model("Qwen3.8-Flash-Next")
+    lc.param_count(cfg)
+    t = time.perf_counter()
+    for _ in range(100):
+        lc.param_count(cfg)
+        lc.kv_cache_bytes(cfg, 100_000)
+        lc.linear_state_bytes(cfg)
+    assert (time.perf_counter() - t) / 100 < 1e-3

@@ -26,11 +26,11 @@ from llmcourse.limits import MAX_LIST, MAX_SIZE, MAX_WEIGHT_ROWS, field_name
 ZOO = {n: lc.load_model(n).to_hf_config() for n in lc.list_models()}
 # every field name the engine knows, plus every field a zoo config has
 KNOWN = (set().union(*ZOO.values())
-         | set(validation._POSITIVE) | set(validation._NON_NEGATIVE)
-         | set(validation._BOOLEAN) | set(validation._NUMBER) | set(validation._STRING)
-         | set(validation._OBJECT) | set(validation._REQUIRED)
-         | {f for spec in families._FAMILIES.values() for f in spec["defaults"]}
-         | {f for fs in validation._REQUIRED_BY_TYPE.values() for f in fs})
+         | set(validation.POSITIVE) | set(validation.NON_NEGATIVE)
+         | set(validation.BOOLEAN) | set(validation.NUMBER) | set(validation.STRING)
+         | set(validation.OBJECT) | set(validation.REQUIRED)
+         | {f for entry in families.ENTRIES.values()
+            for f in (*entry.defaults, *entry.required, *entry.positive, *entry.non_negative)})
 FIELDS = sorted(KNOWN)
 # the functions' own arguments (a refusal may name one: "weights: ... more than the GPU holds")
 ARGUMENTS = {"seq_len", "batch", "dtype", "mode", "name", "source", "config", "weights", "gpu",
@@ -188,7 +188,7 @@ def _null_cases():
                          ids=lambda v: ".".join(v) if isinstance(v, tuple) else v)
 def test_a_null_field_answers_or_names_it(name, path):
     """null is what a reader gets from a config written by a tool that leaves a value unset
-    (issue 20: a null num_experts_per_tok, or max_window_layers with use_sliding_window);
+    (a null num_experts_per_tok, or max_window_layers with use_sliding_window, once crashed);
     every function answers or says, in one line, which field cannot be null."""
     d = json.loads(json.dumps(ZOO[name]))
     (d if len(path) == 1 else d.setdefault("text_config", {}))[path[-1]] = None
@@ -197,7 +197,7 @@ def test_a_null_field_answers_or_names_it(name, path):
 
 
 def test_null_expert_fields_are_named():
-    """The two crashes of issue 20, by name."""
+    """Two nulls that once crashed the engine, refused by name."""
     mixtral = lc.load_model("Mixtral-8x7B-v0.1").to_hf_config()
     msg = one_line_error(lc.from_hf_config, {**mixtral, "num_experts_per_tok": None})
     assert msg.startswith("num_experts_per_tok:")
@@ -211,7 +211,7 @@ def test_null_expert_fields_are_named():
     assert lc.kv_cache_bytes(odd, 65536) == lc.kv_cache_bytes(nxt, 65536)
 
 
-# --- the cases a curious reader found (issue 16) --------------------------------------
+# --- the cases a curious reader found ---------------------------------------------------
 
 L8 = lc.load_model("Meta-Llama-3-8B")
 

@@ -14,7 +14,8 @@ _LOADING_ONLY = ("quantization_config", "auto_map")
 # multimodal configs: the course counts their language model, built from text_config
 _TEXT_MODEL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
                "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
-               "kimi_k25": "deepseek_v3", "mistral3": "ministral3", "gemma4": "gemma4_text"}
+               "kimi_k25": "deepseek_v3", "mistral3": "ministral3", "gemma4": "gemma4_text",
+               "qwen4_exp": "qwen4_exp_text"}
 
 
 def hf_config(d):
@@ -71,6 +72,23 @@ def cache_numbers(cache):
     return states, kv
 
 
+def cache_bytes(cache):
+    """(bytes in fixed states, bytes in K and V tensors, bytes of the lightning indexers'
+    keys) that a transformers cache holds (token positions it keeps for bookkeeping are
+    not counted)."""
+    states = kv = indexer = 0
+    for layer in cache.layers:
+        for kind in ("conv_states", "recurrent_states"):  # {state index: tensor}
+            states += sum(t.numel() * t.element_size()
+                          for t in (getattr(layer, kind, None) or {}).values() if t is not None)
+        for kind in ("keys", "values"):
+            t = getattr(layer, kind, None)
+            kv += t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
+        t = getattr(layer, "indexer_keys", None)
+        indexer += t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
+    return states, kv, indexer
+
+
 def routed_expert_params(m):
     """Routed-expert parameters, found by module path in transformers' own model."""
     return sum(p.numel() for n, p in m.named_parameters()
@@ -85,3 +103,92 @@ def zoo_meta(name):
     total = sum(p.numel() for p in m.parameters())
     shapes = {k: tuple(v.shape) for k, v in m.state_dict().items()}
     return total, shapes, routed_expert_params(m)
+
+
+# --- the checks every exactness test makes, in one place ---------------------------------
+
+def built(d):
+    """(total parameters, routed-expert parameters, {state-dict name: shape}) of the model
+    transformers builds from config ``d`` on the meta device."""
+    m = meta_model(d)
+    return (sum(p.numel() for p in m.parameters()), routed_expert_params(m),
+            {k: tuple(v.shape) for k, v in m.state_dict().items()})
+
+
+def meta_counts(d):
+    """(total parameters, routed-expert parameters) as built."""
+    m = meta_model(d)
+    return sum(p.numel() for p in m.parameters()), routed_expert_params(m)
+
+
+def meta_total(d):
+    return meta_counts(d)[0]
+
+
+def active_as_built(total, routed, cfg):
+    """Active parameters of the build: total less the routed experts a token skips."""
+    E, k = cfg.num_experts, cfg.num_experts_per_tok
+    return total - routed // E * (E - k)
+
+
+def counts_as_built(d, uncounted=None, routed_component=True):
+    """The engine's total, active and routed-expert parameters of ``d`` equal transformers'
+    meta build (less ``uncounted(model, cfg)``: weights the build allocates that no checkpoint
+    holds, LongCat-Flash's zero-expert slots). ``routed_component``: the breakdown's
+    "experts" component is the routed experts alone. Returns the engine's config."""
+    import llmcourse as lc
+    cfg = lc.from_hf_config(d)
+    m = meta_model(d)
+    total, routed = sum(p.numel() for p in m.parameters()), routed_expert_params(m)
+    if uncounted is not None:
+        extra = uncounted(m, cfg)
+        total, routed = total - extra, routed - extra
+    pc = lc.param_count(cfg)
+    assert pc.total == total
+    if cfg.is_moe:
+        assert pc.routed_experts == routed or not routed_component
+        assert pc.active == active_as_built(total, routed, cfg)
+    else:
+        assert routed == 0 and pc.active == total
+    return cfg
+
+
+def saved(d, path):
+    """The config.json transformers writes after reading ``d`` (its class, save_pretrained)."""
+    import json
+    hf_config(d).save_pretrained(path)
+    with open(path / "config.json", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def figures(cfg):
+    """Everything a reader reads off a config: parameters, cache, state, FLOPs, experts."""
+    import llmcourse as lc
+    pc = lc.param_count(cfg)
+    return dict(total=pc.total, active=pc.active,
+                kv_bytes=lc.kv_cache_bytes(cfg, seq_len=4096),
+                linear_state=lc.linear_state_bytes(cfg),
+                prefill_flops=lc.flops_per_token(cfg, 4096).total,
+                decode_flops=lc.flops_per_token(cfg, 4096, mode="decode").total,
+                experts=cfg.num_experts if cfg.is_moe else 0,
+                top_k=cfg.num_experts_per_tok if cfg.is_moe else 0)
+
+
+def decode_step_flops(d, n=20):
+    """(FLOPs PyTorch counts in one decode step of a tiny model of config ``d``, the
+    engine's FlopCount): the new token after n - 1 cached ones, on the CPU, eager attention,
+    experts computed one by one (FlopCounterMode has no formula for grouped expert matmuls)."""
+    import llmcourse as lc
+    from torch.utils.flop_counter import FlopCounterMode
+    torch.manual_seed(0)
+    hf = hf_config(d)
+    hf._attn_implementation = "eager"
+    hf._experts_implementation = "eager"
+    model = causal_lm(hf).eval()
+    ids = torch.randint(0, d["vocab_size"], (1, n))
+    with torch.no_grad():
+        cache = model(ids[:, :n - 1], use_cache=True).past_key_values
+        counter = FlopCounterMode(display=False)
+        with counter:
+            model(ids[:, n - 1:], past_key_values=cache, use_cache=True)
+    return counter.get_total_flops(), lc.flops_per_token(lc.from_hf_config(d), n, mode="decode")
