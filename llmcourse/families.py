@@ -19,7 +19,7 @@ from . import family_rules as rules
 from .architectures import Layout
 
 __all__ = ["Family", "Wrapper", "ENTRIES", "WRAPPERS", "SUPPORTED_MODEL_TYPES", "GROUP_ORDER",
-           "family_of", "zoo_groups"]
+           "family_of", "zoo_groups", "has_kv_heads", "kv_heads_fixed"]
 
 
 class Family(NamedTuple):
@@ -119,7 +119,7 @@ ENTRIES = {
                            intermediate_size="n_inner"),
         positive=("n_embd", "n_layer", "n_head", "n_positions", "n_inner"),
         prepare=(rules.gpt2_prepare,),
-        check=(rules.no_cross_attention,),
+        check=(rules.no_cross_attention, rules.one_kv_per_head),
         defaults=dict(num_key_value_heads=None, head_dim=None, vocab_size=50257,
                       n_positions=1024, n_embd=768, n_layer=12, n_head=12, n_inner=None,
                       tie_word_embeddings=True, add_cross_attention=False, layer_types=None,
@@ -136,6 +136,7 @@ ENTRIES = {
                       embedding="gpt_neox.embed_in", final_norm="gpt_neox.final_layer_norm",
                       lm_head="embed_out"),
         layers=rules.full_attention_layers,
+        check=(rules.one_kv_per_head,),
         defaults=dict(num_key_value_heads=None, head_dim=None, vocab_size=50432,
                       hidden_size=6144, num_hidden_layers=44, num_attention_heads=64,
                       intermediate_size=24576, max_position_embeddings=2048,
@@ -172,7 +173,7 @@ ENTRIES = {
         layout=Layout(qkv_bias=False, o_bias=False),
         moe_variant=("mixtral", "num_local_experts"),
         nullable=("attention_bias",),
-        defaults=dict(_COMMON, sliding_window=4096)),
+        defaults=dict(_COMMON, num_key_value_heads=8, sliding_window=4096)),
     # Mixtral: Mistral's attention, experts under Mixtral's checkpoint names (w1, w2, w3)
     "mixtral": Family(
         group="Mistral",
@@ -180,7 +181,8 @@ ENTRIES = {
         moe="num_local_experts",
         attribute_map=dict(num_experts="num_local_experts"),
         nullable=("attention_bias",),
-        defaults=dict(_COMMON, num_local_experts=8, num_experts_per_tok=2)),
+        defaults=dict(_COMMON, num_key_value_heads=8, num_local_experts=8,
+                      num_experts_per_tok=2)),
     # Ministral 3 and Devstral 2: Mistral's layout (no biases, a given head_dim)
     "ministral3": Family(
         group="Mistral",
@@ -196,7 +198,8 @@ ENTRIES = {
         layout=Layout(qkv_bias=True, o_bias=False),
         layers=rules.windowed_by_depth,
         nullable=("attention_bias",),
-        defaults=dict(_COMMON, use_sliding_window=False, max_window_layers=28)),
+        defaults=dict(_COMMON, num_key_value_heads=32, sliding_window=4096,
+                      use_sliding_window=False, max_window_layers=28)),
     # Qwen1.5/2-MoE: biases on q, k and v (qkv_bias), experts and one sigmoid-gated shared expert
     "qwen2_moe": Family(
         group="Qwen",
@@ -218,7 +221,8 @@ ENTRIES = {
         layout=Layout(qk_norm="head"),
         moe_variant=("qwen3_moe", "num_experts"),
         layers=rules.windowed_by_depth,
-        defaults=dict(_COMMON, use_sliding_window=False, max_window_layers=28)),
+        defaults=dict(_COMMON, num_key_value_heads=32, head_dim=128, sliding_window=4096,
+                      use_sliding_window=False, max_window_layers=28)),
     # Qwen3-MoE: Qwen3's attention, routed experts in every decoder_sparse_step-th layer.
     # transformers 5 stores the expert count as num_local_experts (num_experts is its alias)
     # and writes that key back: a saved fine-tune has no num_experts
@@ -232,7 +236,8 @@ ENTRIES = {
         required=("moe_intermediate_size",),
         nullable=("max_window_layers",),
         check=(rules.mlp_only_layers,),
-        defaults=dict(_COMMON, use_sliding_window=False, max_window_layers=28,
+        defaults=dict(_COMMON, num_key_value_heads=4, sliding_window=4096,
+                      use_sliding_window=False, max_window_layers=28,
                       decoder_sparse_step=1, mlp_only_layers=[], num_local_experts=128,
                       num_experts_per_tok=8, moe_intermediate_size=768)),
     # Qwen3-Next: full_attention_interval - 1 gated-DeltaNet layers (q, k, v, z and b, a
@@ -351,7 +356,8 @@ ENTRIES = {
         layout=Layout(layer_norms=("input_layernorm", "post_attention_layernorm",
                                    "pre_feedforward_layernorm", "post_feedforward_layernorm")),
         layers=rules.alternating,
-        defaults=dict(_COMMON, tie_word_embeddings=True, sliding_window=4096)),
+        defaults=dict(_COMMON, num_key_value_heads=4, head_dim=256, tie_word_embeddings=True,
+                      sliding_window=4096)),
     # Gemma-3: Gemma-2's four norms and QK-norm; 5 sliding layers to 1 full
     "gemma3_text": Family(
         group="Gemma",
@@ -538,7 +544,7 @@ ENTRIES = {
         required=_MLA_MOE,
         nullable=("moe_layer_freq",),
         check=(rules.dense_prefix_fits,),
-        defaults=dict(_COMMON, first_k_dense_replace=0, n_shared_experts=None, q_lora_rank=1536,
+        defaults=dict(_COMMON, first_k_dense_replace=0, n_shared_experts=2, q_lora_rank=1536,
                       moe_layer_freq=1)),
     # DeepSeek-V3: DeepSeek-V2's layout with the router's load-balancing bias
     "deepseek_v3": Family(
@@ -552,7 +558,7 @@ ENTRIES = {
         required=_MLA_MOE,
         nullable=("moe_layer_freq",),
         check=(rules.dense_prefix_fits,),
-        defaults=dict(_COMMON, first_k_dense_replace=3, n_shared_experts=1, q_lora_rank=1536,
+        defaults=dict(_COMMON, num_key_value_heads=128, first_k_dense_replace=3, n_shared_experts=1, q_lora_rank=1536,
                       moe_layer_freq=1)),
     # DeepSeek-V3.2: DeepSeek-V3 with DeepSeek Sparse Attention in every layer
     "deepseek_v32": Family(
@@ -584,6 +590,7 @@ ENTRIES = {
         layout=Layout(block="deepseek_v4", extra_globals="hc_head"),
         moe="n_routed_experts",
         layers=rules.deepseek_v4_layers,
+        check=(rules.one_kv_head,),
         attribute_map=dict(num_local_experts="n_routed_experts",
                            intermediate_size="moe_intermediate_size"),
         required=("q_lora_rank", "sliding_window"),
@@ -606,7 +613,8 @@ ENTRIES = {
         top_k_fallback="experts_per_token",
         layers=rules.alternating,
         attribute_map=dict(num_experts="num_local_experts"),
-        defaults=dict(_COMMON, attention_bias=True, sliding_window=128, num_local_experts=128,
+        defaults=dict(_COMMON, num_key_value_heads=8, head_dim=64, attention_bias=True,
+                      sliding_window=128, num_local_experts=128,
                       num_experts_per_tok=4)),
     # MiniMax-M2: GQA with one RMSNorm over all query heads and one over all key heads
     # (OLMo-2's QK-norm), 256 experts top-8 in every layer (Mixtral's names, MiniMax's
@@ -695,7 +703,7 @@ ENTRIES = {
         attribute_map=dict(num_local_experts="n_routed_experts"),
         required=_MLA_MOE,
         check=(rules.dense_prefix_fits,),
-        defaults=dict(_COMMON, vocab_size=131072, hidden_size=4096, intermediate_size=12288,
+        defaults=dict(_COMMON, num_key_value_heads=32, vocab_size=131072, hidden_size=4096, intermediate_size=12288,
                       moe_intermediate_size=2048, num_hidden_layers=36, num_attention_heads=32,
                       n_shared_experts=1, n_routed_experts=128, kv_lora_rank=256,
                       q_lora_rank=1024, qk_rope_head_dim=64, v_head_dim=128,
@@ -793,3 +801,16 @@ def zoo_groups():
 _MULTIMODAL = {outer: w.text for outer, w in WRAPPERS.items()}
 _TEXT_ALIASES = {(outer, inner): mt for outer, w in WRAPPERS.items()
                  for inner, mt in w.also.items()}
+
+
+def has_kv_heads(model_type):
+    """False where transformers builds one k and one v for every head and reads no
+    num_key_value_heads (GPT-2, GPT-NeoX): such a family's KV heads are its heads."""
+    return rules.one_kv_per_head not in ENTRIES[model_type].check
+
+
+def kv_heads_fixed(cfg):
+    """True where a config has no KV-head count to choose: multi-head latent attention (a
+    latent, not KV heads), DeepSeek-V4 (one K = V head), GPT-2 and GPT-NeoX (MHA only)."""
+    return (cfg.uses_mla or not has_kv_heads(cfg.model_type)
+            or rules.one_kv_head in ENTRIES[cfg.model_type].check)

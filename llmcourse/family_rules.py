@@ -611,6 +611,34 @@ def no_cross_attention(r, head_dim):
               "language model this course counts; set it to false", True)
 
 
+_NO_KV_HEADS = {"gpt2": "GPT-2", "gpt_neox": "GPT-NeoX (Pythia)"}
+
+
+def one_kv_per_head(r, head_dim):
+    """GPT-2 and GPT-NeoX: transformers builds one k and one v for every head (a fused
+    c_attn / query_key_value, 3 x hidden wide) and reads neither num_key_value_heads nor
+    head_dim. A config or a what-if that sets them otherwise describes a model transformers
+    does not build, so it is refused rather than counted."""
+    name, heads, hidden = _NO_KV_HEADS[r["model_type"]], r["num_attention_heads"], r["hidden_size"]
+    kv = r.get("num_key_value_heads")
+    if kv is not None and kv != heads:
+        _fail("num_key_value_heads", f"{name} in transformers has no KV heads: every head keeps "
+              f"its own k and v (leave it out, or {heads:,} = num_attention_heads)", kv)
+    hd = r.get("head_dim")
+    if hd is not None and hd * heads != hidden:
+        _fail("head_dim", f"{name} in transformers has no head_dim of its own: a head is "
+              f"hidden_size / num_attention_heads = {hidden // heads:,} wide (leave it out)", hd)
+
+
+def one_kv_head(r, head_dim):
+    """DeepSeek-V4 attends with one K = V head shared by every query head; transformers does
+    not read num_key_value_heads, so a value other than 1 changes nothing it builds."""
+    kv = r.get("num_key_value_heads")
+    if kv is not None and kv != 1:
+        _fail("num_key_value_heads", "DeepSeek-V4 attends with one K = V head shared by every "
+              "query head; transformers does not read this field (leave it at 1)", kv)
+
+
 def granite_mamba_head(r, head_dim):
     """Granite's Mamba-2 width is mamba_expand x hidden_size, in mamba_n_heads heads of
     mamba_d_head ("auto": the width / heads), as GraniteMoeHybridConfig derives and checks it."""

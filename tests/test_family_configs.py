@@ -39,6 +39,38 @@ def one_line_error(d, field):
 
 # --- names, defaults and wrappers --------------------------------------------------------
 
+# where an entry's default differs from its transformers class's on purpose: (type, field) -> why
+_DEFAULTS_READ_OTHERWISE = {
+    ("deepseek_v32", "head_dim"): "transformers' head_dim is qk_rope_head_dim (attribute_map); "
+                                  "the entry leaves it to be derived from the MLA widths",
+    ("glm_moe_dsa", "head_dim"): "as deepseek_v32",
+    ("qwen2_moe", "mlp_only_layers"): "[] and transformers' None both mean: no dense-only layers",
+    ("qwen3_moe", "mlp_only_layers"): "as qwen2_moe",
+    ("qwen3_next", "mlp_only_layers"): "as qwen2_moe",
+}
+
+
+@slow
+@pytest.mark.parametrize("mt", sorted(lc.families.ENTRIES))
+def test_every_default_is_its_transformers_class_default(mt):
+    """A config.json that leaves a key out is read with the value transformers' *Config class
+    gives it (Qwen3's num_key_value_heads is 32, not the head count; Gemma-2's head_dim 256,
+    not hidden / heads; DeepSeek-V2 has 2 shared experts)."""
+    import dataclasses
+
+    from transformers import AutoConfig
+    cls = type(AutoConfig.for_model(mt))
+    theirs = {}
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            theirs[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            theirs[f.name] = f.default_factory()
+    differ = {k: (v, theirs[k]) for k, v in lc.families.ENTRIES[mt].defaults.items()
+              if k in theirs and theirs[k] != v and (mt, k) not in _DEFAULTS_READ_OTHERWISE}
+    assert not differ, f"{mt}: defaults (ours, transformers') differ: {differ}"
+
+
 
 def test_gpt2_attribute_map_and_defaults():
     cfg = lc.load_model("gpt2")
@@ -509,3 +541,44 @@ def test_qwen4_exp_bad_values_are_one_line_errors(field, value):
 @pytest.mark.parametrize("field,value", QWEN4_BAD)
 def test_qwen4_exp_bad_values_are_refused_by_transformers(field, value):
     assert _refused_by_transformers(_qwen4_with(field, value))
+
+
+@slow
+@pytest.mark.parametrize("name,dropped", [
+    ("Qwen3-8B", ("num_key_value_heads", "head_dim")),
+    ("gemma-2-2b", ("num_key_value_heads", "head_dim")),
+    ("gpt-oss-20b", ("num_key_value_heads", "head_dim")),
+    ("Mixtral-8x7B-v0.1", ("num_key_value_heads",)),
+    ("DeepSeek-V2", ("n_shared_experts",)),
+])
+def test_a_config_that_leaves_a_field_out_counts_as_transformers_builds_it(name, dropped):
+    d = {k: v for k, v in zoo_json(name).items() if k not in dropped}
+    assert lc.param_count(lc.from_hf_config(d)).total == transformers_ref.meta_total(d)
+
+
+@pytest.mark.parametrize("name,change,field", [
+    ("gpt2", dict(num_key_value_heads=4), "num_key_value_heads"),
+    ("gpt2", dict(head_dim=32), "head_dim"),
+    ("pythia-1b", dict(num_key_value_heads=2), "num_key_value_heads"),
+    ("DeepSeek-V4-Flash", dict(num_key_value_heads=2), "num_key_value_heads"),
+])
+def test_a_what_if_transformers_would_not_build_is_refused(name, change, field):
+    """GPT-2 and GPT-NeoX have no KV heads and no head_dim of their own in transformers,
+    DeepSeek-V4 one K = V head: a what-if that sets them is refused in one line, not counted
+    as a model transformers never builds."""
+    with pytest.raises(ValueError) as e:
+        lc.load_model(name).replace(**change)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(field) and "transformers" in msg, msg
+    same = lc.load_model(name).replace(num_key_value_heads=lc.load_model(name).num_key_value_heads)
+    assert lc.param_count(same).total == lc.param_count(name).total
+
+
+@slow
+@pytest.mark.parametrize("name,change", [("gpt2", dict(num_key_value_heads=4)),
+                                         ("pythia-1b", dict(num_key_value_heads=2)),
+                                         ("gpt2", dict(head_dim=32))])
+def test_transformers_ignores_what_those_refusals_name(name, change):
+    """The refusal's reason, checked: transformers builds the same model with or without it."""
+    d = zoo_json(name)
+    assert transformers_ref.meta_total(dict(d, **change)) == transformers_ref.meta_total(d)

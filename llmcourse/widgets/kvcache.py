@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..counts import kv_cache_bytes, linear_state_bytes
+from ..families import ENTRIES, has_kv_heads, kv_heads_fixed
 from ..sizing import gqa_memory_saving, mha_baseline, plain_mha_cache_bytes
 from ..units import count_of, human_bytes
 from ..zoo import load_model
@@ -20,7 +21,8 @@ LAYER_PATTERNS = ["as shipped", "all full attention", "alternate sliding/full",
 
 # transformers' configs for these model types have no num_key_value_heads: their
 # attention is MHA only (GPT2Config, GPTNeoXConfig), so no KV-head count is offered
-NO_KV_HEADS = ("gpt2", "gpt_neox")
+# families whose transformers config has no KV heads (MHA only): the engine's rule
+NO_KV_HEADS = tuple(mt for mt in ENTRIES if not has_kv_heads(mt))
 
 
 def _pattern_types(cfg, pattern):
@@ -77,8 +79,8 @@ def kv_head_options(cfg):
 
 def _fixed_kv(cfg):
     """MLA (a latent), DeepSeek-V4 (one K = V head), GPT-2 and GPT-NeoX (MHA only in
-    transformers): no KV heads to choose."""
-    return cfg.uses_mla or cfg.model_type == "deepseek_v4" or cfg.model_type in NO_KV_HEADS
+    transformers): no KV heads to choose (the engine refuses a what-if that sets them)."""
+    return kv_heads_fixed(cfg)
 
 
 def _kind(cfg):
