@@ -53,10 +53,12 @@ def build_parser():
                    help="weight scheme (default 'as shipped'; lc.list_schemes())")
     s.add_argument("--kv-dtype", default="bf16", choices=["bf16", "fp8"],
                    help="KV cache dtype (default bf16)")
-    s.add_argument("--utilization", type=float, default=0.9,
-                   help="vLLM's gpu_memory_utilization (default 0.9)")
+    s.add_argument("--utilization", type=float, default=None,
+                   help="vLLM's gpu_memory_utilization (default: the release's own, 0.92 in "
+                        "today's vLLM)")
     s.add_argument("--vllm-version", default=None,
-                   help="the vLLM release whose budget to use (default: the engine's own)")
+                   help="the vLLM release whose startup budget to follow (default: the newest "
+                        "the course models; 0.11 for the older budget)")
     s.add_argument("--decode-context", type=int, default=4096,
                    help="tokens in the cache for the decode speed (default 4096)")
     t = p.add_argument_group("training")
@@ -81,7 +83,7 @@ def report(args):
     from .hardware import load_gpu
     from .inference import decode_step_time, memory_plan
     from .quantization import stored_weights
-    from .serving import expected_decode_speed, vllm_plan
+    from .serving import expected_decode_speed, vllm_plan, vllm_release
     from .training import fit_verdict, training_memory
     from .zoo import as_config, load_model
 
@@ -91,19 +93,14 @@ def report(args):
     pc = param_count(cfg)
     context = args.context or cfg.get("max_position_embeddings") or 4096
     weights = args.weights
-    kw = {}
-    if args.vllm_version is not None:  # passed through to an engine that models releases
-        import inspect
-        if "vllm_version" not in inspect.signature(vllm_plan).parameters:
-            raise ConfigError("--vllm-version: this version of the course models one vLLM "
-                              "release; leave the option out")
-        kw["vllm_version"] = args.vllm_version
+    release = vllm_release(args.vllm_version)
+    utilization = args.utilization if args.utilization is not None \
+        else release.default_utilization
     plan = vllm_plan(cfg, gpu, tensor_parallel_size=args.tp, pipeline_parallel_size=args.pp,
                      gpu_memory_utilization=args.utilization, max_model_len=context,
                      kv_cache_dtype="auto" if args.kv_dtype == "bf16" else "fp8",
-                     weights=weights, **kw)
-    fit = memory_plan(cfg, gpu, n, weights, args.kv_dtype, context, args.batch,
-                      args.utilization)
+                     weights=weights, vllm_version=release.version)
+    fit = memory_plan(cfg, gpu, n, weights, args.kv_dtype, context, args.batch, utilization)
     step = decode_step_time(cfg, gpu, n, weights, args.kv_dtype, args.decode_context, 1)
     speed = expected_decode_speed(cfg, gpu, tensor_parallel_size=args.tp, weights=weights,
                                   kv_cache_dtype=args.kv_dtype, seq_len=args.decode_context)
@@ -126,7 +123,9 @@ def report(args):
         "fit": {"gpu": gpu.name, "gpus": n, "fits": fit.fits, "context": context,
                 "batch": args.batch, "weights_bytes": fit.weight_bytes,
                 "cache_bytes": fit.cache_bytes, "usable_bytes": fit.usable_bytes},
-        "vllm": {"starts": plan.starts, "reason": plan.reason, "tp": args.tp, "pp": args.pp,
+        "vllm": {"release": release.label, "utilization": utilization,
+                 "memory_caveat": plan.memory_caveat,
+                 "starts": plan.starts, "reason": plan.reason, "tp": args.tp, "pp": args.pp,
                  "max_model_len": plan.max_model_len, "weight_bytes": plan.weight_bytes,
                  "activation_bytes_estimate": plan.activation_bytes,
                  "kv_budget_bytes": plan.kv_budget_bytes, "kv_tokens": plan.kv_tokens,
@@ -134,6 +133,8 @@ def report(args):
         "decode": {"context": args.decode_context, "bound": step.bound,
                    "bound_tokens_per_s": step.tokens_per_s_per_user,
                    "expected_tokens_per_s": speed.expected_tokens_per_s,
+                   "expected_band_tokens_per_s": [speed.low_tokens_per_s,
+                                                  speed.high_tokens_per_s],
                    "engine": speed.engine, "label": speed.label},
         "training": {"seq_len": args.train_seq, "micro_batch": args.micro_batch,
                      "precision": args.precision, "optimizer": args.optimizer,
@@ -173,14 +174,18 @@ def render(r):
         f"{f['gpu']}: weights {_gib(f['weights_bytes'])} + cache {_gib(f['cache_bytes'])} of "
         f"{_gib(f['usable_bytes'])} usable (idealised: {f['batch']} x {f['context']:,} "
         "tokens, a runtime reserve kept)",
-        f"  vLLM plan        TP={v['tp']} PP={v['pp']}, max_model_len {v['max_model_len']:,}: "
+        f"  vLLM plan        {v['release']}, TP={v['tp']} PP={v['pp']}, utilization "
+        f"{v['utilization']:g}, max_model_len {v['max_model_len']:,}"
+        + (f" ({v['memory_caveat']})" if v["memory_caveat"] else "") + ": "
         + (f"starts; per GPU weights {_gib(v['weight_bytes'])}, activations "
            f"~{_gib(v['activation_bytes_estimate'])} (estimate), KV {_gib(v['kv_budget_bytes'])}"
            f" = {v['kv_tokens']:,} tokens, {v['max_concurrency']:.2f}x concurrency"
            if v["starts"] else f"would not start: {v['reason']}"),
         f"  decode           at {d['context']:,} tokens, batch 1: bound "
         f"{d['bound_tokens_per_s']:,.0f} tokens/s ({d['bound']}-bound); expect "
-        f"~{d['expected_tokens_per_s']:,.0f} tokens/s with {d['engine']} ({d['label']})",
+        f"~{d['expected_tokens_per_s']:,.0f} tokens/s with {d['engine']} "
+        f"({d['expected_band_tokens_per_s'][0]:,.0f}-{d['expected_band_tokens_per_s'][1]:,.0f}; "
+        f"{d['label']})",
         f"  training         {t['precision']}, {t['optimizer']}, ZeRO-{t['zero_stage']} over "
         f"{t['gpus']} x {t['gpu']}, {t['seq_len']:,} x {t['micro_batch']} tokens, recompute "
         f"{t['recompute']}: {t['verdict']}",

@@ -39,7 +39,10 @@ def test_a_zoo_model_in_lines_a_reader_reads():
     assert labels == ["parameters", "KV", "weights", "fit", "vLLM", "decode", "training"]
     plan = lc.vllm_plan(cfg, "H100", tensor_parallel_size=2, max_model_len=32768)
     assert f"= {plan.kv_tokens:,} tokens" in lines[5] and "TP=2" in lines[5]
-    assert "(typical, not exact)" in lines[6] and "bound" in lines[6]
+    assert plan.release.label in lines[5]            # the release the plan follows, named
+    speed = lc.expected_decode_speed(cfg, "H100", tensor_parallel_size=2)
+    assert speed.label in lines[6] and "bound" in lines[6]
+    assert f"{speed.low_tokens_per_s:,.0f}-{speed.high_tokens_per_s:,.0f}" in lines[6]
 
 
 def test_json_has_the_engine_numbers():
@@ -103,20 +106,23 @@ def test_a_hub_id_with_its_checkpoint(hub, tmp_path):
     assert json.loads(rev.stdout)["model"] == "Qwen/Qwen3-0.6B@main"
 
 
-def test_vllm_version_is_passed_through_only_when_given(monkeypatch, capsys):
-    from llmcourse import cli, serving
-    seen = []
-    real = serving.vllm_plan
-
-    def spy(cfg, gpu, *a, vllm_version=None, **kw):
-        seen.append(vllm_version)
-        return real(cfg, gpu, *a, **kw)
-
-    monkeypatch.setattr(serving, "vllm_plan", spy)
-    assert cli.main(["Qwen3-0.6B", "--context", "4096"]) == 0
-    assert cli.main(["Qwen3-0.6B", "--context", "4096", "--vllm-version", "0.11.0"]) == 0
-    assert seen == [None, "0.11.0"]
-    capsys.readouterr()
+def test_the_release_is_todays_unless_named(capsys):
+    """By default the plan follows the newest vLLM the course models, at that release's own
+    gpu_memory_utilization; --vllm-version 0.11 gives 0.11's budget; an unmodelled release
+    is one line on stderr and exit 2."""
+    from llmcourse import cli
+    cfg = lc.load_model("Llama-3.1-8B")
+    for extra, release in (((), None), (("--vllm-version", "0.11"), "0.11")):
+        assert cli.main(["Llama-3.1-8B", "--context", "16000", "--json", *extra]) == 0
+        r = json.loads(capsys.readouterr().out)
+        plan = lc.vllm_plan(cfg, "H100", max_model_len=16000, vllm_version=release)
+        assert r["vllm"]["kv_tokens"] == plan.kv_tokens
+        assert r["vllm"]["release"] == plan.release.label
+        assert r["vllm"]["utilization"] == plan.release.default_utilization
+    assert r["vllm"]["kv_tokens"] == 421_200          # 0.11's budget, as its log shows
+    assert cli.main(["Llama-3.1-8B", "--vllm-version", "0.15"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "vllm_version" in err
 
 
 def test_the_console_script_is_the_same_command():
