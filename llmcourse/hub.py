@@ -618,7 +618,13 @@ def _hub_tensors(repo_id, revision, token):
     return tensors, total, files
 
 
-def checkpoint_report(model, revision=None, token=None):
+# the safetensors header of Qwen3-0.6B's checkpoint (a header-only file: no weights), as the
+# widely shared listing of its 311 tensors gives it; lesson 8 reads it offline
+EXAMPLE_CHECKPOINT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                                  "checkpoint_headers", "Qwen3-0.6B")
+
+
+def checkpoint_report(model, revision=None, token=None, config=None):
     """The checkpoint's own sizes beside the engine's, without downloading weights.
 
     ``model``: a Hub id (``"owner/name"``, ``"owner/name@revision"``) or a local
@@ -626,11 +632,17 @@ def checkpoint_report(model, revision=None, token=None):
     byte spans; a sharded checkpoint's ``model.safetensors.index.json`` for its
     ``metadata.total_size`` too) and returns a :class:`CheckpointReport`: bytes and
     values by part beside ``lc.stored_weights(cfg, "as shipped")`` and
-    ``lc.param_count(cfg)``, each difference explained by the tensors that make it."""
+    ``lc.param_count(cfg)``, each difference explained by the tensors that make it.
+    ``config``: for a folder without its ``config.json``, the model's config (a zoo name,
+    a path, a dict); e.g. ``checkpoint_report(EXAMPLE_CHECKPOINT, config="Qwen3-0.6B")``."""
     if isinstance(model, (str, os.PathLike)) and os.path.isdir(model):
         from .config import from_hf_config
         folder = os.fspath(model)
-        cfg = from_hf_config(folder)
+        if config is not None:
+            from .zoo import as_config
+            cfg = as_config(config)
+        else:
+            cfg = from_hf_config(folder)
         tensors, total, files = _local_tensors(folder)
         return compare_checkpoint(cfg, tensors, total, _source(files, total), model=cfg.name)
     if not isinstance(model, str) or not is_hub_id(model):

@@ -133,3 +133,24 @@ def test_a_folder_without_weights_is_one_line(tmp_path):
         lc.checkpoint_report(tmp_path)
     assert str(e.value) == (f"checkpoint: {tmp_path} holds no model.safetensors or "
                             "model.safetensors.index.json")
+
+
+def test_the_example_checkpoint_lesson_8_reads_offline():
+    """Lesson 8 reads Qwen3-0.6B's checkpoint header from the package (no network): the same
+    header the Hub tests serve, and the report names the tied lm_head the file stores twice."""
+    import json
+    import struct
+    from pathlib import Path
+
+    from llmcourse.hub import EXAMPLE_CHECKPOINT
+    raw = (Path(EXAMPLE_CHECKPOINT) / "model.safetensors").read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    assert len(raw) == 8 + n                       # a header only: no weights shipped
+    served = Path(__file__).parent / "fixtures/hub/Qwen/Qwen3-0.6B/model.safetensors.header.json"
+    assert json.loads(raw[8:]) == json.loads(served.read_text())
+    report = lc.checkpoint_report(EXAMPLE_CHECKPOINT, config="Qwen3-0.6B")
+    cfg = lc.load_model("Qwen3-0.6B")
+    assert report.tensor_count == 311
+    assert report.parts["language_model"].values - lc.param_count(cfg).total \
+        == cfg.vocab_size * cfg.hidden_size
+    assert "lm_head.weight" in str(report) and "tied head stored a second time" in str(report)
