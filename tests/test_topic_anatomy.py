@@ -71,14 +71,6 @@ def test_every_zoo_model_draws(ex):
         assert ex.value("total") == lc.param_count(lc.load_model(name)).total
 
 
-def test_redraw_is_fast(ex):
-    import statistics
-    times = []
-    for i in range(20):
-        ex.set(layer=i % 28)
-        times.append(ex.last_seconds)
-    assert statistics.median(times) < 0.25  # generous for loaded CI; the bench checks 50 ms
-
 
 @pytest.mark.parametrize("make", [
     lambda: lc.plots.layer_components(lc.load_model("Llama-3.2-3B"), 0),

@@ -99,14 +99,6 @@ def test_model_change_resets_controls(ex):
         assert ex.error == "", (name, ex.error)
 
 
-def test_redraw_is_fast(ex):
-    import statistics
-    times = []
-    for i in range(20):
-        ex.set(num_key_value_heads=[1, 2, 4, 8][i % 4])
-        times.append(ex.last_seconds)
-    assert statistics.median(times) < 0.25  # generous for loaded CI; the bench checks 50 ms
-
 
 @pytest.mark.parametrize("make", [
     lambda: lc.plots.attention_params_vs_heads(lc.load_model("Meta-Llama-3-8B")),
