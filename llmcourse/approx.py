@@ -1,4 +1,4 @@
-"""Rules of thumb and the small computations behind lessons 4 and 5's tables,
+"""Rules of thumb and the small computations behind lessons 6 and 7's tables,
 widgets and figures.
 
 The lessons derive these formulas in their own cells for one model, then check

@@ -107,7 +107,7 @@ def test_table_file_is_plain_json_with_sources():
         assert all(math.isfinite(v) and v > 0 for v in r["peak_flops"].values())
 
 
-# --- runtime memory and the GPUs of 2026 (issue #31) -------------------------------------
+# --- runtime memory and the GPUs of 2026 -------------------------------------
 
 # what the runtime reports, as the cited logs and device queries print it (GiB = 2^30 B)
 RUNTIME_GIB = {"H100 SXM 80GB": 79.18,    # vLLM: "total_gpu_memory (79.18GiB)"

@@ -1,4 +1,4 @@
-"""Lesson 07's fit-and-speed figure: one meaning per colour (review issue 22). The left
+"""The fit-and-speed figure (lesson 9's appendix): one meaning per colour. The left
 panel's bars (weights, KV cache, reserve) and the right panel's speed lines must not
 share a colour."""
 

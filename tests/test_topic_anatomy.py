@@ -148,7 +148,7 @@ def test_layer_kind_names_the_mlp_each_family_has():
 
 
 def test_widgets_hold_widgets_only():
-    """Presentation tables live in lc.tables (issue 13 item 3), not in lc.widgets."""
+    """Presentation tables live in lc.tables, not in lc.widgets."""
     for name in ("decoder_trace", "layer_view", "weight_listing", "top_tensors",
                  "tied_count_table", "head_dim_table", "seed000_table", "mha_split_table"):
         assert not hasattr(lc.widgets, name), name

@@ -377,7 +377,7 @@ def test_exercise_answers_are_what_the_lab_shows():
     assert lab.value("flops_decode") > lab.value("flops_prefill")  # whatif-4's premise
 
 
-# --- issue 9 and 16: what a curious reader types ----------------------------------------
+# --- what a curious reader types ----------------------------------------
 
 def test_derived_head_dim_follows_and_a_typed_value_is_a_choice():
     lab = whatif_lab("Meta-Llama-3-8B")       # no head_dim in its config: 4096 / 32 = 128

@@ -46,8 +46,8 @@ def test_each_changed_term_names_its_pr():
     assert not old.cuda_graph_in_budget and cur.cuda_graph_in_budget
 
 
-def test_the_sampler_change_on_llama_3_1_8b_as_the_issue_states_it():
-    # issue #31: "about 14 B per logit instead of the PyTorch sort's 38, so Llama-3.1-8B on
+def test_the_sampler_change_on_llama_3_1_8b_as_the_systems_review_measured_it():
+    # the systems review's figure: "about 14 B per logit instead of the PyTorch sort's 38, so Llama-3.1-8B on
     # one H100 profiles at 1.79 GiB, not 4.73 (445,248 KV tokens, not 421,200)"
     torch_peak = profile_peak("Llama-3.1-8B", 8192, 1024, sampler="pytorch")
     fi_peak = profile_peak("Llama-3.1-8B", 8192, 1024, sampler="flashinfer")

@@ -94,8 +94,8 @@ def census(cfg, formatted=True):
 
 from .anatomy import *  # noqa: E402,F401,F403  (lesson 0's tables)
 from .heads import *  # noqa: E402,F401,F403  (lesson 1's tables)
-from .kvcache import *  # noqa: E402,F401,F403  (lesson 02 tables)
-from .ffn import *  # noqa: E402,F401,F403  (lesson 03 tables)
-from .depth import *  # noqa: E402,F401,F403  (lesson 4's tables)
-from .moe import *  # noqa: E402,F401,F403  (lesson 5's tables)
-from .inference import gpu_table, limits_table, weights_table  # noqa: E402,F401  (lesson 07)
+from .kvcache import *  # noqa: E402,F401,F403  (lessons 2-4's tables)
+from .ffn import *  # noqa: E402,F401,F403  (lesson 5's tables)
+from .depth import *  # noqa: E402,F401,F403  (lesson 6's tables)
+from .moe import *  # noqa: E402,F401,F403  (lesson 7's tables)
+from .inference import gpu_table, limits_table, weights_table  # noqa: E402,F401  (lesson 9 and its appendix)

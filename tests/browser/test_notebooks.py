@@ -255,7 +255,7 @@ def test_notebook_as_lecture(spec, request, voila_root, projector_page):
 
 
 def test_whatif_lab_answers_a_billion_layers_within_a_second(lab, lab_root, lab_page):
-    """Issue 16, as a reader would try it: type 1,000,000,000 into the lab's layers box
+    """As a reader would try it: type 1,000,000,000 into the lab's layers box
     and the exact answer is on the page within a second; type 32 and the table and the
     figure are back within a second."""
     from playwright.sync_api import expect
