@@ -244,7 +244,7 @@ def _hyper_connection_terms(cfg, s, b, act, combine=True):
 def _qwen4_terms(cfg, kind, s, b, act, attention, tp):
     """Per-token bytes Qwen4-Exp (qwen4_exp_text) saves beyond Gated DeltaNet, gated
     attention and the MoE block, as transformers' PyTorch code runs it (CPU measurements,
-    ``benchmarks/measure_activations_2026_more.py``):
+    ``measurements/saved_activations_hybrid.py``):
 
     - two hyper-connections a layer (:func:`_hyper_connection_terms`), no layer norms;
     - the per-layer n-gram embedding (``ple``, where ``kind.ple``): the int64 hashed n-gram
@@ -287,7 +287,7 @@ def _longcat_layer_terms(cfg, s, is_moe, act, tp):
     two, which :mod:`llmcourse.architectures` lists as two layer groups): an MLA block and
     a dense gated MLP behind its own pair of RMSNorms; the first (``is_moe``) also feeds
     its MLP input to the layer's MoE block. Measured on CPU
-    (``benchmarks/measure_activations_2026_more.py``):
+    (``measurements/saved_activations_hybrid.py``):
 
     - each MLA block: its input, the q and kv latents' RMSNorms (fp32 input, rstd,
       normalized; the kv norm's fp32 input is a view of the whole kv_a output, k_pe
@@ -368,7 +368,7 @@ def _v4_hyper_connection(cfg, s, b, act, head=False):
 
 def _deepseek_v4_terms(cfg, kind, s, b, act, tp, attention, frozen=False):
     """Per-token bytes one DeepSeek-V4 layer saves, as transformers' PyTorch code runs it
-    (eager attention, the only one it offers; CPU, ``benchmarks/measure_activations_2026.py``):
+    (eager attention, the only one it offers; CPU, ``measurements/saved_activations_hybrid.py``):
     exact to the byte in fp32 and bf16 for one sequence and for several.
 
     - two hyper-connections (:func:`_v4_hyper_connection`), one around attention, one
@@ -476,13 +476,13 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False, attention="flash"
     and C instead), dt, the chunk matrices (L, C B^T, their product: chunk_size x
     chunk_size per head), one state per chunk, and the gated RMSNorm; equal to what
     PyTorch saves in every measured setting (fp32 and bf16, one or two sequences,
-    ``tests/test_training_2026.py`` and ``tests/test_training_2026_more.py``).
+    ``tests/test_training_hybrid_layers.py`` and ``tests/test_training_hybrid_layers.py``).
 
     **Gated DeltaNet** (Qwen3.5's ``linear_attention``): what transformers' PyTorch code
     saves (``torch_chunk_gated_delta_rule``, the path that runs without
     flash-linear-attention, e.g. on a CPU), exactly for one sequence padded to two or
     more chunks, within 3% otherwise (PyTorch's matmuls then copy a few operands
-    differently; ``tests/test_training_2026.py``):
+    differently; ``tests/test_training_hybrid_layers.py``):
     the q, k, v projection (the short convolution's input) and the convolution's output,
     padded by ``kernel - 1`` positions per sequence; the gates (beta; the decay's input
     and softplus in fp32); q and k in fp32, l2-normalized; the chunked recurrence, in
@@ -595,7 +595,7 @@ def _gemma4_norm(w, rows, act, s, b):
 def _gemma4_terms(cfg, kind, tensors, s, b, act, tp, attention):
     """Per-token bytes of one Gemma 4 layer's attention, norms and per-layer-embedding
     gate, as transformers' ``Gemma4TextDecoderLayer`` saves them (exact on CPU, fp32 and
-    bf16, SDPA and eager; ``tests/test_training_2026.py``):
+    bf16, SDPA and eager; ``tests/test_training_hybrid_layers.py``):
 
     * every norm (four of the hidden width, five with per-layer embeddings; q_norm and
       k_norm per head): :func:`_gemma4_norm`; v_norm has no scale, so only its fp32 input
@@ -709,7 +709,7 @@ def _mla_terms(cfg, kind, s, b, act, tp, attention, indexer=False):
     PyTorch's SDPA runs that masked MLA (q and v of different widths) in its math
     kernel, which keeps what eager keeps in fp32 (s x s probabilities; in bf16 fp32
     copies of q, k and v): a GPU kernel does not, so ``attention="flash"`` counts the
-    kernel's q, k, v, output and log-sum-exp (``tests/test_training_2026.py``)."""
+    kernel's q, k, v, output and log-sum-exp (``tests/test_training_hybrid_layers.py``)."""
     f32 = 4
     nh = _cdiv(cfg.num_attention_heads, tp)
     nope, rope, vd = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
@@ -733,7 +733,7 @@ def _kda_terms(cfg, s, b, act, tp):
     """Per-token bytes of Kimi Delta Attention (Kimi-Linear's ``linear_attention`` layers)
     as transformers' PyTorch reference saves them (``chunk_kimi_delta_attention``, the path
     that runs without flash-linear-attention, e.g. on a CPU): an **estimate** from the
-    tensors it saves, within a few percent (``tests/test_training_2026.py``).
+    tensors it saves, within a few percent (``tests/test_training_hybrid_layers.py``).
 
     Per token: the stacked q, k, v short convolution's input; the low-rank forget and
     output gates' inner values and beta; the forget gate's softplus (its where-mask, exp

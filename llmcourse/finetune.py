@@ -12,7 +12,7 @@
   base and the adapters, the loss's gradients at the start of backward (with gradient
   checkpointing, the larger of that and the last layer's recomputation). The saved
   tensors follow what PyTorch saves in a ``peft`` LoRA step (measured on CPU,
-  ``benchmarks/measure_lora.py``): a frozen matmul keeps no input (no weight gradient),
+  ``measurements/lora_step.py``): a frozen matmul keeps no input (no weight gradient),
   a frozen norm no normalized value; each adapter keeps its own fp32 copy of its input
   and its fp32 ``A`` output (and, with dropout, its mask); nothing before the first
   adapter needs a gradient, so the first layer's input norm keeps nothing.
@@ -220,7 +220,7 @@ def _lora_activations(cfg, s, b, r, target_modules, recompute, attention, lora_d
 def _lora_recomputed_layer(cfg, tensors, is_moe, lt, per_layer, ad, r, mask, tokens):
     """Bytes one frozen layer with adapters ``ad`` adds while it is recomputed and
     backpropagated (``torch.utils.checkpoint``, use_reentrant=False), measured on CPU
-    (``benchmarks/measure_lora.py``): the larger of two moments.
+    (``measurements/lora_step.py``): the larger of two moments.
 
     * The MLP's backward (:func:`~llmcourse.training._recomputed_layer` with
       ``frozen=True``): the layer's saved tensors and the MLP's input gradients (a gated
@@ -271,7 +271,7 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
       ``B`` keeps); with ``lora_dropout`` > 0 also the dropout mask, 1 B per input value
       on a GPU (a bool mask), 4 on CPU (``device="cpu"``: the fp32 noise). The first
       layer's input norm keeps nothing (no gradient flows into a frozen embedding).
-      Measured on CPU (``benchmarks/measure_lora.py``, recompute ``"none"``): equal to
+      Measured on CPU (``measurements/lora_step.py``, recompute ``"none"``): equal to
       the bytes PyTorch saves for Llama and Qwen3 (attention-only and all-linear), and
       for Qwen3-MoE and Mixtral (attention-only). ``recompute="full"`` (gradient
       checkpointing) keeps each layer's bf16 input and the rotary tables, which each
@@ -290,7 +290,7 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
     layer's recomputation, while every checkpoint is still held (the loss's and the final
     norm's tensors freed, the bf16 gradient between layers, that layer's saved tensors and
     its temporaries: :func:`_lora_recomputed_layer`). ``peak_decided_by`` names the
-    moment. Measured on CPU (10 settings, ``benchmarks/measure_lora.py``): within 0.5%
+    moment. Measured on CPU (10 settings, ``measurements/lora_step.py``): within 0.5%
     of PyTorch's peak, the recomputation deciding it in the tiny models; at a real
     vocabulary (Llama-3.1-8B, 128,256 words) the start of backward decides it.
     """

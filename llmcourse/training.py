@@ -12,13 +12,13 @@ Two kinds of number live here, and the course keeps them apart:
   entry per tensor a Hugging Face ``transformers`` decoder layer saves (its norms, q/k/v, the attention kernel's outputs, the MLP or
   the routed experts). For Llama, Qwen3, Qwen3-MoE and Mixtral (fp32, bf16 and autocast)
   it matches the bytes PyTorch saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
-  (``benchmarks/measure_activations.py``, ``llmcourse/data/activations_measured.json``);
+  (``measurements/saved_activations.py``, ``llmcourse/data/saved_activations.json``);
   a layer that is not softmax attention counts its own mixer's tensors (Qwen3.5's Gated
   DeltaNet exactly as transformers' PyTorch path saves them, Mamba-2 (Nemotron-H, Granite
   4.0) exactly in the measured settings, Kimi Delta Attention within 1%), Gemma 4's layers
   and MLA with DSA's indexer (eager) are counted to the byte
-  (``benchmarks/measure_activations_2026.py``, ``benchmarks/measure_activations_2026_more.py``,
-  ``tests/test_training_2026.py``, ``tests/test_training_2026_more.py``); for the other
+  (``measurements/saved_activations_hybrid.py``, ``tests/test_training_hybrid_layers.py``);
+  for the other
   families the same per-tensor rules are an estimate.
 
 Everything is closed-form arithmetic on the layer groups of
@@ -265,7 +265,7 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
     recomputation (``torch.utils.checkpoint``, use_reentrant=False): everything it saves
     again, less its input (already held as the checkpoint) where the norm keeps that same
     fp32 tensor, plus the largest temporaries of that moment, as measured on CPU
-    (``benchmarks/measure_peak.py``): a dense MLP's backward holds the gradients of the
+    (``measurements/step_peak.py``): a dense MLP's backward holds the gradients of the
     product, of act(gate) and of up beside gate, act and up (2 x intermediate more than
     it saves); a routed-expert block peaks either while it is recomputed (the gradient of
     the k weighted expert outputs, computed before the recomputation starts, and the two
@@ -273,7 +273,7 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
     or in the experts' backward (the gradient of the down projection's input, k x its
     width, and the stacked weight gradient of every expert's down projection).
 
-    ``frozen=True`` (a LoRA base, bf16; measured with ``benchmarks/measure_lora.py``): a
+    ``frozen=True`` (a LoRA base, bf16; measured with ``measurements/lora_step.py``): a
     gated MLP's backward holds the three gradients beside the gate, act and up it saves
     (3 x intermediate more; a plain MLP's, the gradients of the activation's output and
     input beside fc1's output: 2 x, not measured); a routed-expert block has no weight
@@ -514,7 +514,7 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     (``stage``, ``layers``, ``in_flight``) and holds every stage's memory (``stages``).
     Each stage's saved tensors equal, to the byte, what PyTorch saves when a small Llama
     or Qwen3 is run stage by stage in the schedule's order on CPU
-    (``benchmarks/measure_pipeline.py``, ``tests/test_training_pipeline.py``).
+    (``measurements/pipeline_stages.py``, ``tests/test_training_pipeline.py``).
     DeepSpeed's pipeline engine allows ZeRO-1 at most; Megatron-LM pairs its pipeline
     with a distributed optimizer (ZeRO-1); torchtitan combines it with FSDP2: the engine
     computes any of them, the reader picks what their tool allows.
@@ -525,7 +525,7 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     tokens at a time, each chunk under ``torch.utils.checkpoint`` (the idea behind
     Liger Kernel's fused linear cross-entropy): no logits are kept, and the backward
     recomputes one chunk at a time, holding 12 B per logit of the chunk plus the
-    chunk's lm_head weight gradient (measured on CPU, ``benchmarks/measure_peak.py``).
+    chunk's lm_head weight gradient (measured on CPU, ``measurements/step_peak.py``).
 
     Not included: collective and pipeline send/receive buffers, interleaved (virtual)
     pipeline stages; the CUDA context and the allocator's fragmentation are what
@@ -681,7 +681,7 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
         # the final norm's are freed; the checkpoints, the token ids, the rotary tables
         # (held by each checkpoint's recompute closure) and the returned logits stay, and
         # the gradient of the hidden states flows from layer to layer (measured on CPU:
-        # benchmarks/measure_peak.py's timeline)
+        # measurements/step_peak.py's timeline)
         res = 4 if act == 4 or amp else act      # the residual stream's dtype
         # (under autocast also the lm_head's bf16 weight copy: the layers' own are made
         # again when they are recomputed)
@@ -839,35 +839,29 @@ def korthikanti_activation_bytes(cfg, seq_len, micro_batch=1, flash=False, bytes
     return int(cfg.num_hidden_layers * per_layer * bytes_per_value / 2)
 
 
-def measured_peaks():
-    """The stored peak measurements (``llmcourse/data/peak_measured.json``, written by
-    ``benchmarks/measure_peak.py`` on CPU): bytes above the states at the end of the
-    forward, at the peak of forward + backward, and during the optimizer step."""
+def stored_measurement(name):
+    """One stored CPU measurement the package ships (``llmcourse/data/<name>.json``, written
+    by ``python -m measurements ...``): ``"saved_activations"``,
+    ``"saved_activations_hybrid"`` or ``"step_peaks"``."""
     import json
     import os
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "peak_measured.json")
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", f"{name}.json")
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
+
+
+def measured_peaks():
+    """The stored peak measurements (``llmcourse/data/step_peaks.json``, written by
+    ``measurements/step_peak.py`` on CPU): bytes above the states at the end of the
+    forward, at the peak of forward + backward, and during the optimizer step."""
+    return stored_measurement("step_peaks")
 
 
 def measured_activations():
-    """The stored measurements (``llmcourse/data/activations_measured.json``, written
-    by ``benchmarks/measure_activations.py`` on CPU): a dict with the torch and
+    """The stored measurements (``llmcourse/data/saved_activations.json``, written
+    by ``measurements/saved_activations.py`` on CPU): a dict with the torch and
     transformers versions, the small models' configs and one row per setting."""
-    import json
-    import os
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
-                        "activations_measured.json")
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
-
-
-def _stored(name):
-    import json
-    import os
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", name)
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    return stored_measurement("saved_activations")
 
 
 _ACCURACY = {}
@@ -876,11 +870,10 @@ _ACCURACY = {}
 def activation_accuracy(cfg):
     """How far :func:`training_memory`'s saved tensors can be trusted for ``cfg``'s
     family, in words, from the stored CPU measurements of small models of the family
-    (``llmcourse/data/activations_measured.json``, ``activations_measured_2026.json`` and
-    ``activations_measured_2026_more.json``):
+    (``llmcourse/data/saved_activations.json`` and ``saved_activations_hybrid.json``):
     ``"measured: equal to PyTorch's saved bytes"``, ``"estimate: measured X% to Y% off"``
     (the engine against every stored row of the family), or ``"estimate: not measured
-    for <type>"``. The 2026 linear mixers are counted as transformers' reference PyTorch
+    for <type>"``. The linear mixers are counted as transformers' reference PyTorch
     code saves them; a fused GPU kernel saves less."""
     cfg = as_config(cfg)
     mt = cfg.model_type
@@ -889,8 +882,7 @@ def activation_accuracy(cfg):
         return _ACCURACY[key]
     from .config import from_hf_config
     errors, with_experts = [], False
-    for data in (measured_activations(), _stored("activations_measured_2026.json"),
-                 _stored("activations_measured_2026_more.json")):
+    for data in (measured_activations(), stored_measurement("saved_activations_hybrid")):
         for r in data["rows"]:
             model = data["models"][r["model"]]
             if model["model_type"] != mt and model.get("text_config", {}).get("model_type") != mt:

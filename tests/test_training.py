@@ -1,8 +1,6 @@
 """The training-memory and training-FLOPs engine, against hand arithmetic and the
 published bytes-per-parameter conventions (PyTorch checks: test_training_torch.py)."""
 
-import json
-import os
 import time
 
 import pytest
@@ -176,11 +174,9 @@ def test_every_zoo_model_has_an_estimate(zoo_name):
 
 
 def test_stored_measurements_equal_the_engine():
-    """Every stored measurement (benchmarks/measure_activations.py on CPU) equals the
+    """Every stored measurement (measurements/saved_activations.py on CPU) equals the
     engine's count of the bytes saved for backward, to the byte."""
-    path = os.path.join(os.path.dirname(lc.__file__), "data", "activations_measured.json")
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+    data = lc.training.measured_activations()
     assert data["device"] == "CPU" and data["rows"]
     for r in data["rows"]:
         cfg = lc.from_hf_config(data["models"][r["model"]])
@@ -306,7 +302,7 @@ def test_context_parallelism_is_a_shorter_sequence_per_gpu_with_flash():
 
 def test_activation_accuracy_says_measured_estimate_or_not_measured():
     from llmcourse.training import activation_accuracy
-    # the four families measured to the byte (benchmarks/measure_activations.py)
+    # the four families measured to the byte (measurements/saved_activations.py)
     for name in ("Llama-3.1-8B", "Qwen3-8B", "Qwen3-30B-A3B", "Mixtral-8x7B-v0.1"):
         assert activation_accuracy(name).startswith("measured: equal to PyTorch's saved bytes")
     # measured and modelled: Qwen3.5 within 3%, Nemotron-H within 4.5%
@@ -316,7 +312,7 @@ def test_activation_accuracy_says_measured_estimate_or_not_measured():
         # Nemotron-H: its Mamba-2 blocks are exact now; its grouped-router MoE block is not
         # (+15% in fp32), which the old Mamba-2 error used to offset: +4% in all
         assert words.startswith("estimate: ") and -3 <= lo <= hi <= 4.5, words
-    # Gemma 4's layers counted to the byte (benchmarks/measure_activations_2026.py)
+    # Gemma 4's layers counted to the byte (measurements/saved_activations_hybrid.py)
     assert activation_accuracy("gemma-4-31B").startswith("measured: equal to PyTorch's saved")
     # ... but the small Gemma 4s measured had no experts: the 26B-A4B's are not vouched for
     assert activation_accuracy("gemma-4-26B-A4B").startswith(

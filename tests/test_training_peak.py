@@ -1,9 +1,7 @@
-"""The peak of a training step, against PyTorch on CPU (benchmarks/measure_peak.py):
+"""The peak of a training step, against PyTorch on CPU (measurements/step_peak.py):
 the saved tensors plus the loss's fp32 gradients at the start of backward, the
 optimizer step's temporaries, and the fit verdict with lesson 07's reserve."""
 
-import os
-import sys
 
 import pytest
 import torch
@@ -13,10 +11,9 @@ from llmcourse.counts import param_count
 from llmcourse.training import (RESERVE_FRACTION, fewest_gpus, fit_verdict, measured_peaks,
                                 training_memory, usable_bytes)
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "benchmarks"))
-import measure_activations as M  # noqa: E402
-import measure_peak as P  # noqa: E402
+import stored_rows  # noqa: F401  (puts the repository root on sys.path)
+from measurements import saved_activations as M  # noqa: E402
+from measurements import step_peak as P  # noqa: E402
 
 DATA = measured_peaks()
 

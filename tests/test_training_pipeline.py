@@ -138,11 +138,9 @@ def test_bad_pipeline_settings_are_one_line_errors(kw, field):
     ("qwen3 (QK-norm, head_dim 64)", 4, 4, 6, "1f1b"),  # tied head, one layer per stage
 ])
 def test_each_stage_saves_what_pytorch_saves_under_the_schedule(model, layers, pp, m, kind):
-    import os
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    from benchmarks.measure_activations import MODELS
-    from benchmarks.measure_pipeline import measure
+    import stored_rows  # noqa: F401  (puts the repository root on sys.path)
+    from measurements.pipeline_stages import measure
+    from measurements.saved_activations import MODELS
     config = dict(MODELS[model], num_hidden_layers=layers)
     measured = measure(config, pp, m, 2, 64, kind)
     mem = training_memory(lc.from_hf_config(config), 64, 2, precision="fp32", pp=pp,

@@ -1,18 +1,14 @@
 """Training memory against PyTorch itself (CPU): the bytes of weights, grads and
 optimizer state after one real AdamW step, and the bytes autograd saves for backward."""
 
-import os
-import sys
-
 import pytest
 import torch
 
 import llmcourse as lc
 from llmcourse.training import training_memory
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "benchmarks"))
-import measure_activations as M  # noqa: E402  (the script that wrote the stored data)
+import stored_rows  # noqa: F401  (puts the repository root on sys.path)
+from measurements import saved_activations as M  # noqa: E402  (the script that wrote the stored data)
 
 # small random configs of zoo families (a tied embedding, QK-norm, biases, GQA, MoE)
 SMALL = {
@@ -55,7 +51,7 @@ def test_fp32_states_equal_what_pytorch_holds(name, optimizer):
 
 
 # One small case per family and attention kernel, re-measured now. The stored data
-# (llmcourse/data/activations_measured.json, 64 settings) matches the engine to the
+# (llmcourse/data/saved_activations.json, 64 settings) matches the engine to the
 # byte, so the tolerance is zero: any difference means PyTorch or transformers changed
 # what they save, and the lesson's table must be measured again.
 CASES = [("llama (GQA 8:2, SwiGLU)", "sdpa", "fp32", 2, 64),

@@ -15,21 +15,17 @@ A stage's forward receives the previous stage's output detached (what a pipeline
 receives over the wire) and its backward sends the input's gradient back. Every tensor
 autograd saves during a stage's forward of a micro-batch is recorded through
 ``torch.autograd.graph.saved_tensors_hooks`` (each storage once, weights left out, as
-``benchmarks/measure_activations.py`` does) and released when that micro-batch's
+``measurements/saved_activations.py`` does) and released when that micro-batch's
 backward on that stage has run. The result is, per stage, the most bytes saved at once:
 what ``training_memory(..., pp=pp, pp_schedule=..., num_micro_batches=m)`` counts as
 that stage's saved tensors. ``tests/test_training_pipeline.py`` runs it.
 
-    python benchmarks/measure_pipeline.py      # prints one measurement
+    python -m measurements pipeline-stages      # prints one measurement
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchmarks.measure_activations import build  # noqa: E402
+from .common import build
 
 
 def schedule(pp, m, kind):
@@ -125,8 +121,8 @@ def measure(config, pp, m, batch, seq_len, kind="1f1b"):
     return most
 
 
-if __name__ == "__main__":
-    from benchmarks.measure_activations import MODELS
+def main(argv=()):
+    from .saved_activations import MODELS
     cfg = dict(MODELS["llama (GQA 8:2, SwiGLU)"], num_hidden_layers=4)
     for kind in ("1f1b", "gpipe"):
         print(kind, measure(cfg, 2, 4, 1, 128, kind))

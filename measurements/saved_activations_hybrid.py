@@ -1,14 +1,24 @@
-"""Measure the bytes PyTorch saves for backward in small 2026-family decoders, layer by layer.
+"""The bytes PyTorch saves for backward in small hybrid decoders and new layer kinds, layer by layer.
 
-The same count as ``benchmarks/measure_activations.py`` (its :func:`measure`:
-``torch.autograd.graph.saved_tensors_hooks``, each storage once and only if still held when the forward ends, weights excluded), for
-tiny random configs of the families whose layers are not (only) softmax attention:
-Qwen3.5 (Gated DeltaNet beside gated attention), Nemotron-H (Mamba-2, attention, MLP and
-MoE blocks), Gemma 4 (sliding and full layers of different head widths, KV-shared layers,
-K = V, per-layer embeddings), GLM-5 (MLA with a DSA lightning indexer), Kimi-Linear (Kimi
-Delta Attention beside MLA) and DeepSeek-V4 (compressed attention, hyper-connections, hash
-MoE). Each row also stores ``layers``: the bytes every decoder layer saves, so each layer
-kind is compared on its own.
+The same count as :mod:`measurements.saved_activations` (its :func:`measure`:
+``torch.autograd.graph.saved_tensors_hooks``, each storage once and only if still held when
+the forward ends, weights excluded), for tiny random configs of the families whose layers
+are not (only) softmax attention: Qwen3.5 (Gated DeltaNet beside gated attention),
+Nemotron-H (Mamba-2, attention, MLP and MoE blocks), Gemma 4 (sliding and full layers of
+different head widths, KV-shared layers, K = V, per-layer embeddings), GLM-5 (MLA with a DSA
+lightning indexer), Kimi-Linear (Kimi Delta Attention beside MLA), DeepSeek-V4 (compressed
+attention, hyper-connections, hash MoE), Qwen4-Exp (Gated DeltaNet, indexed attention with a
+query-selection indexer, hyper-connections over hc_count streams, n-gram per-layer
+embeddings with a dilated convolution), Granite 4.0 (Mamba-2, NoPE attention, a shared MLP
+beside optional routed experts), LFM2-MoE (gated short convolutions, QK-norm attention, MoE
+after num_dense_layers) and LongCat-Flash (two MLA sublayers per layer, a shortcut MoE with
+zero-computation experts). Each row also stores ``layers``: the bytes every decoder layer
+saves, so each layer kind is compared on its own.
+
+Only storages still alive when the forward ends count: Qwen4-Exp's indexer runs
+autograd-tracked ops whose result is a boolean mask, so that part of the graph is freed as
+soon as the indexer returns, and a router's indices that feed no gradient are freed at once
+(their address may then be reused by a new tensor).
 
 The linear mixers run transformers' reference PyTorch code on the CPU (the
 ``flash-linear-attention``, ``causal-conv1d`` and ``mamba-ssm`` kernels are CUDA only):
@@ -16,27 +26,24 @@ The linear mixers run transformers' reference PyTorch code on the CPU (the
 ``torch_forward``. What they save is what these measurements hold; a fused kernel saves
 less (it recomputes the chunk matrices in its backward).
 
-    python benchmarks/measure_activations_2026.py   # writes llmcourse/data/activations_measured_2026.json
+    python -m measurements saved-activations-hybrid   # writes llmcourse/data/saved_activations_hybrid.json
+    python -m measurements saved-activations-hybrid deepseek_v4   # those models only, printed
 
-CPU only. ``tests/test_training_2026.py`` compares the engine with the stored rows and
-re-measures one small case per layer kind.
+CPU only. ``tests/test_training_hybrid_layers.py`` compares the engine with the stored rows
+and re-measures one small case per layer kind.
 """
 
 from __future__ import annotations
 
-import os
 import platform
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_activations import ATTENTION, DTYPES, build, write_json  # noqa: E402
-# the count that keeps only storages still held when the forward ends (a router's indices
-# that feed no gradient are freed at once, and their address may be reused)
-from measure_activations_2026_more import measure  # noqa: E402
+from .common import ATTENTION, DTYPES, build, package_file, write_json
+from .saved_activations import measure as count_saved
 
-OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                   "llmcourse", "data", "activations_measured_2026.json")
+__all__ = ["MODELS", "SHAPES", "OUT", "measure", "run", "main"]
+
+OUT = package_file("saved_activations_hybrid.json")
 
 MODELS = {
     "qwen3_5_text (Gated DeltaNet + gated attention)": dict(
@@ -92,6 +99,43 @@ MODELS = {
         layer_types=["sliding_attention", "compressed_sparse_attention",
                      "heavily_compressed_attention"],
         num_hash_layers=1, partial_rotary_factor=0.5, max_position_embeddings=4096),
+    "qwen4_exp_text (Gated DeltaNet, indexed attention, hyper-connections, n-gram PLE)": dict(
+        model_type="qwen4_exp_text", vocab_size=128, hidden_size=64, num_hidden_layers=4,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=16, linear_num_key_heads=2,
+        linear_num_value_heads=4, linear_key_head_dim=8, linear_value_head_dim=12,
+        linear_conv_kernel_dim=4, moe_intermediate_size=16, shared_expert_intermediate_size=24,
+        num_experts=4, num_experts_per_tok=2, hc_count=3, hc_lowrank=5, ple_layer_ids=[2],
+        ple_embed_dim=16, heads_per_ngram=2, ngram_vocab_size_base=50,
+        make_ngram_vocab_size_divisible_by=8, split_ngram_parts=3, ple_conv_kernel_size=3,
+        indexer_n_heads=2, indexer_kv_heads=1, indexer_head_dim=16, indexer_budget=16,
+        indexer_compress_ratio=4, eos_token_id=1, max_position_embeddings=4096),
+    "granitemoehybrid (Mamba-2, NoPE attention, shared MLP)": dict(
+        model_type="granitemoehybrid", vocab_size=128, hidden_size=64, intermediate_size=96,
+        shared_intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, layer_types=["mamba", "attention"], num_local_experts=0,
+        num_experts_per_tok=0, mamba_n_heads=4, mamba_n_groups=2, mamba_d_state=8,
+        mamba_d_conv=4, mamba_chunk_size=32, position_embedding_type="nope",
+        max_position_embeddings=4096, tie_word_embeddings=True),
+    "granitemoehybrid (routed experts beside the shared MLP, RoPE)": dict(
+        model_type="granitemoehybrid", vocab_size=128, hidden_size=64, intermediate_size=16,
+        shared_intermediate_size=24, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, layer_types=["mamba", "attention"], num_local_experts=4,
+        num_experts_per_tok=2, mamba_n_heads=4, mamba_n_groups=2, mamba_d_state=8,
+        mamba_d_conv=4, mamba_chunk_size=32, position_embedding_type="rope",
+        max_position_embeddings=4096, tie_word_embeddings=True),
+    "lfm2_moe (gated short conv, QK-norm attention, MoE after dense layers)": dict(
+        model_type="lfm2_moe", vocab_size=128, hidden_size=64, intermediate_size=96,
+        moe_intermediate_size=16, num_hidden_layers=4, num_attention_heads=4,
+        num_key_value_heads=2, layer_types=["conv", "full_attention", "conv", "full_attention"],
+        num_experts=4, num_experts_per_tok=2, num_dense_layers=2, conv_L_cache=3,
+        max_position_embeddings=4096),
+    "longcat_flash (two MLA sublayers, shortcut MoE, zero experts)": dict(
+        model_type="longcat_flash", vocab_size=128, hidden_size=64, num_layers=2,
+        num_attention_heads=4, num_key_value_heads=4, ffn_hidden_size=96, q_lora_rank=24,
+        kv_lora_rank=16, qk_nope_head_dim=16, qk_rope_head_dim=8, qk_head_dim=24, head_dim=8,
+        v_head_dim=16, n_routed_experts=4, zero_expert_num=2, moe_topk=2,
+        expert_ffn_hidden_size=16, routed_scaling_factor=6.0, max_position_embeddings=4096,
+        tie_word_embeddings=False),
 }
 SHAPES = [(1, 100), (2, 64), (1, 256)]   # (batch, seq_len): one not a multiple of a chunk
 IMPLS = {"sdpa": ("fp32", "bf16"), "eager": ("fp32",)}
@@ -99,18 +143,25 @@ IMPLS = {"sdpa": ("fp32", "bf16"), "eager": ("fp32",)}
 EAGER_ONLY = {"deepseek_v4": {"eager": ("fp32", "bf16")}}
 
 
+def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", model=None,
+            per_layer=True, alive=True, detail=False):
+    """:func:`measurements.saved_activations.measure`, layer by layer (``per_layer``) by default."""
+    return count_saved(config, batch, seq_len, attn_implementation, dtype, model, per_layer,
+                       alive, detail)
+
+
 ABOUT = ("Bytes PyTorch saves for backward in one training forward (with labels) of "
-         "small random-weight 2026-family decoders built with transformers, counted "
-         "with torch.autograd.graph.saved_tensors_hooks, each storage once and only if still "
-         "held when the forward ends, parameters and buffers excluded; 'layers' splits the "
-         "count by decoder layer. Linear mixers run transformers' reference PyTorch code (CPU). "
-         "Written by benchmarks/measure_activations_2026.py.")
+         "small random-weight decoders with hybrid or new layer kinds, built with transformers, "
+         "counted with torch.autograd.graph.saved_tensors_hooks, each storage once and only if "
+         "still held when the forward ends, parameters and buffers excluded; 'layers' splits "
+         "the count by decoder layer. Linear mixers run transformers' reference PyTorch code "
+         "(CPU). Written by measurements/saved_activations_hybrid.py.")
 
 
-def run(models, impls_of, about, out, names=None):
+def run(models, impls_of, about, out, names=None, shapes=SHAPES):
     """Measure every (model, attention, dtype, shape) of ``models`` (``impls_of(config)``:
     ``{attn_implementation: dtypes}``) and write ``out`` (or, with ``names``, only those
-    models, returned and not written). Shared with measure_activations_2026_more.py."""
+    models, returned and not written). Shared with the other per-layer measurements."""
     import torch
     import transformers
     rows, skipped = [], {}
@@ -122,9 +173,8 @@ def run(models, impls_of, about, out, names=None):
             for dtype in dtypes:
                 try:
                     model = build(config, impl, dtype)
-                    for batch, seq_len in SHAPES:
-                        r = measure(config, batch, seq_len, impl, dtype, model=model,
-                                    per_layer=True)
+                    for batch, seq_len in shapes:
+                        r = measure(config, batch, seq_len, impl, dtype, model=model)
                         rows.append(dict(model=name, attn_implementation=impl, dtype=dtype,
                                          batch=batch, seq_len=seq_len, **r))
                         print(f"{name[:40]:40s} {impl:5s} {dtype:4s} b={batch} s={seq_len:4d} "
@@ -151,9 +201,6 @@ def run(models, impls_of, about, out, names=None):
     print(f"wrote {out} ({len(rows)} rows, {data['seconds']} s)")
 
 
-def main(names=None):
-    return run(MODELS, lambda c: EAGER_ONLY.get(c["model_type"], IMPLS), ABOUT, OUT, names)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def main(argv=()):
+    return run(MODELS, lambda c: EAGER_ONLY.get(c["model_type"], IMPLS), ABOUT, OUT,
+               list(argv) or None)

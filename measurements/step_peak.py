@@ -1,6 +1,6 @@
-"""Measure the peak memory of one training step of small decoders on CPU, and store it.
+"""The peak memory of one training step of small decoders on CPU, measured and stored.
 
-For each small model of ``measure_activations.py`` (Llama, Qwen3, Qwen3-MoE, Mixtral),
+For each small model of :mod:`measurements.saved_activations` (Llama, Qwen3, Qwen3-MoE, Mixtral),
 each way of running the forward (``fp32``; ``bf16``: weights and activations in bf16,
 as FSDP/DeepSpeed mixed precision run it; ``amp``: fp32 weights under
 ``torch.autocast(bfloat16)``, as the Hugging Face Trainer's ``bf16=True`` runs it) and a
@@ -23,8 +23,8 @@ counted once per storage until that storage is freed (a ``weakref.finalize`` on 
 views are not new storage. CPU autograd runs the backward on the calling thread, so the
 mode sees it too.
 
-    python benchmarks/measure_peak.py      # writes llmcourse/data/peak_measured.json
-    python benchmarks/measure_peak.py --checkpointed   # only the checkpointed rows
+    python -m measurements step-peak                  # writes llmcourse/data/step_peaks.json
+    python -m measurements step-peak --checkpointed   # only the checkpointed rows
 
 ``checkpointed_rows``: the same step with gradient checkpointing (``recompute="full"``,
 :func:`measure_checkpointed`), with a timeline of the bytes held per phase.
@@ -35,58 +35,15 @@ re-measures one small case.
 
 from __future__ import annotations
 
-import json
-import os
 import platform
-import sys
 import time
-import weakref
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import measure_activations as M  # noqa: E402
+from . import saved_activations as M
+from .common import package_file, read_json, tracker, write_json
 
-OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                   "llmcourse", "data", "peak_measured.json")
+OUT = package_file("step_peaks.json")
 SHAPES = [(1, 128), (2, 256), (1, 1024)]
 MODES = {"fp32": "fp32", "bf16": "bf16-mixed", "amp": "amp-bf16"}   # -> engine precision
-
-
-def _tracker(skip):
-    import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils._pytree import tree_flatten
-
-    class Tracker(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.live, self.cur, self.peak = {}, 0, 0
-            # the timeline: one entry per phase (mark()), the bytes held when it began and
-            # the most held during it
-            self.phases = []
-
-        def mark(self, label):
-            self.phases.append(dict(phase=label, start=self.cur, peak=self.cur))
-
-        def _free(self, key):
-            self.cur -= self.live.pop(key, 0)
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            out = func(*args, **(kwargs or {}))
-            for t in tree_flatten(out)[0]:
-                if isinstance(t, torch.Tensor) and t.device.type == "cpu":
-                    st = t.untyped_storage()
-                    key = st.data_ptr()
-                    if key in self.live or key in skip or st.nbytes() == 0:
-                        continue
-                    self.live[key] = st.nbytes()
-                    self.cur += st.nbytes()
-                    weakref.finalize(st, self._free, key)
-                    self.peak = max(self.peak, self.cur)
-                    if self.phases and self.cur > self.phases[-1]["peak"]:
-                        self.phases[-1]["peak"] = self.cur
-            return out
-
-    return Tracker()
 
 
 def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
@@ -119,7 +76,7 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
     states += [p.grad for p in model.parameters() if p.grad is not None]
     states += [t for st in opt.state.values() for t in st.values() if isinstance(t, torch.Tensor)]
     skip = {t.untyped_storage().data_ptr() for t in states}
-    tr = _tracker(skip)
+    tr = tracker(skip)
     state = {"backward": False}
     handles = _phase_hooks(model, tr, state) if checkpointing else []
     ids = batch_ids()
@@ -139,7 +96,7 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
     result = {"end_of_forward": end_fwd, "peak_fwd_bwd": peak}
     if checkpointing:
         timeline, peak_phase = _timeline(tr.phases, peak)
-    tr = _tracker(skip)
+    tr = tracker(skip)
     with tr:
         opt.step()
     result["peak_step"] = tr.peak
@@ -248,7 +205,7 @@ def measure_chunked(config, batch, seq_len, mode, chunk):
     del loss
     skip = {t.untyped_storage().data_ptr()
             for t in list(model.parameters()) + [p.grad for p in model.parameters()]}
-    tr = _tracker(skip)
+    tr = tracker(skip)
     with tr:
         with amp:
             loss = chunked_loss(model, ids, chunk)
@@ -286,20 +243,19 @@ def store_checkpointed(path, measure_all, about, **extra):
     """``--checkpointed``: measure only the checkpointed rows (``measure_all()``) and put
     them, with ``about`` and ``extra`` fields, into the stored file ``path``."""
     t0 = time.perf_counter()
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+    data = read_json(path)
     data["checkpointed_rows"] = measure_all()
     data["checkpointed_about"] = about
     data["checkpointed_seconds"] = round(time.perf_counter() - t0, 1)
     data.update(extra)
-    M.write_json(path, data)
+    write_json(path, data)
     print(f"wrote {path} ({len(data['checkpointed_rows'])} checkpointed rows)")
 
 
-def main():
+def main(argv=()):
     import torch
     import transformers
-    if "--checkpointed" in sys.argv:   # only the checkpointed rows, into the stored file
+    if "--checkpointed" in argv:   # only the checkpointed rows, into the stored file
         store_checkpointed(OUT, measure_all_checkpointed, CHECKPOINTED_ABOUT)
         return
     rows = []
@@ -327,7 +283,7 @@ def main():
                    "fp32; bf16: model.to(torch.bfloat16) (FSDP/DeepSpeed pure bf16 forward); "
                    "amp: fp32 weights under torch.autocast('cpu', torch.bfloat16) (Hugging "
                    "Face Trainer bf16=True). attn_implementation sdpa. Written by "
-                   "benchmarks/measure_peak.py."),
+                   "measurements/step_peak.py."),
         "device": f"CPU ({platform.machine()}, {platform.system()})",
         "torch": torch.__version__,
         "transformers": transformers.__version__,
@@ -340,9 +296,6 @@ def main():
         "checkpointed_rows": checkpointed,
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    M.write_json(OUT, data)
+    write_json(OUT, data)
     print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
 
-
-if __name__ == "__main__":
-    sys.exit(main())
