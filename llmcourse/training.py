@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .activations import _cdiv, _global_terms, _layer_terms, _mlp_width
+from .activations import TERM_LABELS, cdiv, global_terms, layer_terms, mlp_width, term_label
 from .architectures import global_tensors, layer_groups
 from .config import ConfigError
 from .counts import flops_per_token, param_count
@@ -91,7 +91,7 @@ MAX_TOKENS = 2**40   # seq_len, micro_batch: far above any real run
 MAX_GPUS = 2**24
 
 
-def _int(name, v, lo=1, hi=MAX_TOKENS):
+def check_int(name, v, lo=1, hi=MAX_TOKENS):
     if isinstance(v, bool) or not isinstance(v, int):
         raise ConfigError(f"{name}: must be a whole number (got {v!r})")
     if v < lo:
@@ -101,7 +101,7 @@ def _int(name, v, lo=1, hi=MAX_TOKENS):
     return v
 
 
-def _choice(name, v, options):
+def check_choice(name, v, options):
     if v not in options:
         raise ConfigError(f"{name}: must be one of {', '.join(map(str, options))} (got {v!r})")
     return v
@@ -119,8 +119,8 @@ def bytes_per_param(precision="bf16-mixed", optimizer="adamw"):
     fp32 grads, 20 with an fp32 accumulation buffer, 10 for bf16-mixed with 8-bit
     AdamW. Per-tensor extras (AdamW's step counters, 8-bit scales) are left out here;
     :func:`training_memory` counts them."""
-    p = PRECISIONS[_choice("precision", precision, tuple(PRECISIONS))]
-    o = OPTIMIZERS[_choice("optimizer", optimizer, tuple(OPTIMIZERS))][0]
+    p = PRECISIONS[check_choice("precision", precision, tuple(PRECISIONS))]
+    o = OPTIMIZERS[check_choice("optimizer", optimizer, tuple(OPTIMIZERS))][0]
     return p["param"] + p["grad"] + p["accum"] + p["master"] + o
 
 
@@ -138,7 +138,7 @@ def _optimizer_state_bytes(sizes, optimizer):
         if numel < MIN_8BIT_SIZE:
             total += count * 8 * numel           # kept in fp32 by bitsandbytes
         else:
-            total += count * (2 * numel + 2 * 4 * _cdiv(numel, BLOCK_8BIT))
+            total += count * (2 * numel + 2 * 4 * cdiv(numel, BLOCK_8BIT))
     return total
 
 
@@ -153,7 +153,7 @@ def pipeline_stages(cfg, pp):
     ``num_hidden_layers`` (Megatron-LM asks that it divide unless told otherwise)."""
     cfg = as_config(cfg)
     L = cfg.num_hidden_layers
-    _int("pp", pp, hi=min(L, MAX_STAGES))
+    check_int("pp", pp, hi=min(L, MAX_STAGES))
     base, extra = divmod(L, pp)
     out, start = [], 0
     for i in range(pp):
@@ -170,7 +170,7 @@ def in_flight_micro_batches(stage, pp, num_micro_batches, schedule="1f1b"):
     as the last stage has run its forward, so stage ``i`` holds at most ``pp - i``: the
     first stage ``pp`` micro-batches of its ``L / pp`` layers, as many layers' worth as
     the whole model without a pipeline (Korthikanti et al. 2022, section 4.2.3)."""
-    _choice("pp_schedule", schedule, PP_SCHEDULES)
+    check_choice("pp_schedule", schedule, PP_SCHEDULES)
     if schedule == "gpipe":
         return num_micro_batches
     return min(pp - stage, num_micro_batches)
@@ -179,8 +179,8 @@ def in_flight_micro_batches(stage, pp, num_micro_batches, schedule="1f1b"):
 def pipeline_bubble(pp, num_micro_batches):
     """The share of a step each GPU idles while a pipeline fills and drains:
     ``(pp - 1) / (m + pp - 1)`` for GPipe and 1F1B alike (Narayanan et al. 2021)."""
-    _int("pp", pp, hi=MAX_STAGES)
-    _int("num_micro_batches", num_micro_batches, hi=MAX_TOKENS)
+    check_int("pp", pp, hi=MAX_STAGES)
+    check_int("num_micro_batches", num_micro_batches, hi=MAX_TOKENS)
     return Fraction(pp - 1, num_micro_batches + pp - 1)
 
 
@@ -236,14 +236,14 @@ def _stage_params(groups, globals_):
 
 
 
-AMP_COPIES = "bf16 weight copies (autocast saves them for backward)"
+AMP_COPIES = "amp_weight_copies"
 
 # recompute="full": the transients of the moment a layer is recomputed in backward
-RECOMPUTED_LAYER = "one layer recomputed in backward (saved tensors + temporaries)"
-GRAD_BETWEEN_LAYERS = "gradient flowing between layers (and a tied lm_head's)"
-FREED_BEFORE_LAYERS = "freed before the first layer is recomputed (loss and final norm)"
-_FREED_TERMS = ("final norm and lm_head input", "log-probabilities (fp32, saved by the loss)",
-                "labels (int64) and the loss's weight")
+RECOMPUTED_LAYER = "recomputed_layer"
+GRAD_BETWEEN_LAYERS = "grad_between_layers"
+FREED_BEFORE_LAYERS = "freed_before_layers"
+FREED_TERMS = ("final_norm", "log_probs",
+                "labels")
 
 
 def _stream_width(cfg):
@@ -259,7 +259,7 @@ def _layer_matmul(tensors):
                if t.matmul and not t.buffer and len(t.shape) >= 2 and not t.routed)
 
 
-def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, tp, split, amp,
+def recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, tp, split, amp,
                       frozen=False):
     """Bytes one layer adds while it is recomputed and backpropagated under full
     recomputation (``torch.utils.checkpoint``, use_reentrant=False): everything it saves
@@ -283,12 +283,12 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
     (the forward's locals: a frozen layer saves neither)."""
     h = cfg.hidden_size
     res = 4 if act == 4 or amp else act
-    extra = 2 * _cdiv(_layer_matmul(tensors), tp) if amp else 0   # its bf16 weight copies
+    extra = 2 * cdiv(_layer_matmul(tensors), tp) if amp else 0   # its bf16 weight copies
     if res == 4:   # the input norm keeps the fp32 residual itself: the checkpoint
         extra -= Fraction(4 * _stream_width(cfg) * tokens, split)
     if not is_moe:
-        inter, gated = _mlp_width(tensors, h, "mlp")
-        inter = _cdiv(inter, tp)
+        inter, gated = mlp_width(tensors, h, "mlp")
+        inter = cdiv(inter, tp)
         # frozen: gated, the gradients of the product, act and up; plain, of the
         # activation's output and input
         extra += (3 if frozen and gated else 2) * act * inter * tokens
@@ -296,7 +296,7 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
             extra -= Fraction(act * h * tokens, split)
     else:
         E, k = cfg.num_experts, cfg.num_experts_per_tok
-        inter = _cdiv(_mlp_width(tensors, h, "experts")[0], tp)
+        inter = cdiv(mlp_width(tensors, h, "experts")[0], tp)
         e_act = 4 if amp else act
         # the weighted output takes the wider of the expert's dtype and the routing
         # weight's (Mixtral keeps the weight in fp32)
@@ -312,16 +312,16 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
     return per_layer + extra
 
 # the global terms only the first or the last pipeline stage holds
-_FIRST_STAGE_TERMS = ("token ids (int64)",)
-_LAST_STAGE_TERMS = ("final norm and lm_head input", "log-probabilities (fp32, saved by the loss)",
-                     "labels (int64) and the loss's weight", "logits (held by the model output)")
+_FIRST_STAGE_TERMS = ("token_ids",)
+_LAST_STAGE_TERMS = ("final_norm", "log_probs",
+                     "labels", "logits")
 
 # the terms that make up ``logits``
-_LOGIT_TERMS = ("log-probabilities (fp32, saved by the loss)", "labels (int64) and the loss's weight",
-                "logits (held by the model output)")
+LOGIT_TERMS = ("log_probs", "labels",
+                "logits")
 
 
-class _Peaks:
+class StepPeaks:
     """The peak of one training step, from ``total``, ``states`` and ``transients``
     (shared by :class:`TrainingMemory` and :class:`~llmcourse.finetune.LoraMemory`)."""
 
@@ -331,7 +331,7 @@ class _Peaks:
     def peak_start_of_backward(self):
         """Bytes held at the start of the backward pass: everything in :attr:`total`
         plus the loss's gradients (fp32, the size of the logits: see ``transients``)."""
-        return self.total + self.transients["loss gradients at the start of backward"]
+        return self.total + self.transients["loss_grads"]
 
     @property
     def peak_recompute(self):
@@ -356,7 +356,7 @@ class _Peaks:
     def peak_step(self):
         """Bytes held during ``optimizer.step()``: the states plus the step's largest
         temporary (the activations are freed by then)."""
-        return self.states + self.transients["optimizer step temporaries"]
+        return self.states + self.transients["optimizer_step"]
 
     @property
     def peak(self):
@@ -371,6 +371,12 @@ class _Peaks:
         return self.peak - self.total
 
     @property
+    def labelled_terms(self):
+        """``activation_terms`` with each identifier replaced by the words a table shows
+        (:data:`~llmcourse.activations.TERM_LABELS`)."""
+        return {term_label(k): v for k, v in self.activation_terms.items()}
+
+    @property
     def peak_decided_by(self):
         """In words, which moment decides :attr:`peak`."""
         if self.peak_backward < self.peak_step:
@@ -378,12 +384,12 @@ class _Peaks:
         if self.peak_recompute > self.peak_start_of_backward:
             return ("the first layer recomputed in backward (checkpoints + logits + that "
                     "layer's saved tensors and backward temporaries)")
-        if self.transients["loss gradients at the start of backward"]:
+        if self.transients["loss_grads"]:
             return "the start of backward (saved tensors + the loss's fp32 gradients)"
         return "the start of backward (the saved tensors of the micro-batches in flight)"
 
 
-class TrainingMemory(_Peaks):
+class TrainingMemory(StepPeaks):
     """Per-GPU training memory, in bytes.
 
     ``params``, ``grads``, ``optimizer``: exact for the named convention (see
@@ -415,7 +421,7 @@ class TrainingMemory(_Peaks):
 
     @property
     def saved_for_backward(self):
-        return self.total - self.states - self.activation_terms.get("logits (held by the model output)", 0)
+        return self.total - self.states - self.activation_terms.get("logits", 0)
 
     def as_dict(self):
         return {"params": self.params, "grads": self.grads, "optimizer": self.optimizer,
@@ -532,20 +538,20 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     :data:`RESERVE_FRACTION` stands for.
     """
     cfg = as_config(cfg)
-    _int("seq_len", seq_len)
-    _int("micro_batch", micro_batch)
-    _choice("precision", precision, tuple(PRECISIONS))
-    _choice("optimizer", optimizer, tuple(OPTIMIZERS))
-    _choice("recompute", recompute, RECOMPUTE)
-    _choice("attention", attention, ATTENTION)
-    _choice("zero_stage", zero_stage, (0, 1, 2, 3))
-    _int("dp", dp, hi=MAX_GPUS)
-    _int("tp", tp, hi=MAX_GPUS)
-    _int("cp", cp, hi=MAX_GPUS)
+    check_int("seq_len", seq_len)
+    check_int("micro_batch", micro_batch)
+    check_choice("precision", precision, tuple(PRECISIONS))
+    check_choice("optimizer", optimizer, tuple(OPTIMIZERS))
+    check_choice("recompute", recompute, RECOMPUTE)
+    check_choice("attention", attention, ATTENTION)
+    check_choice("zero_stage", zero_stage, (0, 1, 2, 3))
+    check_int("dp", dp, hi=MAX_GPUS)
+    check_int("tp", tp, hi=MAX_GPUS)
+    check_int("cp", cp, hi=MAX_GPUS)
     if not isinstance(sp, bool):
         raise ConfigError(f"sp: must be True or False (sequence parallelism) (got {sp!r})")
-    _choice("loss", loss, LOSSES)
-    _int("loss_chunk", loss_chunk)
+    check_choice("loss", loss, LOSSES)
+    check_int("loss_chunk", loss_chunk)
     if cp > seq_len:
         raise ConfigError(f"cp: must be at most seq_len={seq_len:,} (each GPU holds at least "
                           f"one token of the sequence) (got {cp})")
@@ -556,8 +562,8 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
         raise ConfigError(f"pp: must be at most num_hidden_layers={cfg.num_hidden_layers:,} "
                           f"(each pipeline stage holds at least one layer) (got {pp})")
     stages = pipeline_stages(cfg, pp)
-    _choice("pp_schedule", pp_schedule, PP_SCHEDULES)
-    m = pp if num_micro_batches is None else _int("num_micro_batches", num_micro_batches)
+    check_choice("pp_schedule", pp_schedule, PP_SCHEDULES)
+    m = pp if num_micro_batches is None else check_int("num_micro_batches", num_micro_batches)
     settings = dict(seq_len=seq_len, micro_batch=micro_batch, precision=precision,
                     optimizer=optimizer, recompute=recompute, zero_stage=zero_stage, dp=dp,
                     tp=tp, attention=attention, sp=sp, cp=cp, loss=loss, loss_chunk=loss_chunk,
@@ -590,20 +596,20 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     n_stage = sum(numel * count for numel, count in sizes)
     n = n_stage
     if tp > 1:  # matrices and the embedding split over tp; norms (1-D) replicated
-        n = _cdiv(n - norms, tp) + norms
+        n = cdiv(n - norms, tp) + norms
     # weights, grads, optimizer state (master weights belong to the optimizer's state)
     weights = p["param"] * n
     grads = (p["grad"] + p["accum"]) * n
     opt_total = _optimizer_state_bytes(sizes, optimizer)
     if tp > 1:  # the same share of the state as of the weights
-        opt_total = _cdiv(opt_total * n, n_stage)
+        opt_total = cdiv(opt_total * n, n_stage)
     opt = p["master"] * n + opt_total
     if zero_stage >= 1:
-        opt = _cdiv(opt, dp)
+        opt = cdiv(opt, dp)
     if zero_stage >= 2:
-        grads = _cdiv(grads, dp)
+        grads = cdiv(grads, dp)
     if zero_stage >= 3:
-        weights = _cdiv(weights, dp)
+        weights = cdiv(weights, dp)
 
     act = p["act"]
     amp = precision == "amp-bf16"
@@ -611,28 +617,28 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     terms = {}
     largest_layer = 0
     layer_matmul = 0   # amp with full recomputation: matmul weights only the layers read
-    s_loc = _cdiv(s, cp)      # the tokens of each sequence this GPU holds
+    s_loc = cdiv(s, cp)      # the tokens of each sequence this GPU holds
     split = tp if sp else 1   # sequence parallelism: the hidden-size terms split too
     for n_layers, tensors, is_moe in groups:
         key = id(tensors)
         if key not in per_kind:
-            lt = _layer_terms(cfg, tensors, is_moe, s, attn, act, 1 if sp else tp, amp, b=b)
+            lt = layer_terms(cfg, tensors, is_moe, s, attn, act, 1 if sp else tp, amp, b=b)
             if sp:
                 lt = {k: Fraction(v, tp) for k, v in lt.items()}
             if recompute == "selective":
-                lt.pop("attention scores (s x s per head)", None)
+                lt.pop("attention_scores", None)
             per_layer = sum(lt.values()) * s_loc * b
             if is_moe:  # grouped matmul: one int32 offset per expert, per layer
-                k_r = "router (softmax, top-k)"
+                k_r = "router"
                 lt[k_r] = lt[k_r] + Fraction(4 * cfg.num_experts, s_loc * b)
                 per_layer += 4 * cfg.num_experts
             per_kind[key] = lt, per_layer
         lt, per_layer = per_kind[key]
         if recompute == "full":
-            largest_layer = max(largest_layer, _recomputed_layer(
+            largest_layer = max(largest_layer, recomputed_layer(
                 cfg, lt, per_layer, is_moe, tensors, s_loc * b, act, p["param"], tp, split, amp))
         if recompute == "full":
-            key = "layer inputs (checkpoints)"
+            key = "checkpoints"
             # the residual stream's dtype: fp32 under autocast (fp32 weights)
             terms[key] = terms.get(key, 0) + Fraction(n_layers * (4 if amp else act)
                                                       * _stream_width(cfg) * s_loc * b, split)
@@ -641,21 +647,21 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
         else:
             for k, v in lt.items():
                 terms[k] = terms.get(k, 0) + n_layers * v * s_loc * b
-    g = _global_terms(cfg, s_loc, b, act, tp, amp)
+    g = global_terms(cfg, s_loc, b, act, tp, amp)
     for k, v in g.items():   # token ids enter the first stage; the head is the last's
-        if not v and k == "rotary cos/sin tables (once per model)":
+        if not v and k == "rotary_tables":
             continue   # NoPE (Granite 4.0): no tables
         if (first or k not in _FIRST_STAGE_TERMS) and (last or k not in _LAST_STAGE_TERMS):
             terms[k] = v
     if amp:
         # autocast casts each fp32 weight matrix to bf16 for its matmul and the matmul
         # saves that copy for backward: 2 bytes per matrix value (the lm_head included)
-        terms[AMP_COPIES] = 2 * _cdiv(matmul - layer_matmul, tp)
+        terms[AMP_COPIES] = 2 * cdiv(matmul - layer_matmul, tp)
     if st["loss"] == "chunked" and last:   # no logits kept: each chunk is recomputed
-        for k in ("log-probabilities (fp32, saved by the loss)", "logits (held by the model output)"):
+        for k in ("log_probs", "logits"):
             terms[k] = 0
         if amp:   # the lm_head's bf16 copy is made inside the checkpointed chunk, not kept
-            terms[AMP_COPIES] -= 2 * _cdiv(cfg.vocab_size * cfg.hidden_size, tp)
+            terms[AMP_COPIES] -= 2 * cdiv(cfg.vocab_size * cfg.hidden_size, tp)
     # each micro-batch in flight holds its own saved tensors (one pipeline stage may
     # hold several); a layer recomputed in backward is one at a time
     terms = {k: int(-(-v // 1)) * f for k, v in terms.items()}
@@ -666,15 +672,15 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     # the whole fp32 vocabulary x tokens matrix. The optimizer step's largest
     # temporary: foreach AdamW (PyTorch's default on a GPU) computes sqrt(v) for every
     # parameter of a group at once: 4 bytes per parameter of this GPU's shard.
-    V = _cdiv(cfg.vocab_size, tp)
+    V = cdiv(cfg.vocab_size, tp)
     if not last:
         loss_grads = 0
     elif st["loss"] == "plain":
         loss_grads = 8 * V * s_loc * b
     else:  # one chunk: 12 B per logit, and its lm_head weight gradient before it is summed
         loss_grads = 12 * V * min(st["loss_chunk"], s_loc * b) + p["grad"] * V * cfg.hidden_size
-    transients = {"loss gradients at the start of backward": loss_grads,
-                  "optimizer step temporaries": (4 * _cdiv(n, dp if zero_stage >= 1 else 1)
+    transients = {"loss_grads": loss_grads,
+                  "optimizer_step": (4 * cdiv(n, dp if zero_stage >= 1 else 1)
                                                  if optimizer.startswith("adamw") else 0)}
     if recompute == "full" and groups:
         # after the head's backward, before any layer is recomputed, the loss's tensors and
@@ -685,7 +691,7 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
         res = 4 if act == 4 or amp else act      # the residual stream's dtype
         # (under autocast also the lm_head's bf16 weight copy: the layers' own are made
         # again when they are recomputed)
-        transients[FREED_BEFORE_LAYERS] = sum(terms.get(k, 0) for k in _FREED_TERMS
+        transients[FREED_BEFORE_LAYERS] = sum(terms.get(k, 0) for k in FREED_TERMS
                                               + (AMP_COPIES,))
         transients[GRAD_BETWEEN_LAYERS] = int(-(-Fraction(res * cfg.hidden_size * s_loc * b,
                                                           split) // 1))
@@ -693,9 +699,9 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
         if first and last and cfg.get("tie_word_embeddings", False):
             # a tied lm_head's weight gradient waits in autograd's input buffer for the
             # embedding's share, computed last: held through every layer's backward
-            transients[GRAD_BETWEEN_LAYERS] += p["param"] * _cdiv(
+            transients[GRAD_BETWEEN_LAYERS] += p["param"] * cdiv(
                 cfg.vocab_size * cfg.hidden_size, tp)
-    logits = sum(terms.get(k, 0) for k in _LOGIT_TERMS)
+    logits = sum(terms.get(k, 0) for k in LOGIT_TERMS)
     activations = sum(terms.values()) - logits
     o_name = OPTIMIZERS[optimizer][1]
     pp = st["pp"]
@@ -749,13 +755,13 @@ def layer_activation_bytes(cfg, seq_len=1, micro_batch=1, precision="bf16-mixed"
     ``[(n_layers, is_moe, bytes of one such layer), ...]``. With the defaults
     (one token), the bytes per token of one layer."""
     cfg = as_config(cfg)
-    _int("seq_len", seq_len)
-    _int("micro_batch", micro_batch)
-    act = PRECISIONS[_choice("precision", precision, tuple(PRECISIONS))]["act"]
-    _choice("attention", attention, ATTENTION)
+    check_int("seq_len", seq_len)
+    check_int("micro_batch", micro_batch)
+    act = PRECISIONS[check_choice("precision", precision, tuple(PRECISIONS))]["act"]
+    check_choice("attention", attention, ATTENTION)
     out = []
     for n_layers, tensors, is_moe in _groups(cfg):
-        per_tok = sum(_layer_terms(cfg, tensors, is_moe, seq_len, attention, act, tp,
+        per_tok = sum(layer_terms(cfg, tensors, is_moe, seq_len, attention, act, tp,
                                    precision == "amp-bf16", b=micro_batch).values())
         out.append((n_layers, is_moe, per_tok * seq_len * micro_batch
                     + (4 * cfg.num_experts if is_moe else 0)))
@@ -766,10 +772,10 @@ def data_parallel_size(n_gpus, tp=1, cp=1, pp=1):
     """How many data-parallel replicas ``n_gpus`` GPUs make when each replica is a group
     of ``tp x cp x pp`` GPUs (tensor, context and pipeline parallel): ``n_gpus // group``,
     refused unless the group divides ``n_gpus``."""
-    _int("n_gpus", n_gpus, hi=MAX_GPUS)
-    _int("tp", tp, hi=MAX_GPUS)
-    _int("cp", cp, hi=MAX_GPUS)
-    _int("pp", pp, hi=MAX_GPUS)
+    check_int("n_gpus", n_gpus, hi=MAX_GPUS)
+    check_int("tp", tp, hi=MAX_GPUS)
+    check_int("cp", cp, hi=MAX_GPUS)
+    check_int("pp", pp, hi=MAX_GPUS)
     group = tp * cp * pp
     if n_gpus % group:
         sizes = " x ".join(f"{k}={v}" for k, v in (("tp", tp), ("cp", cp), ("pp", pp))
@@ -815,7 +821,7 @@ def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1,
     fixed = one.peak_backward - sharded
     if fixed >= cap:
         return None
-    dp = max(1, _cdiv(sharded, cap - fixed))
+    dp = max(1, cdiv(sharded, cap - fixed))
     if dp > MAX_GPUS:
         return None
     while dp > 1 and peak(dp - 1) <= cap:
@@ -976,11 +982,11 @@ def training_flops(cfg, tokens, seq_len, recompute="none", attention="flash",
     46.2% MFU (Chowdhery et al. 2022, appendix B: 6N + 12 L H Q T per token) and
     Megatron-LM's formula (Narayanan et al. 2021) count it."""
     cfg = as_config(cfg)
-    _int("tokens", tokens, hi=10**16)
-    _int("seq_len", seq_len)
-    _choice("recompute", recompute, RECOMPUTE)
-    _choice("attention", attention, ATTENTION)
-    _choice("convention", convention, MFU_CONVENTIONS)
+    check_int("tokens", tokens, hi=10**16)
+    check_int("seq_len", seq_len)
+    check_choice("recompute", recompute, RECOMPUTE)
+    check_choice("attention", attention, ATTENTION)
+    check_choice("convention", convention, MFU_CONVENTIONS)
     fpt = flops_per_token(cfg, seq_len, "prefill" if convention == "causal" else "decode")
     matmul = 3 * fpt.matmul * tokens
     attn_flops = 3 * fpt.attention * tokens
@@ -1000,7 +1006,7 @@ def training_time(flops, gpu, n_gpus=1, mfu=0.4, dtype="bf16"):
     """
     from .hardware import as_gpu
     g = as_gpu(gpu)
-    _int("n_gpus", n_gpus, hi=MAX_GPUS)
+    check_int("n_gpus", n_gpus, hi=MAX_GPUS)
     if isinstance(mfu, bool) or not isinstance(mfu, (int, float, Fraction)) or not 0 < mfu <= 1:
         raise ConfigError(f"mfu: must be a fraction in (0, 1], e.g. 0.4 (got {mfu!r})")
     f = flops.model if isinstance(flops, TrainingFlops) else flops

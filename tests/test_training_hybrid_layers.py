@@ -244,10 +244,10 @@ def test_activation_accuracy_reports_the_new_families():
 
 def test_qwen4_zoo_hyper_connections_are_named_not_other_norms():
     """The real model's hyper-connection norms (hc_count x hidden wide) were read as
-    'other norms'; they are the hyper-connections' own term now."""
+    "other_norms"; they are the hyper-connections' own term now."""
     terms = training_memory("Qwen3.8-Flash-Next", 4096).activation_terms
-    assert "other norms" not in terms
-    assert terms["hyper-connections (grouped norm, stream mix, injection)"] > 0
+    assert "other_norms" not in terms
+    assert terms["hyper_connections"] > 0
 
 def test_qwen4_now():
     _, r, m = _now("qwen4_exp_text", 1, 70, "sdpa", "fp32")

@@ -59,7 +59,7 @@ def test_the_foreach_adamw_step_holds_4_bytes_per_fp32_parameter():
     for r in DATA["rows"]:
         if r["mode"] in ("fp32", "amp"):   # fp32 weights and optimizer state
             cfg, m = _engine(r)
-            assert m.transients["optimizer step temporaries"] == r["peak_step"]
+            assert m.transients["optimizer_step"] == r["peak_step"]
             assert r["peak_step"] == 4 * param_count(cfg).total
 
 
@@ -90,7 +90,7 @@ def test_autocast_saves_no_bf16_copy_of_routed_expert_weights():
 def test_autocast_saves_a_bf16_copy_of_every_weight_matrix():
     cfg = lc.load_model("Llama-3.1-8B")
     amp = training_memory(cfg, 4096, precision="amp-bf16")
-    copies = amp.activation_terms["bf16 weight copies (autocast saves them for backward)"]
+    copies = amp.activation_terms["amp_weight_copies"]
     pc = param_count(cfg)
     # every parameter but the embedding lookup and the norms is a matmul weight
     assert copies == 2 * (pc.total - pc.components["embedding"] - pc.components["norms"])
@@ -209,8 +209,8 @@ def test_the_loss_gradients_are_freed_before_any_layer_is_recomputed():
     for r in DATA["checkpointed_rows"]:
         m = _engine_full(r)
         t = m.transients
-        held = (m.total - m.states - t["freed before the first layer is recomputed (loss and final norm)"]
-                + t["gradient flowing between layers (and a tied lm_head's)"])
+        held = (m.total - m.states - t["freed_before_layers"]
+                + t["grad_between_layers"])
         start = r["timeline"][2]["start"]
         if _big(r) and r["mode"] != "amp" and "experts" not in r["model"]:   # MoE: plus the experts' output gradient (a temporary)
             assert abs(held / start - 1) < 0.005, r
