@@ -56,6 +56,10 @@ TERM_LABELS = {
     "v4_grouped_output": "grouped output projection inputs (o_a, o_b)",
     "gemma4_norms": "Gemma 4 norms (fp32 input, mean square, rstd, normalized; q/k/v per head)",
     "sliding_window_mask": "sliding-window mask (s x s, in the model's dtype)",
+    "attention_softcap": "attention logit softcapping (tanh output, s x s per head)",
+    "final_softcap": "final logit softcapping (tanh output per logit)",
+    "checkpoint_position_ids": "position ids (int64, held by every checkpoint)",
+    "checkpoint_masks": "attention masks (s x s per sequence, held by every checkpoint)",
     "per_layer_embedding_gate": "per-layer embedding gate (input, gate, GELU, product)",
     "per_layer_embeddings": "per-layer embeddings (projection input, norm, per-layer inputs)",
     "gdn_conv": "Gated DeltaNet conv (q, k, v projection; padded conv output)",
@@ -103,6 +107,39 @@ def term_label(key):
 # --- activations -----------------------------------------------------------------------
 
 _GEMMA_NORM = ("gemma", "gemma2", "gemma3", "gemma3_text")   # normalize, scale by (1 + w) in fp32
+# final-logit softcapping (a config's final_logit_softcapping), and attention-logit
+# softcapping, which transformers 5 applies in Gemma 2's eager attention only (Gemma 3 reads
+# attn_logit_softcapping but does not pass it on)
+_SOFTCAPPED = ("gemma2", "gemma3", "gemma3_text")
+_ATTENTION_SOFTCAPPED = ("gemma2",)
+# transformers' SDPA path gets an explicit sliding-window mask once a query would see past
+# the window (seq_len >= sliding_window: a full layer, or a shorter sequence, runs causal
+# without one)
+_SDPA_SLIDING_MASK = ("gemma3", "gemma3_text")
+
+
+def _repeats(nh, nkv, repeated, view, amp):
+    """``(k, v)``: how many times the attention kernel's saved k and v hold each KV head.
+    Not ``repeated``: the kernel reads the KV heads (1, 1). Repeated by ``repeat_kv``:
+    copies at every query head, unless the expansion stays a stride-0 ``view`` of the
+    single KV head (1). Under autocast (fp32 weights) k leaves the rotary embedding in fp32
+    and the KV cache transformers builds (``use_cache``, on by default outside gradient
+    checkpointing) stores v in k's dtype, so the kernel's bf16 casts of the expanded k and v
+    are dense copies at every head (with ``use_cache=False`` v keeps the view: a few kB
+    less)."""
+    full = nh // max(nkv, 1)
+    if not repeated or full == 1:
+        return 1, 1
+    if view and not amp:
+        return 1, 1
+    return full, full
+
+
+def sdpa_sliding_mask(cfg, kind, s):
+    """Whether SDPA receives a materialized sliding-window mask in this layer kind."""
+    window = cfg.get("sliding_window")
+    return (cfg.model_type in _SDPA_SLIDING_MASK and kind.attention == "sliding_attention"
+            and bool(window) and s >= window)
 _QK_NORM = ("q_norm", "k_norm", "q_layernorm", "k_layernorm")
 # RMSNorm as (x * rstd) * (1 + w) in fp32, then cast: Qwen3.5 (its (1 + w) a new tensor)
 _ONE_PLUS_W_NORM = ("qwen3_5_text", "qwen3_5_moe_text")
@@ -122,7 +159,7 @@ def mlp_width(tensors, h, component, per_expert=False):
     return elems // ((3 if gated else 2) * h), gated
 
 
-def _kind_of(cfg, tensors):
+def kind_of(cfg, tensors):
     """The :class:`~llmcourse.layers.LayerKind` of the layer group whose tensors these are
     (a plain attention + MLP layer when they belong to none)."""
     for g in layer_groups(cfg):
@@ -154,10 +191,10 @@ def layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=F
     if mt == "longcat_flash":   # two MLA sublayers and a shortcut MoE: its own rules
         return _longcat_layer_terms(cfg, s, is_moe, act, tp)
     if mt == "deepseek_v4":   # hyper-connections, compressed K = V attention: its own rules
-        terms = _deepseek_v4_terms(cfg, _kind_of(cfg, tensors), s, b, act, tp, attention,
+        terms = _deepseek_v4_terms(cfg, kind_of(cfg, tensors), s, b, act, tp, attention,
                                    frozen)
         return {k: v for k, v in terms.items() if v}
-    kind = _kind_of(cfg, tensors)
+    kind = kind_of(cfg, tensors)
     mixer = _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp, attention)
     if mixer is not None:   # the mixer's own norms are its terms
         prefix = mixer.pop("_prefix")
@@ -188,16 +225,21 @@ def layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=F
         elif mt in _ONE_PLUS_W_LAYER_NORM:
             # fp32 normalized value times (1 + w), that fp32 (1 + w) kept once per layer
             cost = f32 * w + f32 + f32 * w + Fraction(f32 * w, s * b)
-        elif mt in _GEMMA_NORM or (amp and w == h and t.name.rsplit(".", 2)[-2] not in _QK_NORM):
-            # fp32 normalized value (Gemma's (1 + w); under autocast the residual stream is
-            # fp32, while QK-norm normalizes the bf16 q and k)
+        elif mt in _GEMMA_NORM:
+            # fp32 normalized value times (1 + w.float()): that fp32 (1 + w) is a new tensor
+            # the product keeps, once per norm call
+            cost = f32 * w + f32 + f32 * w + Fraction(f32 * w, s * b)
+        elif amp and w == h and t.name.rsplit(".", 2)[-2] not in _QK_NORM:
+            # fp32 normalized value (under autocast the residual stream is fp32, while
+            # QK-norm normalizes the bf16 q and k)
             cost = f32 * w + f32 + f32 * w
         else:
             cost = f32 * w + f32 + act * w
         base = t.name.rsplit(".", 2)[-2]
         if base in _QK_NORM:
             times = (nh if base[0] == "q" else nkv) if w == cfg.head_dim else 1
-            once = Fraction(f32 * w, s * b) if mt in _ONE_PLUS_W_LAYER_NORM else 0
+            once = (Fraction(f32 * w, s * b) if mt in _ONE_PLUS_W_LAYER_NORM + _GEMMA_NORM
+                    else 0)
             add("qk_norm", times * (cost - once) + once)
         elif w == h:
             add("norms", cost)
@@ -237,16 +279,29 @@ def layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=F
     elif attention == "flash":
         # the kernel saves q, k, v (k and v at the KV heads: GQA saves memory here),
         # its output (also the o_proj input) and one fp32 log-sum-exp per head
-        terms["qkv"] = act * (q_el + k_el + v_el)
+        masked = sdpa_sliding_mask(cfg, kind, s)
+        # with a mask, transformers' SDPA path repeats k and v to every query head first
+        # (repeat_kv: a copy, or a stride-0 view of a single KV head)
+        rep_k, rep_v = _repeats(nh, nkv_k, masked, view=nkv_k == 1, amp=amp)
+        terms["qkv"] = act * (q_el + k_el * rep_k + v_el * rep_v)
         terms["attention_output"] = act * o_el
         terms["softmax_stats"] = f32 * nh
+        if masked:   # SDPA keeps the sliding-window mask, as a float of the model's dtype
+            terms["sliding_window_mask"] = act * s
     else:
         # eager: k and v repeated to every query head, the s x s probabilities in fp32
-        # (plus their cast to the activation dtype when that is narrower)
-        rep = nh // max(nkv_k, 1)
-        terms["qkv"] = act * (q_el + k_el * rep + v_el * rep)
+        # (plus their cast to the activation dtype when that is narrower). torch.matmul folds
+        # (batch, heads) into one dimension: for one sequence with a single KV head,
+        # repeat_kv's stride-0 expansion folds into a view, and the matmuls keep k and v at
+        # their one head (MQA at micro-batch 1); otherwise they copy them to every head
+        rep_k, rep_v = _repeats(nh, nkv_k, True, view=b == 1 and nkv_k == 1, amp=amp)
+        terms["qkv"] = act * (q_el + k_el * rep_k + v_el * rep_v)
         terms["attention_output"] = act * o_el
         terms["attention_scores"] = nh * s * (f32 + (act if act < f32 else 0))
+        if cfg.get("attn_logit_softcapping") and mt in _ATTENTION_SOFTCAPPED:
+            # Gemma 2: scores / cap, tanh, * cap: tanh keeps its output, s x s per head in
+            # the scores' dtype (the matmul's)
+            terms["attention_softcap"] = nh * s * act
     if mixer is None and not cfg.uses_mla and _output_gated(cfg, tensors):
         # Qwen3.5's gated attention: q_proj writes q and a gate; the output is multiplied by
         # sigmoid(gate): the sigmoid and the product are kept (with SDPA also the output's
@@ -860,8 +915,14 @@ def global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
                   else (f32 * h + f32 + (0 if frozen else (f32 if amp else act) * h)))
     if cfg.model_type == "nemotron_h" and not frozen:   # fp32 normalized value (+ fp32 w)
         final_norm = f32 * h + f32 + f32 * h + (Fraction(f32 * h, s * b) if act < f32 else 0)
-    if cfg.model_type in _ONE_PLUS_W_NORM and not frozen:   # fp32 normalized, (1 + w) once
+    if cfg.model_type in _ONE_PLUS_W_NORM + _GEMMA_NORM and not frozen:
+        # fp32 normalized value times the fp32 (1 + w), a new tensor kept once
         final_norm = f32 * h + f32 + f32 * h + Fraction(f32 * h, s * b)
+    if cfg.model_type in ("gemma3", "gemma3_text"):
+        # one cos/sin pair per attention kind: the local (sliding) layers' own rotary base
+        # (rope_local_base_freq) beside the global one
+        kinds = {k.attention for k in cfg.layer_schedule.counts()}
+        rot = cfg.head_dim * (("sliding_attention" in kinds) + ("full_attention" in kinds))
     if cfg.model_type == "granitemoehybrid" and cfg.get("position_embedding_type") != "rope":
         rot = 0   # NoPE: no rotary tables
     if cfg.model_type == "qwen4_exp_text":   # the streams mixed into one: no final norm
@@ -887,5 +948,8 @@ def global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
         # the shifted labels; with one sequence the slice is already contiguous, so the
         # padded (seq_len + 1) buffer is what is kept
         "labels": i64 * (s * b + (b == 1)) + f32,
+        # Gemma's final-logit softcapping: logits / cap, tanh, * cap: tanh keeps its output
+        "final_softcap": (act * V * s * b if cfg.get("final_logit_softcapping")
+                          and cfg.model_type in _SOFTCAPPED else 0),
         "logits": act * V * s * b,
     }

@@ -11,11 +11,19 @@ WHAT = {
                                  "layer: hybrid and new layer kinds (Gated DeltaNet, Mamba-2, "
                                  "MLA, Gemma 4, DeepSeek-V4, ...)",
                                  "llmcourse/data/saved_activations_hybrid.json"),
+    "saved-activations-attention": ("saved_activations_attention", "bytes saved for backward, "
+                                    "per layer: Gemma 2 and 3, multi-query attention, under "
+                                    "autocast too",
+                                    "llmcourse/data/saved_activations_attention.json"),
     "step-peak": ("step_peak", "the peak of a training step (end of forward, backward, "
-                  "optimizer step; --checkpointed: with gradient checkpointing only)",
+                  "optimizer step; --checkpointed: only the rows with gradient checkpointing; "
+                  "--loops: only the first-micro-batch, accumulation, pure-bf16 and Gemma rows)",
                   "llmcourse/data/step_peaks.json"),
     "lora-step": ("lora_step", "a peft LoRA step: saved tensors and peaks (--checkpointed: "
                   "with gradient checkpointing only)", "measurements/lora_step.json"),
+    "comm-buffers": ("comm_buffers", "DDP's buckets, FSDP2's gathered weights and the bytes "
+                     "their collectives move (2 CPU processes, gloo)",
+                     "measurements/comm_buffers.json"),
     "pipeline-stages": ("pipeline_stages", "what each pipeline stage saves under 1F1B and "
                         "GPipe (prints one case; the tests run it)", "(nothing stored)"),
 }

@@ -15,6 +15,20 @@ PACKAGE_DATA = os.path.join(ROOT, "llmcourse", "data")
 
 ATTENTION = {"sdpa": "flash", "eager": "eager"}      # transformers name -> engine name
 DTYPES = {"fp32": "fp32", "bf16": "bf16-mixed"}      # measured dtype -> engine precision
+# the forward under torch.autocast(bfloat16): fp32 weights (PyTorch AMP, the Trainer's bf16=True
+# on a model loaded in fp32), or bf16 weights (the Trainer's bf16=True on a model loaded in
+# bf16, transformers 5's default: pure bf16; Accelerate still wraps the forward in autocast)
+AUTOCAST_DTYPES = {"amp": "amp-bf16", "bf16+autocast": "bf16"}
+WEIGHTS = {"fp32": "fp32", "bf16": "bf16", "amp": "fp32", "bf16+autocast": "bf16"}
+
+
+def autocast(dtype):
+    """``torch.autocast("cpu", bfloat16)`` for the autocast dtypes, else a null context."""
+    import contextlib
+    import torch
+    if dtype in AUTOCAST_DTYPES:
+        return torch.autocast("cpu", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
 
 
 def package_file(name):
@@ -65,7 +79,12 @@ def tracker(skip):
     and the storages in ``skip`` (the states: weights, grads, optimizer state) are not
     counted. ``cur``: bytes held now; ``peak``: the most held at once; ``mark(label)``
     starts a phase of the timeline (the bytes held when it began and the most during it).
-    CPU autograd runs the backward on the calling thread, so the mode sees it too."""
+    CPU autograd runs the backward on the calling thread, so the mode sees it too.
+
+    A storage resized in place (``UntypedStorage.resize_``, which FSDP2 uses to free and
+    re-allocate the unsharded parameters without a new tensor) bypasses the dispatcher, so
+    while the tracker is active that method is wrapped: a tracked storage resized to 0 is
+    freed, and one resized up is a new allocation of its new size."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_flatten
@@ -82,20 +101,37 @@ def tracker(skip):
         def _free(self, key):
             self.cur -= self.live.pop(key, 0)
 
+        def _add(self, st):
+            key = st.data_ptr()
+            if key in self.live or key in skip or st.nbytes() == 0:
+                return
+            self.live[key] = st.nbytes()
+            self.cur += st.nbytes()
+            weakref.finalize(st, self._free, key)
+            self.peak = max(self.peak, self.cur)
+            if self.phases and self.cur > self.phases[-1]["peak"]:
+                self.phases[-1]["peak"] = self.cur
+
+        def __enter__(self):
+            resize = self._resize = torch.UntypedStorage.resize_
+
+            def tracked_resize(st, size):
+                self._free(st.data_ptr())
+                out = resize(st, size)
+                self._add(st)
+                return out
+            torch.UntypedStorage.resize_ = tracked_resize
+            return super().__enter__()
+
+        def __exit__(self, *exc):
+            torch.UntypedStorage.resize_ = self._resize
+            return super().__exit__(*exc)
+
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             for t in tree_flatten(out)[0]:
                 if isinstance(t, torch.Tensor) and t.device.type == "cpu":
-                    st = t.untyped_storage()
-                    key = st.data_ptr()
-                    if key in self.live or key in skip or st.nbytes() == 0:
-                        continue
-                    self.live[key] = st.nbytes()
-                    self.cur += st.nbytes()
-                    weakref.finalize(st, self._free, key)
-                    self.peak = max(self.peak, self.cur)
-                    if self.phases and self.cur > self.phases[-1]["peak"]:
-                        self.phases[-1]["peak"] = self.cur
+                    self._add(t.untyped_storage())
             return out
 
     return Tracker()

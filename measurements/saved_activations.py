@@ -26,7 +26,7 @@ import platform
 import time
 import weakref
 
-from .common import ATTENTION, DTYPES, build, package_file, write_json
+from .common import ATTENTION, DTYPES, WEIGHTS, autocast, build, package_file, write_json
 
 __all__ = ["MODELS", "SHAPES", "ATTENTION", "DTYPES", "OUT", "build", "measure", "main"]
 
@@ -69,7 +69,7 @@ def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", mo
     adds ``"tensors_by_layer"``: per layer, (module path, shape, dtype, bytes) of each
     storage counted, then those outside the layers."""
     import torch
-    model = model or build(config, attn_implementation, dtype)
+    model = model or build(config, attn_implementation, WEIGHTS[dtype])
     weights = {t.untyped_storage().data_ptr() for t in model.parameters()}
     weights |= {t.untyped_storage().data_ptr() for t in model.buffers()}
     seen = {}   # ptr -> [nbytes, layer, [weakrefs], where, shape, dtype]
@@ -104,7 +104,7 @@ def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", mo
     g = torch.Generator().manual_seed(1)
     ids = torch.randint(0, config["vocab_size"], (batch, seq_len), generator=g)
     try:
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), autocast(dtype):
             out = model(input_ids=ids, labels=ids)
     finally:
         for h in hooks:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import platform
 import time
 
-from .common import ATTENTION, DTYPES, build, package_file, write_json
+from .common import ATTENTION, DTYPES, WEIGHTS, build, package_file, write_json
 from .saved_activations import measure as count_saved
 
 __all__ = ["MODELS", "SHAPES", "OUT", "measure", "run", "main"]
@@ -158,7 +158,7 @@ ABOUT = ("Bytes PyTorch saves for backward in one training forward (with labels)
          "(CPU). Written by measurements/saved_activations_hybrid.py.")
 
 
-def run(models, impls_of, about, out, names=None, shapes=SHAPES):
+def run(models, impls_of, about, out, names=None, shapes=SHAPES, engine_precision=DTYPES):
     """Measure every (model, attention, dtype, shape) of ``models`` (``impls_of(config)``:
     ``{attn_implementation: dtypes}``) and write ``out`` (or, with ``names``, only those
     models, returned and not written). Shared with the other per-layer measurements."""
@@ -172,7 +172,7 @@ def run(models, impls_of, about, out, names=None, shapes=SHAPES):
         for impl, dtypes in impls_of(config).items():
             for dtype in dtypes:
                 try:
-                    model = build(config, impl, dtype)
+                    model = build(config, impl, WEIGHTS[dtype])
                     for batch, seq_len in shapes:
                         r = measure(config, batch, seq_len, impl, dtype, model=model)
                         rows.append(dict(model=name, attn_implementation=impl, dtype=dtype,
@@ -189,7 +189,7 @@ def run(models, impls_of, about, out, names=None, shapes=SHAPES):
         "transformers": transformers.__version__,
         "python": platform.python_version(),
         "engine_attention": ATTENTION,
-        "engine_precision": DTYPES,
+        "engine_precision": engine_precision,
         "models": models,
         "rows": rows,
         "skipped": skipped,

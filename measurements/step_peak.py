@@ -39,7 +39,8 @@ import platform
 import time
 
 from . import saved_activations as M
-from .common import package_file, read_json, tracker, write_json
+from .common import (WEIGHTS, autocast, package_file, read_json, storages,
+                     tracker, write_json)
 
 OUT = package_file("step_peaks.json")
 SHAPES = [(1, 128), (2, 256), (1, 1024)]
@@ -47,20 +48,26 @@ MODES = {"fp32": "fp32", "bf16": "bf16-mixed", "amp": "amp-bf16"}   # -> engine 
 
 
 def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
-            checkpointing=False):
+            checkpointing=False, loop="accumulating", optimizer="foreach"):
     """``{"end_of_forward", "peak_fwd_bwd", "peak_step"}``: bytes above the states (with
     ``checkpointing``, also ``"peak_phase"`` and ``"timeline"``: see
-    :func:`measure_checkpointed`)."""
-    import contextlib
+    :func:`measure_checkpointed`). ``mode``: fp32, bf16, amp (fp32 weights under autocast) or
+    bf16+autocast (the Trainer's pure bf16). ``loop="accumulating"``: the step's second
+    micro-batch, its gradients accumulating into the first's (the states include them);
+    ``"first"``: a step's first micro-batch after ``zero_grad(set_to_none=True)``: no
+    gradient exists when its backward starts, so the states are the weights and the
+    optimizer's, and every gradient the backward allocates is counted. ``peak_step``: the
+    optimizer step that follows, above the states and the gradients. ``optimizer``:
+    ``"foreach"`` or ``"fused"`` (AdamW's implementation)."""
     import torch
-    model = M.build(config, attn_implementation, "bf16" if mode == "bf16" else "fp32")
+    model = M.build(config, attn_implementation, WEIGHTS[mode])
     if checkpointing:
         model.gradient_checkpointing_enable()   # transformers' default kwargs
     # foreach=True: the implementation PyTorch picks by default for GPU tensors (on CPU it
-    # would pick the per-tensor loop, whose temporaries are one tensor at a time)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
-    amp = (torch.autocast("cpu", dtype=torch.bfloat16) if mode == "amp"
-           else contextlib.nullcontext())
+    # would pick the per-tensor loop, whose temporaries are one tensor at a time); fused=True:
+    # the Hugging Face Trainer's default optim="adamw_torch_fused"
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **{optimizer: True})
+    amp = autocast(mode)
     g = torch.Generator().manual_seed(1)
 
     def batch_ids():
@@ -72,10 +79,11 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
     loss.backward()
     opt.step()                       # creates AdamW's state; the grads stay (accumulation)
     del loss
+    if loop == "first":              # a new step: zero_grad(set_to_none=True) frees the grads
+        opt.zero_grad(set_to_none=True)
     states = list(model.parameters()) + list(model.buffers())
-    states += [p.grad for p in model.parameters() if p.grad is not None]
     states += [t for st in opt.state.values() for t in st.values() if isinstance(t, torch.Tensor)]
-    skip = {t.untyped_storage().data_ptr() for t in states}
+    skip = storages(states + [p.grad for p in model.parameters()])
     tr = tracker(skip)
     state = {"backward": False}
     handles = _phase_hooks(model, tr, state) if checkpointing else []
@@ -96,7 +104,7 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
     result = {"end_of_forward": end_fwd, "peak_fwd_bwd": peak}
     if checkpointing:
         timeline, peak_phase = _timeline(tr.phases, peak)
-    tr = tracker(skip)
+    tr = tracker(storages(states + [p.grad for p in model.parameters()]))
     with tr:
         opt.step()
     result["peak_step"] = tr.peak
@@ -215,6 +223,99 @@ def measure_chunked(config, batch, seq_len, mode, chunk):
     return {"end_of_forward": end_fwd, "peak_fwd_bwd": tr.peak}
 
 
+# The two loops, pure bf16 and Gemma's softcapping, masks and rotary tables, on models and
+# sizes the rows above do not hold: vocabulary x tokens of 2^19 and more, so that the loss's
+# gradients decide the peak, as at a real vocabulary
+LOOP_MODELS = {
+    "qwen2 (biases, GQA 6:2, vocabulary 6,000)": dict(
+        model_type="qwen2", hidden_size=192, num_hidden_layers=2, num_attention_heads=6,
+        num_key_value_heads=2, intermediate_size=512, vocab_size=6000,
+        max_position_embeddings=4096, tie_word_embeddings=False),
+    "llama (MQA 6:1, tied, vocabulary 5,000)": dict(
+        model_type="llama", hidden_size=192, num_hidden_layers=3, num_attention_heads=6,
+        num_key_value_heads=1, intermediate_size=448, vocab_size=5000, head_dim=32,
+        max_position_embeddings=4096, tie_word_embeddings=True),
+    "gemma2 (softcapping, vocabulary 4,096)": dict(
+        model_type="gemma2", vocab_size=4096, hidden_size=128, intermediate_size=256,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=32,
+        sliding_window=64, attn_logit_softcapping=50.0, final_logit_softcapping=30.0,
+        query_pre_attn_scalar=32, max_position_embeddings=4096),
+    "gemma3_text (local rotary, MQA, vocabulary 4,096)": dict(
+        model_type="gemma3_text", vocab_size=4096, hidden_size=128, intermediate_size=256,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1, head_dim=32,
+        sliding_window=64, layer_types=["sliding_attention", "full_attention"],
+        query_pre_attn_scalar=32, rope_local_base_freq=10000.0, max_position_embeddings=4096),
+}
+# mode -> (engine precision, AdamW implementation -> engine optimizer)
+LOOP_MODES = {"fp32": ("fp32", "foreach"), "bf16": ("bf16-mixed", "foreach"),
+              "amp": ("amp-bf16", "foreach"), "bf16+autocast": ("bf16", "fused")}
+ENGINE_OPTIMIZER = {"foreach": "adamw", "fused": "adamw-fused"}
+LOOP_SHAPES = [(1, 320), (2, 130)]
+LOOPS = ("accumulating", "first")
+# gradient checkpointing with masks: eager attention, and SDPA past a sliding window
+CHECKPOINTED_MASKS = [("llama (MQA 6:1, tied, vocabulary 5,000)", "eager", "bf16", 2, 130),
+                      ("gemma2 (softcapping, vocabulary 4,096)", "eager", "bf16", 1, 320),
+                      ("gemma3_text (local rotary, MQA, vocabulary 4,096)", "sdpa", "bf16", 2, 130),
+                      ("qwen2 (biases, GQA 6:2, vocabulary 6,000)", "eager", "amp", 1, 320)]
+
+
+def loop_attention(config):
+    """The attention a model trains with by default: eager for Gemma 2 (transformers refuses
+    SDPA for it), SDPA otherwise."""
+    return "eager" if config["model_type"] == "gemma2" else "sdpa"
+
+
+def measure_all_loops():
+    """Every loop model x mode x shape x loop, then the checkpointed rows with masks."""
+    rows = []
+    for name, config in LOOP_MODELS.items():
+        for mode, (_, impl) in LOOP_MODES.items():
+            for batch, seq_len in LOOP_SHAPES:
+                for loop in LOOPS:
+                    attn = loop_attention(config)
+                    r = measure(config, batch, seq_len, mode, attn, loop=loop, optimizer=impl)
+                    rows.append(dict(model=name, mode=mode, optimizer=impl, loop=loop,
+                                     attn_implementation=attn, batch=batch, seq_len=seq_len,
+                                     recompute="none", **r))
+                    print(f"{loop:12s} {name[:30]:30s} {mode:13s} b={batch} s={seq_len:4d} "
+                          + " ".join(f"{k} {v:>11,d}" for k, v in r.items()))
+    for name, attn, mode, batch, seq_len in CHECKPOINTED_MASKS:
+        r = measure(LOOP_MODELS[name], batch, seq_len, mode, attn, checkpointing=True)
+        rows.append(dict(model=name, mode=mode, optimizer="foreach", loop="accumulating",
+                         attn_implementation=attn, batch=batch, seq_len=seq_len,
+                         recompute="full", **r))
+        print(f"checkpointed {name[:30]:30s} {attn} {mode} b={batch} s={seq_len} "
+              + " ".join(f"{k} {v:>11,d}" for k, v in r.items() if isinstance(v, int))
+              + f" at {r['peak_phase']}")
+    return rows
+
+
+LOOPS_ABOUT = (
+    "The peak of a step's first micro-batch (loop 'first': after zero_grad(set_to_none=True) "
+    "no gradient exists when the backward starts; the bytes are above the weights and the "
+    "optimizer state, every gradient the backward allocates counted) and of an accumulating "
+    "one (loop 'accumulating': above the weights, the gradients and the optimizer state), "
+    "for modes fp32, bf16 (model.to(bfloat16)), amp (fp32 weights under torch.autocast) and "
+    "bf16+autocast (bf16 weights under torch.autocast with AdamW(fused=True): the Hugging "
+    "Face Trainer's bf16=True on a model loaded in bf16, transformers 5's default). "
+    "peak_step: the optimizer step after that micro-batch, above the states and the "
+    "gradients. recompute 'full' rows: gradient checkpointing with attention masks (eager, "
+    "or SDPA past a sliding window). Models: loop_models.")
+
+
+def store_section(path, key, measure_all, about, **extra):
+    """Measure only one section of a stored file (``measure_all()``) and put it, with
+    ``about`` and ``extra`` fields, into the stored file ``path``."""
+    t0 = time.perf_counter()
+    data = read_json(path)
+    data[key] = measure_all()
+    data[key.replace("_rows", "_about")] = about
+    data[key.replace("_rows", "_seconds")] = round(time.perf_counter() - t0, 1)
+    data.update(extra)
+    write_json(path, data)
+    print(f"wrote {path} ({len(data[key])} {key.replace('_', ' ')})")
+
+
 def measure_all_checkpointed():
     """The rows with gradient checkpointing (recompute "full"): every model, mode and shape."""
     rows = []
@@ -242,14 +343,7 @@ CHECKPOINTED_ABOUT = (
 def store_checkpointed(path, measure_all, about, **extra):
     """``--checkpointed``: measure only the checkpointed rows (``measure_all()``) and put
     them, with ``about`` and ``extra`` fields, into the stored file ``path``."""
-    t0 = time.perf_counter()
-    data = read_json(path)
-    data["checkpointed_rows"] = measure_all()
-    data["checkpointed_about"] = about
-    data["checkpointed_seconds"] = round(time.perf_counter() - t0, 1)
-    data.update(extra)
-    write_json(path, data)
-    print(f"wrote {path} ({len(data['checkpointed_rows'])} checkpointed rows)")
+    store_section(path, "checkpointed_rows", measure_all, about, **extra)
 
 
 def main(argv=()):
@@ -257,6 +351,12 @@ def main(argv=()):
     import transformers
     if "--checkpointed" in argv:   # only the checkpointed rows, into the stored file
         store_checkpointed(OUT, measure_all_checkpointed, CHECKPOINTED_ABOUT)
+        return
+    if "--loops" in argv:          # only the loop rows
+        store_section(OUT, "loop_rows", measure_all_loops, LOOPS_ABOUT,
+                      loop_models=LOOP_MODELS, loop_engine=dict(
+                          precision={k: v[0] for k, v in LOOP_MODES.items()},
+                          optimizer=ENGINE_OPTIMIZER))
         return
     rows = []
     t0 = time.perf_counter()
@@ -294,6 +394,11 @@ def main(argv=()):
         "chunked_loss_rows": chunked,
         "checkpointed_about": CHECKPOINTED_ABOUT,
         "checkpointed_rows": checkpointed,
+        "loop_models": LOOP_MODELS,
+        "loop_engine": dict(precision={k: v[0] for k, v in LOOP_MODES.items()},
+                            optimizer=ENGINE_OPTIMIZER),
+        "loop_about": LOOPS_ABOUT,
+        "loop_rows": measure_all_loops(),
         "seconds": round(time.perf_counter() - t0, 1),
     }
     write_json(OUT, data)

@@ -19,11 +19,18 @@ N8 = 8_030_261_248           # Meta-Llama-3-8B parameters (lesson 00, checked ag
     ("bf16-mixed-fp32-accum", "adamw", 20),     # 2 + 2 + 4 + 4 + 8 (Ultra-Scale Playbook)
     ("bf16-mixed", "sgd-momentum", 12),         # 2 + 2 + 4 + 4
     ("fp32", "sgd", 8),
+    ("bf16", "adamw", 8),                       # pure bf16: 2 + 2 + m and v in bf16 2 + 2
+    ("bf16", "adamw-fused", 8),
+    ("bf16", "sgd-momentum", 6),                # 2 + 2 + a bf16 momentum buffer 2
+    ("fsdp-bf16", "adamw", 16),                 # fp32 sharded 4 + fp32 grads 4 + 8
+    ("amp-bf16", "adamw-fused", 16),
 ])
 def test_bytes_per_param_conventions(precision, optimizer, per_param):
     assert lc.bytes_per_param(precision, optimizer) == per_param
     m = training_memory(LLAMA8, 1, 1, precision=precision, optimizer=optimizer)
-    steps = 4 * (32 * 9 + 3) if optimizer == "adamw" else 0   # one fp32 step per tensor
+    # the fused AdamW keeps one fp32 step per tensor beside the parameter; foreach AdamW's
+    # steps are CPU tensors, not GPU memory
+    steps = 4 * (32 * 9 + 3) if optimizer == "adamw-fused" else 0
     assert m.states == per_param * N8 + steps
 
 
@@ -42,7 +49,7 @@ def test_eight_bit_adam_is_ten_bytes_plus_scales():
 def test_zero_stages_shard_what_they_say():
     kw = dict(seq_len=4096, micro_batch=1, dp=8)
     z = [training_memory(LLAMA8, zero_stage=k, **kw) for k in range(4)]
-    steps = 4 * (32 * 9 + 3)
+    steps = 0   # foreach AdamW: its step counters live on the CPU
     assert (z[0].params, z[0].grads, z[0].optimizer) == (2 * N8, 2 * N8, 12 * N8 + steps)
     assert z[1].optimizer == -(-(12 * N8 + steps) // 8) and z[1].grads == 2 * N8
     assert z[2].grads == -(-2 * N8 // 8) and z[2].params == 2 * N8
@@ -235,7 +242,7 @@ def test_a_billion_layers_costs_what_32_layers_cost():
     big = lc.load_model("Llama-3.1-8B").replace(num_hidden_layers=L)
     m = training_memory(big, s, 1, zero_stage=3, dp=8)
     assert m.params == -(-2 * N // 8) and m.grads == -(-2 * N // 8)
-    assert m.optimizer == -(-(12 * N + 4 * (9 * L + 3)) // 8)           # + one fp32 step per tensor
+    assert m.optimizer == -(-12 * N // 8)                               # steps: CPU tensors
     assert m.activations == s * (L * a_layer + 8 + norm + 2 * h) + 2 * 2 * s * hd
     full = training_memory(big, s, 1, recompute="full")
     assert full.activation_terms["checkpoints"] == L * 2 * h * s
