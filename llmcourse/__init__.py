@@ -23,7 +23,8 @@ from .finetune import lora_memory, lora_params
 from .quantization import list_schemes, stored_weights
 from .serving import VllmPlan, expected_decode_speed, vllm_plan
 from .training import (TrainingFlops, TrainingMemory, bytes_per_param, chinchilla_tokens,
-                       training_flops, training_memory, training_time)
+                       communication_volume, setup_settings, training_flops, training_memory,
+                       training_time)
 from .units import human_bytes, human_count
 from .zoo import list_models, load_model, model_families, model_family
 
@@ -38,7 +39,8 @@ __all__ = ["VllmPlan", "vllm_plan", "expected_decode_speed", "ConfigError", "Mod
            "max_context", "max_batch", "decode_step_time", "prefill_time", "critical_batch",
            "expected_experts",
            "TrainingMemory", "TrainingFlops", "training_memory", "training_flops",
-           "training_time", "bytes_per_param", "chinchilla_tokens", "lora_params", "lora_memory"]
+           "training_time", "bytes_per_param", "chinchilla_tokens", "lora_params", "lora_memory",
+           "communication_volume", "setup_settings"]
 
 _LAZY = {"tables", "plots", "widgets", "exercises", "approx", "compare", "sizing"}
 

@@ -308,9 +308,13 @@ def communication_volume(cfg, seq_len, micro_batch=1, precision="bf16-mixed", ze
       reduce_dtype), the weights in their compute dtype (bf16; fp32 for fp32);
     * **tensor parallel** over ``tp``: Megatron's two all-reduces of the ``s x b x h``
       activations per layer in the forward (after attention, after the MLP) and two in the
-      backward, one more each way for the vocabulary-parallel embedding and lm_head; with
-      sequence parallelism (``sp``) each all-reduce becomes an all-gather and a
-      reduce-scatter: the same bytes (Korthikanti et al. 2022);
+      backward (the gradients of the attention's and the MLP's inputs; ``tp_layers``,
+      measured with PyTorch's DTensor on two CPU processes), and Megatron's
+      vocabulary-parallel embedding (an all-reduce forward) and lm_head (its input's
+      gradient, backward) (``tp_embedding_head``; its cross-entropy's three all-reduces of
+      ``s x b`` fp32 values are left out); with sequence parallelism (``sp``) each
+      all-reduce becomes an all-gather and a reduce-scatter: the same bytes (Korthikanti et
+      al. 2022);
     * **context parallel** over ``cp`` (ring attention, Liu et al. 2023): each GPU passes its
       ``s / cp`` tokens' K and V around the ring, ``cp - 1`` hops per attention layer in the
       forward, and K, V and their gradients in the backward;
@@ -374,8 +378,9 @@ def communication_volume(cfg, seq_len, micro_batch=1, precision="bf16-mixed", ze
                       if g.kind.attention not in ("none", "mamba", "linear_attention", "conv"))
     moe_layers = sum(g.count for g in layer_groups(cfg) if any(t.routed for t in g.tensors))
     if tp > 1:
-        per_mb = (4 * L + 2) * act * h * Fraction(tokens, cp)
-        parts["tp_activations"] = m * _ring(tp, per_mb, "all_reduce")
+        one = act * h * Fraction(tokens, cp)   # one all-reduce of the s x b x h activations
+        parts["tp_layers"] = m * _ring(tp, 4 * L * one, "all_reduce")
+        parts["tp_embedding_head"] = m * _ring(tp, 2 * one, "all_reduce")
     if cp > 1:
         kv = 2 * cfg.num_key_value_heads * cfg.head_dim * act * cdiv(seq_len, cp) * micro_batch
         kv = Fraction(kv, tp) if tp > 1 else kv

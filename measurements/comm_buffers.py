@@ -18,6 +18,9 @@ Each setup trains a small random-weight decoder built with transformers on 2 pro
   last; the layers and the embedding resharded after forward (``fsdp-zero3``: FULL_SHARD) or
   not (``fsdp-zero2``: SHARD_GRAD_OP). ``all_gather`` / ``reduce_scatter``: the bytes of the
   gathered outputs and of the reduce-scatter inputs in one micro-batch.
+* ``tp``: tensor parallelism over the 2 processes, Megatron's split of each decoder layer as
+  torchtitan plans it with PyTorch's DTensor (:func:`_tensor_parallel`); ``all_reduce``: the
+  bytes of the activations DTensor all-reduces in one micro-batch's forward and backward.
 
 For each, as in :mod:`measurements.step_peak`: two steps create the optimizer's state (and let
 DDP rebuild its buckets in the order the backward produced the gradients, which it does once,
@@ -62,6 +65,8 @@ SETUPS = {
             "bf16+autocast": dict(precision="bf16", optimizer="adamw-fused", zero_stage=0)},
     "fsdp-zero3": {"fsdp": dict(precision="fsdp-bf16", optimizer="adamw-fused", zero_stage=3)},
     "fsdp-zero2": {"fsdp": dict(precision="fsdp-bf16", optimizer="adamw-fused", zero_stage=2)},
+    "tp": {"fp32": dict(precision="fp32", optimizer="adamw", tp=2),
+           "bf16+autocast": dict(precision="bf16", optimizer="adamw-fused", tp=2)},
 }
 SHAPES = [(1, 256), (2, 100)]
 LOOPS = ("accumulating", "first")
@@ -73,11 +78,60 @@ def _free_port():
         return s.getsockname()[1]
 
 
+class _CountFunctional:
+    """Counts the bytes of the functional collectives DTensor issues (tensor parallelism)."""
+
+    def __init__(self, counters):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                name = str(func)
+                if name.startswith("_c10d_functional.all_reduce"):
+                    counters["all_reduce"] += args[0].nbytes
+                return func(*args, **(kwargs or {}))
+        self.mode = Mode()
+
+    def __enter__(self):
+        return self.mode.__enter__()
+
+    def __exit__(self, *exc):
+        return self.mode.__exit__(*exc)
+
+
+def _tensor_parallel(model, mesh):
+    """Megatron's tensor parallelism on each decoder layer, as torchtitan plans it with
+    PyTorch's DTensor: q, k, v, gate and up split by columns, o_proj and down_proj by rows
+    (their outputs all-reduced), the attention's and the MLP's input replicated once (so
+    the backward all-reduces one gradient per block, as Megatron's fused QKV and gate-up
+    do); the embedding and the lm_head stay whole."""
+    from torch.distributed.tensor import Replicate
+    from torch.distributed.tensor.parallel import (ColwiseParallel, PrepareModuleInput,
+                                                   RowwiseParallel, parallelize_module)
+    for layer in model.model.layers:
+        parallelize_module(layer, mesh, {
+            "self_attn": PrepareModuleInput(input_kwarg_layouts={"hidden_states": Replicate()},
+                                            desired_input_kwarg_layouts={
+                                                "hidden_states": Replicate()}),
+            "mlp": PrepareModuleInput(input_layouts=(Replicate(),),
+                                      desired_input_layouts=(Replicate(),)),
+            "self_attn.q_proj": ColwiseParallel(), "self_attn.k_proj": ColwiseParallel(),
+            "self_attn.v_proj": ColwiseParallel(), "self_attn.o_proj": RowwiseParallel(),
+            "mlp.gate_proj": ColwiseParallel(), "mlp.up_proj": ColwiseParallel(),
+            "mlp.down_proj": RowwiseParallel()})
+
+
 def _wrap(model, setup):
-    """The model as the setup wraps it; ``(model, bytes allocated while wrapping, counters)``."""
+    """The model as the setup wraps it; ``(model, bytes allocated while wrapping, counters,
+    the context that counts the collectives of a micro-batch)``."""
+    import contextlib
     import torch
     import torch.distributed as dist
     counters = {"all_reduce": 0, "all_gather": 0, "reduce_scatter": 0}
+    if setup == "tp":
+        from torch.distributed.device_mesh import init_device_mesh
+        _tensor_parallel(model, init_device_mesh("cpu", (WORLD,)))
+        return model, 0, counters, _CountFunctional(counters)
     tr = tracker(storages(list(model.parameters()) + list(model.buffers())))
     if setup == "ddp":
         from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
@@ -89,7 +143,8 @@ def _wrap(model, setup):
             counters["all_reduce"] += bucket.buffer().nbytes
             return allreduce_hook(state, bucket)
         wrapped.register_comm_hook(dist.group.WORLD, hook)
-        return wrapped, tr.cur, counters   # what stays allocated: the buckets
+        # what stays allocated: the buckets
+        return wrapped, tr.cur, counters, contextlib.nullcontext()
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
     mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16,
                               output_dtype=torch.bfloat16)
@@ -114,7 +169,7 @@ def _wrap(model, setup):
         counters["reduce_scatter"] += (a[1] if len(a) > 1 else k["input"]).nbytes
         return rs(*a, **k)
     dist.all_gather_single, dist.reduce_scatter_single = all_gather_single, reduce_scatter_single
-    return model, 0, counters
+    return model, 0, counters, contextlib.nullcontext()
 
 
 def _local(t):
@@ -129,10 +184,12 @@ def _run(rank, port, setup, mode, config, batch, seq_len, loop, out):
     try:
         from .common import autocast, build
         model = build(config, "sdpa", "bf16" if mode == "bf16+autocast" else "fp32")
-        model, wrapped_bytes, counters = _wrap(model, setup)
-        fused = mode != "fp32"
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **{"fused" if fused else "foreach":
-                                                                 True})
+        model, wrapped_bytes, counters, counting = _wrap(model, setup)
+        # foreach (fp32) or fused (pure bf16) AdamW; under tensor parallelism the per-tensor
+        # loop (the multi-tensor ones refuse a mix of DTensor and plain parameters)
+        impl = ("foreach" if setup == "tp" else "fused") if mode != "fp32" else "foreach"
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4,
+                                **{impl: setup != "tp" or impl != "foreach"})
         amp = autocast(mode)
         g = torch.Generator().manual_seed(rank)
 
@@ -155,14 +212,17 @@ def _run(rank, port, setup, mode, config, batch, seq_len, loop, out):
             counters[k] = 0
         tr = tracker(skip)
         x = ids()
-        with tr:
+        with tr, counting:
             with amp:
                 o = model(input_ids=x, labels=x, use_cache=False)
             end = tr.cur
             o.loss.backward()
             del o
         if rank == 0:
-            out.put(dict(end_of_forward=end, peak_fwd_bwd=tr.peak, wrapped=wrapped_bytes,
+            # under tensor parallelism the tracker does not see what DTensor allocates
+            # inside its operators: only the collectives are stored
+            held = (None, None) if setup == "tp" else (end, tr.peak)
+            out.put(dict(end_of_forward=held[0], peak_fwd_bwd=held[1], wrapped=wrapped_bytes,
                          **counters))
     finally:
         dist.destroy_process_group()
@@ -193,12 +253,13 @@ def main(argv=()):
         for mode in modes:
             for name in MODELS:
                 for batch, seq_len in SHAPES:
-                    for loop in LOOPS:
+                    for loop in LOOPS if setup != "tp" else ("accumulating",):
                         r = measure(setup, mode, name, batch, seq_len, loop)
                         rows.append(dict(setup=setup, mode=mode, model=name, batch=batch,
                                          seq_len=seq_len, loop=loop, **r))
                         print(f"{setup:10s} {mode:13s} {name[:24]:24s} b={batch} s={seq_len} "
-                              f"{loop:12s} " + " ".join(f"{k} {v:,}" for k, v in r.items()),
+                              f"{loop:12s} " + " ".join(f"{k} {v:,}" for k, v in r.items()
+                                                        if v is not None),
                               flush=True)
     data = {
         "_about": ("Data parallelism on 2 CPU processes over gloo: DDP's gradient buckets "

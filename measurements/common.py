@@ -130,7 +130,8 @@ def tracker(skip):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             for t in tree_flatten(out)[0]:
-                if isinstance(t, torch.Tensor) and t.device.type == "cpu":
+                # plain tensors only (a DTensor is a wrapper without storage of its own)
+                if type(t) in (torch.Tensor, torch.nn.Parameter) and t.device.type == "cpu":
                     self._add(t.untyped_storage())
             return out
 

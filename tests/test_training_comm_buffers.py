@@ -19,12 +19,14 @@ from measurements.common import read_json  # noqa: E402
 
 DATA = read_json(C.OUT)
 ROWS = DATA["rows"]
+HELD = [r for r in ROWS if r["setup"] != "tp"]   # the rows whose memory was tracked
 
 
 def _engine(r):
     cfg = lc.from_hf_config(DATA["models"][r["model"]])
     settings = DATA["engine"][r["setup"]][r["mode"]]
-    return cfg, training_memory(cfg, r["seq_len"], r["batch"], dp=DATA["world_size"],
+    dp = 1 if r["setup"] == "tp" else DATA["world_size"]
+    return cfg, training_memory(cfg, r["seq_len"], r["batch"], dp=dp,
                                 first_micro_batch=r["loop"] == "first", **settings)
 
 
@@ -35,12 +37,12 @@ def _ids(rows):
 
 def test_the_rows_cover_ddp_and_fsdp_both_loops_and_two_models():
     assert DATA["world_size"] == 2 and DATA["device"].startswith("CPU")
-    assert {r["setup"] for r in ROWS} == {"ddp", "fsdp-zero3", "fsdp-zero2"}
+    assert {r["setup"] for r in ROWS} == {"ddp", "fsdp-zero3", "fsdp-zero2", "tp"}
     assert {r["loop"] for r in ROWS} == {"first", "accumulating"}
     assert {r["model"] for r in ROWS} == set(C.MODELS) == set(DATA["models"])
 
 
-@pytest.mark.parametrize("r", ROWS, ids=_ids(ROWS))
+@pytest.mark.parametrize("r", HELD, ids=_ids(HELD))
 def test_the_peak_with_the_tools_buffers_is_within_3_percent(r):
     _, m = _engine(r)
     base = m.params + m.optimizer + (m.grads if r["loop"] == "accumulating" else 0)
@@ -69,9 +71,14 @@ def test_ddps_buckets_are_one_more_gradient_sized_buffer(r):
 def test_the_collectives_move_what_the_engine_counts(r):
     cfg = lc.from_hf_config(DATA["models"][r["model"]])
     s = DATA["engine"][r["setup"]][r["mode"]]
+    n = 2   # ring collectives: an all-reduce sends 2 (n - 1) / n of its bytes, the others (n - 1) / n
+    if r["setup"] == "tp":
+        # two all-reduces a layer forward, two backward; the embedding and lm_head stayed whole
+        v = communication_volume(cfg, r["seq_len"], r["batch"], precision=s["precision"], tp=2)
+        assert v.parts["tp_layers"] == 2 * (n - 1) * r["all_reduce"] // n
+        return
     v = communication_volume(cfg, r["seq_len"], r["batch"], precision=s["precision"],
                              zero_stage=s["zero_stage"], dp=2)
-    n = 2   # ring collectives: an all-reduce sends 2 (n - 1) / n of its bytes, the others (n - 1) / n
     if r["setup"] == "ddp":
         assert v.parts["dp_gradients"] == 2 * (n - 1) * r["all_reduce"] // n
         assert "dp_weights" not in v.parts
@@ -138,9 +145,9 @@ def test_tensor_context_and_expert_traffic_by_hand():
     h, L, s = cfg.hidden_size, cfg.num_hidden_layers, 4096
     # Megatron TP: 2 all-reduces per layer forward, 2 backward, + embedding and lm_head input
     tp = communication_volume(cfg, s, 1, tp=8)
-    assert tp.parts["tp_activations"] == (4 * L + 2) * 2 * s * h * 2 * 7 // 8
-    assert communication_volume(cfg, s, 1, tp=8, sp=True).parts["tp_activations"] == \
-        tp.parts["tp_activations"]
+    assert tp.parts["tp_layers"] == 4 * L * 2 * s * h * 2 * 7 // 8
+    assert tp.parts["tp_embedding_head"] == 2 * 2 * s * h * 2 * 7 // 8
+    assert communication_volume(cfg, s, 1, tp=8, sp=True).parts == tp.parts
     # ring attention: K and V of s / cp tokens, cp - 1 hops forward, and K, V, dK, dV back
     cp = communication_volume(cfg, s, 1, cp=4)
     kv = 2 * cfg.num_key_value_heads * cfg.head_dim * 2 * (s // 4)
