@@ -97,24 +97,10 @@ def measure(config, batch, seq_len, target_modules="attention", dropout=0.0, r=R
             seen.setdefault(st.data_ptr(), st.nbytes())
         return t
 
-    ids = batch_ids()
-    tr = tracker(skip)
-    state = {"backward": False}
     # with checkpointing, the phases of step_peak.measure_checkpointed's timeline
-    handles = P._phase_hooks(model, tr, state) if checkpointing else []
-    with tr:
-        tr.mark("forward")
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            out = model(input_ids=ids, labels=ids, use_cache=False)
-        end_fwd = tr.cur
-        state["backward"] = True
-        tr.mark("loss, lm_head and final norm backward")
-        out.loss.backward()
-        del out
-    for h in handles:
-        h.remove()
-    peak = tr.peak
-    timeline, peak_phase = P._timeline(tr.phases, peak)
+    end_fwd, peak, timeline, peak_phase = P.tracked_micro_batch(
+        model, batch_ids(), tracker(skip),
+        torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), checkpointing)
     tr = tracker(skip)
     with tr:
         opt.step()

@@ -169,25 +169,42 @@ def measure(config, pp, m, batch, seq_len, kind="1f1b", v=1):
         del outputs[s, j]
         held[s % pp] -= sum(saved.pop((s, j)).values())
 
-    ops = schedule(pp, m, kind, v)
-    nxt = [0] * pp
+    run_in_order(schedule(pp, m, kind, v), G - 1,
+                 lambda r, op, s, j, deps: (forward if op == "F" else backward)(s, j))
+    assert all(x == 0 for x in held)
+    return most
+
+
+def dependencies(op, s, j, last):
+    """What must have run before ``op`` of micro-batch ``j`` on virtual stage ``s`` (``last``:
+    the last virtual stage): a forward after the previous stage's, a backward (B) after its
+    own forward and the next stage's backward, a weight gradient (W) after its own B."""
+    if op == "F":
+        return [("F", s - 1, j)] if s > 0 else []
+    if op == "B":
+        return [("F", s, j)] + ([("B", s + 1, j)] if s < last else [])
+    return [("B", s, j)]
+
+
+def run_in_order(ops, last, run):
+    """Run every GPU's ops in its own order (``ops[gpu]``), each as soon as what it depends on
+    has run: ``run(gpu, op, virtual stage, micro-batch, its dependencies)``. A schedule whose
+    orders cannot all finish is refused."""
+    nxt = [0] * len(ops)
     done = set()
-    while any(nxt[r] < len(ops[r]) for r in range(pp)):
+    while any(nxt[r] < len(ops[r]) for r in range(len(ops))):
         progressed = False
-        for r in range(pp):
+        for r in range(len(ops)):
             if nxt[r] == len(ops[r]):
                 continue
             op, s, j = ops[r][nxt[r]]
-            ready = ((s == 0 or ("F", s - 1, j) in done) if op == "F"
-                     else ("F", s, j) in done and (s == G - 1 or ("B", s + 1, j) in done))
-            if ready:
-                (forward if op == "F" else backward)(s, j)
+            deps = dependencies(op, s, j, last)
+            if all(d in done for d in deps):
+                run(r, op, s, j, deps)
                 done.add((op, s, j))
                 nxt[r] += 1
                 progressed = True
         assert progressed, "the schedule deadlocked"
-    assert all(x == 0 for x in held)
-    return most
 
 
 def main(argv=()):

@@ -85,13 +85,28 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
     states += [t for st in opt.state.values() for t in st.values() if isinstance(t, torch.Tensor)]
     skip = storages(states + [p.grad for p in model.parameters()])
     tr = tracker(skip)
+    end_fwd, peak, timeline, peak_phase = tracked_micro_batch(model, batch_ids(), tr, amp,
+                                                              checkpointing)
+    result = {"end_of_forward": end_fwd, "peak_fwd_bwd": peak}
+    tr = tracker(storages(states + [p.grad for p in model.parameters()]))
+    with tr:
+        opt.step()
+    result["peak_step"] = tr.peak
+    if checkpointing:
+        result.update(peak_phase=peak_phase, timeline=timeline)
+    return result
+
+
+def tracked_micro_batch(model, ids, tr, forward_context, checkpointing=False):
+    """One micro-batch's forward (with labels, its output held: no KV cache, as training
+    sets it) under ``forward_context`` and its backward, every byte tracked by ``tr``; with
+    ``checkpointing`` the timeline's phases are marked (:func:`phase_hooks`).
+    ``(bytes held when the forward ended, the peak, timeline, the peak's phase)``."""
     state = {"backward": False}
-    handles = _phase_hooks(model, tr, state) if checkpointing else []
-    ids = batch_ids()
+    handles = phase_hooks(model, tr, state) if checkpointing else []
     with tr:
         tr.mark("forward")
-        with amp:
-            # the output (and its logits) held; no KV cache (use_cache=False, as training sets it)
+        with forward_context:
             out = model(input_ids=ids, labels=ids, use_cache=False)
         end_fwd = tr.cur
         state["backward"] = True
@@ -100,17 +115,8 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
         del out
     for h in handles:
         h.remove()
-    peak = tr.peak
-    result = {"end_of_forward": end_fwd, "peak_fwd_bwd": peak}
-    if checkpointing:
-        timeline, peak_phase = _timeline(tr.phases, peak)
-    tr = tracker(storages(states + [p.grad for p in model.parameters()]))
-    with tr:
-        opt.step()
-    result["peak_step"] = tr.peak
-    if checkpointing:
-        result.update(peak_phase=peak_phase, timeline=timeline)
-    return result
+    timeline, peak_phase = timeline_of(tr.phases, tr.peak) if checkpointing else (None, None)
+    return end_fwd, tr.peak, timeline, peak_phase
 
 
 def _layer_modules(model):
@@ -121,7 +127,7 @@ def _layer_modules(model):
     return layers, [x.input_layernorm for x in layers], [getattr(x, last) for x in layers]
 
 
-def _phase_hooks(model, tr, state):
+def phase_hooks(model, tr, state):
     """Module hooks that mark the tracker's phases (see :func:`measure_checkpointed`) on
     ``model``'s decoder layers; ``state["backward"]`` tells a recomputation from the
     forward. Returns the hook handles."""
@@ -149,7 +155,7 @@ def _phase_hooks(model, tr, state):
     return handles
 
 
-def _timeline(phases, peak):
+def timeline_of(phases, peak):
     """``(timeline, peak_phase)``: one phase per name (the input-gradient hook and the
     recompute pre-hook both mark a layer's recomputation; keep the first start and the
     larger peak), and the phase the peak falls in."""

@@ -179,29 +179,18 @@ def _run_schedule(pp, m, kind, v=1, t_f=1, t_b=1, t_w=1):
     ``(the share of the step each GPU idles, the most micro-batches each holds: forwards
     run whose weight gradient has not)``."""
     import stored_rows  # noqa: F401
-    from measurements.pipeline_stages import schedule
-    ops = schedule(pp, m, kind, v)
+    from measurements.pipeline_stages import run_in_order, schedule
     G = pp * v if kind == "interleaved-1f1b" else pp
     split = kind == "zero-bubble-h1"
     dur = {"F": Fraction(t_f, v), "B": Fraction(t_b if split else t_b + t_w, v),
            "W": Fraction(t_w, v)}
-    done, free, nxt, held, most = {}, [Fraction(0)] * pp, [0] * pp, [0] * pp, [0] * pp
-    while any(nxt[r] < len(ops[r]) for r in range(pp)):
-        progressed = False
-        for r in range(pp):
-            if nxt[r] == len(ops[r]):
-                continue
-            op, s, j = ops[r][nxt[r]]
-            deps = ([("F", s - 1, j)] if op == "F" and s > 0 else [] if op == "F" else
-                    [("F", s, j)] + ([("B", s + 1, j)] if s < G - 1 else []) if op == "B" else
-                    [("B", s, j)])
-            if all(d in done for d in deps):
-                done[op, s, j] = free[r] = max([free[r]] + [done[d] for d in deps]) + dur[op]
-                held[r] += (op == "F") - (op == ("W" if split else "B"))
-                most[r] = max(most[r], held[r])
-                nxt[r] += 1
-                progressed = True
-        assert progressed, "the schedule deadlocked"
+    ends, free, held, most = {}, [Fraction(0)] * pp, [0] * pp, [0] * pp
+
+    def run(r, op, s, j, deps):
+        ends[op, s, j] = free[r] = max([free[r]] + [ends[d] for d in deps]) + dur[op]
+        held[r] += (op == "F") - (op == ("W" if split else "B"))
+        most[r] = max(most[r], held[r])
+    run_in_order(schedule(pp, m, kind, v), G - 1, run)
     return 1 - m * (t_f + t_b + t_w) / max(free), most
 
 
