@@ -142,10 +142,11 @@ def in_flight_micro_batches(stage, pp, num_micro_batches, schedule="1f1b", virtu
       the first stage ``pp`` micro-batches of its ``L / pp`` layers, as many layers' worth
       as the whole model without a pipeline (Korthikanti et al. 2022, section 4.2.3).
     * ``"zero-bubble-h1"`` (Qi et al. 2024): the backward split into the input gradient (B)
-      and the weight gradient (W), some W deferred into the bubbles. A micro-batch's saved
-      tensors stay until its W, and every stage defers as many W as it saves warm-up
-      forwards, so every stage holds ``min(pp, m)``: the first stage's 1F1B peak, on every
-      stage (counted by running the authors' order: ``measurements/pipeline_stages.py``).
+      and the weight gradient (W), some W deferred into the bubbles. Every stage has
+      ``min(pp, m)`` micro-batches whose W has not run (counted by running the authors' order:
+      ``measurements/pipeline_stages.py``), the first stage's 1F1B count on every stage. An
+      upper bound on memory, not a measurement: a micro-batch's B frees what only it needed
+      (the loss's tensors among them) and W keeps the matmuls' inputs and output gradients.
     * ``"interleaved-1f1b"`` (Narayanan et al. 2021): each GPU holds ``virtual_stages``
       chunks of ``L / (pp v)`` layers and runs ``2 (pp - i - 1) + (v - 1) pp`` warm-up
       forwards of chunks: it holds ``warm-up + 1`` chunk-micro-batches, ``/ v`` in these

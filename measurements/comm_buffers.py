@@ -37,6 +37,7 @@ CPU only. ``tests/test_training_comm_buffers.py`` compares the engine with the s
 
 from __future__ import annotations
 
+import gc
 import os
 import platform
 import socket
@@ -138,6 +139,7 @@ def _wrap(model, setup):
         from torch.nn.parallel import DistributedDataParallel as DDP
         with tr:
             wrapped = DDP(model)
+            gc.collect()   # what DDP let go of while wrapping (its broadcast's buffers) is freed
 
         def hook(state, bucket):
             counters["all_reduce"] += bucket.buffer().nbytes
