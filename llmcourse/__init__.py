@@ -25,7 +25,8 @@ from .serving import VllmPlan, expected_decode_speed, vllm_plan
 from .serving import vllm_changes, vllm_release
 from . import decode_speed, serving_systems  # noqa: F401  (lc.decode_speed, lc.serving_systems)
 from .training import (TrainingFlops, TrainingMemory, bytes_per_param, chinchilla_tokens,
-                       training_flops, training_memory, training_time)
+                       communication_volume, setup_settings, training_flops, training_memory,
+                       training_time)
 from .units import human_bytes, human_count
 from .zoo import list_models, load_model, model_families, model_family
 
@@ -41,7 +42,7 @@ __all__ = ["VllmPlan", "vllm_plan", "expected_decode_speed", "vllm_changes", "vl
            "expected_experts",
            "TrainingMemory", "TrainingFlops", "training_memory", "training_flops",
            "training_time", "bytes_per_param", "chinchilla_tokens", "lora_params", "lora_memory",
-           "CheckpointReport", "checkpoint_report"]
+           "communication_volume", "setup_settings", "CheckpointReport", "checkpoint_report"]
 
 _LAZY = {"tables", "plots", "widgets", "exercises", "approx", "compare", "sizing", "hub", "cli"}
 # names exported from a module imported on first use (the Hub client is needed only then)

@@ -19,12 +19,127 @@ from .architectures import layer_groups, mamba_dims
 from .layers import LayerKind
 
 
-def _cdiv(a, b):
+def cdiv(a, b):
     return -(-a // b)
+
+
+TERM_LABELS = {
+    "norms": "norms (input, rstd, normalized)",
+    "qk_norm": "QK-norm (q, k before norm, rstd, normalized)",
+    "other_norms": "other norms",
+    "mla_latents": "MLA latents (q, kv) and their norms",
+    "attention_input": "attention input (norm output)",
+    "autocast_input_copies": "autocast's separate bf16 copies of the layer input",
+    "qkv": "q, k, v (attention kernel)",
+    "attention_output": "attention output (o_proj input)",
+    "softmax_stats": "softmax statistics (fp32 log-sum-exp)",
+    "attention_scores": "attention scores (s x s per head)",
+    "output_gate": "output gate (sigmoid, gated output)",
+    "mlp_input": "MLP input (norm output)",
+    "mlp": "MLP (gate, act, up, product)",
+    "router": "router (softmax, top-k)",
+    "routed_experts": "routed experts (k per token)",
+    "routed_experts_zero": "routed experts (k per token; zero experts pass the input through)",
+    "shared_experts": "shared experts",
+    "shared_expert_gate": "shared expert gate (sigmoid, shared output)",
+    "hyper_connections": "hyper-connections (grouped norm, stream mix, injection)",
+    "ngram_embedding": "n-gram embedding (hashed ids, embedding, gates)",
+    "ngram_conv": "n-gram dilated conv (padded input, silu input)",
+    "indexer_mask": "indexer mask (float, s x s per sequence) and K, V repeated to every head",
+    "v4_hyper_connections": ("hyper-connections (stream norm, coefficients, Sinkhorn, expand "
+                             "and mix)"),
+    "v4_q_latent": "q latent, its norm and q_b_norm (per head)",
+    "v4_kv_norm": "K = V head norm (kv_norm)",
+    "v4_rotary": "rotary cos/sin (q, K = V, output; per position)",
+    "v4_compressor": "compressor (window softmax, values, entry norm, rotary)",
+    "v4_indexer_compressor": "indexer's compressor (softmax, values, key norm, rotary)",
+    "v4_grouped_output": "grouped output projection inputs (o_a, o_b)",
+    "gemma4_norms": "Gemma 4 norms (fp32 input, mean square, rstd, normalized; q/k/v per head)",
+    "sliding_window_mask": "sliding-window mask (s x s, in the model's dtype)",
+    "attention_softcap": "attention logit softcapping (tanh output, s x s per head)",
+    "final_softcap": "final logit softcapping (tanh output per logit)",
+    "checkpoint_position_ids": "position ids (int64, held by every checkpoint)",
+    "checkpoint_masks": "attention masks (s x s per sequence, held by every checkpoint)",
+    "per_layer_embedding_gate": "per-layer embedding gate (input, gate, GELU, product)",
+    "per_layer_embeddings": "per-layer embeddings (projection input, norm, per-layer inputs)",
+    "gdn_conv": "Gated DeltaNet conv (q, k, v projection; padded conv output)",
+    "gdn_gates": "Gated DeltaNet gates (beta, fp32 decay)",
+    "gdn_qk": "Gated DeltaNet q, k (fp32, l2-normalized)",
+    "gdn_recurrence": "Gated DeltaNet chunked recurrence (torch reference, 64-token chunks)",
+    "gdn_output": "Gated DeltaNet output norm and gate (out_proj input)",
+    "kda_conv_gates": ("KDA conv, gates and decay (q, k, v conv input; forget/output gate; "
+                       "fp32 softplus)"),
+    "kda_recurrence": ("KDA chunked recurrence (torch reference: 64 x 64 x head_dim decay "
+                       "products, row-by-row solve)"),
+    "kda_output": "KDA output norm and gate (out_proj input)",
+    "mamba_conv": "Mamba-2 conv (in_proj output; padded conv output)",
+    "mamba_dt": "Mamba-2 dt (softplus, fp32)",
+    "mamba_scan": "Mamba-2 chunked scan (torch reference, chunk_size chunks)",
+    "mamba_norm": "Mamba-2 gated norm (out_proj input)",
+    "short_conv": "short conv (in_proj output B, C, x; B * x)",
+    "short_conv_output": "short conv output (padded) and C * conv (out_proj input)",
+    "token_ids": "token ids (int64)",
+    "rotary_tables": "rotary cos/sin tables (once per model)",
+    "final_norm": "final norm and lm_head input",
+    "log_probs": "log-probabilities (fp32, saved by the loss)",
+    "labels": "labels (int64) and the loss's weight",
+    "logits": "logits (held by the model output)",
+    "checkpoints": "layer inputs (checkpoints)",
+    "amp_weight_copies": "bf16 weight copies (autocast saves them for backward)",
+    "lora_adapters": "LoRA adapters (fp32 input copy, A output)",
+    "lora_dropout_masks": "LoRA dropout masks",
+    "loss_grads": "loss gradients at the start of backward",
+    "optimizer_step": "optimizer step temporaries",
+    "recomputed_layer": "one layer recomputed in backward (saved tensors + temporaries)",
+    "grad_between_layers": "gradient flowing between layers (and a tied lm_head's)",
+    "freed_before_layers": "freed before the first layer is recomputed (loss and final norm)",
+}
+"""Every accounting term's identifier (the keys of ``activation_terms`` and ``transients``,
+which the modules sum and compare) and the words a table shows for it. The identifiers are
+the interface between modules; a label may be reworded without changing any sum."""
+
+
+def term_label(key):
+    """The words for one term's identifier (the identifier itself when it has none)."""
+    return TERM_LABELS.get(key, key)
+
 
 # --- activations -----------------------------------------------------------------------
 
 _GEMMA_NORM = ("gemma", "gemma2", "gemma3", "gemma3_text")   # normalize, scale by (1 + w) in fp32
+# final-logit softcapping (a config's final_logit_softcapping), and attention-logit
+# softcapping, which transformers 5 applies in Gemma 2's eager attention only (Gemma 3 reads
+# attn_logit_softcapping but does not pass it on)
+_SOFTCAPPED = ("gemma2", "gemma3", "gemma3_text")
+_ATTENTION_SOFTCAPPED = ("gemma2",)
+# transformers' SDPA path gets an explicit sliding-window mask once a query would see past
+# the window (seq_len >= sliding_window: a full layer, or a shorter sequence, runs causal
+# without one)
+_SDPA_SLIDING_MASK = ("gemma3", "gemma3_text")
+
+
+def _repeats(nh, nkv, repeated, view, amp):
+    """``(k, v)``: how many times the attention kernel's saved k and v hold each KV head.
+    Not ``repeated``: the kernel reads the KV heads (1, 1). Repeated by ``repeat_kv``:
+    copies at every query head, unless the expansion stays a stride-0 ``view`` of the
+    single KV head (1). Under autocast (fp32 weights) k leaves the rotary embedding in fp32
+    and the KV cache transformers builds (``use_cache``, on by default outside gradient
+    checkpointing) stores v in k's dtype, so the kernel's bf16 casts of the expanded k and v
+    are dense copies at every head (with ``use_cache=False`` v keeps the view: a few kB
+    less)."""
+    full = nh // max(nkv, 1)
+    if not repeated or full == 1:
+        return 1, 1
+    if view and not amp:
+        return 1, 1
+    return full, full
+
+
+def sdpa_sliding_mask(cfg, kind, s):
+    """Whether SDPA receives a materialized sliding-window mask in this layer kind."""
+    window = cfg.get("sliding_window")
+    return (cfg.model_type in _SDPA_SLIDING_MASK and kind.attention == "sliding_attention"
+            and bool(window) and s >= window)
 _QK_NORM = ("q_norm", "k_norm", "q_layernorm", "k_layernorm")
 # RMSNorm as (x * rstd) * (1 + w) in fp32, then cast: Qwen3.5 (its (1 + w) a new tensor)
 _ONE_PLUS_W_NORM = ("qwen3_5_text", "qwen3_5_moe_text")
@@ -32,7 +147,7 @@ _ONE_PLUS_W_NORM = ("qwen3_5_text", "qwen3_5_moe_text")
 _ONE_PLUS_W_LAYER_NORM = _ONE_PLUS_W_NORM + ("qwen4_exp_text",)
 
 
-def _mlp_width(tensors, h, component, per_expert=False):
+def mlp_width(tensors, h, component, per_expert=False):
     """A feed-forward block's intermediate width and whether it is gated, read off its
     matmul tensors (gated: gate, up and down = 3 x h x I values; plain: 2 x h x I)."""
     mm = [t for t in tensors if t.component == component and t.matmul and min(t.shape) > 1]
@@ -44,7 +159,7 @@ def _mlp_width(tensors, h, component, per_expert=False):
     return elems // ((3 if gated else 2) * h), gated
 
 
-def _kind_of(cfg, tensors):
+def kind_of(cfg, tensors):
     """The :class:`~llmcourse.layers.LayerKind` of the layer group whose tensors these are
     (a plain attention + MLP layer when they belong to none)."""
     for g in layer_groups(cfg):
@@ -53,7 +168,7 @@ def _kind_of(cfg, tensors):
     return LayerKind()
 
 
-def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=False, b=1):
+def layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=False, b=1):
     """Bytes one layer saves for backward, per token (a dict of named terms;
     ``s`` only enters the eager attention-score term and the chunked mixers' padding,
     ``b`` the terms a layer saves once, whatever its tokens). The norms and the
@@ -69,17 +184,17 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
     saved, a routed expert keeps gate_up, act and its output (not its gathered input)."""
     h = cfg.hidden_size
     nh = cfg.num_attention_heads // tp
-    nkv = _cdiv(cfg.num_key_value_heads, tp)
+    nkv = cdiv(cfg.num_key_value_heads, tp)
     f32, i64 = 4, 8
     mt, fam = cfg.model_type, cfg.family
     terms = {}
     if mt == "longcat_flash":   # two MLA sublayers and a shortcut MoE: its own rules
         return _longcat_layer_terms(cfg, s, is_moe, act, tp)
     if mt == "deepseek_v4":   # hyper-connections, compressed K = V attention: its own rules
-        terms = _deepseek_v4_terms(cfg, _kind_of(cfg, tensors), s, b, act, tp, attention,
+        terms = _deepseek_v4_terms(cfg, kind_of(cfg, tensors), s, b, act, tp, attention,
                                    frozen)
         return {k: v for k, v in terms.items() if v}
-    kind = _kind_of(cfg, tensors)
+    kind = kind_of(cfg, tensors)
     mixer = _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp, attention)
     if mixer is not None:   # the mixer's own norms are its terms
         prefix = mixer.pop("_prefix")
@@ -110,27 +225,32 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         elif mt in _ONE_PLUS_W_LAYER_NORM:
             # fp32 normalized value times (1 + w), that fp32 (1 + w) kept once per layer
             cost = f32 * w + f32 + f32 * w + Fraction(f32 * w, s * b)
-        elif mt in _GEMMA_NORM or (amp and w == h and t.name.rsplit(".", 2)[-2] not in _QK_NORM):
-            # fp32 normalized value (Gemma's (1 + w); under autocast the residual stream is
-            # fp32, while QK-norm normalizes the bf16 q and k)
+        elif mt in _GEMMA_NORM:
+            # fp32 normalized value times (1 + w.float()): that fp32 (1 + w) is a new tensor
+            # the product keeps, once per norm call
+            cost = f32 * w + f32 + f32 * w + Fraction(f32 * w, s * b)
+        elif amp and w == h and t.name.rsplit(".", 2)[-2] not in _QK_NORM:
+            # fp32 normalized value (under autocast the residual stream is fp32, while
+            # QK-norm normalizes the bf16 q and k)
             cost = f32 * w + f32 + f32 * w
         else:
             cost = f32 * w + f32 + act * w
         base = t.name.rsplit(".", 2)[-2]
         if base in _QK_NORM:
             times = (nh if base[0] == "q" else nkv) if w == cfg.head_dim else 1
-            once = Fraction(f32 * w, s * b) if mt in _ONE_PLUS_W_LAYER_NORM else 0
-            add("QK-norm (q, k before norm, rstd, normalized)", times * (cost - once) + once)
+            once = (Fraction(f32 * w, s * b) if mt in _ONE_PLUS_W_LAYER_NORM + _GEMMA_NORM
+                    else 0)
+            add("qk_norm", times * (cost - once) + once)
         elif w == h:
-            add("norms (input, rstd, normalized)", cost)
+            add("norms", cost)
         elif cfg.uses_mla:
-            add("MLA latents (q, kv) and their norms",
+            add("mla_latents",
                 cost + (0 if frozen else act * w))  # + the next matmul's input
         else:
-            add("other norms", cost)
+            add("other_norms", cost)
 
     if kind.attention != "none":
-        terms["attention input (norm output)"] = 0 if frozen else act * h
+        terms["attention_input"] = 0 if frozen else act * h
     if amp:
         # autocast caches the bf16 casts of weights, not of activations: each projection
         # that reads the fp32 norm output (q, k, v; the router; gate and up) casts and
@@ -142,7 +262,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         extra = max(readers(("attention",)) - 1, 0) + max(readers(("mlp", "router",
                                                                    "shared_experts")) - 1, 0)
         if extra:
-            terms["autocast's separate bf16 copies of the layer input"] = act * h * extra
+            terms["autocast_input_copies"] = act * h * extra
     if mixer is not None:
         terms.update(mixer)
     elif cfg.uses_mla:
@@ -159,37 +279,50 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
     elif attention == "flash":
         # the kernel saves q, k, v (k and v at the KV heads: GQA saves memory here),
         # its output (also the o_proj input) and one fp32 log-sum-exp per head
-        terms["q, k, v (attention kernel)"] = act * (q_el + k_el + v_el)
-        terms["attention output (o_proj input)"] = act * o_el
-        terms["softmax statistics (fp32 log-sum-exp)"] = f32 * nh
+        masked = sdpa_sliding_mask(cfg, kind, s)
+        # with a mask, transformers' SDPA path repeats k and v to every query head first
+        # (repeat_kv: a copy, or a stride-0 view of a single KV head)
+        rep_k, rep_v = _repeats(nh, nkv_k, masked, view=nkv_k == 1, amp=amp)
+        terms["qkv"] = act * (q_el + k_el * rep_k + v_el * rep_v)
+        terms["attention_output"] = act * o_el
+        terms["softmax_stats"] = f32 * nh
+        if masked:   # SDPA keeps the sliding-window mask, as a float of the model's dtype
+            terms["sliding_window_mask"] = act * s
     else:
         # eager: k and v repeated to every query head, the s x s probabilities in fp32
-        # (plus their cast to the activation dtype when that is narrower)
-        rep = nh // max(nkv_k, 1)
-        terms["q, k, v (attention kernel)"] = act * (q_el + k_el * rep + v_el * rep)
-        terms["attention output (o_proj input)"] = act * o_el
-        terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
+        # (plus their cast to the activation dtype when that is narrower). torch.matmul folds
+        # (batch, heads) into one dimension: for one sequence with a single KV head,
+        # repeat_kv's stride-0 expansion folds into a view, and the matmuls keep k and v at
+        # their one head (MQA at micro-batch 1); otherwise they copy them to every head
+        rep_k, rep_v = _repeats(nh, nkv_k, True, view=b == 1 and nkv_k == 1, amp=amp)
+        terms["qkv"] = act * (q_el + k_el * rep_k + v_el * rep_v)
+        terms["attention_output"] = act * o_el
+        terms["attention_scores"] = nh * s * (f32 + (act if act < f32 else 0))
+        if cfg.get("attn_logit_softcapping") and mt in _ATTENTION_SOFTCAPPED:
+            # Gemma 2: scores / cap, tanh, * cap: tanh keeps its output, s x s per head in
+            # the scores' dtype (the matmul's)
+            terms["attention_softcap"] = nh * s * act
     if mixer is None and not cfg.uses_mla and _output_gated(cfg, tensors):
         # Qwen3.5's gated attention: q_proj writes q and a gate; the output is multiplied by
         # sigmoid(gate): the sigmoid and the product are kept (with SDPA also the output's
         # reshaped copy); in fp32 the QK-norm's input is a view of q_proj's whole output
-        terms["output gate (sigmoid, gated output)"] = (
+        terms["output_gate"] = (
             act * o_el * (3 if attention == "flash" else 2)
             + (f32 * q_el if act == f32 and any(t.name.endswith("q_norm.weight") for t in tensors)
                else 0))
     if kind.mlp == "none":   # a mixer-only block (Nemotron-H): no feed-forward terms
         return {k: v for k, v in terms.items() if v}
-    terms["MLP input (norm output)"] = act * h if fam != "phi" and not frozen else 0  # phi: one norm
+    terms["mlp_input"] = act * h if fam != "phi" and not frozen else 0  # phi: one norm
     if not is_moe:
-        inter, gated = _mlp_width(tensors, h, "mlp")
-        inter = _cdiv(inter, tp)
+        inter, gated = mlp_width(tensors, h, "mlp")
+        inter = cdiv(inter, tp)
         # gated: gate, act(gate), up, act * up; plain: fc1's output (kept by the
         # activation function) and the activation's output (kept by fc2)
         # (frozen: the product / the activation's output only fed the frozen down matmul)
-        terms["MLP (gate, act, up, product)"] = act * ((4 if gated else 2) - frozen) * inter
+        terms["mlp"] = act * ((4 if gated else 2) - frozen) * inter
     else:
         E, k = cfg.num_experts, cfg.num_experts_per_tok
-        inter = _cdiv(_mlp_width(tensors, h, "experts")[0], tp)
+        inter = cdiv(mlp_width(tensors, h, "experts")[0], tp)
         # router: fp32 softmax over all experts, top-k indices; normalized top-k
         # probabilities save the k values and their sum
         router = f32 * E + i64 * k
@@ -201,7 +334,7 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
             router = (i64 + f32) * k
         if mt == "lfm2_moe":   # sigmoid scores in the activations' dtype, normalized top-k
             router = act * E + i64 * k + act * (k + 1)
-        terms["router (softmax, top-k)"] = router
+        terms["router"] = router
         # per (token, expert) pair: gathered input, gate_up, act, product, expert
         # output (multiplied by the routing weight), the weight (Mixtral keeps it in
         # fp32, Qwen3-MoE casts it to the router logits' dtype), three index tensors.
@@ -211,10 +344,10 @@ def _layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=
         weight = f32 if mt in ("mixtral",) + _GROUP_ROUTED else act
         e_act = f32 if amp else act
         per_pair = (h + 3 * inter) if frozen else (2 * h + 4 * inter)
-        terms["routed experts (k per token)"] = k * (e_act * per_pair + weight + 3 * i64)
-        shared, _ = _mlp_width(tensors, h, "shared_experts")
+        terms["routed_experts"] = k * (e_act * per_pair + weight + 3 * i64)
+        shared, _ = mlp_width(tensors, h, "shared_experts")
         if shared:
-            terms["shared experts"] = act * (4 - frozen) * _cdiv(shared, tp)
+            terms["shared_experts"] = act * (4 - frozen) * cdiv(shared, tp)
     terms.update(own)
     return {k: v for k, v in terms.items() if v}
 
@@ -244,7 +377,7 @@ def _hyper_connection_terms(cfg, s, b, act, combine=True):
 def _qwen4_terms(cfg, kind, s, b, act, attention, tp):
     """Per-token bytes Qwen4-Exp (qwen4_exp_text) saves beyond Gated DeltaNet, gated
     attention and the MoE block, as transformers' PyTorch code runs it (CPU measurements,
-    ``benchmarks/measure_activations_2026_more.py``):
+    ``measurements/saved_activations_hybrid.py``):
 
     - two hyper-connections a layer (:func:`_hyper_connection_terms`), no layer norms;
     - the per-layer n-gram embedding (``ple``, where ``kind.ple``): the int64 hashed n-gram
@@ -261,24 +394,24 @@ def _qwen4_terms(cfg, kind, s, b, act, attention, tp):
     h = cfg.hidden_size
     f32, i64 = 4, 8
     once, per_seq = Fraction(1, s * b), Fraction(1, s)
-    terms = {"hyper-connections (grouped norm, stream mix, injection)":
+    terms = {"hyper_connections":
              2 * _hyper_connection_terms(cfg, s, b, act)}
     if kind.ple:
         n, W = cfg.hc_count, cfg.hc_count * h
         ng = cfg.get("ngram_size") or 3
         heads = (ng - 1) * cfg.heads_per_ngram
         K = cfg.ple_conv_kernel_size
-        terms["n-gram embedding (hashed ids, embedding, gates)"] = (
+        terms["ngram_embedding"] = (
             i64 * heads * (s + ng - 1) * per_seq + act * cfg.ple_embed_dim
             + 3 * (2 * f32 * W + f32 * n + f32 * W * once) + 2 * act * W + 5 * act * n + act * h)
-        terms["n-gram dilated conv (padded input, silu input)"] = (
+        terms["ngram_conv"] = (
             act * W * (s + (K - 1) * ng) * per_seq + act * W)
     if kind.indexer:
-        nh, nkv = cfg.num_attention_heads // tp, _cdiv(cfg.num_key_value_heads, tp)
+        nh, nkv = cfg.num_attention_heads // tp, cdiv(cfg.num_key_value_heads, tp)
         if attention == "flash":
-            terms["indexer mask (float, s x s per sequence) and K, V repeated to every head"] = (
+            terms["indexer_mask"] = (
                 act * s + 2 * act * (nh - nkv) * cfg.head_dim)
-    terms["shared expert gate (sigmoid, shared output)"] = act * (h + 1)
+    terms["shared_expert_gate"] = act * (h + 1)
     return terms
 
 
@@ -287,7 +420,7 @@ def _longcat_layer_terms(cfg, s, is_moe, act, tp):
     two, which :mod:`llmcourse.architectures` lists as two layer groups): an MLA block and
     a dense gated MLP behind its own pair of RMSNorms; the first (``is_moe``) also feeds
     its MLP input to the layer's MoE block. Measured on CPU
-    (``benchmarks/measure_activations_2026_more.py``):
+    (``measurements/saved_activations_hybrid.py``):
 
     - each MLA block: its input, the q and kv latents' RMSNorms (fp32 input, rstd,
       normalized; the kv norm's fp32 input is a view of the whole kv_a output, k_pe
@@ -305,26 +438,26 @@ def _longcat_layer_terms(cfg, s, is_moe, act, tp):
     nh = cfg.num_attention_heads // tp
     ql, kl, rope = cfg.q_lora_rank, cfg.kv_lora_rank, cfg.qk_rope_head_dim
     qk, vd = cfg.qk_nope_head_dim + rope, cfg.v_head_dim
-    inter = _cdiv(cfg.ffn_hidden_size, tp)
+    inter = cdiv(cfg.ffn_hidden_size, tp)
     E, Z, k = cfg.n_routed_experts, cfg.get("zero_expert_num") or 0, cfg.moe_topk
-    I = _cdiv(cfg.expert_ffn_hidden_size, tp)
+    I = cdiv(cfg.expert_ffn_hidden_size, tp)
     norm = f32 * h + f32 + act * h
     kv_in = f32 * (kl + (rope if act == f32 else 0))
     mla = (act * h + (f32 * ql + f32 + act * ql + act * ql) + (kv_in + f32 + act * kl + act * kl))
     scores = nh * s * (f32 + (act if act < f32 else 0))
     real = Fraction(E, E + Z)
     terms = {
-        "norms (input, rstd, normalized)": 2 * norm,
-        "MLA latents (q, kv) and their norms": mla,
-        "q, k, v (attention kernel)": act * nh * (2 * qk + vd),
-        "attention scores (s x s per head)": scores,
-        "attention output (o_proj input)": act * nh * vd,
-        "MLP input (norm output)": act * h,
-        "MLP (gate, act, up, product)": act * 4 * inter,
+        "norms": 2 * norm,
+        "mla_latents": mla,
+        "qkv": act * nh * (2 * qk + vd),
+        "attention_scores": scores,
+        "attention_output": act * nh * vd,
+        "mlp_input": act * h,
+        "mlp": act * 4 * inter,
     }
     if is_moe:
-        terms["router (softmax, top-k)"] = f32 * (E + Z) + i64 * k   # zero experts included
-        terms["routed experts (k per token; zero experts pass the input through)"] = (
+        terms["router"] = f32 * (E + Z) + i64 * k   # zero experts included
+        terms["routed_experts_zero"] = (
             k * real * (i64 + act * (3 * h + 4 * I) + act)
             + k * (1 - real) * (i64 + act + 2 * act * h))
     return terms
@@ -368,7 +501,7 @@ def _v4_hyper_connection(cfg, s, b, act, head=False):
 
 def _deepseek_v4_terms(cfg, kind, s, b, act, tp, attention, frozen=False):
     """Per-token bytes one DeepSeek-V4 layer saves, as transformers' PyTorch code runs it
-    (eager attention, the only one it offers; CPU, ``benchmarks/measure_activations_2026.py``):
+    (eager attention, the only one it offers; CPU, ``measurements/saved_activations_hybrid.py``):
     exact to the byte in fp32 and bf16 for one sequence and for several.
 
     - two hyper-connections (:func:`_v4_hyper_connection`), one around attention, one
@@ -409,14 +542,14 @@ def _deepseek_v4_terms(cfg, kind, s, b, act, tp, attention, frozen=False):
     norm = lambda w: f32 * (2 * w + 1)   # noqa: E731  fp32 input, rstd, fp32 normalized
     mm = 0 if frozen else 1              # a projection's input: kept for its weight grad
     per_pos = Fraction(1, b)             # a tensor of seq_len rows, shared by the batch
-    terms = {"hyper-connections (stream norm, coefficients, Sinkhorn, expand and mix)":
+    terms = {"v4_hyper_connections":
              2 * _v4_hyper_connection(cfg, s, b, act)}
-    terms["norms (input, rstd, normalized)"] = 2 * norm(h)
-    terms["attention input (norm output)"] = act * h * mm
+    terms["norms"] = 2 * norm(h)
+    terms["attention_input"] = act * h * mm
     q_norm = f32 * nh * (d + 1) + (act * nh * (d + 1) if act < f32 else 0)
-    terms["q latent, its norm and q_b_norm (per head)"] = norm(qr) + act * qr * mm + q_norm
-    terms["K = V head norm (kv_norm)"] = norm(d)
-    terms["rotary cos/sin (q, K = V, output; per position)"] = 6 * act * rope * per_pos
+    terms["v4_q_latent"] = norm(qr) + act * qr * mm + q_norm
+    terms["v4_kv_norm"] = norm(d)
+    terms["v4_rotary"] = 6 * act * rope * per_pos
     rates = cfg.get("compress_rates") or {}
     n_c = 0
     if kind.attention in ("compressed_sparse_attention", "heavily_compressed_attention"):
@@ -430,27 +563,27 @@ def _deepseek_v4_terms(cfg, kind, s, b, act, tp, attention, frozen=False):
             # HCA weights kv_proj's output in place (none kept below one whole window)
             values = act * width * slots * per_win if csa else act * width * (n_c > 0)
             return soft + values + norm(width) * per_win + 2 * act * rope * per_win
-        terms["compressor (window softmax, values, entry norm, rotary)"] = (
+        terms["v4_compressor"] = (
             compressor(d, 2 * m) if csa else compressor(d, m))
         if csa:
-            terms["indexer's compressor (softmax, values, key norm, rotary)"] = compressor(
+            terms["v4_indexer_compressor"] = compressor(
                 cfg.index_head_dim, 2 * m)
     keys = Fraction(s + n_c, s)   # keys per query position: the sequence + compressed entries
-    terms["q, k, v (attention kernel)"] = act * nh * d + (
+    terms["qkv"] = act * nh * d + (
         act * d * keys if b == 1 or attention == "flash" else 2 * act * nh * d * keys)
     if attention == "flash":
-        terms["attention output (o_proj input)"] = act * nh * d
-        terms["softmax statistics (fp32 log-sum-exp)"] = f32 * nh
+        terms["attention_output"] = act * nh * d
+        terms["softmax_stats"] = f32 * nh
     else:
-        terms["attention scores (s x s per head)"] = act * nh * (s + n_c + 1) + i64 * nh
-    terms["grouped output projection inputs (o_a, o_b)"] = (
+        terms["attention_scores"] = act * nh * (s + n_c + 1) + i64 * nh
+    terms["v4_grouped_output"] = (
         act * (nh * d + cfg.o_groups * cfg.o_lora_rank // tp) * mm)
     E, k = cfg.num_experts, cfg.num_experts_per_tok
-    I = _cdiv(cfg.moe_intermediate_size, tp)
-    terms["MLP input (norm output)"] = act * h * mm
-    terms["router (softmax, top-k)"] = 2 * act * E + i64 * k + act * (k + 1)
-    terms["routed experts (k per token)"] = k * (act * (h * (1 + mm) + 6 * I + 1) + 3 * i64)
-    terms["shared experts"] = act * 6 * I
+    I = cdiv(cfg.moe_intermediate_size, tp)
+    terms["mlp_input"] = act * h * mm
+    terms["router"] = 2 * act * E + i64 * k + act * (k + 1)
+    terms["routed_experts"] = k * (act * (h * (1 + mm) + 6 * I + 1) + 3 * i64)
+    terms["shared_experts"] = act * 6 * I
     return terms
 
 
@@ -476,13 +609,13 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False, attention="flash"
     and C instead), dt, the chunk matrices (L, C B^T, their product: chunk_size x
     chunk_size per head), one state per chunk, and the gated RMSNorm; equal to what
     PyTorch saves in every measured setting (fp32 and bf16, one or two sequences,
-    ``tests/test_training_2026.py`` and ``tests/test_training_2026_more.py``).
+    ``tests/test_training_hybrid_layers.py`` and ``tests/test_training_hybrid_layers.py``).
 
     **Gated DeltaNet** (Qwen3.5's ``linear_attention``): what transformers' PyTorch code
     saves (``torch_chunk_gated_delta_rule``, the path that runs without
     flash-linear-attention, e.g. on a CPU), exactly for one sequence padded to two or
     more chunks, within 3% otherwise (PyTorch's matmuls then copy a few operands
-    differently; ``tests/test_training_2026.py``):
+    differently; ``tests/test_training_hybrid_layers.py``):
     the q, k, v projection (the short convolution's input) and the convolution's output,
     padded by ``kernel - 1`` positions per sequence; the gates (beta; the decay's input
     and softplus in fp32); q and k in fp32, l2-normalized; the chunked recurrence, in
@@ -503,25 +636,25 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False, attention="flash"
     if (kind.attention == "indexed_attention" or cfg.model_type == "kimi_linear") and cfg.uses_mla:
         return _mla_terms(cfg, kind, s, b, act, tp, attention, indexer=kind.indexer)
     if kind.attention == "linear_attention" and cfg.get("linear_num_value_heads"):
-        hv = _cdiv(cfg.linear_num_value_heads, tp)
-        hk = _cdiv(cfg.linear_num_key_heads, tp)
+        hv = cdiv(cfg.linear_num_value_heads, tp)
+        hk = cdiv(cfg.linear_num_key_heads, tp)
         dk, dv = cfg.linear_key_head_dim, cfg.linear_value_head_dim
         K, C = cfg.linear_conv_kernel_dim, DELTA_RULE_CHUNK
         conv = 2 * hk * dk + hv * dv
-        n = _cdiv(s, C)
+        n = cdiv(s, C)
         padded = Fraction(n * C, s)          # padded tokens per token
         per_seq = Fraction(1, s)             # once per sequence
         once = Fraction(1, s * b)            # once per layer
         return {
             "_prefix": "linear_attn.",
-            "Gated DeltaNet conv (q, k, v projection; padded conv output)":
+            "gdn_conv":
                 act * conv + act * conv * (s + K - 1) * per_seq,
-            "Gated DeltaNet gates (beta, fp32 decay)": act * hv + 2 * f32 * hv + 2 * f32 * hv * once,
-            "Gated DeltaNet q, k (fp32, l2-normalized)": 2 * f32 * hv * (dk + 1),
-            "Gated DeltaNet chunked recurrence (torch reference, 64-token chunks)":
+            "gdn_gates": act * hv + 2 * f32 * hv + 2 * f32 * hv * once,
+            "gdn_qk": 2 * f32 * hv * (dk + 1),
+            "gdn_recurrence":
                 f32 * hv * (4 + 5 * C + 3 * dv + 6 * dk) * padded
                 + f32 * hv * n * (1 + dk * dv) * per_seq + C * C * once,
-            "Gated DeltaNet output norm and gate (out_proj input)":
+            "gdn_output":
                 hv * dv * (3 * f32 + 3 * act) + f32 * hv,
         }
     if kind.attention == "conv" and cfg.model_type in ("lfm2", "lfm2_moe"):
@@ -530,28 +663,28 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False, attention="flash"
         return {"_prefix": "mixer.self_attn."}
     if kind.attention == "mamba":
         m = mamba_dims(cfg)   # Nemotron-H's or Granite 4.0's field names, one module
-        H = _cdiv(m.heads, tp)
-        P, N, G = m.head_dim, m.state, _cdiv(m.groups, tp)
+        H = cdiv(m.heads, tp)
+        P, N, G = m.head_dim, m.state, cdiv(m.groups, tp)
         K = m.kernel
         C = cfg.mamba_chunk_size if cfg.model_type == "granitemoehybrid" else cfg.chunk_size
         inner, conv = H * P, H * P + 2 * G * N
-        n = _cdiv(s, C)
+        n = cdiv(s, C)
         padded, per_seq, once = Fraction(n * C, s), Fraction(1, s), Fraction(1, s * b)
         narrow = act < f32   # fp32 copies that an fp32 model does not make
         return {
             "_prefix": "mamba." if cfg.model_type == "granitemoehybrid" else "mixer.",
-            "Mamba-2 conv (in_proj output; padded conv output)":
+            "mamba_conv":
                 act * (2 * inner + 2 * G * N + H) + act * conv * (s + K - 1) * per_seq
                 # fp32: the silu's output (x, B and C in fp32 are views of it; a narrower
                 # model keeps fp32 copies instead, counted with dt and the scan)
                 + act * conv * (not narrow),
-            "Mamba-2 dt (softplus, fp32)": 2 * act * H + f32 * H * (1 + narrow) + f32 * inner * narrow
+            "mamba_dt": 2 * act * H + f32 * H * (1 + narrow) + f32 * inner * narrow
                 + 2 * f32 * H * once,
-            "Mamba-2 chunked scan (torch reference, chunk_size chunks)":
+            "mamba_scan":
                 f32 * (4 * inner + 3 * H * C + 5 * H * N + 2 * H) * padded
                 + f32 * (H * (n + 1) ** 2 + (2 * n + 1) * H * P * N) * per_seq
                 + (2 * C * C + 2 * (n + 1) ** 2) * once,
-            "Mamba-2 gated norm (out_proj input)":
+            "mamba_norm":
                 f32 * inner * (3 + narrow) + f32 * inner * padded + f32 * G + act * inner,
         }
     return None
@@ -564,12 +697,12 @@ def _short_conv_terms(cfg, s, act, tp):
     the depthwise convolution's output, padded by ``conv_L_cache - 1`` positions per
     sequence (C * it keeps the padded buffer), and C * conv, transposed into a contiguous
     copy (out_proj's input)."""
-    h = _cdiv(cfg.hidden_size, tp)
+    h = cdiv(cfg.hidden_size, tp)
     K = cfg.conv_L_cache
     return {
         "_prefix": "conv.",
-        "short conv (in_proj output B, C, x; B * x)": act * 3 * h + act * h,
-        "short conv output (padded) and C * conv (out_proj input)":
+        "short_conv": act * 3 * h + act * h,
+        "short_conv_output":
             act * h * Fraction(s + K - 1, s) + act * h,
     }
 
@@ -595,7 +728,7 @@ def _gemma4_norm(w, rows, act, s, b):
 def _gemma4_terms(cfg, kind, tensors, s, b, act, tp, attention):
     """Per-token bytes of one Gemma 4 layer's attention, norms and per-layer-embedding
     gate, as transformers' ``Gemma4TextDecoderLayer`` saves them (exact on CPU, fp32 and
-    bf16, SDPA and eager; ``tests/test_training_2026.py``):
+    bf16, SDPA and eager; ``tests/test_training_hybrid_layers.py``):
 
     * every norm (four of the hidden width, five with per-layer embeddings; q_norm and
       k_norm per head): :func:`_gemma4_norm`; v_norm has no scale, so only its fp32 input
@@ -615,8 +748,8 @@ def _gemma4_terms(cfg, kind, tensors, s, b, act, tp, attention):
     f32 = 4
     h = cfg.hidden_size
     hd = kind.head_dim or cfg.head_dim
-    nh = _cdiv(cfg.num_attention_heads, tp)
-    nkv = _cdiv(kind.kv_heads or cfg.num_key_value_heads, tp)
+    nh = cdiv(cfg.num_attention_heads, tp)
+    nkv = cdiv(kind.kv_heads or cfg.num_key_value_heads, tp)
     k_eq_v = bool(cfg.get("attention_k_eq_v")) and kind.attention == "full_attention"
     n_h_norms = sum(1 for t in tensors if t.component == "norms" and t.shape == (h,))
     norms = n_h_norms * _gemma4_norm(h, 1, act, s, b) + _gemma4_norm(hd, nh, act, s, b)
@@ -624,30 +757,30 @@ def _gemma4_terms(cfg, kind, tensors, s, b, act, tp, attention):
         norms += _gemma4_norm(hd, nkv, act, s, b)   # k_norm
         # v_norm: fp32 input (k_norm's own in an fp32 model where K = V) and two values a row
         norms += f32 * nkv * hd * (0 if k_eq_v and act == f32 else 1) + 2 * f32 * nkv
-    terms = {"Gemma 4 norms (fp32 input, mean square, rstd, normalized; q/k/v per head)": norms}
+    terms = {"gemma4_norms": norms}
     masked = kind.attention == "sliding_attention" and s >= cfg.sliding_window
     if attention == "flash":
         # no mask: SDPA's own GQA reads the KV heads; with a mask, repeat_kv copies them
         # (a view of the one head when there is a single KV head)
         copies = masked and 1 < nkv < nh
         kv = 0 if kind.kv_shared and not copies else 2 * act * (nh if copies else nkv) * hd
-        terms["q, k, v (attention kernel)"] = act * nh * hd + kv
-        terms["attention output (o_proj input)"] = act * nh * hd
-        terms["softmax statistics (fp32 log-sum-exp)"] = f32 * nh
+        terms["qkv"] = act * nh * hd + kv
+        terms["attention_output"] = act * nh * hd
+        terms["softmax_stats"] = f32 * nh
         if masked:
-            terms["sliding-window mask (s x s, in the model's dtype)"] = act * s
+            terms["sliding_window_mask"] = act * s
     else:
         # torch.matmul folds (batch, heads) into one dimension: a view of k and v (the KV
         # heads' own storage) for one sequence when repeat_kv is itself a view (one KV head)
         # or has nothing to repeat; a copy at every query head otherwise
         view = b == 1 and (nkv == 1 or nkv == nh)
         kv = 0 if kind.kv_shared and view else 2 * act * (nkv if view else nh) * hd
-        terms["q, k, v (attention kernel)"] = act * nh * hd + kv
-        terms["attention output (o_proj input)"] = act * nh * hd
-        terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
+        terms["qkv"] = act * nh * hd + kv
+        terms["attention_output"] = act * nh * hd
+        terms["attention_scores"] = nh * s * (f32 + (act if act < f32 else 0))
     p = cfg.get("hidden_size_per_layer_input") or 0
     if p:
-        terms["per-layer embedding gate (input, gate, GELU, product)"] = act * (h + 3 * p)
+        terms["per_layer_embedding_gate"] = act * (h + 3 * p)
     return dict(terms, _prefix=_GEMMA4_OWN)
 
 
@@ -662,11 +795,11 @@ def _gemma4_global_terms(cfg, s, b, act):
     kinds = {k.attention for k in cfg.layer_schedule.counts()}
     widths = (cfg.head_dim if "sliding_attention" in kinds else 0) \
         + ((cfg.get("global_head_dim") or cfg.head_dim) if "full_attention" in kinds else 0)
-    out = {"rotary cos/sin tables (once per model)": 2 * act * s * widths,
+    out = {"rotary_tables": 2 * act * s * widths,
            "final norm": _gemma4_norm(h, 1, act, s, b)}
     p = cfg.get("hidden_size_per_layer_input") or 0
     if p:
-        out["per-layer embeddings (projection input, norm, per-layer inputs)"] = (
+        out["per_layer_embeddings"] = (
             act * h if act < f32 else 0) + _gemma4_norm(p, L, act, s, b) + act * L * p
     return out
 
@@ -709,9 +842,9 @@ def _mla_terms(cfg, kind, s, b, act, tp, attention, indexer=False):
     PyTorch's SDPA runs that masked MLA (q and v of different widths) in its math
     kernel, which keeps what eager keeps in fp32 (s x s probabilities; in bf16 fp32
     copies of q, k and v): a GPU kernel does not, so ``attention="flash"`` counts the
-    kernel's q, k, v, output and log-sum-exp (``tests/test_training_2026.py``)."""
+    kernel's q, k, v, output and log-sum-exp (``tests/test_training_hybrid_layers.py``)."""
     f32 = 4
-    nh = _cdiv(cfg.num_attention_heads, tp)
+    nh = cdiv(cfg.num_attention_heads, tp)
     nope, rope, vd = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
     qr, kvr = cfg.get("q_lora_rank"), cfg.kv_lora_rank
     latents = (f32 * qr + f32 + 2 * act * qr) if qr else 0
@@ -719,13 +852,13 @@ def _mla_terms(cfg, kind, s, b, act, tp, attention, indexer=False):
     qk = nh * (nope + rope)
     view = attention == "flash" or b == 1
     v = nh * (nope + vd) if view else nh * vd
-    terms = {"MLA latents (q, kv) and their norms": latents,
-             "q, k, v (attention kernel)": act * (2 * qk + v),
-             "attention output (o_proj input)": act * nh * vd}
+    terms = {"mla_latents": latents,
+             "qkv": act * (2 * qk + v),
+             "attention_output": act * nh * vd}
     if attention == "flash":
-        terms["softmax statistics (fp32 log-sum-exp)"] = f32 * nh
+        terms["softmax_stats"] = f32 * nh
     else:
-        terms["attention scores (s x s per head)"] = nh * s * (f32 + (act if act < f32 else 0))
+        terms["attention_scores"] = nh * s * (f32 + (act if act < f32 else 0))
     return dict(terms, _prefix="self_attn.")
 
 
@@ -733,7 +866,7 @@ def _kda_terms(cfg, s, b, act, tp):
     """Per-token bytes of Kimi Delta Attention (Kimi-Linear's ``linear_attention`` layers)
     as transformers' PyTorch reference saves them (``chunk_kimi_delta_attention``, the path
     that runs without flash-linear-attention, e.g. on a CPU): an **estimate** from the
-    tensors it saves, within a few percent (``tests/test_training_2026.py``).
+    tensors it saves, within a few percent (``tests/test_training_hybrid_layers.py``).
 
     Per token: the stacked q, k, v short convolution's input; the low-rank forget and
     output gates' inner values and beta; the forget gate's softplus (its where-mask, exp
@@ -748,9 +881,9 @@ def _kda_terms(cfg, s, b, act, tp):
     less: it keeps q, k, v, the gates and a few per-chunk tensors and recomputes the
     chunk matrices in its backward; this count is an upper bound for it."""
     f32, C = 4, DELTA_RULE_CHUNK
-    H = _cdiv(cfg.linear_num_heads, tp)
+    H = cdiv(cfg.linear_num_heads, tp)
     d = cfg.linear_head_dim
-    n = _cdiv(s, C)
+    n = cdiv(s, C)
     per_chunk = f32 * H * ((C - 1) * C + Fraction((C - 1) * C * (2 * C - 1), 6)
                            + 3 * C * C * d + 2 * C * C + 3 * C * d + C + 9 * C * d + d * d)
     per_token = (act * 3 * H * d + act * (2 * d + H)
@@ -758,18 +891,17 @@ def _kda_terms(cfg, s, b, act, tp):
     once = 3 * C * C + 2 * f32 * H + (2 * f32 * d if act < f32 else 0)
     return {
         "_prefix": "self_attn.",
-        "KDA conv, gates and decay (q, k, v conv input; forget/output gate; fp32 softplus)":
+        "kda_conv_gates":
             per_token,
-        "KDA chunked recurrence (torch reference: 64 x 64 x head_dim decay products, "
-        "row-by-row solve)": per_chunk * n / s + Fraction(once, s * b),
-        "KDA output norm and gate (out_proj input)": f32 * (3 * H * d + H) + act * H * d,
+        "kda_recurrence": per_chunk * n / s + Fraction(once, s * b),
+        "kda_output": f32 * (3 * H * d + H) + act * H * d,
     }
 
 
-def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
+def global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
     """Bytes saved outside the layers, for the whole micro-batch (``frozen``: a LoRA base,
     whose embedding keeps no token ids and whose lm_head keeps no input)."""
-    h, V = cfg.hidden_size, _cdiv(cfg.vocab_size, tp)
+    h, V = cfg.hidden_size, cdiv(cfg.vocab_size, tp)
     f32, i64 = 4, 8
     if cfg.uses_mla:
         rot = cfg.qk_rope_head_dim
@@ -783,8 +915,14 @@ def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
                   else (f32 * h + f32 + (0 if frozen else (f32 if amp else act) * h)))
     if cfg.model_type == "nemotron_h" and not frozen:   # fp32 normalized value (+ fp32 w)
         final_norm = f32 * h + f32 + f32 * h + (Fraction(f32 * h, s * b) if act < f32 else 0)
-    if cfg.model_type in _ONE_PLUS_W_NORM and not frozen:   # fp32 normalized, (1 + w) once
+    if cfg.model_type in _ONE_PLUS_W_NORM + _GEMMA_NORM and not frozen:
+        # fp32 normalized value times the fp32 (1 + w), a new tensor kept once
         final_norm = f32 * h + f32 + f32 * h + Fraction(f32 * h, s * b)
+    if cfg.model_type in ("gemma3", "gemma3_text"):
+        # one cos/sin pair per attention kind: the local (sliding) layers' own rotary base
+        # (rope_local_base_freq) beside the global one
+        kinds = {k.attention for k in cfg.layer_schedule.counts()}
+        rot = cfg.head_dim * (("sliding_attention" in kinds) + ("full_attention" in kinds))
     if cfg.model_type == "granitemoehybrid" and cfg.get("position_embedding_type") != "rope":
         rot = 0   # NoPE: no rotary tables
     if cfg.model_type == "qwen4_exp_text":   # the streams mixed into one: no final norm
@@ -799,16 +937,19 @@ def _global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
     g4 = _gemma4_global_terms(cfg, s, b, act) if cfg.model_type in _GEMMA4 and not amp else {}
     if g4:
         final_norm = g4["final norm"] if not frozen else final_norm
-        rot = Fraction(g4["rotary cos/sin tables (once per model)"], 2 * act * s)
-    per_layer_embeddings = {k: v * s * b for k, v in g4.items() if k.startswith("per-layer")}
+        rot = Fraction(g4["rotary_tables"], 2 * act * s)
+    per_layer_embeddings = {k: v * s * b for k, v in g4.items() if k.startswith("per_layer")}
     return per_layer_embeddings | {
-        "token ids (int64)": 0 if frozen else i64 * s * b,
+        "token_ids": 0 if frozen else i64 * s * b,
         # cast to the hidden states' dtype: fp32 under autocast (fp32 weights)
-        "rotary cos/sin tables (once per model)": 2 * (f32 if amp else act) * s * rot,
-        "final norm and lm_head input": (final_norm + (0 if frozen else act * h)) * s * b,
-        "log-probabilities (fp32, saved by the loss)": f32 * V * s * b,
+        "rotary_tables": 2 * (f32 if amp else act) * s * rot,
+        "final_norm": (final_norm + (0 if frozen else act * h)) * s * b,
+        "log_probs": f32 * V * s * b,
         # the shifted labels; with one sequence the slice is already contiguous, so the
         # padded (seq_len + 1) buffer is what is kept
-        "labels (int64) and the loss's weight": i64 * (s * b + (b == 1)) + f32,
-        "logits (held by the model output)": act * V * s * b,
+        "labels": i64 * (s * b + (b == 1)) + f32,
+        # Gemma's final-logit softcapping: logits / cap, tanh, * cap: tanh keeps its output
+        "final_softcap": (act * V * s * b if cfg.get("final_logit_softcapping")
+                          and cfg.model_type in _SOFTCAPPED else 0),
+        "logits": act * V * s * b,
     }

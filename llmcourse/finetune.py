@@ -12,7 +12,7 @@
   base and the adapters, the loss's gradients at the start of backward (with gradient
   checkpointing, the larger of that and the last layer's recomputation). The saved
   tensors follow what PyTorch saves in a ``peft`` LoRA step (measured on CPU,
-  ``benchmarks/measure_lora.py``): a frozen matmul keeps no input (no weight gradient),
+  ``measurements/lora_step.py``): a frozen matmul keeps no input (no weight gradient),
   a frozen norm no normalized value; each adapter keeps its own fp32 copy of its input
   and its fp32 ``A`` output (and, with dropout, its mask); nothing before the first
   adapter needs a gradient, so the first layer's input norm keeps nothing.
@@ -27,8 +27,8 @@ from fractions import Fraction
 from .architectures import layer_groups
 from .config import ConfigError
 from .counts import param_count
-from .activations import _global_terms, _layer_terms, _mlp_width
-from .training import (_choice, _FREED_TERMS, _int, _LOGIT_TERMS, _Peaks, _recomputed_layer,
+from .activations import global_terms, layer_terms, mlp_width
+from .training import (FREED_TERMS, LOGIT_TERMS, StepPeaks, check_choice, check_int, recomputed_layer,
                        ATTENTION, FREED_BEFORE_LAYERS, GRAD_BETWEEN_LAYERS, RECOMPUTE,
                        RECOMPUTED_LAYER)
 from .zoo import as_config
@@ -103,11 +103,11 @@ def _targeted(cfg, target_modules, detail=False):
 def lora_params(cfg, r=16, target_modules="attention"):
     """Trainable LoRA parameters: ``sum r (d_in + d_out)`` over every targeted matrix of
     every layer (``peft``'s count with ``LoraConfig(r=r, target_modules=...)``)."""
-    _int("r", r, hi=2**20)
+    check_int("r", r, hi=2**20)
     return sum(n * r * (d_in + d_out) for n, d_in, d_out in _targeted(cfg, target_modules))
 
 
-class LoraMemory(_Peaks):
+class LoraMemory(StepPeaks):
     """Per-GPU memory of a LoRA or QLoRA fine-tune, in bytes, and its peak.
 
     ``activations`` and ``logits`` are what is held at the end of the forward;
@@ -141,9 +141,9 @@ class LoraMemory(_Peaks):
         with ``recompute="full"``, the rotary tables the checkpoints' recompute closures
         hold)."""
         t = self.activation_terms
-        held = t.get("logits (held by the model output)", 0)
+        held = t.get("logits", 0)
         if self.settings["recompute"] == "full":
-            held += t.get("rotary cos/sin tables (once per model)", 0)
+            held += t.get("rotary_tables", 0)
         return self.activations + self.logits - held
 
     def as_dict(self):
@@ -174,15 +174,15 @@ def _lora_activations(cfg, s, b, r, target_modules, recompute, attention, lora_d
     terms, largest = {}, 0
     for gi, g in enumerate(layer_groups(cfg)):
         is_moe = any(t.routed for t in g.tensors)
-        lt = _layer_terms(cfg, g.tensors, is_moe, s, attention, act, 1, frozen=True, b=b)
+        lt = layer_terms(cfg, g.tensors, is_moe, s, attention, act, 1, frozen=True, b=b)
         if recompute == "selective":
-            lt.pop("attention scores (s x s per head)", None)
+            lt.pop("attention_scores", None)
         # each adapter: the fp32 copy of its input peft casts (or the dropout's output), the
         # fp32 A output, and the dropout mask
         ad = [(d_in, t) for n, d_in, d_out, gj, t in adapters if gj == gi]
-        lt["LoRA adapters (fp32 input copy, A output)"] = sum(f32 * (d_in + r) for d_in, _ in ad)
+        lt["lora_adapters"] = sum(f32 * (d_in + r) for d_in, _ in ad)
         if mask:
-            lt["LoRA dropout masks"] = sum(mask * d_in for d_in, _ in ad)
+            lt["lora_dropout_masks"] = sum(mask * d_in for d_in, _ in ad)
         per_layer = sum(lt.values()) * s * b
         if is_moe:  # grouped matmul: one int32 offset per expert
             per_layer += 4 * cfg.num_experts
@@ -193,7 +193,7 @@ def _lora_activations(cfg, s, b, r, target_modules, recompute, attention, lora_d
             for k, v in lt.items():
                 terms[k] = terms.get(k, 0) + g.count * v * s * b
             if is_moe:
-                k = "router (softmax, top-k)"
+                k = "router"
                 terms[k] = terms.get(k, 0) + g.count * 4 * cfg.num_experts
         if 0 in g.indices and recompute != "full":
             # the first layer's input needs no gradient (a frozen embedding): its input norm
@@ -201,28 +201,28 @@ def _lora_activations(cfg, s, b, r, target_modules, recompute, attention, lora_d
             first = next(t for t in g.tensors if t.component == "norms"
                          and len(t.shape) == 1 and t.shape[0] == h and t.name.endswith("weight"))
             biased = first.name[:-len("weight")] + "bias" in {t.name for t in g.tensors}
-            k = "norms (input, rstd, normalized)"
+            k = "norms"
             terms[k] -= ((act * h + 2 * f32) if biased else (f32 * h + f32)) * s * b
             readers = [d_in for d_in, t in ad if d_in == h and (
                 t.component == "attention" or cfg.family == "phi")
                 and _module(t) not in ("o_proj", "out_proj", "dense")]
             if mask:
-                terms["LoRA dropout masks"] -= mask * sum(readers) * s * b
+                terms["lora_dropout_masks"] -= mask * sum(readers) * s * b
     if recompute == "full":
         # each layer keeps its input (the checkpoint); the rotary tables are held
         # throughout by each checkpoint's recompute closure (measured)
         n_layers = sum(g.count for g in layer_groups(cfg))
-        terms["layer inputs (checkpoints)"] = act * h * n_layers * s * b
-    terms.update(_global_terms(cfg, s, b, act, 1, frozen=True))
+        terms["checkpoints"] = act * h * n_layers * s * b
+    terms.update(global_terms(cfg, s, b, act, 1, frozen=True))
     return {k: int(v) for k, v in terms.items() if v}, int(-(-largest // 1))
 
 
 def _lora_recomputed_layer(cfg, tensors, is_moe, lt, per_layer, ad, r, mask, tokens):
     """Bytes one frozen layer with adapters ``ad`` adds while it is recomputed and
     backpropagated (``torch.utils.checkpoint``, use_reentrant=False), measured on CPU
-    (``benchmarks/measure_lora.py``): the larger of two moments.
+    (``measurements/lora_step.py``): the larger of two moments.
 
-    * The MLP's backward (:func:`~llmcourse.training._recomputed_layer` with
+    * The MLP's backward (:func:`~llmcourse.training.recomputed_layer` with
       ``frozen=True``): the layer's saved tensors and the MLP's input gradients (a gated
       MLP: the gradients of the product, act and up beside gate, act and up; routed
       experts: their recomputation, see there), less what the adapters of the MLP's
@@ -236,11 +236,11 @@ def _lora_recomputed_layer(cfg, tensors, is_moe, lt, per_layer, ad, r, mask, tok
       out-projection also the gradient of its output, which reached both branches before
       the recomputation began: the base's in bf16, the adapter's in fp32."""
     act, f32, h = 2, 4, cfg.hidden_size
-    moment = _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, 0, 1, 1, False,
+    moment = recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, 0, 1, 1, False,
                                frozen=True)
     if is_moe:   # adapters on routed experts are refused (_targeted)
         return moment
-    inter = _mlp_width(tensors, h, "mlp")[0]
+    inter = mlp_width(tensors, h, "mlp")[0]
     mlp = [(d_in, t) for d_in, t in ad if t.component == "mlp"]
     out_saved = sum((f32 + mask) * d_in + f32 * r for d_in, t in mlp if d_in == inter) * tokens
     moment -= out_saved
@@ -271,7 +271,7 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
       ``B`` keeps); with ``lora_dropout`` > 0 also the dropout mask, 1 B per input value
       on a GPU (a bool mask), 4 on CPU (``device="cpu"``: the fp32 noise). The first
       layer's input norm keeps nothing (no gradient flows into a frozen embedding).
-      Measured on CPU (``benchmarks/measure_lora.py``, recompute ``"none"``): equal to
+      Measured on CPU (``measurements/lora_step.py``, recompute ``"none"``): equal to
       the bytes PyTorch saves for Llama and Qwen3 (attention-only and all-linear), and
       for Qwen3-MoE and Mixtral (attention-only). ``recompute="full"`` (gradient
       checkpointing) keeps each layer's bf16 input and the rotary tables, which each
@@ -290,17 +290,17 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
     layer's recomputation, while every checkpoint is still held (the loss's and the final
     norm's tensors freed, the bf16 gradient between layers, that layer's saved tensors and
     its temporaries: :func:`_lora_recomputed_layer`). ``peak_decided_by`` names the
-    moment. Measured on CPU (10 settings, ``benchmarks/measure_lora.py``): within 0.5%
+    moment. Measured on CPU (10 settings, ``measurements/lora_step.py``): within 0.5%
     of PyTorch's peak, the recomputation deciding it in the tiny models; at a real
     vocabulary (Llama-3.1-8B, 128,256 words) the start of backward decides it.
     """
     cfg = as_config(cfg)
-    _int("seq_len", seq_len)
-    _int("micro_batch", micro_batch)
-    _choice("base", base, ("bf16", "nf4"))
-    _choice("recompute", recompute, RECOMPUTE)
-    _choice("attention", attention, ATTENTION)
-    _choice("device", device, tuple(DROPOUT_MASK_BYTES))
+    check_int("seq_len", seq_len)
+    check_int("micro_batch", micro_batch)
+    check_choice("base", base, ("bf16", "nf4"))
+    check_choice("recompute", recompute, RECOMPUTE)
+    check_choice("attention", attention, ATTENTION)
+    check_choice("device", device, tuple(DROPOUT_MASK_BYTES))
     if isinstance(lora_dropout, bool) or not isinstance(lora_dropout, (int, float)) \
             or not 0 <= lora_dropout < 1:
         raise ConfigError(f"lora_dropout: must be a probability in [0, 1), e.g. 0.05 "
@@ -317,20 +317,20 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
     s, b = seq_len, micro_batch
     terms, recomputed = _lora_activations(cfg, s, b, r, target_modules, recompute, attention,
                                           lora_dropout, device)
-    logits = sum(terms.get(k, 0) for k in _LOGIT_TERMS)
+    logits = sum(terms.get(k, 0) for k in LOGIT_TERMS)
     activations = sum(terms.values()) - logits
     loss_grads = 8 * cfg.vocab_size * s * b
     # the loss's fp32 gradients at the start of backward; foreach AdamW's sqrt(v) over the
     # adapters in the step (measured: 4 B per trainable parameter)
-    transients = {"loss gradients at the start of backward": loss_grads,
-                  "optimizer step temporaries": 4 * n_train}
+    transients = {"loss_grads": loss_grads,
+                  "optimizer_step": 4 * n_train}
     if recompute == "full":
         # as in full training (training._stage_memory): the loss's and the final norm's
         # tensors are freed before the last layer is recomputed; the checkpoints, the
         # rotary tables and the returned logits stay, and the bf16 gradient of the hidden
         # states flows between layers (a frozen embedding: no token ids, no tied weight
         # gradient waiting)
-        transients[FREED_BEFORE_LAYERS] = sum(terms.get(k, 0) for k in _FREED_TERMS)
+        transients[FREED_BEFORE_LAYERS] = sum(terms.get(k, 0) for k in FREED_TERMS)
         transients[GRAD_BETWEEN_LAYERS] = 2 * cfg.hidden_size * s * b
         transients[RECOMPUTED_LAYER] = recomputed
     return LoraMemory(model=cfg.name, base=base_bytes, adapters=4 * n_train,

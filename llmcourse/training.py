@@ -12,13 +12,13 @@ Two kinds of number live here, and the course keeps them apart:
   entry per tensor a Hugging Face ``transformers`` decoder layer saves (its norms, q/k/v, the attention kernel's outputs, the MLP or
   the routed experts). For Llama, Qwen3, Qwen3-MoE and Mixtral (fp32, bf16 and autocast)
   it matches the bytes PyTorch saves, measured with ``torch.autograd.graph.saved_tensors_hooks`` on CPU
-  (``benchmarks/measure_activations.py``, ``llmcourse/data/activations_measured.json``);
+  (``measurements/saved_activations.py``, ``llmcourse/data/saved_activations.json``);
   a layer that is not softmax attention counts its own mixer's tensors (Qwen3.5's Gated
   DeltaNet exactly as transformers' PyTorch path saves them, Mamba-2 (Nemotron-H, Granite
   4.0) exactly in the measured settings, Kimi Delta Attention within 1%), Gemma 4's layers
   and MLA with DSA's indexer (eager) are counted to the byte
-  (``benchmarks/measure_activations_2026.py``, ``benchmarks/measure_activations_2026_more.py``,
-  ``tests/test_training_2026.py``, ``tests/test_training_2026_more.py``); for the other
+  (``measurements/saved_activations_hybrid.py``, ``tests/test_training_hybrid_layers.py``);
+  for the other
   families the same per-tensor rules are an estimate.
 
 Everything is closed-form arithmetic on the layer groups of
@@ -30,10 +30,18 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .activations import _cdiv, _global_terms, _layer_terms, _mlp_width
+from .activations import (TERM_LABELS, cdiv, global_terms, kind_of, sdpa_sliding_mask,
+                          layer_terms, mlp_width, term_label)
 from .architectures import global_tensors, layer_groups
 from .config import ConfigError
 from .counts import flops_per_token, param_count
+from .parallelism import (MAX_STAGES, PP_SCHEDULES, communication_volume,
+                          in_flight_micro_batches, interleaved_in_flight, pipeline_bubble,
+                          pipeline_stages, tool_buffers, virtual_stage_layers)
+from .training_settings import (FP8_RECIPES, MAX_GPUS, OPTIMIZERS, PRECISIONS,
+                                TRAINING_SETUPS, bytes_per_param, check_choice, check_int,
+                                fp8_state_bytes, optimizer_state_bytes,
+                                optimizer_step_temporaries, setup_settings)
 from .zoo import as_config
 
 __all__ = ["PRECISIONS", "OPTIMIZERS", "RECOMPUTE", "ATTENTION", "TrainingMemory",
@@ -42,146 +50,18 @@ __all__ = ["PRECISIONS", "OPTIMIZERS", "RECOMPUTE", "ATTENTION", "TrainingMemory
            "measured_activations", "korthikanti_activation_bytes", "TrainingFlops", "training_flops",
            "training_time", "CHINCHILLA_TOKENS_PER_PARAM", "chinchilla_tokens", "MFU_CONVENTIONS",
            "RESERVE_FRACTION", "usable_bytes", "fit_verdict", "measured_peaks", "PP_SCHEDULES",
-           "pipeline_stages", "in_flight_micro_batches", "pipeline_bubble", "activation_accuracy"]
-
-# --- conventions: bytes per parameter ------------------------------------------------
-# param: the weights the forward pass reads; grad: the gradient buffer;
-# master: an fp32 copy the optimizer updates (mixed precision);
-# accum: an extra fp32 gradient buffer kept beside the bf16 one (fp32 accumulation);
-# act: bytes of one activation value.
-PRECISIONS = {
-    "fp32": dict(param=4, grad=4, master=0, accum=0, act=4,
-                 about="fp32 weights 4 + fp32 grads 4"),
-    "bf16-mixed": dict(param=2, grad=2, master=4, accum=0, act=2,
-                       about="bf16 weights 2 + bf16 grads 2 + fp32 master weights 4 "
-                             "(pure bf16 forward: FSDP MixedPrecision(param_dtype=bf16), "
-                             "DeepSpeed bf16; ZeRO paper, Ultra-Scale Playbook)"),
-    "bf16-mixed-fp32-grads": dict(param=2, grad=4, master=4, accum=0, act=2,
-                                  about="bf16 weights 2 + fp32 grads 4 + fp32 master 4 "
-                                        "(DeepSpeed's fp32 gradient partition, Megatron's "
-                                        "fp32 main_grad; Transformer Math 101)"),
-    "amp-bf16": dict(param=4, grad=4, master=0, accum=0, act=2,
-                     about="fp32 weights 4 + fp32 grads 4 under torch.autocast(bfloat16) "
-                           "(Hugging Face Trainer bf16=True, PyTorch AMP), plus a bf16 copy of "
-                           "every weight matrix that autocast saves for backward, 2 (routed "
-                           "experts excepted: transformers runs them in fp32)"),
-    "bf16-mixed-fp32-accum": dict(param=2, grad=2, master=4, accum=4, act=2,
-                                  about="bf16 weights 2 + bf16 grads 2 + fp32 grad "
-                                        "accumulation buffer 4 + fp32 master 4 "
-                                        "(Ultra-Scale Playbook, fp32 accumulation)"),
-}
-
-# optimizer state per parameter: (bytes, about). AdamW also keeps one fp32 ``step``
-# per parameter *tensor* (PyTorch stores it as a 0-d tensor); 8-bit Adam keeps m and v
-# in 8 bits with one fp32 scale per block of 2,048 values (Dettmers et al. 2022), and
-# bitsandbytes keeps tensors under 4,096 values (min_8bit_size) in fp32.
-OPTIMIZERS = {
-    "adamw": (8, "AdamW: m and v in fp32, 8 (+ a 4-byte step per tensor)"),
-    "sgd-momentum": (4, "SGD with momentum: one fp32 buffer, 4"),
-    "sgd": (0, "plain SGD: no state"),
-    "adamw-8bit": (2, "8-bit AdamW: m and v in int8, 2 (+ fp32 scales per 2,048 values)"),
-}
-BLOCK_8BIT = 2048
-MIN_8BIT_SIZE = 4096
+           "pipeline_stages", "in_flight_micro_batches", "pipeline_bubble", "activation_accuracy",
+           "TRAINING_SETUPS", "setup_settings", "FP8_RECIPES", "fp8_state_bytes", "TERM_LABELS",
+           "stored_measurement", "communication_volume"]
 
 RECOMPUTE = ("none", "selective", "full")
 LOSSES = ("plain", "chunked")
 ATTENTION = ("flash", "eager")
-MAX_TOKENS = 2**40   # seq_len, micro_batch: far above any real run
-MAX_GPUS = 2**24
-
-
-def _int(name, v, lo=1, hi=MAX_TOKENS):
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise ConfigError(f"{name}: must be a whole number (got {v!r})")
-    if v < lo:
-        raise ConfigError(f"{name}: must be at least {lo} (got {v!r})")
-    if v > hi:
-        raise ConfigError(f"{name}: must be at most {hi:,} (got {v!r})")
-    return v
-
-
-def _choice(name, v, options):
-    if v not in options:
-        raise ConfigError(f"{name}: must be one of {', '.join(map(str, options))} (got {v!r})")
-    return v
-
 
 def _groups(cfg):
     """``[(n_layers, tensors, is_moe), ...]``: one entry per layer kind, its layer count
     by arithmetic (a layer schedule's runs), so a billion layers cost what 32 cost."""
     return [(g.count, g.tensors, any(t.routed for t in g.tensors)) for g in layer_groups(cfg)]
-
-
-def bytes_per_param(precision="bf16-mixed", optimizer="adamw"):
-    """Bytes per parameter of weights + grads + optimizer state (master weights
-    included), before any sharding: 16 for fp32 or bf16-mixed with AdamW, 18 with
-    fp32 grads, 20 with an fp32 accumulation buffer, 10 for bf16-mixed with 8-bit
-    AdamW. Per-tensor extras (AdamW's step counters, 8-bit scales) are left out here;
-    :func:`training_memory` counts them."""
-    p = PRECISIONS[_choice("precision", precision, tuple(PRECISIONS))]
-    o = OPTIMIZERS[_choice("optimizer", optimizer, tuple(OPTIMIZERS))][0]
-    return p["param"] + p["grad"] + p["accum"] + p["master"] + o
-
-
-def _optimizer_state_bytes(sizes, optimizer):
-    """Exact optimizer state of the parameters ``sizes`` (``[(numel, count), ...]``,
-    before any sharding)."""
-    per, _ = OPTIMIZERS[optimizer]
-    n_params = sum(numel * count for numel, count in sizes)
-    if optimizer == "adamw":
-        return per * n_params + 4 * sum(count for _, count in sizes)
-    if optimizer != "adamw-8bit":
-        return per * n_params
-    total = 0
-    for numel, count in sizes:
-        if numel < MIN_8BIT_SIZE:
-            total += count * 8 * numel           # kept in fp32 by bitsandbytes
-        else:
-            total += count * (2 * numel + 2 * 4 * _cdiv(numel, BLOCK_8BIT))
-    return total
-
-
-# --- pipeline stages ---------------------------------------------------------------------
-PP_SCHEDULES = ("1f1b", "gpipe")
-MAX_STAGES = 4096   # far above any real pipeline (the largest runs use 16-64 stages)
-
-
-def pipeline_stages(cfg, pp):
-    """``[(first layer, stop), ...]``: the layers each of ``pp`` pipeline stages holds,
-    as evenly as possible, the first stages taking one more when ``pp`` does not divide
-    ``num_hidden_layers`` (Megatron-LM asks that it divide unless told otherwise)."""
-    cfg = as_config(cfg)
-    L = cfg.num_hidden_layers
-    _int("pp", pp, hi=min(L, MAX_STAGES))
-    base, extra = divmod(L, pp)
-    out, start = [], 0
-    for i in range(pp):
-        stop = start + base + (i < extra)
-        out.append((start, stop))
-        start = stop
-    return out
-
-
-def in_flight_micro_batches(stage, pp, num_micro_batches, schedule="1f1b"):
-    """How many micro-batches' saved tensors pipeline stage ``stage`` (0-based) holds at
-    its fullest. GPipe runs every forward before any backward: all ``num_micro_batches``.
-    1F1B (PipeDream-Flush, Megatron-LM's default) starts a micro-batch's backward as soon
-    as the last stage has run its forward, so stage ``i`` holds at most ``pp - i``: the
-    first stage ``pp`` micro-batches of its ``L / pp`` layers, as many layers' worth as
-    the whole model without a pipeline (Korthikanti et al. 2022, section 4.2.3)."""
-    _choice("pp_schedule", schedule, PP_SCHEDULES)
-    if schedule == "gpipe":
-        return num_micro_batches
-    return min(pp - stage, num_micro_batches)
-
-
-def pipeline_bubble(pp, num_micro_batches):
-    """The share of a step each GPU idles while a pipeline fills and drains:
-    ``(pp - 1) / (m + pp - 1)`` for GPipe and 1F1B alike (Narayanan et al. 2021)."""
-    _int("pp", pp, hi=MAX_STAGES)
-    _int("num_micro_batches", num_micro_batches, hi=MAX_TOKENS)
-    return Fraction(pp - 1, num_micro_batches + pp - 1)
 
 
 def _stage_groups(cfg, start, stop):
@@ -236,14 +116,13 @@ def _stage_params(groups, globals_):
 
 
 
-AMP_COPIES = "bf16 weight copies (autocast saves them for backward)"
+AMP_COPIES = "amp_weight_copies"
 
 # recompute="full": the transients of the moment a layer is recomputed in backward
-RECOMPUTED_LAYER = "one layer recomputed in backward (saved tensors + temporaries)"
-GRAD_BETWEEN_LAYERS = "gradient flowing between layers (and a tied lm_head's)"
-FREED_BEFORE_LAYERS = "freed before the first layer is recomputed (loss and final norm)"
-_FREED_TERMS = ("final norm and lm_head input", "log-probabilities (fp32, saved by the loss)",
-                "labels (int64) and the loss's weight")
+RECOMPUTED_LAYER = "recomputed_layer"
+GRAD_BETWEEN_LAYERS = "grad_between_layers"
+FREED_BEFORE_LAYERS = "freed_before_layers"
+FREED_TERMS = ("final_norm", "log_probs", "labels", "final_softcap")
 
 
 def _stream_width(cfg):
@@ -259,13 +138,13 @@ def _layer_matmul(tensors):
                if t.matmul and not t.buffer and len(t.shape) >= 2 and not t.routed)
 
 
-def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, tp, split, amp,
+def recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, tp, split, amp,
                       frozen=False):
     """Bytes one layer adds while it is recomputed and backpropagated under full
     recomputation (``torch.utils.checkpoint``, use_reentrant=False): everything it saves
     again, less its input (already held as the checkpoint) where the norm keeps that same
     fp32 tensor, plus the largest temporaries of that moment, as measured on CPU
-    (``benchmarks/measure_peak.py``): a dense MLP's backward holds the gradients of the
+    (``measurements/step_peak.py``): a dense MLP's backward holds the gradients of the
     product, of act(gate) and of up beside gate, act and up (2 x intermediate more than
     it saves); a routed-expert block peaks either while it is recomputed (the gradient of
     the k weighted expert outputs, computed before the recomputation starts, and the two
@@ -273,7 +152,7 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
     or in the experts' backward (the gradient of the down projection's input, k x its
     width, and the stacked weight gradient of every expert's down projection).
 
-    ``frozen=True`` (a LoRA base, bf16; measured with ``benchmarks/measure_lora.py``): a
+    ``frozen=True`` (a LoRA base, bf16; measured with ``measurements/lora_step.py``): a
     gated MLP's backward holds the three gradients beside the gate, act and up it saves
     (3 x intermediate more; a plain MLP's, the gradients of the activation's output and
     input beside fc1's output: 2 x, not measured); a routed-expert block has no weight
@@ -283,12 +162,12 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
     (the forward's locals: a frozen layer saves neither)."""
     h = cfg.hidden_size
     res = 4 if act == 4 or amp else act
-    extra = 2 * _cdiv(_layer_matmul(tensors), tp) if amp else 0   # its bf16 weight copies
+    extra = 2 * cdiv(_layer_matmul(tensors), tp) if amp else 0   # its bf16 weight copies
     if res == 4:   # the input norm keeps the fp32 residual itself: the checkpoint
         extra -= Fraction(4 * _stream_width(cfg) * tokens, split)
     if not is_moe:
-        inter, gated = _mlp_width(tensors, h, "mlp")
-        inter = _cdiv(inter, tp)
+        inter, gated = mlp_width(tensors, h, "mlp")
+        inter = cdiv(inter, tp)
         # frozen: gated, the gradients of the product, act and up; plain, of the
         # activation's output and input
         extra += (3 if frozen and gated else 2) * act * inter * tokens
@@ -296,7 +175,7 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
             extra -= Fraction(act * h * tokens, split)
     else:
         E, k = cfg.num_experts, cfg.num_experts_per_tok
-        inter = _cdiv(_mlp_width(tensors, h, "experts")[0], tp)
+        inter = cdiv(mlp_width(tensors, h, "experts")[0], tp)
         e_act = 4 if amp else act
         # the weighted output takes the wider of the expert's dtype and the routing
         # weight's (Mixtral keeps the weight in fp32)
@@ -312,26 +191,63 @@ def _recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, t
     return per_layer + extra
 
 # the global terms only the first or the last pipeline stage holds
-_FIRST_STAGE_TERMS = ("token ids (int64)",)
-_LAST_STAGE_TERMS = ("final norm and lm_head input", "log-probabilities (fp32, saved by the loss)",
-                     "labels (int64) and the loss's weight", "logits (held by the model output)")
+_FIRST_STAGE_TERMS = ("token_ids",)
+_LAST_STAGE_TERMS = ("final_norm", "log_probs", "labels", "final_softcap", "logits")
 
 # the terms that make up ``logits``
-_LOGIT_TERMS = ("log-probabilities (fp32, saved by the loss)", "labels (int64) and the loss's weight",
-                "logits (held by the model output)")
+LOGIT_TERMS = ("log_probs", "labels", "final_softcap", "logits")
 
 
-class _Peaks:
+# transients that are not a moment of their own: gradient buffers absent from a first
+# micro-batch, and the buffers a tool keeps beside the states
+GRADS_NOT_YET = "grads_not_yet"            # every gradient, at the start of backward
+LAYER_GRADS_NOT_YET = "layer_grads_not_yet"   # the layers', when the first is recomputed
+BUFFERS_BACKWARD = "buffers_backward"      # a tool's buffers at the start of backward
+BUFFERS_RECOMPUTE = "buffers_recompute"    # ... while the first layer is recomputed
+BUFFERS_STEP = "buffers_step"              # ... through the optimizer step
+
+
+class StepPeaks:
     """The peak of one training step, from ``total``, ``states`` and ``transients``
-    (shared by :class:`TrainingMemory` and :class:`~llmcourse.finetune.LoraMemory`)."""
+    (shared by :class:`TrainingMemory` and :class:`~llmcourse.finetune.LoraMemory`).
+
+    Two loops are named: **accumulating** (the gradient buffers exist when the backward
+    starts: the second and later micro-batches of a gradient accumulation, or a tool that
+    keeps persistent gradient buffers) and **first micro-batch** (PyTorch's default
+    ``zero_grad(set_to_none=True)`` has freed every gradient, so the backward starts
+    without them: each step of a run without accumulation). :attr:`peak` is the one the
+    setting asks for (``first_micro_batch``; accumulating by default)."""
 
     __slots__ = ()
 
+    def _buffers(self, moment):
+        return self.transients.get({"backward": BUFFERS_BACKWARD, "recompute": BUFFERS_RECOMPUTE,
+                                    "step": BUFFERS_STEP}[moment], 0)
+
+    def _start(self, first):
+        t = self.transients
+        return (self.total + t["loss_grads"] + self._buffers("backward")
+                - (t.get(GRADS_NOT_YET, 0) if first else 0))
+
+    def _recompute(self, first):
+        t = self.transients
+        if RECOMPUTED_LAYER not in t:
+            return 0
+        return (self.total - t[FREED_BEFORE_LAYERS] + t[GRAD_BETWEEN_LAYERS]
+                + t[RECOMPUTED_LAYER] + self._buffers("recompute")
+                - (t.get(LAYER_GRADS_NOT_YET, 0) if first else 0))
+
+    @property
+    def first_micro_batch(self):
+        return bool(self.settings.get("first_micro_batch", False))
+
     @property
     def peak_start_of_backward(self):
-        """Bytes held at the start of the backward pass: everything in :attr:`total`
-        plus the loss's gradients (fp32, the size of the logits: see ``transients``)."""
-        return self.total + self.transients["loss gradients at the start of backward"]
+        """Bytes held at the start of the backward pass: everything in :attr:`total` plus
+        the loss's gradients (fp32, the size of the logits: see ``transients``) and the
+        buffers a tool keeps (``buffers``); in a first micro-batch, less the gradients,
+        which do not exist yet."""
+        return self._start(self.first_micro_batch)
 
     @property
     def peak_recompute(self):
@@ -339,12 +255,9 @@ class _Peaks:
         backward (the last of the stage, when the most checkpoints are still held): the
         checkpoints, token ids, rotary tables and returned logits, the gradient flowing
         between layers, and that layer's saved tensors and temporaries; the loss's tensors
-        are freed by then. 0 without full recomputation."""
-        t = self.transients
-        if RECOMPUTED_LAYER not in t:
-            return 0
-        return (self.total - t[FREED_BEFORE_LAYERS] + t[GRAD_BETWEEN_LAYERS]
-                + t[RECOMPUTED_LAYER])
+        are freed by then (in a first micro-batch the layers' gradients do not exist yet).
+        0 without full recomputation."""
+        return self._recompute(self.first_micro_batch)
 
     @property
     def peak_backward(self):
@@ -355,13 +268,28 @@ class _Peaks:
     @property
     def peak_step(self):
         """Bytes held during ``optimizer.step()``: the states plus the step's largest
-        temporary (the activations are freed by then)."""
-        return self.states + self.transients["optimizer step temporaries"]
+        temporary (the activations are freed by then) and the buffers a tool keeps
+        through the step (DDP's gradient buckets)."""
+        return self.states + self.transients["optimizer_step"] + self._buffers("step")
+
+    @property
+    def peak_accumulating(self):
+        """The peak when the gradients exist as the backward starts (from a step's second
+        micro-batch on, or with persistent gradient buffers)."""
+        return max(self._start(False), self._recompute(False), self.peak_step)
+
+    @property
+    def peak_first_micro_batch(self):
+        """The peak of a step's first micro-batch after ``zero_grad(set_to_none=True)``:
+        no gradient exists when its backward starts (every step when there is no gradient
+        accumulation: the Hugging Face Trainer's default)."""
+        return max(self._start(True), self._recompute(True), self.peak_step)
 
     @property
     def peak(self):
         """The most bytes held at once in one training step: the larger of
-        :attr:`peak_backward` and :attr:`peak_step`."""
+        :attr:`peak_backward` and :attr:`peak_step` (:attr:`peak_first_micro_batch` with
+        ``first_micro_batch=True``, else :attr:`peak_accumulating`)."""
         return max(self.peak_backward, self.peak_step)
 
     @property
@@ -371,6 +299,12 @@ class _Peaks:
         return self.peak - self.total
 
     @property
+    def labelled_terms(self):
+        """``activation_terms`` with each identifier replaced by the words a table shows
+        (:data:`~llmcourse.activations.TERM_LABELS`)."""
+        return {term_label(k): v for k, v in self.activation_terms.items()}
+
+    @property
     def peak_decided_by(self):
         """In words, which moment decides :attr:`peak`."""
         if self.peak_backward < self.peak_step:
@@ -378,12 +312,13 @@ class _Peaks:
         if self.peak_recompute > self.peak_start_of_backward:
             return ("the first layer recomputed in backward (checkpoints + logits + that "
                     "layer's saved tensors and backward temporaries)")
-        if self.transients["loss gradients at the start of backward"]:
-            return "the start of backward (saved tensors + the loss's fp32 gradients)"
-        return "the start of backward (the saved tensors of the micro-batches in flight)"
+        no_grads = "; no gradient yet" if self.first_micro_batch else ""
+        if self.transients["loss_grads"]:
+            return f"the start of backward (saved tensors + the loss's fp32 gradients{no_grads})"
+        return f"the start of backward (the saved tensors of the micro-batches in flight{no_grads})"
 
 
-class TrainingMemory(_Peaks):
+class TrainingMemory(StepPeaks):
     """Per-GPU training memory, in bytes.
 
     ``params``, ``grads``, ``optimizer``: exact for the named convention (see
@@ -398,7 +333,8 @@ class TrainingMemory(_Peaks):
     """
 
     __slots__ = ("model", "params", "grads", "optimizer", "activations", "logits",
-                 "activation_terms", "transients", "conventions", "settings", "pipeline")
+                 "activation_terms", "transients", "conventions", "settings", "pipeline",
+                 "buffers", "reserve_buffers")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -415,7 +351,7 @@ class TrainingMemory(_Peaks):
 
     @property
     def saved_for_backward(self):
-        return self.total - self.states - self.activation_terms.get("logits (held by the model output)", 0)
+        return self.total - self.states - self.activation_terms.get("logits", 0)
 
     def as_dict(self):
         return {"params": self.params, "grads": self.grads, "optimizer": self.optimizer,
@@ -430,16 +366,25 @@ class TrainingMemory(_Peaks):
 def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimizer="adamw",
                     recompute="none", zero_stage=0, dp=1, tp=1, attention="flash", sp=False,
                     cp=1, loss="plain", loss_chunk=1024, pp=1, pp_schedule="1f1b",
-                    num_micro_batches=None):
+                    num_micro_batches=None, first_micro_batch=False, virtual_stages=1):
     """Training memory per GPU, in bytes, for one micro-batch of ``micro_batch``
     sequences of ``seq_len`` tokens.
 
     **Weights, grads, optimizer state** (bytes per parameter, :data:`PRECISIONS`
-    and :data:`OPTIMIZERS`):
+    and :data:`OPTIMIZERS`; which tool runs which with its defaults:
+    :data:`TRAINING_SETUPS` and :func:`setup_settings`):
 
     * ``"fp32"``: weights 4 + grads 4; AdamW m and v 8: **16 B/param**.
+    * ``"bf16"``: pure bf16, bf16 weights 2 + bf16 grads 2 + AdamW's m and v in bf16 4:
+      **8**, no fp32 copy: the Hugging Face Trainer's ``bf16=True`` on a model loaded in bf16
+      (transformers 5 loads a bf16 checkpoint in bf16: ``dtype="auto"``), one GPU or DDP.
+    * ``"amp-bf16"``: fp32 weights 4 + fp32 grads 4 + AdamW 8 = **16** under autocast (a
+      model loaded in fp32; see below).
+    * ``"fsdp-bf16"``: FSDP's ``MixedPrecision(param_dtype=bf16, reduce_dtype=bf16)`` over
+      fp32 parameters (as Accelerate sets it up): fp32 sharded weights 4 (the master) + fp32
+      grads 4 + AdamW 8 = **16**, the bf16 weights gathered for compute in ``buffers``.
     * ``"bf16-mixed"``: bf16 weights 2 + bf16 grads 2 + fp32 master copy 4 + AdamW
-      8: **16** (the ZeRO paper's 2 + 2 + 12).
+      8: **16** (the ZeRO paper's 2 + 2 + 12; DeepSpeed bf16).
     * ``"bf16-mixed-fp32-grads"``: grads kept in fp32: 2 + 4 + 4 + 8 = **18**
       (Transformer Math 101).
     * ``"bf16-mixed-fp32-accum"``: bf16 grads plus an fp32 accumulation buffer:
@@ -447,12 +392,18 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     * ``optimizer="adamw-8bit"`` with bf16-mixed: 2 + 2 + 4 + 2 = **10**, plus one
       fp32 scale per 2,048 values for m and for v; tensors under 4,096 values stay
       fp32. ``"sgd-momentum"``: 4; ``"sgd"``: 0.
-    * PyTorch's AdamW also keeps a 4-byte ``step`` per parameter tensor; counted.
+    * PyTorch's AdamW also keeps a 4-byte ``step`` per parameter tensor: a CPU tensor for
+      ``optimizer="adamw"`` (foreach, PyTorch's default), beside the parameter for
+      ``"adamw-fused"`` (the Trainer's default ``adamw_torch_fused``): counted only there.
 
     **Sharding**: ``zero_stage`` 1 divides the optimizer state (master weights
     included) over the ``dp`` data-parallel GPUs, 2 also the grads (and any fp32
     accumulation buffer), 3 also the weights (ceil division: ZeRO pads). ``tp``
     tensor-parallel GPUs split every matrix and the embedding; norms are replicated.
+    The tools: ZeRO-1/2/3 are DeepSpeed's stages; FSDP's FULL_SHARD / FSDP2's default
+    ``fully_shard()`` is ZeRO-3 and SHARD_GRAD_OP / ``reshard_after_forward=False`` ZeRO-2,
+    which with ``precision="fsdp-bf16"`` holds ``2N + 16N/dp`` (every bf16 weight gathered
+    from forward to backward, in ``buffers``).
 
     **Activations** (bytes of one activation value: 4 for fp32, 2 for bf16): per
     layer and token, what a ``transformers`` decoder layer saves: each RMSNorm's
@@ -474,7 +425,8 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     drop); ``"full"`` keeps each layer's input only and recomputes one layer at a
     time in the backward pass (so one layer's activations are added back).
 
-    ``precision="amp-bf16"`` is the Hugging Face Trainer's ``bf16=True`` (PyTorch AMP):
+    ``precision="amp-bf16"`` is PyTorch AMP, and the Hugging Face Trainer's ``bf16=True`` on
+    a model loaded in fp32 (``from_pretrained(..., dtype=torch.float32)``; one GPU or DDP):
     fp32 weights 4 + fp32 grads 4 + AdamW 8, the forward under ``torch.autocast``,
     which also saves a bf16 copy of every weight matrix (2 B per matrix value, a term
     of ``activations``), keeps the residual stream, its norms and the rotary tables in
@@ -485,6 +437,17 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     pair's tensors are saved in fp32 (Qwen3-MoE's routing weight stays bf16, Mixtral's
     fp32). Measured on CPU for Llama, Qwen3, Qwen3-MoE and Mixtral the saved tensors equal
     PyTorch's to the byte and the peak is within 0.04% (:func:`measured_peaks`).
+
+    **Softmax-attention variants** (measured on CPU to the byte: Gemma 2, Gemma 3,
+    multi-query attention, ``measurements/saved_activations_attention.py``): Gemma 2's
+    eager attention softcaps its scores (tanh keeps an ``s x s`` output per head in the
+    scores' dtype) and Gemma 2 and 3 softcap the final logits (tanh keeps one value per
+    logit, counted in ``logits``); Gemma's RMSNorm scales by an fp32 ``1 + w``, a new tensor
+    per norm call; Gemma 3 keeps a local rotary table for its sliding layers beside the
+    global one, and its SDPA path, once ``seq_len >= sliding_window``, keeps the
+    sliding-window mask and k and v repeated to every head. With eager attention, one KV
+    head and one sequence (MQA at micro-batch 1), the matmuls keep k and v at their one
+    head: repeat_kv's expansion stays a view.
 
     **Peak** (:attr:`TrainingMemory.peak`): the saved tensors are not the most a step
     holds. At the start of backward the loss's fp32 gradients (8 B per logit) sit
@@ -514,7 +477,7 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     (``stage``, ``layers``, ``in_flight``) and holds every stage's memory (``stages``).
     Each stage's saved tensors equal, to the byte, what PyTorch saves when a small Llama
     or Qwen3 is run stage by stage in the schedule's order on CPU
-    (``benchmarks/measure_pipeline.py``, ``tests/test_training_pipeline.py``).
+    (``measurements/pipeline_stages.py``, ``tests/test_training_pipeline.py``).
     DeepSpeed's pipeline engine allows ZeRO-1 at most; Megatron-LM pairs its pipeline
     with a distributed optimizer (ZeRO-1); torchtitan combines it with FSDP2: the engine
     computes any of them, the reader picks what their tool allows.
@@ -525,27 +488,50 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
     tokens at a time, each chunk under ``torch.utils.checkpoint`` (the idea behind
     Liger Kernel's fused linear cross-entropy): no logits are kept, and the backward
     recomputes one chunk at a time, holding 12 B per logit of the chunk plus the
-    chunk's lm_head weight gradient (measured on CPU, ``benchmarks/measure_peak.py``).
+    chunk's lm_head weight gradient (measured on CPU, ``measurements/step_peak.py``).
 
-    Not included: collective and pipeline send/receive buffers, interleaved (virtual)
-    pipeline stages; the CUDA context and the allocator's fragmentation are what
-    :data:`RESERVE_FRACTION` stands for.
+    **Two loops** (``first_micro_batch``): by default the peak of an accumulating
+    micro-batch, whose gradient buffers exist when its backward starts (the second and
+    later micro-batches of a gradient accumulation, or a tool that keeps persistent
+    gradient buffers: DeepSpeed's partitions, Megatron-LM's main_grad). With
+    ``first_micro_batch=True``, a step's first micro-batch after PyTorch's default
+    ``zero_grad(set_to_none=True)``: no gradient exists yet when its backward starts, so
+    its peak is lower by the gradients (every step of a run without accumulation: the
+    Hugging Face Trainer's default ``gradient_accumulation_steps=1``). Both are named on the
+    result: :attr:`~StepPeaks.peak_first_micro_batch`, :attr:`~StepPeaks.peak_accumulating`.
+    Measured on CPU within 0.03% for both loops (``measurements/step_peak.py --loops``).
+
+    **Buffers a tool keeps** (``buffers``, in the peak; :func:`~llmcourse.parallelism.
+    tool_buffers`): PyTorch DDP's gradient buckets, one more gradient-sized buffer
+    (``zero_stage=0``, ``dp > 1``, with the precisions DDP trains); FSDP's gathered bf16
+    weights (``precision="fsdp-bf16"``): with ZeRO-3 the tail unit (final norm, lm_head)
+    that Accelerate never reshards after its forward, with ZeRO-2 every weight. Measured on
+    two CPU processes (``measurements/comm_buffers.py``). DeepSpeed's buckets at their
+    default sizes are named in ``reserve_buffers``: the 10% reserve has to hold them.
+
+    **Interleaved and zero-bubble pipelines** (``pp_schedule="interleaved-1f1b"`` with
+    ``virtual_stages`` chunks per GPU, Megatron-LM's order: each GPU's saved tensors equal,
+    to the byte, what PyTorch saves when the schedule is run on CPU; ``"zero-bubble-h1"``:
+    1F1B's memory, a smaller bubble): :mod:`llmcourse.parallelism`.
+
+    Not included: pipeline send/receive buffers; the CUDA context and the allocator's
+    fragmentation are what :data:`RESERVE_FRACTION` stands for.
     """
     cfg = as_config(cfg)
-    _int("seq_len", seq_len)
-    _int("micro_batch", micro_batch)
-    _choice("precision", precision, tuple(PRECISIONS))
-    _choice("optimizer", optimizer, tuple(OPTIMIZERS))
-    _choice("recompute", recompute, RECOMPUTE)
-    _choice("attention", attention, ATTENTION)
-    _choice("zero_stage", zero_stage, (0, 1, 2, 3))
-    _int("dp", dp, hi=MAX_GPUS)
-    _int("tp", tp, hi=MAX_GPUS)
-    _int("cp", cp, hi=MAX_GPUS)
+    check_int("seq_len", seq_len)
+    check_int("micro_batch", micro_batch)
+    check_choice("precision", precision, tuple(PRECISIONS))
+    check_choice("optimizer", optimizer, tuple(OPTIMIZERS))
+    check_choice("recompute", recompute, RECOMPUTE)
+    check_choice("attention", attention, ATTENTION)
+    check_choice("zero_stage", zero_stage, (0, 1, 2, 3))
+    check_int("dp", dp, hi=MAX_GPUS)
+    check_int("tp", tp, hi=MAX_GPUS)
+    check_int("cp", cp, hi=MAX_GPUS)
     if not isinstance(sp, bool):
         raise ConfigError(f"sp: must be True or False (sequence parallelism) (got {sp!r})")
-    _choice("loss", loss, LOSSES)
-    _int("loss_chunk", loss_chunk)
+    check_choice("loss", loss, LOSSES)
+    check_int("loss_chunk", loss_chunk)
     if cp > seq_len:
         raise ConfigError(f"cp: must be at most seq_len={seq_len:,} (each GPU holds at least "
                           f"one token of the sequence) (got {cp})")
@@ -556,24 +542,101 @@ def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimiz
         raise ConfigError(f"pp: must be at most num_hidden_layers={cfg.num_hidden_layers:,} "
                           f"(each pipeline stage holds at least one layer) (got {pp})")
     stages = pipeline_stages(cfg, pp)
-    _choice("pp_schedule", pp_schedule, PP_SCHEDULES)
-    m = pp if num_micro_batches is None else _int("num_micro_batches", num_micro_batches)
+    check_choice("pp_schedule", pp_schedule, PP_SCHEDULES)
+    m = pp if num_micro_batches is None else check_int("num_micro_batches", num_micro_batches)
+    if not isinstance(first_micro_batch, bool):
+        raise ConfigError(f"first_micro_batch: must be True or False (got {first_micro_batch!r})")
+    v = check_int("virtual_stages", virtual_stages, hi=MAX_STAGES)
+    if v > 1 and pp_schedule != "interleaved-1f1b":
+        raise ConfigError(f"virtual_stages: more than 1 only with pp_schedule="
+                          f"'interleaved-1f1b' (got {v} with {pp_schedule!r})")
     settings = dict(seq_len=seq_len, micro_batch=micro_batch, precision=precision,
                     optimizer=optimizer, recompute=recompute, zero_stage=zero_stage, dp=dp,
                     tp=tp, attention=attention, sp=sp, cp=cp, loss=loss, loss_chunk=loss_chunk,
-                    pp=pp, pp_schedule=pp_schedule, num_micro_batches=m)
+                    pp=pp, pp_schedule=pp_schedule, num_micro_batches=m,
+                    first_micro_batch=first_micro_batch, virtual_stages=v)
     per_kind = {}   # one layer kind's terms, computed once for every stage
     out = []
-    for i, (start, stop) in enumerate(stages):
-        f = in_flight_micro_batches(i, pp, m, pp_schedule)
-        out.append(_stage_memory(cfg, settings, start, stop, i == 0, i == pp - 1, f, per_kind))
+    if pp_schedule == "interleaved-1f1b":
+        chunks = virtual_stage_layers(cfg, pp, v)
+        for i in range(pp):
+            out.append(_interleaved_stage(cfg, settings, i, chunks[i], per_kind))
+        stages = [c[0][0:1] + c[-1][1:] for c in chunks]   # (first layer, stop) for display
+    else:
+        for i, (start, stop) in enumerate(stages):
+            f = in_flight_micro_batches(i, pp, m, pp_schedule)
+            out.append(_stage_memory(cfg, settings, start, stop, i == 0, i == pp - 1, f,
+                                     per_kind))
     if pp == 1:
         return out[0]
     worst = max(range(pp), key=lambda i: out[i].peak)   # the first of equals
     mem = out[worst]
-    mem.pipeline = dict(stage=worst, layers=stages[worst], in_flight=mem.pipeline["in_flight"],
-                        schedule=pp_schedule, num_micro_batches=m, stages=out)
+    mem.pipeline = dict(mem.pipeline, stage=worst, layers=stages[worst],
+                        schedule=pp_schedule, num_micro_batches=m, stages=out,
+                        virtual_stages=v)
     return mem
+
+
+def _interleaved_stage(cfg, settings, rank, chunks, per_kind):
+    """One GPU's :class:`TrainingMemory` under interleaved 1F1B: its ``chunks`` (virtual
+    stages ``rank, rank + pp, ...``), each holding as many micro-batches as the window of
+    forwards the schedule keeps in flight (:func:`~llmcourse.parallelism.interleaved_in_flight`,
+    the window that holds the most bytes)."""
+    pp, v, m = settings["pp"], settings["virtual_stages"], settings["num_micro_batches"]
+    last_g = pp * v - 1
+    flags = [((c * pp + rank) == 0, (c * pp + rank) == last_g) for c in range(v)]
+    ones = [_stage_memory(cfg, settings, a, z, fi, la, 1, per_kind)
+            for (a, z), (fi, la) in zip(chunks, flags)]
+    n = interleaved_in_flight(rank, pp, m, v, weights=[c.activations + c.logits for c in ones])
+    mems = [_stage_memory(cfg, settings, a, z, fi, la, k, per_kind)
+            for (a, z), (fi, la), k in zip(chunks, flags, n)]
+    terms, transients, buffers, reserve = {}, {}, {}, {}
+    for mm in mems:
+        for k, val in mm.activation_terms.items():
+            terms[k] = terms.get(k, 0) + val
+        for k, val in mm.transients.items():
+            # the loss's gradients exist on one chunk at a time; the rest add up
+            transients[k] = (max(transients.get(k, 0), val) if k == "loss_grads"
+                             else transients.get(k, 0) + val)
+        for k, val in mm.buffers.items():
+            buffers[k] = tuple(a + b for a, b in zip(buffers.get(k, (0, 0, 0)), val))
+        for k, val in mm.reserve_buffers.items():
+            reserve[k] = reserve.get(k, 0) + val
+    first = mems[0]
+    return TrainingMemory(
+        model=first.model, params=sum(x.params for x in mems), grads=sum(x.grads for x in mems),
+        optimizer=sum(x.optimizer for x in mems), activations=sum(x.activations for x in mems),
+        logits=sum(x.logits for x in mems), activation_terms=terms, transients=transients,
+        conventions=first.conventions.split("; pipeline")[0]
+        + f"; pipeline GPU {rank} of pp={pp} holding virtual stages "
+        + ", ".join(f"{c * pp + rank} (layers {a}-{z - 1})" for c, (a, z) in enumerate(chunks))
+        + f" (interleaved 1F1B, {sum(n)} chunk-micro-batches in flight)",
+        settings=dict(settings), buffers=buffers, reserve_buffers=reserve,
+        pipeline=dict(in_flight=Fraction(sum(n), v), chunks=n))
+
+
+def _checkpoint_inputs(cfg, groups, s, s_loc, b, act, amp, attention, rotary):
+    """With gradient checkpointing, what every checkpointed layer call keeps besides its
+    hidden states, until its backward (measured: ``measurements/step_peak.py``'s
+    checkpointed rows): transformers hands each layer the model's ``position_ids`` (one
+    int64 row of ``seq_len``, shared by the batch; kept when the model has rotary tables)
+    and its attention masks: with eager attention one ``b x s x s`` float mask per kind of
+    softmax layer (full, sliding), in the model's dtype (fp32 under autocast); with SDPA
+    only a materialized sliding-window mask (Gemma 3 once ``seq_len >= sliding_window``),
+    a boolean ``s x s`` shared by the batch (SDPA converts it when it runs). Without
+    checkpointing neither outlives the forward."""
+    out = {}
+    if rotary:
+        out["checkpoint_position_ids"] = 8 * s
+    kinds = {kind_of(cfg, tensors) for _, tensors, _ in groups}
+    if attention == "eager":
+        n = len({k.attention for k in kinds} & {"full_attention", "sliding_attention"})
+        masks = n * (4 if amp else act) * b * s_loc * s
+    else:
+        masks = s_loc * s if any(sdpa_sliding_mask(cfg, k, s) for k in kinds) else 0
+    if masks:
+        out["checkpoint_masks"] = masks
+    return out
 
 
 def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
@@ -590,20 +653,22 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     n_stage = sum(numel * count for numel, count in sizes)
     n = n_stage
     if tp > 1:  # matrices and the embedding split over tp; norms (1-D) replicated
-        n = _cdiv(n - norms, tp) + norms
+        n = cdiv(n - norms, tp) + norms
     # weights, grads, optimizer state (master weights belong to the optimizer's state)
     weights = p["param"] * n
     grads = (p["grad"] + p["accum"]) * n
-    opt_total = _optimizer_state_bytes(sizes, optimizer)
+    opt_total = optimizer_state_bytes(sizes, optimizer, precision)
     if tp > 1:  # the same share of the state as of the weights
-        opt_total = _cdiv(opt_total * n, n_stage)
+        opt_total = cdiv(opt_total * n, n_stage)
     opt = p["master"] * n + opt_total
     if zero_stage >= 1:
-        opt = _cdiv(opt, dp)
+        opt = cdiv(opt, dp)
     if zero_stage >= 2:
-        grads = _cdiv(grads, dp)
-    if zero_stage >= 3:
-        weights = _cdiv(weights, dp)
+        grads = cdiv(grads, dp)
+    if zero_stage >= 3 or (precision == "fsdp-bf16" and zero_stage == 2):
+        # FSDP's SHARD_GRAD_OP shards its fp32 weights too (the bf16 ones it gathers for
+        # compute are its buffers)
+        weights = cdiv(weights, dp)
 
     act = p["act"]
     amp = precision == "amp-bf16"
@@ -611,28 +676,28 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     terms = {}
     largest_layer = 0
     layer_matmul = 0   # amp with full recomputation: matmul weights only the layers read
-    s_loc = _cdiv(s, cp)      # the tokens of each sequence this GPU holds
+    s_loc = cdiv(s, cp)      # the tokens of each sequence this GPU holds
     split = tp if sp else 1   # sequence parallelism: the hidden-size terms split too
     for n_layers, tensors, is_moe in groups:
         key = id(tensors)
         if key not in per_kind:
-            lt = _layer_terms(cfg, tensors, is_moe, s, attn, act, 1 if sp else tp, amp, b=b)
+            lt = layer_terms(cfg, tensors, is_moe, s, attn, act, 1 if sp else tp, amp, b=b)
             if sp:
                 lt = {k: Fraction(v, tp) for k, v in lt.items()}
             if recompute == "selective":
-                lt.pop("attention scores (s x s per head)", None)
+                lt.pop("attention_scores", None)
             per_layer = sum(lt.values()) * s_loc * b
             if is_moe:  # grouped matmul: one int32 offset per expert, per layer
-                k_r = "router (softmax, top-k)"
+                k_r = "router"
                 lt[k_r] = lt[k_r] + Fraction(4 * cfg.num_experts, s_loc * b)
                 per_layer += 4 * cfg.num_experts
             per_kind[key] = lt, per_layer
         lt, per_layer = per_kind[key]
         if recompute == "full":
-            largest_layer = max(largest_layer, _recomputed_layer(
+            largest_layer = max(largest_layer, recomputed_layer(
                 cfg, lt, per_layer, is_moe, tensors, s_loc * b, act, p["param"], tp, split, amp))
         if recompute == "full":
-            key = "layer inputs (checkpoints)"
+            key = "checkpoints"
             # the residual stream's dtype: fp32 under autocast (fp32 weights)
             terms[key] = terms.get(key, 0) + Fraction(n_layers * (4 if amp else act)
                                                       * _stream_width(cfg) * s_loc * b, split)
@@ -641,21 +706,24 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
         else:
             for k, v in lt.items():
                 terms[k] = terms.get(k, 0) + n_layers * v * s_loc * b
-    g = _global_terms(cfg, s_loc, b, act, tp, amp)
+    g = global_terms(cfg, s_loc, b, act, tp, amp)
+    if recompute == "full" and groups:
+        terms.update(_checkpoint_inputs(cfg, groups, s, s_loc, b, act, amp, attn,
+                                        g["rotary_tables"]))
     for k, v in g.items():   # token ids enter the first stage; the head is the last's
-        if not v and k == "rotary cos/sin tables (once per model)":
-            continue   # NoPE (Granite 4.0): no tables
+        if not v:
+            continue   # no such tensor (NoPE: no rotary tables; no softcapping)
         if (first or k not in _FIRST_STAGE_TERMS) and (last or k not in _LAST_STAGE_TERMS):
             terms[k] = v
     if amp:
         # autocast casts each fp32 weight matrix to bf16 for its matmul and the matmul
         # saves that copy for backward: 2 bytes per matrix value (the lm_head included)
-        terms[AMP_COPIES] = 2 * _cdiv(matmul - layer_matmul, tp)
+        terms[AMP_COPIES] = 2 * cdiv(matmul - layer_matmul, tp)
     if st["loss"] == "chunked" and last:   # no logits kept: each chunk is recomputed
-        for k in ("log-probabilities (fp32, saved by the loss)", "logits (held by the model output)"):
+        for k in ("log_probs", "final_softcap", "logits"):
             terms[k] = 0
         if amp:   # the lm_head's bf16 copy is made inside the checkpointed chunk, not kept
-            terms[AMP_COPIES] -= 2 * _cdiv(cfg.vocab_size * cfg.hidden_size, tp)
+            terms[AMP_COPIES] -= 2 * cdiv(cfg.vocab_size * cfg.hidden_size, tp)
     # each micro-batch in flight holds its own saved tensors (one pipeline stage may
     # hold several); a layer recomputed in backward is one at a time
     terms = {k: int(-(-v // 1)) * f for k, v in terms.items()}
@@ -666,26 +734,48 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     # the whole fp32 vocabulary x tokens matrix. The optimizer step's largest
     # temporary: foreach AdamW (PyTorch's default on a GPU) computes sqrt(v) for every
     # parameter of a group at once: 4 bytes per parameter of this GPU's shard.
-    V = _cdiv(cfg.vocab_size, tp)
+    V = cdiv(cfg.vocab_size, tp)
     if not last:
         loss_grads = 0
     elif st["loss"] == "plain":
         loss_grads = 8 * V * s_loc * b
     else:  # one chunk: 12 B per logit, and its lm_head weight gradient before it is summed
         loss_grads = 12 * V * min(st["loss_chunk"], s_loc * b) + p["grad"] * V * cfg.hidden_size
-    transients = {"loss gradients at the start of backward": loss_grads,
-                  "optimizer step temporaries": (4 * _cdiv(n, dp if zero_stage >= 1 else 1)
-                                                 if optimizer.startswith("adamw") else 0)}
+    transients = {"loss_grads": loss_grads,
+                  "optimizer_step": optimizer_step_temporaries(
+                      cdiv(n, dp if zero_stage >= 1 else 1), optimizer, precision)}
+    # a first micro-batch after zero_grad(set_to_none=True): no gradient buffer exists when
+    # the backward starts (an fp32 accumulation buffer is kept); when the first layer is
+    # recomputed, only the head's gradients (final norm, an untied lm_head) exist
+    head = sum(t.numel for t in _stage_globals(cfg, first, last)
+               if not t.tied and t.component != "embedding" and "per_layer" not in t.name)
+    head = cdiv(head, tp) if tp > 1 else head
+    grad_now = p["grad"] * n
+    head_grads = p["grad"] * head
+    if zero_stage >= 2:
+        grad_now, head_grads = cdiv(grad_now, dp), cdiv(head_grads, dp)
+    transients[GRADS_NOT_YET] = grad_now
+    transients[LAYER_GRADS_NOT_YET] = grad_now - head_grads
+    # the buffers the tool keeps: DDP's buckets, FSDP's gathered bf16 weights
+    tail = sum(t.numel for t in _stage_globals(cfg, False, last)
+               if t.component == "norms" or t.name.startswith("lm_head")) if last else 0
+    largest = max((sum(t.per_expert * t.numel for t in tensors if not t.buffer)
+                   for _, tensors, _ in groups), default=0)
+    if tp > 1:
+        tail, largest = cdiv(tail, tp), cdiv(largest, tp)
+    buffers, reserve = tool_buffers(precision, zero_stage, dp, n, tail, largest, last)
+    for key, i in ((BUFFERS_BACKWARD, 0), (BUFFERS_RECOMPUTE, 1), (BUFFERS_STEP, 2)):
+        transients[key] = sum(v[i] for v in buffers.values())
     if recompute == "full" and groups:
         # after the head's backward, before any layer is recomputed, the loss's tensors and
         # the final norm's are freed; the checkpoints, the token ids, the rotary tables
         # (held by each checkpoint's recompute closure) and the returned logits stay, and
         # the gradient of the hidden states flows from layer to layer (measured on CPU:
-        # benchmarks/measure_peak.py's timeline)
+        # measurements/step_peak.py's timeline)
         res = 4 if act == 4 or amp else act      # the residual stream's dtype
         # (under autocast also the lm_head's bf16 weight copy: the layers' own are made
         # again when they are recomputed)
-        transients[FREED_BEFORE_LAYERS] = sum(terms.get(k, 0) for k in _FREED_TERMS
+        transients[FREED_BEFORE_LAYERS] = sum(terms.get(k, 0) for k in FREED_TERMS
                                               + (AMP_COPIES,))
         transients[GRAD_BETWEEN_LAYERS] = int(-(-Fraction(res * cfg.hidden_size * s_loc * b,
                                                           split) // 1))
@@ -693,9 +783,9 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
         if first and last and cfg.get("tie_word_embeddings", False):
             # a tied lm_head's weight gradient waits in autograd's input buffer for the
             # embedding's share, computed last: held through every layer's backward
-            transients[GRAD_BETWEEN_LAYERS] += p["param"] * _cdiv(
+            transients[GRAD_BETWEEN_LAYERS] += p["param"] * cdiv(
                 cfg.vocab_size * cfg.hidden_size, tp)
-    logits = sum(terms.get(k, 0) for k in _LOGIT_TERMS)
+    logits = sum(terms.get(k, 0) for k in LOGIT_TERMS)
     activations = sum(terms.values()) - logits
     o_name = OPTIMIZERS[optimizer][1]
     pp = st["pp"]
@@ -707,7 +797,8 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     return TrainingMemory(model=cfg.name, params=weights, grads=grads, optimizer=opt,
                           activations=activations, logits=logits, activation_terms=terms,
                           transients=transients, conventions=conventions,
-                          settings=dict(st), pipeline=dict(in_flight=f) if pp > 1 else None)
+                          settings=dict(st), pipeline=dict(in_flight=f) if pp > 1 else None,
+                          buffers=buffers, reserve_buffers=reserve)
 
 
 RESERVE_FRACTION = 0.1
@@ -749,13 +840,13 @@ def layer_activation_bytes(cfg, seq_len=1, micro_batch=1, precision="bf16-mixed"
     ``[(n_layers, is_moe, bytes of one such layer), ...]``. With the defaults
     (one token), the bytes per token of one layer."""
     cfg = as_config(cfg)
-    _int("seq_len", seq_len)
-    _int("micro_batch", micro_batch)
-    act = PRECISIONS[_choice("precision", precision, tuple(PRECISIONS))]["act"]
-    _choice("attention", attention, ATTENTION)
+    check_int("seq_len", seq_len)
+    check_int("micro_batch", micro_batch)
+    act = PRECISIONS[check_choice("precision", precision, tuple(PRECISIONS))]["act"]
+    check_choice("attention", attention, ATTENTION)
     out = []
     for n_layers, tensors, is_moe in _groups(cfg):
-        per_tok = sum(_layer_terms(cfg, tensors, is_moe, seq_len, attention, act, tp,
+        per_tok = sum(layer_terms(cfg, tensors, is_moe, seq_len, attention, act, tp,
                                    precision == "amp-bf16", b=micro_batch).values())
         out.append((n_layers, is_moe, per_tok * seq_len * micro_batch
                     + (4 * cfg.num_experts if is_moe else 0)))
@@ -766,10 +857,10 @@ def data_parallel_size(n_gpus, tp=1, cp=1, pp=1):
     """How many data-parallel replicas ``n_gpus`` GPUs make when each replica is a group
     of ``tp x cp x pp`` GPUs (tensor, context and pipeline parallel): ``n_gpus // group``,
     refused unless the group divides ``n_gpus``."""
-    _int("n_gpus", n_gpus, hi=MAX_GPUS)
-    _int("tp", tp, hi=MAX_GPUS)
-    _int("cp", cp, hi=MAX_GPUS)
-    _int("pp", pp, hi=MAX_GPUS)
+    check_int("n_gpus", n_gpus, hi=MAX_GPUS)
+    check_int("tp", tp, hi=MAX_GPUS)
+    check_int("cp", cp, hi=MAX_GPUS)
+    check_int("pp", pp, hi=MAX_GPUS)
     group = tp * cp * pp
     if n_gpus % group:
         sizes = " x ".join(f"{k}={v}" for k, v in (("tp", tp), ("cp", cp), ("pp", pp))
@@ -810,12 +901,14 @@ def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1,
             mid = (lo + hi) // 2
             lo, hi = (lo, mid) if peak(mid) <= cap else (mid, hi)
         return hi * group
-    sharded = one.optimizer + (one.grads if zero_stage >= 2 else 0) \
+    # what the shards divide (a first micro-batch's peak holds no gradient)
+    grads = 0 if settings.get("first_micro_batch") else one.grads
+    sharded = one.optimizer + (grads if zero_stage >= 2 else 0) \
         + (one.params if zero_stage >= 3 else 0)
     fixed = one.peak_backward - sharded
     if fixed >= cap:
         return None
-    dp = max(1, _cdiv(sharded, cap - fixed))
+    dp = max(1, cdiv(sharded, cap - fixed))
     if dp > MAX_GPUS:
         return None
     while dp > 1 and peak(dp - 1) <= cap:
@@ -839,35 +932,29 @@ def korthikanti_activation_bytes(cfg, seq_len, micro_batch=1, flash=False, bytes
     return int(cfg.num_hidden_layers * per_layer * bytes_per_value / 2)
 
 
-def measured_peaks():
-    """The stored peak measurements (``llmcourse/data/peak_measured.json``, written by
-    ``benchmarks/measure_peak.py`` on CPU): bytes above the states at the end of the
-    forward, at the peak of forward + backward, and during the optimizer step."""
+def stored_measurement(name):
+    """One stored CPU measurement the package ships (``llmcourse/data/<name>.json``, written
+    by ``python -m measurements ...``): ``"saved_activations"``,
+    ``"saved_activations_hybrid"``, ``"saved_activations_attention"`` or ``"step_peaks"``."""
     import json
     import os
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "peak_measured.json")
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", f"{name}.json")
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
+
+
+def measured_peaks():
+    """The stored peak measurements (``llmcourse/data/step_peaks.json``, written by
+    ``measurements/step_peak.py`` on CPU): bytes above the states at the end of the
+    forward, at the peak of forward + backward, and during the optimizer step."""
+    return stored_measurement("step_peaks")
 
 
 def measured_activations():
-    """The stored measurements (``llmcourse/data/activations_measured.json``, written
-    by ``benchmarks/measure_activations.py`` on CPU): a dict with the torch and
+    """The stored measurements (``llmcourse/data/saved_activations.json``, written
+    by ``measurements/saved_activations.py`` on CPU): a dict with the torch and
     transformers versions, the small models' configs and one row per setting."""
-    import json
-    import os
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
-                        "activations_measured.json")
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
-
-
-def _stored(name):
-    import json
-    import os
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", name)
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    return stored_measurement("saved_activations")
 
 
 _ACCURACY = {}
@@ -876,11 +963,11 @@ _ACCURACY = {}
 def activation_accuracy(cfg):
     """How far :func:`training_memory`'s saved tensors can be trusted for ``cfg``'s
     family, in words, from the stored CPU measurements of small models of the family
-    (``llmcourse/data/activations_measured.json``, ``activations_measured_2026.json`` and
-    ``activations_measured_2026_more.json``):
+    (``llmcourse/data/saved_activations.json``, ``saved_activations_hybrid.json`` and
+    ``saved_activations_attention.json``):
     ``"measured: equal to PyTorch's saved bytes"``, ``"estimate: measured X% to Y% off"``
     (the engine against every stored row of the family), or ``"estimate: not measured
-    for <type>"``. The 2026 linear mixers are counted as transformers' reference PyTorch
+    for <type>"``. The linear mixers are counted as transformers' reference PyTorch
     code saves them; a fused GPU kernel saves less."""
     cfg = as_config(cfg)
     mt = cfg.model_type
@@ -889,8 +976,8 @@ def activation_accuracy(cfg):
         return _ACCURACY[key]
     from .config import from_hf_config
     errors, with_experts = [], False
-    for data in (measured_activations(), _stored("activations_measured_2026.json"),
-                 _stored("activations_measured_2026_more.json")):
+    for data in (measured_activations(), stored_measurement("saved_activations_hybrid"),
+                 stored_measurement("saved_activations_attention")):
         for r in data["rows"]:
             model = data["models"][r["model"]]
             if model["model_type"] != mt and model.get("text_config", {}).get("model_type") != mt:
@@ -984,11 +1071,11 @@ def training_flops(cfg, tokens, seq_len, recompute="none", attention="flash",
     46.2% MFU (Chowdhery et al. 2022, appendix B: 6N + 12 L H Q T per token) and
     Megatron-LM's formula (Narayanan et al. 2021) count it."""
     cfg = as_config(cfg)
-    _int("tokens", tokens, hi=10**16)
-    _int("seq_len", seq_len)
-    _choice("recompute", recompute, RECOMPUTE)
-    _choice("attention", attention, ATTENTION)
-    _choice("convention", convention, MFU_CONVENTIONS)
+    check_int("tokens", tokens, hi=10**16)
+    check_int("seq_len", seq_len)
+    check_choice("recompute", recompute, RECOMPUTE)
+    check_choice("attention", attention, ATTENTION)
+    check_choice("convention", convention, MFU_CONVENTIONS)
     fpt = flops_per_token(cfg, seq_len, "prefill" if convention == "causal" else "decode")
     matmul = 3 * fpt.matmul * tokens
     attn_flops = 3 * fpt.attention * tokens
@@ -1008,7 +1095,7 @@ def training_time(flops, gpu, n_gpus=1, mfu=0.4, dtype="bf16"):
     """
     from .hardware import as_gpu
     g = as_gpu(gpu)
-    _int("n_gpus", n_gpus, hi=MAX_GPUS)
+    check_int("n_gpus", n_gpus, hi=MAX_GPUS)
     if isinstance(mfu, bool) or not isinstance(mfu, (int, float, Fraction)) or not 0 < mfu <= 1:
         raise ConfigError(f"mfu: must be a fraction in (0, 1], e.g. 0.4 (got {mfu!r})")
     f = flops.model if isinstance(flops, TrainingFlops) else flops

@@ -1,8 +1,6 @@
 """The training-memory and training-FLOPs engine, against hand arithmetic and the
 published bytes-per-parameter conventions (PyTorch checks: test_training_torch.py)."""
 
-import json
-import os
 import time
 
 import pytest
@@ -21,11 +19,18 @@ N8 = 8_030_261_248           # Meta-Llama-3-8B parameters (lesson 00, checked ag
     ("bf16-mixed-fp32-accum", "adamw", 20),     # 2 + 2 + 4 + 4 + 8 (Ultra-Scale Playbook)
     ("bf16-mixed", "sgd-momentum", 12),         # 2 + 2 + 4 + 4
     ("fp32", "sgd", 8),
+    ("bf16", "adamw", 8),                       # pure bf16: 2 + 2 + m and v in bf16 2 + 2
+    ("bf16", "adamw-fused", 8),
+    ("bf16", "sgd-momentum", 6),                # 2 + 2 + a bf16 momentum buffer 2
+    ("fsdp-bf16", "adamw", 16),                 # fp32 sharded 4 + fp32 grads 4 + 8
+    ("amp-bf16", "adamw-fused", 16),
 ])
 def test_bytes_per_param_conventions(precision, optimizer, per_param):
     assert lc.bytes_per_param(precision, optimizer) == per_param
     m = training_memory(LLAMA8, 1, 1, precision=precision, optimizer=optimizer)
-    steps = 4 * (32 * 9 + 3) if optimizer == "adamw" else 0   # one fp32 step per tensor
+    # the fused AdamW keeps one fp32 step per tensor beside the parameter; foreach AdamW's
+    # steps are CPU tensors, not GPU memory
+    steps = 4 * (32 * 9 + 3) if optimizer == "adamw-fused" else 0
     assert m.states == per_param * N8 + steps
 
 
@@ -44,7 +49,7 @@ def test_eight_bit_adam_is_ten_bytes_plus_scales():
 def test_zero_stages_shard_what_they_say():
     kw = dict(seq_len=4096, micro_batch=1, dp=8)
     z = [training_memory(LLAMA8, zero_stage=k, **kw) for k in range(4)]
-    steps = 4 * (32 * 9 + 3)
+    steps = 0   # foreach AdamW: its step counters live on the CPU
     assert (z[0].params, z[0].grads, z[0].optimizer) == (2 * N8, 2 * N8, 12 * N8 + steps)
     assert z[1].optimizer == -(-(12 * N8 + steps) // 8) and z[1].grads == 2 * N8
     assert z[2].grads == -(-2 * N8 // 8) and z[2].params == 2 * N8
@@ -71,7 +76,7 @@ def test_llama3_8b_activations_by_hand():
 def test_eager_scores_grow_with_the_square_of_the_sequence():
     a = [training_memory(LLAMA8, s, 1, attention="eager") for s in (2048, 4096)]
     f = [training_memory(LLAMA8, s, 1, attention="flash") for s in (2048, 4096)]
-    key = "attention scores (s x s per head)"
+    key = "attention_scores"
     assert a[1].activation_terms[key] == 4 * a[0].activation_terms[key]
     # 32 heads x s x s x (fp32 probabilities 4 + their bf16 copy 2) per layer
     assert a[0].activation_terms[key] == 32 * 32 * 2048 * 2048 * 6
@@ -84,14 +89,14 @@ def test_full_recomputation_keeps_layer_inputs_and_one_layer():
     s = 8192
     none = training_memory(LLAMA8, s, 1)
     full = training_memory(LLAMA8, s, 1, recompute="full")
-    per_layer = (none.activations - full.activation_terms["token ids (int64)"]
-                 - full.activation_terms["rotary cos/sin tables (once per model)"]
-                 - full.activation_terms["final norm and lm_head input"]) // 32
-    assert full.activation_terms["layer inputs (checkpoints)"] == 32 * 2 * 4096 * s
+    per_layer = (none.activations - full.activation_terms["token_ids"]
+                 - full.activation_terms["rotary_tables"]
+                 - full.activation_terms["final_norm"]) // 32
+    assert full.activation_terms["checkpoints"] == 32 * 2 * 4096 * s
     # the recomputed layer is not held at the end of the forward: it is a transient of
     # backward, its saved tensors plus the MLP backward's 2 x intermediate gradients
     assert "one layer recomputed in backward" not in full.activation_terms
-    rec = full.transients["one layer recomputed in backward (saved tensors + temporaries)"]
+    rec = full.transients["recomputed_layer"]
     assert rec == per_layer + 2 * 2 * 14336 * s
     assert full.activations < none.activations / 10
 
@@ -100,20 +105,20 @@ def test_gqa_and_moe_change_the_layer_tensors():
     cfg = lc.load_model(LLAMA8)
     mha = training_memory(cfg.replace(num_key_value_heads=32), 4096, 1)
     gqa = training_memory(cfg, 4096, 1)
-    k = "q, k, v (attention kernel)"
+    k = "qkv"
     # k and v: 2 x (32 - 8) heads x 128 x 2 bytes more per token and layer
     assert mha.activation_terms[k] - gqa.activation_terms[k] == 32 * 4096 * 2 * 24 * 128 * 2
     moe = training_memory("Qwen3-30B-A3B", 4096, 1)
     # router: fp32 softmax over 128 experts, 8 int64 indices, normalized top-8 (8 + 1 fp32),
     # and one int32 offset per expert per layer
-    assert moe.activation_terms["router (softmax, top-k)"] == 48 * (
+    assert moe.activation_terms["router"] == 48 * (
         (4 * 128 + 8 * 8 + 4 * 9) * 4096 + 4 * 128)
 
 
 def test_tensor_parallel_splits_heads_and_ffn():
     one = training_memory(LLAMA8, 4096, 1)
     two = training_memory(LLAMA8, 4096, 1, tp=2)
-    k = "MLP (gate, act, up, product)"
+    k = "mlp"
     assert two.activation_terms[k] * 2 == one.activation_terms[k]
     norms = (2 * 32 + 1) * 4096
     assert two.params == 2 * (-(-(N8 - norms) // 2) + norms)
@@ -176,11 +181,9 @@ def test_every_zoo_model_has_an_estimate(zoo_name):
 
 
 def test_stored_measurements_equal_the_engine():
-    """Every stored measurement (benchmarks/measure_activations.py on CPU) equals the
+    """Every stored measurement (measurements/saved_activations.py on CPU) equals the
     engine's count of the bytes saved for backward, to the byte."""
-    path = os.path.join(os.path.dirname(lc.__file__), "data", "activations_measured.json")
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+    data = lc.training.measured_activations()
     assert data["device"] == "CPU" and data["rows"]
     for r in data["rows"]:
         cfg = lc.from_hf_config(data["models"][r["model"]])
@@ -218,8 +221,8 @@ def test_layer_activation_bytes_sum_to_the_layer_terms():
     m = training_memory("Qwen3-30B-A3B", 2048, 2, attention="eager")
     layers = lc.training.layer_activation_bytes("Qwen3-30B-A3B", 2048, 2, attention="eager")
     outside = sum(v for k, v in m.activation_terms.items()
-                  if k in ("token ids (int64)", "rotary cos/sin tables (once per model)",
-                           "final norm and lm_head input"))
+                  if k in ("token_ids", "rotary_tables",
+                           "final_norm"))
     assert sum(n * b for n, _, b in layers) == m.activations - outside
 
 
@@ -239,10 +242,10 @@ def test_a_billion_layers_costs_what_32_layers_cost():
     big = lc.load_model("Llama-3.1-8B").replace(num_hidden_layers=L)
     m = training_memory(big, s, 1, zero_stage=3, dp=8)
     assert m.params == -(-2 * N // 8) and m.grads == -(-2 * N // 8)
-    assert m.optimizer == -(-(12 * N + 4 * (9 * L + 3)) // 8)           # + one fp32 step per tensor
+    assert m.optimizer == -(-12 * N // 8)                               # steps: CPU tensors
     assert m.activations == s * (L * a_layer + 8 + norm + 2 * h) + 2 * 2 * s * hd
     full = training_memory(big, s, 1, recompute="full")
-    assert full.activation_terms["layer inputs (checkpoints)"] == L * 2 * h * s
+    assert full.activation_terms["checkpoints"] == L * 2 * h * s
     for name in ("DeepSeek-V3", "gemma-3-1b-it", "Llama-4-Scout-17B-16E-Instruct",
                  "Qwen3-Next-80B-A3B", "Qwen3-30B-A3B", "gpt2"):
         other = lc.load_model(name).replace(num_hidden_layers=L)
@@ -276,11 +279,11 @@ def test_sequence_parallelism_divides_the_whole_layer_by_tp():
     tp8 = training_memory(cfg, 4096, tp=8).activation_terms
     sp8 = training_memory(cfg, 4096, tp=8, sp=True).activation_terms
     # tensor parallelism alone leaves the hidden-size terms whole on every GPU ...
-    assert tp8["norms (input, rstd, normalized)"] == one["norms (input, rstd, normalized)"]
-    assert tp8["MLP (gate, act, up, product)"] * 8 == one["MLP (gate, act, up, product)"]
+    assert tp8["norms"] == one["norms"]
+    assert tp8["mlp"] * 8 == one["mlp"]
     # ... sequence parallelism splits them along the sequence too (Korthikanti et al. 2022)
-    assert sp8["norms (input, rstd, normalized)"] * 8 == one["norms (input, rstd, normalized)"]
-    assert sp8["attention input (norm output)"] * 8 == one["attention input (norm output)"]
+    assert sp8["norms"] * 8 == one["norms"]
+    assert sp8["attention_input"] * 8 == one["attention_input"]
     assert training_memory(cfg, 4096, tp=8, sp=True).activations < \
         training_memory(cfg, 4096, tp=8).activations
 
@@ -296,8 +299,8 @@ def test_context_parallelism_is_a_shorter_sequence_per_gpu_with_flash():
     # eager scores: the local queries still see every key
     e4 = training_memory(cfg, 32768, cp=4, attention="eager")
     e_short = training_memory(cfg, 8192, attention="eager")
-    assert e4.activation_terms["attention scores (s x s per head)"] == \
-        4 * e_short.activation_terms["attention scores (s x s per head)"]
+    assert e4.activation_terms["attention_scores"] == \
+        4 * e_short.activation_terms["attention_scores"]
     with pytest.raises(lc.ConfigError, match="cp: must be at most seq_len"):
         training_memory(cfg, 8, cp=16)
     with pytest.raises(lc.ConfigError, match="sp: must be True or False"):
@@ -306,7 +309,7 @@ def test_context_parallelism_is_a_shorter_sequence_per_gpu_with_flash():
 
 def test_activation_accuracy_says_measured_estimate_or_not_measured():
     from llmcourse.training import activation_accuracy
-    # the four families measured to the byte (benchmarks/measure_activations.py)
+    # the four families measured to the byte (measurements/saved_activations.py)
     for name in ("Llama-3.1-8B", "Qwen3-8B", "Qwen3-30B-A3B", "Mixtral-8x7B-v0.1"):
         assert activation_accuracy(name).startswith("measured: equal to PyTorch's saved bytes")
     # measured and modelled: Qwen3.5 within 3%, Nemotron-H within 4.5%
@@ -316,7 +319,7 @@ def test_activation_accuracy_says_measured_estimate_or_not_measured():
         # Nemotron-H: its Mamba-2 blocks are exact now; its grouped-router MoE block is not
         # (+15% in fp32), which the old Mamba-2 error used to offset: +4% in all
         assert words.startswith("estimate: ") and -3 <= lo <= hi <= 4.5, words
-    # Gemma 4's layers counted to the byte (benchmarks/measure_activations_2026.py)
+    # Gemma 4's layers counted to the byte (measurements/saved_activations_hybrid.py)
     assert activation_accuracy("gemma-4-31B").startswith("measured: equal to PyTorch's saved")
     # ... but the small Gemma 4s measured had no experts: the 26B-A4B's are not vouched for
     assert activation_accuracy("gemma-4-26B-A4B").startswith(

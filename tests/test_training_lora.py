@@ -1,10 +1,8 @@
 """LoRA / QLoRA: trainable parameters equal peft's count (models built on the meta
 device), the NF4 base's bytes, the memory's parts, the saved tensors and the peak of a
-peft LoRA step against PyTorch on CPU (benchmarks/measure_lora.py), and one-line errors."""
+peft LoRA step against PyTorch on CPU (measurements/lora_step.py), and one-line errors."""
 
 import json
-import os
-import sys
 
 import pytest
 import torch
@@ -15,10 +13,9 @@ from llmcourse.finetune import NF4_BITS, lora_memory, lora_params
 import peft  # noqa: E402  (pinned in requirements-test.txt: never skipped)
 from transformers import AutoConfig, AutoModelForCausalLM  # noqa: E402
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "benchmarks"))
-import measure_activations as M  # noqa: E402
-import measure_lora as L  # noqa: E402
+import stored_rows  # noqa: F401  (puts the repository root on sys.path)
+from measurements import lora_step as L  # noqa: E402
+from measurements import saved_activations as M  # noqa: E402
 
 with open(L.OUT, encoding="utf-8") as _fh:
     LORA = json.load(_fh)

@@ -1,9 +1,7 @@
-"""The peak of a training step, against PyTorch on CPU (benchmarks/measure_peak.py):
+"""The peak of a training step, against PyTorch on CPU (measurements/step_peak.py):
 the saved tensors plus the loss's fp32 gradients at the start of backward, the
 optimizer step's temporaries, and the fit verdict with lesson 07's reserve."""
 
-import os
-import sys
 
 import pytest
 import torch
@@ -13,10 +11,9 @@ from llmcourse.counts import param_count
 from llmcourse.training import (RESERVE_FRACTION, fewest_gpus, fit_verdict, measured_peaks,
                                 training_memory, usable_bytes)
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "benchmarks"))
-import measure_activations as M  # noqa: E402
-import measure_peak as P  # noqa: E402
+import stored_rows  # noqa: F401  (puts the repository root on sys.path)
+from measurements import saved_activations as M  # noqa: E402
+from measurements import step_peak as P  # noqa: E402
 
 DATA = measured_peaks()
 
@@ -62,7 +59,7 @@ def test_the_foreach_adamw_step_holds_4_bytes_per_fp32_parameter():
     for r in DATA["rows"]:
         if r["mode"] in ("fp32", "amp"):   # fp32 weights and optimizer state
             cfg, m = _engine(r)
-            assert m.transients["optimizer step temporaries"] == r["peak_step"]
+            assert m.transients["optimizer_step"] == r["peak_step"]
             assert r["peak_step"] == 4 * param_count(cfg).total
 
 
@@ -93,7 +90,7 @@ def test_autocast_saves_no_bf16_copy_of_routed_expert_weights():
 def test_autocast_saves_a_bf16_copy_of_every_weight_matrix():
     cfg = lc.load_model("Llama-3.1-8B")
     amp = training_memory(cfg, 4096, precision="amp-bf16")
-    copies = amp.activation_terms["bf16 weight copies (autocast saves them for backward)"]
+    copies = amp.activation_terms["amp_weight_copies"]
     pc = param_count(cfg)
     # every parameter but the embedding lookup and the norms is a matmul weight
     assert copies == 2 * (pc.total - pc.components["embedding"] - pc.components["norms"])
@@ -212,8 +209,8 @@ def test_the_loss_gradients_are_freed_before_any_layer_is_recomputed():
     for r in DATA["checkpointed_rows"]:
         m = _engine_full(r)
         t = m.transients
-        held = (m.total - m.states - t["freed before the first layer is recomputed (loss and final norm)"]
-                + t["gradient flowing between layers (and a tied lm_head's)"])
+        held = (m.total - m.states - t["freed_before_layers"]
+                + t["grad_between_layers"])
         start = r["timeline"][2]["start"]
         if _big(r) and r["mode"] != "amp" and "experts" not in r["model"]:   # MoE: plus the experts' output gradient (a temporary)
             assert abs(held / start - 1) < 0.005, r

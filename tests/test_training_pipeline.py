@@ -2,6 +2,8 @@
 micro-batches it keeps in flight, and what that costs, held against an independent
 derivation of each piece (the schedule's own loop, param_count, layer_activation_bytes)."""
 
+from fractions import Fraction
+
 import pytest
 
 import llmcourse as lc
@@ -74,10 +76,10 @@ def test_the_first_stage_keeps_the_whole_models_layer_activations_under_1f1b():
     for pp in (2, 4, 8):
         first = training_memory(LLAMA, 4096, pp=pp, num_micro_batches=16).pipeline["stages"][0]
         layer_terms = {k: v for k, v in first.activation_terms.items()
-                       if k not in ("token ids (int64)", "rotary cos/sin tables (once per model)")}
+                       if k not in ("token_ids", "rotary_tables")}
         assert sum(layer_terms.values()) == per_layer
-        assert first.activation_terms["token ids (int64)"] == pp * whole.activation_terms["token ids (int64)"]
-        assert first.logits == 0 and first.transients["loss gradients at the start of backward"] == 0
+        assert first.activation_terms["token_ids"] == pp * whole.activation_terms["token_ids"]
+        assert first.logits == 0 and first.transients["loss_grads"] == 0
 
 
 def test_the_last_stage_under_gpipe_keeps_every_micro_batchs_logits():
@@ -86,8 +88,8 @@ def test_the_last_stage_under_gpipe_keeps_every_micro_batchs_logits():
                            num_micro_batches=8).pipeline["stages"][-1]
     assert last.logits == 8 * whole.logits
     # the loss's gradient is one micro-batch's, at the start of its backward
-    assert last.transients == {**last.transients, "loss gradients at the start of backward":
-                               whole.transients["loss gradients at the start of backward"]}
+    assert last.transients == {**last.transients, "loss_grads":
+                               whole.transients["loss_grads"]}
     one_f1b = training_memory(LLAMA, 2048, pp=4, num_micro_batches=8).pipeline["stages"][-1]
     assert one_f1b.logits == whole.logits     # 1F1B: the last stage holds one micro-batch
 
@@ -138,13 +140,102 @@ def test_bad_pipeline_settings_are_one_line_errors(kw, field):
     ("qwen3 (QK-norm, head_dim 64)", 4, 4, 6, "1f1b"),  # tied head, one layer per stage
 ])
 def test_each_stage_saves_what_pytorch_saves_under_the_schedule(model, layers, pp, m, kind):
-    import os
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    from benchmarks.measure_activations import MODELS
-    from benchmarks.measure_pipeline import measure
+    import stored_rows  # noqa: F401  (puts the repository root on sys.path)
+    from measurements.pipeline_stages import measure
+    from measurements.saved_activations import MODELS
     config = dict(MODELS[model], num_hidden_layers=layers)
     measured = measure(config, pp, m, 2, 64, kind)
     mem = training_memory(lc.from_hf_config(config), 64, 2, precision="fp32", pp=pp,
                           pp_schedule=kind, num_micro_batches=m)
     assert [st.saved_for_backward for st in mem.pipeline["stages"]] == measured
+
+
+# --- interleaved 1F1B and ZB-H1 --------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model,layers,pp,m,v", [
+    ("llama (GQA 8:2, SwiGLU)", 8, 2, 6, 2),
+    ("llama (GQA 8:2, SwiGLU)", 8, 4, 8, 2),         # four GPUs, two chunks each
+    ("qwen3 (QK-norm, head_dim 64)", 6, 3, 3, 2),     # m == pp: every forward first
+    ("qwen3 (QK-norm, head_dim 64)", 6, 2, 4, 3),     # tied head, three chunks
+])
+def test_each_gpu_saves_what_pytorch_saves_under_interleaved_1f1b(model, layers, pp, m, v):
+    """Megatron-LM's interleaved order run chunk by chunk on CPU: every GPU's most bytes
+    saved at once equal the engine's, to the byte."""
+    import stored_rows  # noqa: F401  (puts the repository root on sys.path)
+    from measurements.pipeline_stages import measure
+    from measurements.saved_activations import MODELS
+    config = dict(MODELS[model], num_hidden_layers=layers)
+    measured = measure(config, pp, m, 2, 64, "interleaved-1f1b", v)
+    mem = training_memory(lc.from_hf_config(config), 64, 2, precision="fp32", pp=pp,
+                          pp_schedule="interleaved-1f1b", num_micro_batches=m,
+                          virtual_stages=v)
+    assert [st.saved_for_backward for st in mem.pipeline["stages"]] == measured
+
+
+def _run_schedule(pp, m, kind, v=1, t_f=1, t_b=1, t_w=1):
+    """Each GPU's ops in the schedule's order, run step by step with fixed times (a chunk of
+    ``1 / v`` of a stage takes ``1 / v`` of the time; without a split backward, B is B + W):
+    ``(the share of the step each GPU idles, the most micro-batches each holds: forwards
+    run whose weight gradient has not)``."""
+    import stored_rows  # noqa: F401
+    from measurements.pipeline_stages import run_in_order, schedule
+    G = pp * v if kind == "interleaved-1f1b" else pp
+    split = kind == "zero-bubble-h1"
+    dur = {"F": Fraction(t_f, v), "B": Fraction(t_b if split else t_b + t_w, v),
+           "W": Fraction(t_w, v)}
+    ends, free, held, most = {}, [Fraction(0)] * pp, [0] * pp, [0] * pp
+
+    def run(r, op, s, j, deps):
+        ends[op, s, j] = free[r] = max([free[r]] + [ends[d] for d in deps]) + dur[op]
+        held[r] += (op == "F") - (op == ("W" if split else "B"))
+        most[r] = max(most[r], held[r])
+    run_in_order(schedule(pp, m, kind, v), G - 1, run)
+    return 1 - m * (t_f + t_b + t_w) / max(free), most
+
+
+@pytest.mark.parametrize("pp,m", [(4, 8), (4, 4), (8, 16), (3, 7), (2, 2)])
+def test_the_1f1b_and_gpipe_bubbles_are_what_the_schedules_idle(pp, m):
+    for kind in ("1f1b", "gpipe"):
+        for t_b in (1, 2):   # any backward time: the bubble is a share of the work
+            assert _run_schedule(pp, m, kind, t_b=t_b)[0] == pipeline_bubble(pp, m, kind)
+
+
+@pytest.mark.parametrize("pp,m,v", [(4, 8, 2), (4, 16, 4), (2, 6, 3), (8, 16, 2), (4, 4, 2)])
+def test_the_interleaved_bubble_is_what_megatrons_order_idles(pp, m, v):
+    bubble, _ = _run_schedule(pp, m, "interleaved-1f1b", v)
+    assert bubble == pipeline_bubble(pp, m, "interleaved-1f1b", v) == Fraction(pp - 1,
+                                                                               v * m + pp - 1)
+    assert bubble < pipeline_bubble(pp, m)
+
+
+@pytest.mark.parametrize("pp,m", [(4, 8), (4, 4), (8, 16), (3, 7)])
+def test_zero_bubble_h1_idles_a_third_of_1f1b_and_holds_pp_micro_batches(pp, m):
+    """The authors' ZB-H1 order with equal F, B and W times: (pp - 1) / (3m + pp - 1), and
+    every stage holds min(pp, m) micro-batches until their weight gradient."""
+    bubble, most = _run_schedule(pp, m, "zero-bubble-h1")
+    assert bubble == pipeline_bubble(pp, m, "zero-bubble-h1")
+    assert most == [in_flight_micro_batches(i, pp, m, "zero-bubble-h1") for i in range(pp)]
+    assert most == [min(pp, m)] * pp
+    one_f_one_b, held = _run_schedule(pp, m, "1f1b")
+    assert held == [in_flight_micro_batches(i, pp, m) for i in range(pp)]
+    assert bubble < one_f_one_b
+
+
+def test_interleaving_holds_more_than_1f1b_and_names_the_chunks():
+    cfg = lc.load_model("Llama-3.1-8B")
+    one = training_memory(cfg, 4096, pp=4, num_micro_batches=8)
+    inter = training_memory(cfg, 4096, pp=4, num_micro_batches=8,
+                            pp_schedule="interleaved-1f1b", virtual_stages=2)
+    first = inter.pipeline["stages"][0]
+    # 2 (pp - 1) + (v - 1) pp + 1 = 11 chunk-micro-batches of 4 layers: 5.5 stage-micro-batches
+    assert sum(first.pipeline["chunks"]) == 11 and first.pipeline["in_flight"] == Fraction(11, 2)
+    assert inter.peak > one.peak
+    with pytest.raises(lc.ConfigError, match="num_micro_batches: must be a multiple of pp=4"):
+        training_memory(cfg, 4096, pp=4, num_micro_batches=6, pp_schedule="interleaved-1f1b",
+                        virtual_stages=2)
+    with pytest.raises(lc.ConfigError, match="virtual_stages: pp x virtual_stages = 12"):
+        training_memory(cfg, 4096, pp=4, num_micro_batches=8, pp_schedule="interleaved-1f1b",
+                        virtual_stages=3)
+    with pytest.raises(lc.ConfigError, match="virtual_stages: more than 1 only with"):
+        training_memory(cfg, 4096, pp=4, virtual_stages=2)

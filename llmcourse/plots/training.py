@@ -133,7 +133,7 @@ def training_memory_by_zero_stage(model, seq_len, micro_batch=1, dp=8, gpu=None,
 def activations_vs_measured(data=None, title=None):
     """The engine's count of bytes saved for backward and the textbook
     ``34 s b d + 5 n_h s^2 b`` formula, each divided by what PyTorch saved (the stored
-    measurements, ``llmcourse/data/activations_measured.json``, read when ``data`` is
+    measurements, ``llmcourse/data/saved_activations.json``, read when ``data`` is
     not given), against the measured bytes."""
     from ..config import from_hf_config
     from ..training import measured_activations

@@ -1,6 +1,6 @@
-"""Measure the peak memory of one training step of small decoders on CPU, and store it.
+"""The peak memory of one training step of small decoders on CPU, measured and stored.
 
-For each small model of ``measure_activations.py`` (Llama, Qwen3, Qwen3-MoE, Mixtral),
+For each small model of :mod:`measurements.saved_activations` (Llama, Qwen3, Qwen3-MoE, Mixtral),
 each way of running the forward (``fp32``; ``bf16``: weights and activations in bf16,
 as FSDP/DeepSpeed mixed precision run it; ``amp``: fp32 weights under
 ``torch.autocast(bfloat16)``, as the Hugging Face Trainer's ``bf16=True`` runs it) and a
@@ -23,8 +23,8 @@ counted once per storage until that storage is freed (a ``weakref.finalize`` on 
 views are not new storage. CPU autograd runs the backward on the calling thread, so the
 mode sees it too.
 
-    python benchmarks/measure_peak.py      # writes llmcourse/data/peak_measured.json
-    python benchmarks/measure_peak.py --checkpointed   # only the checkpointed rows
+    python -m measurements step-peak                  # writes llmcourse/data/step_peaks.json
+    python -m measurements step-peak --checkpointed   # only the checkpointed rows
 
 ``checkpointed_rows``: the same step with gradient checkpointing (``recompute="full"``,
 :func:`measure_checkpointed`), with a timeline of the bytes held per phase.
@@ -35,75 +35,39 @@ re-measures one small case.
 
 from __future__ import annotations
 
-import json
-import os
 import platform
-import sys
 import time
-import weakref
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import measure_activations as M  # noqa: E402
+from . import saved_activations as M
+from .common import (WEIGHTS, autocast, package_file, read_json, storages,
+                     tracker, write_json)
 
-OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                   "llmcourse", "data", "peak_measured.json")
+OUT = package_file("step_peaks.json")
 SHAPES = [(1, 128), (2, 256), (1, 1024)]
 MODES = {"fp32": "fp32", "bf16": "bf16-mixed", "amp": "amp-bf16"}   # -> engine precision
 
 
-def _tracker(skip):
-    import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils._pytree import tree_flatten
-
-    class Tracker(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.live, self.cur, self.peak = {}, 0, 0
-            # the timeline: one entry per phase (mark()), the bytes held when it began and
-            # the most held during it
-            self.phases = []
-
-        def mark(self, label):
-            self.phases.append(dict(phase=label, start=self.cur, peak=self.cur))
-
-        def _free(self, key):
-            self.cur -= self.live.pop(key, 0)
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            out = func(*args, **(kwargs or {}))
-            for t in tree_flatten(out)[0]:
-                if isinstance(t, torch.Tensor) and t.device.type == "cpu":
-                    st = t.untyped_storage()
-                    key = st.data_ptr()
-                    if key in self.live or key in skip or st.nbytes() == 0:
-                        continue
-                    self.live[key] = st.nbytes()
-                    self.cur += st.nbytes()
-                    weakref.finalize(st, self._free, key)
-                    self.peak = max(self.peak, self.cur)
-                    if self.phases and self.cur > self.phases[-1]["peak"]:
-                        self.phases[-1]["peak"] = self.cur
-            return out
-
-    return Tracker()
-
-
 def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
-            checkpointing=False):
+            checkpointing=False, loop="accumulating", optimizer="foreach"):
     """``{"end_of_forward", "peak_fwd_bwd", "peak_step"}``: bytes above the states (with
     ``checkpointing``, also ``"peak_phase"`` and ``"timeline"``: see
-    :func:`measure_checkpointed`)."""
-    import contextlib
+    :func:`measure_checkpointed`). ``mode``: fp32, bf16, amp (fp32 weights under autocast) or
+    bf16+autocast (the Trainer's pure bf16). ``loop="accumulating"``: the step's second
+    micro-batch, its gradients accumulating into the first's (the states include them);
+    ``"first"``: a step's first micro-batch after ``zero_grad(set_to_none=True)``: no
+    gradient exists when its backward starts, so the states are the weights and the
+    optimizer's, and every gradient the backward allocates is counted. ``peak_step``: the
+    optimizer step that follows, above the states and the gradients. ``optimizer``:
+    ``"foreach"`` or ``"fused"`` (AdamW's implementation)."""
     import torch
-    model = M.build(config, attn_implementation, "bf16" if mode == "bf16" else "fp32")
+    model = M.build(config, attn_implementation, WEIGHTS[mode])
     if checkpointing:
         model.gradient_checkpointing_enable()   # transformers' default kwargs
     # foreach=True: the implementation PyTorch picks by default for GPU tensors (on CPU it
-    # would pick the per-tensor loop, whose temporaries are one tensor at a time)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
-    amp = (torch.autocast("cpu", dtype=torch.bfloat16) if mode == "amp"
-           else contextlib.nullcontext())
+    # would pick the per-tensor loop, whose temporaries are one tensor at a time); fused=True:
+    # the Hugging Face Trainer's default optim="adamw_torch_fused"
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, **{optimizer: True})
+    amp = autocast(mode)
     g = torch.Generator().manual_seed(1)
 
     def batch_ids():
@@ -115,18 +79,34 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
     loss.backward()
     opt.step()                       # creates AdamW's state; the grads stay (accumulation)
     del loss
+    if loop == "first":              # a new step: zero_grad(set_to_none=True) frees the grads
+        opt.zero_grad(set_to_none=True)
     states = list(model.parameters()) + list(model.buffers())
-    states += [p.grad for p in model.parameters() if p.grad is not None]
     states += [t for st in opt.state.values() for t in st.values() if isinstance(t, torch.Tensor)]
-    skip = {t.untyped_storage().data_ptr() for t in states}
-    tr = _tracker(skip)
+    skip = storages(states + [p.grad for p in model.parameters()])
+    tr = tracker(skip)
+    end_fwd, peak, timeline, peak_phase = tracked_micro_batch(model, batch_ids(), tr, amp,
+                                                              checkpointing)
+    result = {"end_of_forward": end_fwd, "peak_fwd_bwd": peak}
+    tr = tracker(storages(states + [p.grad for p in model.parameters()]))
+    with tr:
+        opt.step()
+    result["peak_step"] = tr.peak
+    if checkpointing:
+        result.update(peak_phase=peak_phase, timeline=timeline)
+    return result
+
+
+def tracked_micro_batch(model, ids, tr, forward_context, checkpointing=False):
+    """One micro-batch's forward (with labels, its output held: no KV cache, as training
+    sets it) under ``forward_context`` and its backward, every byte tracked by ``tr``; with
+    ``checkpointing`` the timeline's phases are marked (:func:`phase_hooks`).
+    ``(bytes held when the forward ended, the peak, timeline, the peak's phase)``."""
     state = {"backward": False}
-    handles = _phase_hooks(model, tr, state) if checkpointing else []
-    ids = batch_ids()
+    handles = phase_hooks(model, tr, state) if checkpointing else []
     with tr:
         tr.mark("forward")
-        with amp:
-            # the output (and its logits) held; no KV cache (use_cache=False, as training sets it)
+        with forward_context:
             out = model(input_ids=ids, labels=ids, use_cache=False)
         end_fwd = tr.cur
         state["backward"] = True
@@ -135,17 +115,8 @@ def measure(config, batch, seq_len, mode="fp32", attn_implementation="sdpa",
         del out
     for h in handles:
         h.remove()
-    peak = tr.peak
-    result = {"end_of_forward": end_fwd, "peak_fwd_bwd": peak}
-    if checkpointing:
-        timeline, peak_phase = _timeline(tr.phases, peak)
-    tr = _tracker(skip)
-    with tr:
-        opt.step()
-    result["peak_step"] = tr.peak
-    if checkpointing:
-        result.update(peak_phase=peak_phase, timeline=timeline)
-    return result
+    timeline, peak_phase = timeline_of(tr.phases, tr.peak) if checkpointing else (None, None)
+    return end_fwd, tr.peak, timeline, peak_phase
 
 
 def _layer_modules(model):
@@ -156,7 +127,7 @@ def _layer_modules(model):
     return layers, [x.input_layernorm for x in layers], [getattr(x, last) for x in layers]
 
 
-def _phase_hooks(model, tr, state):
+def phase_hooks(model, tr, state):
     """Module hooks that mark the tracker's phases (see :func:`measure_checkpointed`) on
     ``model``'s decoder layers; ``state["backward"]`` tells a recomputation from the
     forward. Returns the hook handles."""
@@ -184,7 +155,7 @@ def _phase_hooks(model, tr, state):
     return handles
 
 
-def _timeline(phases, peak):
+def timeline_of(phases, peak):
     """``(timeline, peak_phase)``: one phase per name (the input-gradient hook and the
     recompute pre-hook both mark a layer's recomputation; keep the first start and the
     larger peak), and the phase the peak falls in."""
@@ -248,7 +219,7 @@ def measure_chunked(config, batch, seq_len, mode, chunk):
     del loss
     skip = {t.untyped_storage().data_ptr()
             for t in list(model.parameters()) + [p.grad for p in model.parameters()]}
-    tr = _tracker(skip)
+    tr = tracker(skip)
     with tr:
         with amp:
             loss = chunked_loss(model, ids, chunk)
@@ -256,6 +227,99 @@ def measure_chunked(config, batch, seq_len, mode, chunk):
         loss.backward()
         del loss
     return {"end_of_forward": end_fwd, "peak_fwd_bwd": tr.peak}
+
+
+# The two loops, pure bf16 and Gemma's softcapping, masks and rotary tables, on models and
+# sizes the rows above do not hold: vocabulary x tokens of 2^19 and more, so that the loss's
+# gradients decide the peak, as at a real vocabulary
+LOOP_MODELS = {
+    "qwen2 (biases, GQA 6:2, vocabulary 6,000)": dict(
+        model_type="qwen2", hidden_size=192, num_hidden_layers=2, num_attention_heads=6,
+        num_key_value_heads=2, intermediate_size=512, vocab_size=6000,
+        max_position_embeddings=4096, tie_word_embeddings=False),
+    "llama (MQA 6:1, tied, vocabulary 5,000)": dict(
+        model_type="llama", hidden_size=192, num_hidden_layers=3, num_attention_heads=6,
+        num_key_value_heads=1, intermediate_size=448, vocab_size=5000, head_dim=32,
+        max_position_embeddings=4096, tie_word_embeddings=True),
+    "gemma2 (softcapping, vocabulary 4,096)": dict(
+        model_type="gemma2", vocab_size=4096, hidden_size=128, intermediate_size=256,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=32,
+        sliding_window=64, attn_logit_softcapping=50.0, final_logit_softcapping=30.0,
+        query_pre_attn_scalar=32, max_position_embeddings=4096),
+    "gemma3_text (local rotary, MQA, vocabulary 4,096)": dict(
+        model_type="gemma3_text", vocab_size=4096, hidden_size=128, intermediate_size=256,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1, head_dim=32,
+        sliding_window=64, layer_types=["sliding_attention", "full_attention"],
+        query_pre_attn_scalar=32, rope_local_base_freq=10000.0, max_position_embeddings=4096),
+}
+# mode -> (engine precision, AdamW implementation -> engine optimizer)
+LOOP_MODES = {"fp32": ("fp32", "foreach"), "bf16": ("bf16-mixed", "foreach"),
+              "amp": ("amp-bf16", "foreach"), "bf16+autocast": ("bf16", "fused")}
+ENGINE_OPTIMIZER = {"foreach": "adamw", "fused": "adamw-fused"}
+LOOP_SHAPES = [(1, 320), (2, 130)]
+LOOPS = ("accumulating", "first")
+# gradient checkpointing with masks: eager attention, and SDPA past a sliding window
+CHECKPOINTED_MASKS = [("llama (MQA 6:1, tied, vocabulary 5,000)", "eager", "bf16", 2, 130),
+                      ("gemma2 (softcapping, vocabulary 4,096)", "eager", "bf16", 1, 320),
+                      ("gemma3_text (local rotary, MQA, vocabulary 4,096)", "sdpa", "bf16", 2, 130),
+                      ("qwen2 (biases, GQA 6:2, vocabulary 6,000)", "eager", "amp", 1, 320)]
+
+
+def loop_attention(config):
+    """The attention a model trains with by default: eager for Gemma 2 (transformers refuses
+    SDPA for it), SDPA otherwise."""
+    return "eager" if config["model_type"] == "gemma2" else "sdpa"
+
+
+def measure_all_loops():
+    """Every loop model x mode x shape x loop, then the checkpointed rows with masks."""
+    rows = []
+    for name, config in LOOP_MODELS.items():
+        for mode, (_, impl) in LOOP_MODES.items():
+            for batch, seq_len in LOOP_SHAPES:
+                for loop in LOOPS:
+                    attn = loop_attention(config)
+                    r = measure(config, batch, seq_len, mode, attn, loop=loop, optimizer=impl)
+                    rows.append(dict(model=name, mode=mode, optimizer=impl, loop=loop,
+                                     attn_implementation=attn, batch=batch, seq_len=seq_len,
+                                     recompute="none", **r))
+                    print(f"{loop:12s} {name[:30]:30s} {mode:13s} b={batch} s={seq_len:4d} "
+                          + " ".join(f"{k} {v:>11,d}" for k, v in r.items()))
+    for name, attn, mode, batch, seq_len in CHECKPOINTED_MASKS:
+        r = measure(LOOP_MODELS[name], batch, seq_len, mode, attn, checkpointing=True)
+        rows.append(dict(model=name, mode=mode, optimizer="foreach", loop="accumulating",
+                         attn_implementation=attn, batch=batch, seq_len=seq_len,
+                         recompute="full", **r))
+        print(f"checkpointed {name[:30]:30s} {attn} {mode} b={batch} s={seq_len} "
+              + " ".join(f"{k} {v:>11,d}" for k, v in r.items() if isinstance(v, int))
+              + f" at {r['peak_phase']}")
+    return rows
+
+
+LOOPS_ABOUT = (
+    "The peak of a step's first micro-batch (loop 'first': after zero_grad(set_to_none=True) "
+    "no gradient exists when the backward starts; the bytes are above the weights and the "
+    "optimizer state, every gradient the backward allocates counted) and of an accumulating "
+    "one (loop 'accumulating': above the weights, the gradients and the optimizer state), "
+    "for modes fp32, bf16 (model.to(bfloat16)), amp (fp32 weights under torch.autocast) and "
+    "bf16+autocast (bf16 weights under torch.autocast with AdamW(fused=True): the Hugging "
+    "Face Trainer's bf16=True on a model loaded in bf16, transformers 5's default). "
+    "peak_step: the optimizer step after that micro-batch, above the states and the "
+    "gradients. recompute 'full' rows: gradient checkpointing with attention masks (eager, "
+    "or SDPA past a sliding window). Models: loop_models.")
+
+
+def store_section(path, key, measure_all, about, **extra):
+    """Measure only one section of a stored file (``measure_all()``) and put it, with
+    ``about`` and ``extra`` fields, into the stored file ``path``."""
+    t0 = time.perf_counter()
+    data = read_json(path)
+    data[key] = measure_all()
+    data[key.replace("_rows", "_about")] = about
+    data[key.replace("_rows", "_seconds")] = round(time.perf_counter() - t0, 1)
+    data.update(extra)
+    write_json(path, data)
+    print(f"wrote {path} ({len(data[key])} {key.replace('_', ' ')})")
 
 
 def measure_all_checkpointed():
@@ -285,22 +349,20 @@ CHECKPOINTED_ABOUT = (
 def store_checkpointed(path, measure_all, about, **extra):
     """``--checkpointed``: measure only the checkpointed rows (``measure_all()``) and put
     them, with ``about`` and ``extra`` fields, into the stored file ``path``."""
-    t0 = time.perf_counter()
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
-    data["checkpointed_rows"] = measure_all()
-    data["checkpointed_about"] = about
-    data["checkpointed_seconds"] = round(time.perf_counter() - t0, 1)
-    data.update(extra)
-    M.write_json(path, data)
-    print(f"wrote {path} ({len(data['checkpointed_rows'])} checkpointed rows)")
+    store_section(path, "checkpointed_rows", measure_all, about, **extra)
 
 
-def main():
+def main(argv=()):
     import torch
     import transformers
-    if "--checkpointed" in sys.argv:   # only the checkpointed rows, into the stored file
+    if "--checkpointed" in argv:   # only the checkpointed rows, into the stored file
         store_checkpointed(OUT, measure_all_checkpointed, CHECKPOINTED_ABOUT)
+        return
+    if "--loops" in argv:          # only the loop rows
+        store_section(OUT, "loop_rows", measure_all_loops, LOOPS_ABOUT,
+                      loop_models=LOOP_MODELS, loop_engine=dict(
+                          precision={k: v[0] for k, v in LOOP_MODES.items()},
+                          optimizer=ENGINE_OPTIMIZER))
         return
     rows = []
     t0 = time.perf_counter()
@@ -327,7 +389,7 @@ def main():
                    "fp32; bf16: model.to(torch.bfloat16) (FSDP/DeepSpeed pure bf16 forward); "
                    "amp: fp32 weights under torch.autocast('cpu', torch.bfloat16) (Hugging "
                    "Face Trainer bf16=True). attn_implementation sdpa. Written by "
-                   "benchmarks/measure_peak.py."),
+                   "measurements/step_peak.py."),
         "device": f"CPU ({platform.machine()}, {platform.system()})",
         "torch": torch.__version__,
         "transformers": transformers.__version__,
@@ -338,11 +400,13 @@ def main():
         "chunked_loss_rows": chunked,
         "checkpointed_about": CHECKPOINTED_ABOUT,
         "checkpointed_rows": checkpointed,
+        "loop_models": LOOP_MODELS,
+        "loop_engine": dict(precision={k: v[0] for k, v in LOOP_MODES.items()},
+                            optimizer=ENGINE_OPTIMIZER),
+        "loop_about": LOOPS_ABOUT,
+        "loop_rows": measure_all_loops(),
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    M.write_json(OUT, data)
+    write_json(OUT, data)
     print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
 
-
-if __name__ == "__main__":
-    sys.exit(main())

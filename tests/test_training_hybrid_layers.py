@@ -1,35 +1,34 @@
-"""Training activations of the 2026 families against what PyTorch saves (CPU).
+"""Training activations of the hybrid families and new layer kinds against what PyTorch saves (CPU).
 
-``llmcourse/data/activations_measured_2026.json`` (``benchmarks/measure_activations_2026.py``)
-holds the bytes autograd saves in tiny random configs, in total and per decoder layer.
+``llmcourse/data/saved_activations_hybrid.json`` (``measurements/saved_activations_hybrid.py``)
+holds the bytes autograd saves in tiny random configs, in total and per decoder layer, counting
+only storages still held when the forward ends (Qwen4-Exp's indexer builds a graph that dies
+with its boolean mask).
+
 Exact (to the byte): Qwen3.5 (Gated DeltaNet and gated attention) for one sequence that
 spans two or more 64-token chunks and needs padding (seq_len 70, 100, 150 checked; with
 several sequences, one chunk, or no padding, PyTorch's matmuls copy a few operands
 differently: within 3%); Nemotron-H's attention and MLP blocks; Gemma 4 (every stored
 row); GLM-5's MLA + DSA layers and Kimi-Linear's MLA layer in eager attention (and CPU
 SDPA in fp32, which runs the same math); Kimi Delta Attention within 1%; DeepSeek-V4
-(every stored row, eager attention, its only path in transformers). The other kinds are
-estimates, each held to the error measured when it was written: a change that makes an
-estimate worse fails here, and one that makes it exact should tighten its bound.
+(every stored row, eager attention, its only path in transformers); Granite 4.0 (Mamba-2,
+NoPE or RoPE attention, shared MLP, routed experts) and LFM2-MoE in fp32; Qwen4-Exp for one
+sequence padded to two or more Gated DeltaNet chunks (hyper-connections, n-gram PLE, indexed
+attention). The other kinds are estimates, each held to the error measured when it was
+written: a change that makes an estimate worse fails here, and one that makes it exact
+should tighten its bound.
 """
-
-import json
-import os
-import sys
 
 import pytest
 
 import llmcourse as lc
-from llmcourse.training import layer_activation_bytes, training_memory
+from llmcourse.training import activation_accuracy, layer_activation_bytes, training_memory
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "benchmarks"))
-import measure_activations_2026 as M  # noqa: E402  (the script that wrote the stored data)
-import measure_activations_2026_more as MORE  # noqa: E402  (its count of what stays held)
+from stored_rows import engine_for, ids, rel  # noqa: E402  (also puts the repository root on sys.path)
+from measurements import saved_activations_hybrid as M  # noqa: E402  (the script that wrote the stored data)
+from measurements.common import ATTENTION, DTYPES, read_json  # noqa: E402
 
-from stored_rows import engine_for, ids, rel  # noqa: E402
-
-DATA = json.load(open(M.OUT, encoding="utf-8"))
+DATA = read_json(M.OUT)
 ROWS = DATA["rows"]
 engine = engine_for(DATA)
 
@@ -132,7 +131,12 @@ def test_deepseek_v4_saved_bytes_equal_the_measurement(row):
 # CPU SDPA runs the masked MLA in its math kernel and keeps the s x s probabilities (up to
 # 55% more at 256 tokens; its eager count is exact, above).
 TOLERANCE = {"qwen3_5_text": 0.03, "nemotron_h": 0.045, "gemma4_text": 0.0,
-             "glm_moe_dsa": 0.56, "kimi_linear": 0.07, "deepseek_v4": 0.0}
+             "glm_moe_dsa": 0.56, "kimi_linear": 0.07, "deepseek_v4": 0.0,
+             # Qwen4-Exp's Gated DeltaNet when the sequences fill whole chunks (as
+             # Qwen3.5's); LongCat-Flash's zero-expert share (the engine takes the uniform
+             # one, the router of a random model picks its own)
+             "qwen4_exp_text": 0.02, "granitemoehybrid": 0.0, "lfm2_moe": 0.0,
+             "longcat_flash": 0.17}
 
 
 @pytest.mark.parametrize("row", ROWS, ids=ids(ROWS))
@@ -144,6 +148,7 @@ def test_every_stored_row_within_its_measured_error(row):
 def test_the_stored_rows_are_the_script_s():
     assert DATA["models"] == M.MODELS
     assert {r["model"] for r in ROWS} == set(M.MODELS)
+    assert not DATA["skipped"]
     assert all(sum(r["layers"]) < r["saved_bytes"] for r in ROWS)
 
 
@@ -154,10 +159,10 @@ def _now(key, batch, seq_len, impl, dtype):
     config = M.MODELS[name]
     # the count that sees a freed storage's address reused as a new allocation (the older
     # count could merge the two, and fail now and then)
-    r = MORE.measure(config, batch, seq_len, impl, dtype, per_layer=True)
+    r = M.measure(config, batch, seq_len, impl, dtype, per_layer=True)
     cfg = lc.from_hf_config(config)
-    m = training_memory(cfg, seq_len, batch, precision=M.DTYPES[dtype],
-                        attention=M.ATTENTION[impl])
+    m = training_memory(cfg, seq_len, batch, precision=DTYPES[dtype],
+                        attention=ATTENTION[impl])
     return cfg, r, m
 
 
@@ -190,7 +195,7 @@ def test_dsa_now():
     for batch, seq_len, impl, dtype in ((1, 50, "eager", "fp32"), (1, 40, "eager", "bf16"),
                                         (2, 20, "sdpa", "fp32")):
         cfg, r, _ = _now("glm_moe_dsa", batch, seq_len, impl, dtype)
-        m = training_memory(cfg, seq_len, batch, precision=M.DTYPES[dtype], attention="eager")
+        m = training_memory(cfg, seq_len, batch, precision=DTYPES[dtype], attention="eager")
         # the group router's top-k of group scores feeds no gradient: its saved indices are
         # freed at once, so what stays held is counted
         assert m.saved_for_backward == r["saved_bytes"], (batch, seq_len, impl, dtype)
@@ -213,7 +218,52 @@ def test_deepseek_v4_now():
     for batch, seq_len, dtype in ((1, 70, "bf16"), (2, 20, "fp32"), (1, 7, "fp32")):
         cfg, r, m = _now("deepseek_v4", batch, seq_len, "eager", dtype)
         assert m.saved_for_backward == r["saved_bytes"], (batch, seq_len, dtype)
-        layers = layer_activation_bytes(cfg, seq_len, batch, M.DTYPES[dtype], "eager")
+        layers = layer_activation_bytes(cfg, seq_len, batch, DTYPES[dtype], "eager")
         order = list(cfg.layer_schedule.counts())
         assert [layers[order.index(cfg.layer_schedule.kind_at(i))][2]
                 for i in range(3)] == r["layers"], (batch, seq_len, dtype)
+
+
+# every byte: Granite 4.0 and LFM2-MoE in every setting, Qwen4-Exp for one padded sequence
+EXACT = [r for r in ROWS if r["model"].startswith(("granitemoehybrid", "lfm2_moe"))
+         or (r["model"].startswith("qwen4") and r["batch"] == 1 and r["seq_len"] % 64)]
+
+
+@pytest.mark.parametrize("row", EXACT, ids=ids(EXACT))
+def test_granite_lfm2_and_padded_qwen4_saved_bytes_equal_the_measurement(row):
+    assert engine(row)[1].saved_for_backward == row["saved_bytes"]
+
+
+def test_activation_accuracy_reports_the_new_families():
+    for name in ("Qwen3.8-Flash-Next", "granite-4.0-h-350m"):
+        words = activation_accuracy(lc.load_model(name))
+        assert "not measured" not in words, words
+    for d in DATA["models"].values():
+        assert "not measured" not in activation_accuracy(lc.from_hf_config(d))
+
+
+def test_qwen4_zoo_hyper_connections_are_named_not_other_norms():
+    """The real model's hyper-connection norms (hc_count x hidden wide) were read as
+    "other_norms"; they are the hyper-connections' own term now."""
+    terms = training_memory("Qwen3.8-Flash-Next", 4096).activation_terms
+    assert "other_norms" not in terms
+    assert terms["hyper_connections"] > 0
+
+def test_qwen4_now():
+    _, r, m = _now("qwen4_exp_text", 1, 70, "sdpa", "fp32")
+    assert m.saved_for_backward == r["saved_bytes"]
+
+
+def test_granite_now():
+    _, r, m = _now("granitemoehybrid (routed", 1, 40, "sdpa", "bf16")
+    assert m.saved_for_backward == r["saved_bytes"]
+
+
+def test_lfm2_now():
+    _, r, m = _now("lfm2_moe", 2, 24, "sdpa", "fp32")
+    assert m.saved_for_backward == r["saved_bytes"]
+
+
+def test_longcat_now():
+    _, r, m = _now("longcat_flash", 1, 48, "sdpa", "fp32")
+    assert rel(m.saved_for_backward, r["saved_bytes"]) <= TOLERANCE["longcat_flash"]

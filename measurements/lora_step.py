@@ -1,10 +1,10 @@
 """Measure one LoRA training step of small decoders on CPU with peft, and store it.
 
-The base model of ``measure_activations.py`` is cast to bf16 (``model.to(torch.bfloat16)``)
+The base model of :mod:`measurements.saved_activations` is cast to bf16 (``model.to(torch.bfloat16)``)
 and frozen; ``peft.get_peft_model(model, LoraConfig(r=8, target_modules=...,
 lora_dropout=...))`` adds the adapters, which peft keeps in fp32 (``autocast_adapter_dtype``:
 it upcasts adapters of a bf16 base). AdamW (``foreach=True``) over the adapters only.
-Like ``measure_peak.py``: a first step creates the optimizer state and the gradients, then
+Like :mod:`measurements.step_peak`: a first step creates the optimizer state and the gradients, then
 a second micro-batch accumulates into them while every byte above the states (frozen base,
 adapters, their grads, AdamW state) is tracked per storage with a TorchDispatchMode; during
 that forward ``saved_tensors_hooks`` also count what autograd saves (each storage once,
@@ -14,8 +14,8 @@ parameters and buffers excluded).
   log-probabilities included, the returned logits not);
 * ``end_of_forward``, ``peak_fwd_bwd``, ``peak_step``: bytes above the states.
 
-    python benchmarks/measure_lora.py      # writes llmcourse/data/lora_measured.json
-    python benchmarks/measure_lora.py --checkpointed   # only the checkpointed rows
+    python -m measurements lora-step                  # writes measurements/lora_step.json
+    python -m measurements lora-step --checkpointed   # only the checkpointed rows
 
 CPU only; ``attn_implementation="sdpa"``; ``rows`` without gradient checkpointing
 (recompute "none"), ``checkpointed_rows`` with it (recompute "full").
@@ -24,17 +24,14 @@ QLoRA (an NF4 base through bitsandbytes) is not measured: it needs a CUDA GPU.
 
 from __future__ import annotations
 
-import os
 import platform
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import measure_activations as M  # noqa: E402
-import measure_peak as P  # noqa: E402
+from . import saved_activations as M
+from . import step_peak as P
+from .common import local_file, tracker, write_json
 
-OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                   "llmcourse", "data", "lora_measured.json")
+OUT = local_file("lora_step.json")
 R = 8
 TARGETS = {"attention": ["q_proj", "k_proj", "v_proj", "o_proj"], "all-linear": "all-linear"}
 SHAPES = [(2, 256), (1, 1024)]
@@ -100,25 +97,11 @@ def measure(config, batch, seq_len, target_modules="attention", dropout=0.0, r=R
             seen.setdefault(st.data_ptr(), st.nbytes())
         return t
 
-    ids = batch_ids()
-    tr = P._tracker(skip)
-    state = {"backward": False}
-    # with checkpointing, the phases of measure_peak.measure_checkpointed's timeline
-    handles = P._phase_hooks(model, tr, state) if checkpointing else []
-    with tr:
-        tr.mark("forward")
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            out = model(input_ids=ids, labels=ids, use_cache=False)
-        end_fwd = tr.cur
-        state["backward"] = True
-        tr.mark("loss, lm_head and final norm backward")
-        out.loss.backward()
-        del out
-    for h in handles:
-        h.remove()
-    peak = tr.peak
-    timeline, peak_phase = P._timeline(tr.phases, peak)
-    tr = P._tracker(skip)
+    # with checkpointing, the phases of step_peak.measure_checkpointed's timeline
+    end_fwd, peak, timeline, peak_phase = P.tracked_micro_batch(
+        model, batch_ids(), tracker(skip),
+        torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), checkpointing)
+    tr = tracker(skip)
     with tr:
         opt.step()
     out = {"saved_bytes": sum(seen.values()), "end_of_forward": end_fwd,
@@ -147,16 +130,16 @@ CHECKPOINTED_ABOUT = (
     "on the peft model (torch.utils.checkpoint around each decoder layer's forward); "
     "otherwise as rows. timeline: per phase of the second micro-batch (forward; the loss, "
     "lm_head and final norm backward; each layer's recomputation and backward, from the "
-    "last, as benchmarks/measure_peak.py marks them) the bytes held above the states when "
+    "last, as measurements/step_peak.py marks them) the bytes held above the states when "
     "it began and the most held during it; peak_phase: where peak_fwd_bwd falls. The "
     "first layer's input needs no gradient (a frozen embedding): no phase follows layer 0.")
 
 
-def main():
+def main(argv=()):
     import peft
     import torch
     import transformers
-    if "--checkpointed" in sys.argv:   # only the checkpointed rows, into the stored file
+    if "--checkpointed" in argv:   # only the checkpointed rows, into the stored file
         P.store_checkpointed(OUT, measure_all_checkpointed, CHECKPOINTED_ABOUT,
                              peft=peft.__version__, torch=torch.__version__,
                              transformers=transformers.__version__)
@@ -185,7 +168,7 @@ def main():
                    "saved_tensors_hooks see, each storage once, parameters and buffers "
                    "excluded; end_of_forward, peak_fwd_bwd, peak_step: bytes above the "
                    "states, tracked per storage with a TorchDispatchMode on CPU. Written by "
-                   "benchmarks/measure_lora.py."),
+                   "measurements/lora_step.py."),
         "device": f"CPU ({platform.machine()}, {platform.system()})",
         "torch": torch.__version__,
         "transformers": transformers.__version__,
@@ -197,9 +180,6 @@ def main():
         "checkpointed_rows": checkpointed,
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    M.write_json(OUT, data)
+    write_json(OUT, data)
     print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
 
-
-if __name__ == "__main__":
-    sys.exit(main())

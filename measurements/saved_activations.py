@@ -1,4 +1,4 @@
-"""Measure the bytes PyTorch saves for backward in small decoder models, and store them.
+"""The bytes PyTorch saves for backward in small decoder models, counted and stored.
 
 For each small model (a random config of a real family: Llama, Qwen3 with QK-norm,
 Qwen3-MoE and Mixtral), each attention implementation (``sdpa``: PyTorch's fused
@@ -12,23 +12,25 @@ weights, counted elsewhere). Nothing is freed before the count: the hooks see th
 saved tensors as the forward creates them, and they are all alive at the end of the
 forward, when memory peaks.
 
-    python benchmarks/measure_activations.py      # writes llmcourse/data/activations_measured.json
+    python -m measurements saved-activations    # writes llmcourse/data/saved_activations.json
 
 CPU only (this project's CI has no GPU). ``tests/test_training_torch.py``
-re-measures a few cases with :func:`measure` and compares them with the engine.
+re-measures a few cases with :func:`measure` and compares them with the engine. The
+package reads the stored file (``llmcourse.training.measured_activations``), so it ships
+inside it.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import platform
-import sys
 import time
 import weakref
 
-OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                   "llmcourse", "data", "activations_measured.json")
+from .common import ATTENTION, DTYPES, WEIGHTS, autocast, build, package_file, write_json
+
+__all__ = ["MODELS", "SHAPES", "ATTENTION", "DTYPES", "OUT", "build", "measure", "main"]
+
+OUT = package_file("saved_activations.json")
 
 # small random configs of real families (the engine reads the same dicts)
 MODELS = {
@@ -52,21 +54,6 @@ MODELS = {
         sliding_window=None, tie_word_embeddings=False),
 }
 SHAPES = [(1, 128), (4, 128), (2, 512), (1, 2048)]   # (batch, seq_len)
-ATTENTION = {"sdpa": "flash", "eager": "eager"}      # transformers name -> engine name
-DTYPES = {"fp32": "fp32", "bf16": "bf16-mixed"}      # measured dtype -> engine precision
-
-
-def build(config, attn_implementation, dtype):
-    """The model, built with transformers on CPU from a config dict, in train mode."""
-    import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
-    fields = {k: v for k, v in config.items() if k != "model_type"}
-    hf = AutoConfig.for_model(config["model_type"], **fields)
-    torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(hf, attn_implementation=attn_implementation)
-    model = model.to({"fp32": torch.float32, "bf16": torch.bfloat16}[dtype])
-    model.train()
-    return model
 
 
 def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", model=None,
@@ -82,7 +69,7 @@ def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", mo
     adds ``"tensors_by_layer"``: per layer, (module path, shape, dtype, bytes) of each
     storage counted, then those outside the layers."""
     import torch
-    model = model or build(config, attn_implementation, dtype)
+    model = model or build(config, attn_implementation, WEIGHTS[dtype])
     weights = {t.untyped_storage().data_ptr() for t in model.parameters()}
     weights |= {t.untyped_storage().data_ptr() for t in model.buffers()}
     seen = {}   # ptr -> [nbytes, layer, [weakrefs], where, shape, dtype]
@@ -117,7 +104,7 @@ def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", mo
     g = torch.Generator().manual_seed(1)
     ids = torch.randint(0, config["vocab_size"], (batch, seq_len), generator=g)
     try:
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), autocast(dtype):
             out = model(input_ids=ids, labels=ids)
     finally:
         for h in hooks:
@@ -138,14 +125,7 @@ def measure(config, batch, seq_len, attn_implementation="sdpa", dtype="fp32", mo
     return r
 
 
-def write_json(path, data):
-    """Write ``data`` as every stored measurement is written (indent 1, a final newline)."""
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
-
-
-def main():
+def main(argv=()):
     import torch
     import transformers
     rows = []
@@ -166,7 +146,7 @@ def main():
                    "torch.autograd.graph.saved_tensors_hooks, each storage once and only if still "
                    "held when the forward ends, parameters and buffers excluded. bf16 rows: weights and activations in bf16 "
                    "(model.to(torch.bfloat16)), as FSDP/DeepSpeed mixed precision run the "
-                   "forward. Written by benchmarks/measure_activations.py."),
+                   "forward. Written by measurements/saved_activations.py."),
         "device": "CPU",
         "torch": torch.__version__,
         "transformers": transformers.__version__,
@@ -186,6 +166,3 @@ def main():
     write_json(OUT, data)
     print(f"wrote {OUT} ({len(rows)} rows, {data['seconds']} s)")
 
-
-if __name__ == "__main__":
-    sys.exit(main())
