@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 import llmcourse as lc
 import transformers_ref  # torch + transformers: requirements-test.txt (never skipped)
-from config_files import fixture_json, zoo_json
+from config_files import fixture_json, shrunk, zoo_json
 from family_rows import QWEN4_TINY, ROWS, V4_TINY
 
 slow = pytest.mark.slow
@@ -169,42 +169,6 @@ def test_every_zoo_config_has_its_provenance_recorded():
 # totals, active parameters, KV-cache bytes and FLOPs must not move.
 
 
-def _text_part(d):
-    """The language model's dict, as the course reads a multimodal config."""
-    if d.get("model_type") in transformers_ref._TEXT_MODEL:
-        inner = dict(d.get("text_config") or {})
-        inner.setdefault("model_type", transformers_ref._TEXT_MODEL[d["model_type"]])
-        return inner
-    return d
-
-
-def _shrunk(d):
-    """3 layers; for a mixture of experts, 8 routed experts and top-2. Written with the
-    published file's own keys, as a reader edits a config.json by hand."""
-    d = dict(_text_part(d))
-    layers_key = "n_layer" if d["model_type"] == "gpt2" else "num_hidden_layers"
-    d[layers_key] = 3
-    for key in ("layer_types", "no_rope_layers", "hybrid_override_pattern"):
-        if isinstance(d.get(key), (list, str)):  # (Nemotron-H: its pattern sets the depth)
-            d[key] = d[key][:3]
-    lac = d.get("linear_attn_config")
-    if isinstance(lac, dict):  # Kimi-Linear lists its layers by number (1-indexed)
-        d["linear_attn_config"] = {k: [i for i in v if i <= 3] if k.endswith("_layers") else v
-                                   for k, v in lac.items()}
-    if d.get("num_kv_shared_layers"):  # Gemma 4's last 20 of 35 layers cannot be 3 layers'
-        d["num_kv_shared_layers"] = 0   # (test_family_configs.py saves KV sharing)
-    if isinstance(d.get("moe_layers"), list):
-        d["moe_layers"] = [i for i in d["moe_layers"] if i < 3]
-    for key in ("num_experts", "num_local_experts", "n_routed_experts"):
-        if key in d:
-            d[key] = 8
-            # top-2, under the key the file uses (Kimi-Linear: num_experts_per_token)
-            d["num_experts_per_token" if "num_experts_per_token" in d else "num_experts_per_tok"] = 2
-            if d.get("n_group"):  # DeepSeek-V3's grouped routing: 8 experts in 8 groups
-                d["n_group"], d["topk_group"] = min(d["n_group"], 8), min(d["topk_group"], 2)
-    return d
-
-
 @slow
 def test_saved_config_counts_as_published(zoo_name, tmp_path):
     published = zoo_json(zoo_name)
@@ -214,9 +178,9 @@ def test_saved_config_counts_as_published(zoo_name, tmp_path):
 
 @slow
 def test_saved_shrunk_config_counts_as_written(zoo_name, tmp_path):
-    shrunk = _shrunk(zoo_json(zoo_name))
-    saved = transformers_ref.saved(shrunk, tmp_path)
-    mine = lc.from_hf_config(shrunk)
+    small = shrunk(zoo_json(zoo_name))
+    saved = transformers_ref.saved(small, tmp_path)
+    mine = lc.from_hf_config(small)
     assert mine.num_hidden_layers == 3
     if mine.is_moe:
         assert (mine.num_experts, mine.num_experts_per_tok) == (8, 2)
@@ -226,9 +190,9 @@ def test_saved_shrunk_config_counts_as_written(zoo_name, tmp_path):
 @slow
 def test_shrunk_config_counts_as_transformers_builds(zoo_name):
     """The shrunk variant itself is exact: the round trip compares against a right answer."""
-    shrunk = _shrunk(zoo_json(zoo_name))
-    m = transformers_ref.meta_model(shrunk)
-    cfg = lc.from_hf_config(shrunk)
+    small = shrunk(zoo_json(zoo_name))
+    m = transformers_ref.meta_model(small)
+    cfg = lc.from_hf_config(small)
     assert lc.param_count(cfg).total == sum(p.numel() for p in m.parameters())
 
 
@@ -291,11 +255,11 @@ def test_fixture_saved_and_shrunk_counts_the_same(fixture, tmp_path):
     saved = transformers_ref.saved(published, tmp_path / "published")
     assert transformers_ref.figures(lc.from_hf_config(saved)) == transformers_ref.figures(
         lc.from_hf_config(published))
-    shrunk = _shrunk(published)
-    saved = transformers_ref.saved(shrunk, tmp_path / "shrunk")
+    small = shrunk(published)
+    saved = transformers_ref.saved(small, tmp_path / "shrunk")
     assert transformers_ref.figures(lc.from_hf_config(saved)) == transformers_ref.figures(
-        lc.from_hf_config(shrunk))
-    transformers_ref.counts_as_built(shrunk, _uncounted(shrunk))
+        lc.from_hf_config(small))
+    transformers_ref.counts_as_built(small, _uncounted(small))
 
 
 # --- every supported type: random configs, tiny models, decode steps -------------------------

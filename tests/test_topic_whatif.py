@@ -555,8 +555,8 @@ def test_every_box_the_lab_offers_builds_in_transformers_with_the_labs_count(nam
     would fail here; an edit the engine refuses shows its one-line message instead."""
     import transformers_ref
     from llmcourse.widgets.whatif import _field_value, _fields_for
-    from test_roundtrip_transformers import _published, _shrunk
-    base = lc.from_hf_config(_shrunk(_published(name)), name=name)
+    from config_files import shrunk, zoo_json
+    base = lc.from_hf_config(shrunk(zoo_json(name)), name=name)
     fields = _fields_for(base)
     values = {f: _field_value(base, f) for f in fields}
     for field in fields:

@@ -12,10 +12,7 @@ transformers.logging.set_verbosity_error()
 # loading-only fields: quantisation of a checkpoint and remote-code pointers
 _LOADING_ONLY = ("quantization_config", "auto_map")
 # multimodal configs: the course counts their language model, built from text_config
-_TEXT_MODEL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
-               "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
-               "kimi_k25": "deepseek_v3", "mistral3": "ministral3", "gemma4": "gemma4_text",
-               "qwen4_exp": "qwen4_exp_text"}
+from config_files import TEXT_MODEL as _TEXT_MODEL  # noqa: E402
 
 
 def hf_config(d):

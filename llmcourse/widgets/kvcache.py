@@ -175,9 +175,8 @@ def kv_variants(cfg):
     out = [(f"this setting ({_kind(cfg)}, {count_of(kv, 'KV head')})", cfg)]
     if kv != h:
         out.append((f"MHA ({h} KV heads)", mha_baseline(cfg)))
-    if kv != 1:   # a what-if where the family has no KV heads in transformers: say so
-        out.append(("MQA (1 KV head" + ("; hypothetical here)" if cfg.model_type in NO_KV_HEADS
-                                        else ")"), cfg.replace(num_key_value_heads=1)))
+    if kv != 1 and has_kv_heads(cfg.model_type):   # GPT-2, GPT-NeoX: transformers builds
+        out.append(("MQA (1 KV head)", cfg.replace(num_key_value_heads=1)))   # no MQA for them
     if any(t != "full_attention" for t in cfg.layer_types):
         why = "no window" if set(cfg.layer_types) <= {"full_attention", "sliding_attention"} \
             else "attention"
