@@ -189,7 +189,7 @@ def test_ffn_derive_names_the_plain_families_a_phi_only_rule_misses():
     assert not v and "gpt2" in v and "GPT-NeoX" in v
     def plain_by_type(cfg):
         d, inter = cfg.hidden_size, cfg.intermediate_size
-        if cfg.model_type in ("gpt2", "gpt_neox", "phi"):
+        if cfg.model_type in ("gpt2", "gpt_neox", "phi", "starcoder2"):
             return 2 * d * inter + inter + d
         return 3 * d * inter
     assert check("ffn-2", plain_by_type)

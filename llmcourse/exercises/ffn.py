@@ -37,13 +37,13 @@ predict(
 )
 
 
-PLAIN = ("gpt2", "gpt_neox", "phi")   # GPT-2, GPT-NeoX (Pythia), phi: two matrices + biases
+PLAIN = ("gpt2", "gpt_neox", "phi", "starcoder2")   # two matrices, each with a bias
 
 
 def _ffn_params_solution(cfg):
     """The worked solution: FFN parameters of one layer of a dense model."""
     d, inter = cfg.hidden_size, cfg.intermediate_size
-    if cfg.model_type in ("gpt2", "gpt_neox", "phi"):   # plain: 2 matrices, each with a bias
+    if cfg.model_type in PLAIN:   # plain: 2 matrices, each with a bias
         return 2 * d * inter + inter + d
     return 3 * d * inter                                 # gated: gate, up, down; no biases
 
@@ -75,16 +75,17 @@ derive(
     "ffn-2", NB,
     reference=lambda cfg: param_count(cfg).components["mlp"] // cfg.num_hidden_layers,
     cases=["Mistral-Nemo-Base-2407", "Qwen3-0.6B", "gemma-2-2b", "phi-2", "gpt2", "pythia-1b",
-           _llama31_wide],
+           "starcoder2-15b", _llama31_wide],
     why="A gated MLP has three hidden × intermediate matrices and no biases; a plain one "
-        "(GPT-2, GPT-NeoX, phi) has two, each with a bias: intermediate + hidden values more.",
+        "(GPT-2, GPT-NeoX, phi, StarCoder2) has two, each with a bias: intermediate + hidden "
+        "values more.",
     solution=_ffn_params_solution,
     hint="count the matrices of each kind of MLP, and the biases of the plain ones; which "
          "families in this lesson's table are plain?",
     mistakes=((_phi_only, "GPT-2 and GPT-NeoX (Pythia) have plain MLPs too: two matrices "
                           "with biases, like phi-2"),
               (_all_gated, "that counts three matrices, but this model's MLP is plain: two "
-                           "matrices (GPT-2, GPT-NeoX and phi), each with a bias"),
+                           "matrices (GPT-2, GPT-NeoX, phi and StarCoder2), each with a bias"),
               (_no_biases, "the matrices are right; a plain MLP also has two biases, "
                            "intermediate_size + hidden_size values"),
               (_all_plain, "that counts two matrices, but this model's MLP is gated: "
