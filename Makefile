@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-LAB    ?= notebooks/06_whatif_lab.ipynb
+LAB    ?= notebooks/08_whatif_lab.ipynb
 # the student's working copy that `make course` opens (outputs cleared; never overwritten)
 STUDENT ?= student
 # JupyterLab refuses to run as root without --allow-root (containers, cloud VMs, classroom images)

@@ -55,7 +55,7 @@ def lecture_default() -> str:
     """The notebook `make lecture` opens (the Makefile's ``LAB ?=`` line)."""
     text = (REPO / "Makefile").read_text()
     m = re.search(r"^LAB\s*\?=\s*(\S+)", text, re.M)
-    return Path(m.group(1)).name if m else "06_whatif_lab.ipynb"
+    return Path(m.group(1)).name if m else "08_whatif_lab.ipynb"
 
 
 # --- notebooks ----------------------------------------------------------------------
