@@ -38,10 +38,11 @@ course: setup
 test: setup-test
 	$(PY) -m pytest
 
-## The engine alone (counts, configs, serving, training, exercises' checker): no transformers
-## builds, no notebooks, no browser. For a change to llmcourse/'s core; under 2 minutes.
+## The engine alone (configs, counts, caches, serving, training, the Hub): no transformers
+## builds, no notebooks, widgets or browser, a smaller fuzz sample. For a change to the engine.
 test-fast: setup-test
-	$(PY) -m pytest -o addopts="-ra" -p no:nbval tests --ignore=tests/browser -m "not slow and not lessons"
+	FUZZ_EXAMPLES=300 FUZZ_LISTING_EXAMPLES=40 FUZZ_NULL_EVERY=8 $(PY) -m pytest -o addopts="-ra" -p no:nbval \
+	  tests --ignore=tests/browser -m "not slow and not course and not lessons"
 
 ## Execute every notebook on a fresh kernel and store it without volatile metadata
 ## (or NB=notebooks/05_ffn_sizing.ipynb for one).
