@@ -374,9 +374,9 @@ def compute_explorer(model="Llama-3.1-8B", seq_len=8192, gpu="H100 SXM 80GB", n_
     ex = Explorer("compute", controls, compute, draw, title="Training compute and layout",
                   figsize=(11, 3.6),
                   note="GPUs = data x tensor x context x pipeline. The figure: the pipeline's "
-                       "schedule, one forward taking 1 unit and one backward 2; white is the "
+                       "schedule (its axis says how long each block takes); white is the "
                        "bubble. Time = FLOPs / (GPUs x peak x the MFU you assume); large runs "
-                       "report 35-55%.")
+                       "report 35-55%. Bytes sent: ring collectives, one step.")
 
     def adapt():
         """Offer only what the layout can run: interleaving where the layers split into
