@@ -93,6 +93,19 @@ TERM_LABELS = {
     "recomputed_layer": "one layer recomputed in backward (saved tensors + temporaries)",
     "grad_between_layers": "gradient flowing between layers (and a tied lm_head's)",
     "freed_before_layers": "freed before the first layer is recomputed (loss and final norm)",
+    # buffers a tool keeps beside the states (llmcourse.parallelism.tool_buffers)
+    "ddp_buckets": "DDP's gradient buckets (a second copy of the gradients)",
+    "fsdp_unsharded": "FSDP's gathered bf16 weights",
+    "deepspeed_reduce_bucket": "DeepSpeed's reduce bucket",
+    "deepspeed_prefetch_bucket": "DeepSpeed's stage-3 prefetch bucket",
+    "deepspeed_live_parameters": "DeepSpeed's gathered parameters (at most)",
+    # traffic per step (llmcourse.parallelism.communication_volume)
+    "dp_gradients": "data parallel: gradients (all-reduce or reduce-scatter)",
+    "dp_weights": "data parallel: weights (all-gather)",
+    "tp_layers": "tensor parallel: the layers' four all-reduces per micro-batch",
+    "tp_embedding_head": "tensor parallel: embedding and lm_head",
+    "cp_ring_kv": "context parallel: K and V around the ring",
+    "ep_all_to_all": "expert parallel: tokens to their experts and back",
 }
 """Every accounting term's identifier (the keys of ``activation_terms`` and ``transients``,
 which the modules sum and compare) and the words a table shows for it. The identifiers are

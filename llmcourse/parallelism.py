@@ -29,6 +29,7 @@ from .zoo import as_config
 
 __all__ = ["PP_SCHEDULES", "pipeline_stages", "virtual_stage_layers",
            "in_flight_micro_batches", "interleaved_in_flight", "pipeline_bubble",
+           "pipeline_orders", "pipeline_dependencies", "run_pipeline_orders",
            "CommunicationVolume", "communication_volume", "tool_buffers",
            "DEEPSPEED_DEFAULTS", "DDP_BUCKET_CAP_MB"]
 
@@ -188,6 +189,118 @@ def pipeline_bubble(pp, num_micro_batches, schedule="1f1b", virtual_stages=1):
     if schedule == "zero-bubble-h1":
         return Fraction(pp - 1, 3 * m + pp - 1)
     return Fraction(pp - 1, m + pp - 1)
+
+
+def pipeline_orders(pp, num_micro_batches, schedule="1f1b", virtual_stages=1):
+    """Each GPU's operations in the order the schedule runs them:
+    ``[[(op, virtual stage, micro-batch), ...] for GPU 0, 1, ...]``, ``op`` one of ``"F"``
+    (forward), ``"B"`` (backward; under ZB-H1 only the input's gradient) and ``"W"`` (ZB-H1's
+    weight gradient); the virtual stage is the stage itself with one chunk per GPU, and
+    ``c pp + r`` for GPU ``r``'s chunk ``c`` under interleaved 1F1B.
+
+    * ``"gpipe"``: every forward, then every backward.
+    * ``"1f1b"``: Megatron-LM's ``forward_backward_pipelining_without_interleaving``:
+      ``min(pp - r - 1, m)`` warm-up forwards, one forward and one backward in turn, then
+      the cool-down backwards.
+    * ``"interleaved-1f1b"``: Megatron-LM's ``forward_backward_pipelining_with_interleaving``
+      (its k-th forward runs chunk ``(k mod pp v) // pp`` on micro-batch
+      ``(k // pp v) pp + k mod pp``, its backwards walk the chunks in reverse; ``2 (pp - r - 1)
+      + (v - 1) pp`` warm-up forwards, every forward when ``m == pp``).
+    * ``"zero-bubble-h1"``: the authors' ZB-H1 order (Qi et al. 2024; their DeepSpeed
+      ``ZeroBubbleH1Pipeline`` with exact semantics): ``pp - r - 1`` warm-up forwards, ``r``
+      pairs of a forward and a B with the W deferred, then F, B, W in turn, the cool-down B
+      and W, and last the ``r`` deferred W's.
+
+    These orders are what ``measurements/pipeline_stages.py`` runs on CPU and what
+    :func:`pipeline_bubble`'s formulas are checked against (``tests/test_training_pipeline.py``)."""
+    check_choice("pp_schedule", schedule, PP_SCHEDULES)
+    pp, m, v = stage_args(0, pp, num_micro_batches, virtual_stages)
+    out = []
+    for r in range(pp):
+        if schedule == "gpipe":
+            out.append([("F", r, j) for j in range(m)] + [("B", r, j) for j in range(m)])
+        elif schedule == "interleaved-1f1b":
+            out.append(_interleaved_order(r, pp, m, v))
+        elif schedule == "zero-bubble-h1":
+            out.append(_zero_bubble_h1_order(r, pp, m))
+        else:
+            warm = min(pp - r - 1, m)
+            ops = [("F", r, j) for j in range(warm)]
+            for j in range(m - warm):
+                ops += [("F", r, warm + j), ("B", r, j)]
+            out.append(ops + [("B", r, j) for j in range(m - warm, m)])
+    return out
+
+
+def _interleaved_order(r, pp, m, v):
+    total = m * v
+
+    def op(kind, k):
+        c = interleaved_chunk(k, pp, v, forward=kind == "F")
+        return (kind, c * pp + r, (k // (pp * v)) * pp + k % pp)
+    warm = _interleaved_warmup(r, pp, m, v)
+    ops = [op("F", k) for k in range(warm)]
+    for k in range(total - warm):
+        ops += [op("F", warm + k), op("B", k)]
+    return ops + [op("B", k) for k in range(total - warm, total)]
+
+
+def _zero_bubble_h1_order(r, pp, m):
+    ops, f, b = [], 0, 0
+    for _ in range(min(pp - r - 1, m)):
+        ops.append(("F", r, f))
+        f += 1
+    deferred = []
+    for _ in range(r):
+        if f < m:
+            ops += [("F", r, f), ("B", r, b)]
+            deferred.append(b)
+            f += 1
+            b += 1
+    while f < m:
+        ops += [("F", r, f), ("B", r, b), ("W", r, b)]
+        f += 1
+        b += 1
+    while b < m:
+        ops += [("B", r, b), ("W", r, b)]
+        b += 1
+    return ops + [("W", r, j) for j in deferred]
+
+
+def pipeline_dependencies(op, stage, micro_batch, last):
+    """What must have run before ``op`` of ``micro_batch`` on virtual stage ``stage``
+    (``last``: the last virtual stage): a forward after the previous stage's forward, a
+    backward (B) after its own forward and the next stage's backward, a weight gradient (W)
+    after its own B."""
+    if op == "F":
+        return [("F", stage - 1, micro_batch)] if stage > 0 else []
+    if op == "B":
+        return [("F", stage, micro_batch)] + (
+            [("B", stage + 1, micro_batch)] if stage < last else [])
+    return [("B", stage, micro_batch)]
+
+
+def run_pipeline_orders(orders, last, run):
+    """Run every GPU's operations in its own order (``orders[gpu]``, as
+    :func:`pipeline_orders` gives them), each as soon as what it depends on has run, calling
+    ``run(gpu, op, virtual stage, micro-batch, its dependencies)``. An order that cannot
+    finish is refused (RuntimeError): it would wait forever."""
+    nxt = [0] * len(orders)
+    done = set()
+    while any(nxt[r] < len(orders[r]) for r in range(len(orders))):
+        progressed = False
+        for r, ops in enumerate(orders):
+            if nxt[r] == len(ops):
+                continue
+            op, s, j = ops[nxt[r]]
+            deps = pipeline_dependencies(op, s, j, last)
+            if all(d in done for d in deps):
+                run(r, op, s, j, deps)
+                done.add((op, s, j))
+                nxt[r] += 1
+                progressed = True
+        if not progressed:
+            raise RuntimeError("the pipeline schedule deadlocked")
 
 
 # --- buffers a tool keeps beside the states ---------------------------------------------------

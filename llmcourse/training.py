@@ -925,11 +925,19 @@ def korthikanti_activation_bytes(cfg, seq_len, micro_batch=1, flash=False, bytes
     ``L x s x b x h x (34 + 5 a s / h)`` bytes at 2 bytes per value (Korthikanti et
     al. 2022, eq. 1: a GPT layer with a 4h GELU MLP and dropout, 16-bit activations;
     ``flash=True`` drops the ``5 a s / h`` score term). It ignores GQA, SwiGLU's
-    wider MLP, QK-norm, MoE, the fp32 norm statistics, the embedding and the logits."""
+    wider MLP, QK-norm, MoE, the fp32 norm statistics, the embedding and the logits.
+
+    Of the 34, 32 are sixteen 16-bit values per token and hidden unit and 2 are the two
+    1-byte dropout masks (after attention, after the MLP); of the 5, 4 are the softmax
+    output and the dropout output (16-bit) and 1 the 1-byte dropout mask. At
+    ``bytes_per_value`` (4 for fp32) the values scale and the masks do not:
+    ``(16 v + 2) s b h + (2 v + 1) a s^2 b`` per layer, 66 and 9 at fp32."""
     cfg = as_config(cfg)
+    check_choice("bytes_per_value", bytes_per_value, (2, 4))
     s, b, h, a = seq_len, micro_batch, cfg.hidden_size, cfg.num_attention_heads
-    per_layer = Fraction(34 * s * b * h) + (0 if flash else Fraction(5 * a * s * s * b))
-    return int(cfg.num_hidden_layers * per_layer * bytes_per_value / 2)
+    v = bytes_per_value
+    per_layer = (16 * v + 2) * s * b * h + (0 if flash else (2 * v + 1) * a * s * s * b)
+    return cfg.num_hidden_layers * per_layer
 
 
 def stored_measurement(name):

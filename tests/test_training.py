@@ -217,6 +217,18 @@ def test_korthikanti_formula_by_hand():
         34 * 2048 * 4096 + 5 * 32 * 2048 * 2048)
 
 
+def test_korthikanti_at_fp32_doubles_the_values_not_the_one_byte_dropout_masks():
+    # 34 = 16 values x 2 bytes + two 1-byte masks; 5 = 2 values x 2 bytes + a 1-byte mask:
+    # at 4 bytes per value, 16 x 4 + 2 = 66 and 2 x 4 + 1 = 9 (not 68 and 10)
+    s, h, a = 2048, 4096, 32
+    assert lc.training.korthikanti_activation_bytes(LLAMA8, s, 1, bytes_per_value=4) == 32 * (
+        66 * s * h + 9 * a * s * s)
+    assert lc.training.korthikanti_activation_bytes(LLAMA8, s, 1, flash=True,
+                                                    bytes_per_value=4) == 32 * 66 * s * h
+    with pytest.raises(lc.ConfigError, match="bytes_per_value"):
+        lc.training.korthikanti_activation_bytes(LLAMA8, s, 1, bytes_per_value=3)
+
+
 def test_layer_activation_bytes_sum_to_the_layer_terms():
     m = training_memory("Qwen3-30B-A3B", 2048, 2, attention="eager")
     layers = lc.training.layer_activation_bytes("Qwen3-30B-A3B", 2048, 2, attention="eager")

@@ -178,8 +178,7 @@ def _run_schedule(pp, m, kind, v=1, t_f=1, t_b=1, t_w=1):
     ``1 / v`` of a stage takes ``1 / v`` of the time; without a split backward, B is B + W):
     ``(the share of the step each GPU idles, the most micro-batches each holds: forwards
     run whose weight gradient has not)``."""
-    import stored_rows  # noqa: F401
-    from measurements.pipeline_stages import run_in_order, schedule
+    from llmcourse.parallelism import pipeline_orders, run_pipeline_orders
     G = pp * v if kind == "interleaved-1f1b" else pp
     split = kind == "zero-bubble-h1"
     dur = {"F": Fraction(t_f, v), "B": Fraction(t_b if split else t_b + t_w, v),
@@ -190,7 +189,7 @@ def _run_schedule(pp, m, kind, v=1, t_f=1, t_b=1, t_w=1):
         ends[op, s, j] = free[r] = max([free[r]] + [ends[d] for d in deps]) + dur[op]
         held[r] += (op == "F") - (op == ("W" if split else "B"))
         most[r] = max(most[r], held[r])
-    run_in_order(schedule(pp, m, kind, v), G - 1, run)
+    run_pipeline_orders(pipeline_orders(pp, m, kind, v), G - 1, run)
     return 1 - m * (t_f + t_b + t_w) / max(free), most
 
 

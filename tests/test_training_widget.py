@@ -7,19 +7,26 @@ import pytest
 import llmcourse as lc
 
 
+def _fsdp(**kw):
+    """The explorer's default tool: the Hugging Face Trainer with FSDP full_shard."""
+    return lc.setup_settings("hf-trainer-fsdp", **kw)
+
+
 def test_memory_explorer_shows_the_engine_values_and_recovers():
     ex = lc.widgets.EXPLORERS["training"]()
-    assert ex.error == ""
+    assert ex.error == "" and ex.values["tool"] == "HF Trainer + FSDP full_shard"
     cfg = lc.load_model("Llama-3.1-8B")
-    assert ex.value("total") == lc.training_memory(cfg, 8192, 1, zero_stage=3, dp=8).total
-    ex.set(recompute="full", n_gpus=2)
-    m = lc.training_memory(cfg, 8192, 1, zero_stage=3, dp=2, recompute="full")
+    m8 = lc.training_memory(cfg, 8192, 1, **_fsdp(dp=8))
+    assert ex.value("total") == m8.total and ex.value("peak") == m8.peak_first_micro_batch
+    assert ex.value("fsdp_unsharded") == m8.buffers["fsdp_unsharded"][0]
+    ex.set(recompute="full", n_gpus=1)
+    m = lc.training_memory(cfg, 8192, 1, recompute="full", **_fsdp(dp=1))
     assert ex.value("total") == m.total
-    # the verdict is the peak (loss gradients at the start of backward) against 90% of 80 GB
+    # the verdict is the peak against 90% of 80 GB
     assert ex.value("peak") == m.peak > 0.9 * lc.load_gpu("H100").memory_bytes
     assert "does not fit" in next(r.text for r in ex.rows if r.key == "peak")
-    m3 = lc.training_memory(cfg, 8192, 1, zero_stage=3, dp=3, recompute="full")
-    assert ex.value("fewest_gpus") == 3 and m3.peak <= 0.9 * lc.load_gpu("H100").memory_bytes
+    m2 = lc.training_memory(cfg, 8192, 1, recompute="full", **_fsdp(dp=2))
+    assert ex.value("fewest_gpus") == 2 and m2.peak <= 0.9 * lc.load_gpu("H100").memory_bytes
     ex.set(n_gpus=0)
     assert ex.error.startswith("n_gpus:") and "\n" not in ex.error
     ex.set(n_gpus=8)
@@ -38,17 +45,73 @@ def test_memory_explorer_shows_lora_and_qlora_peaks():
         m = lc.lora_memory(cfg, 4096, 1, r=16, target_modules="all-linear", base=base,
                            recompute="full")
         assert ex.value(key) == m.peak
+    ex.set(model="gemma-4-31B")            # Gemma 4's adapters: with full recomputation
+    assert ex.error == "" and ex.value("lora") == lc.lora_memory(
+        "gemma-4-31B", 4096, 1, r=16, target_modules="all-linear", recompute="full").peak
+    ex.set(recompute="none")               # not counted yet without it: said, no error
+    assert ex.error == "" and "not counted for gemma4_text with recompute='none'" in next(
+        r.text for r in ex.rows if r.key == "lora")
     ex.set(model="Qwen3-30B-A3B")          # routed experts: the adapter rows are left out
     assert ex.error == "" and all(r.key not in ("lora", "qlora") for r in ex.rows)
 
 
-def test_memory_explorer_chunked_loss_lowers_the_peak():
+@pytest.mark.parametrize("label,setup", [(k, v) for k, v in
+                                         lc.widgets.training.TOOLS.items() if v])
+def test_a_tool_sets_the_engines_setup_and_shows_both_loops(label, setup):
+    """Each tool of the menu is one of the engine's named setups: the table and the bars are
+    its numbers, its loop's peak the one judged, both loops named."""
     ex = lc.widgets.EXPLORERS["training"]()
-    plain = ex.value("peak")
-    ex.set(loss="chunked (1,024 tokens)")
-    cfg = lc.load_model("Llama-3.1-8B")
-    m = lc.training_memory(cfg, 8192, 1, zero_stage=3, dp=8, loss="chunked", loss_chunk=1024)
-    assert ex.value("peak") == m.peak < plain
+    ex.set(tool=label, seq_len=4096)
+    assert ex.error == "" and ex.values["tool"] == label
+    m = lc.training_memory("Llama-3.1-8B", 4096, 1, **lc.setup_settings(setup, dp=8))
+    assert ex.value("peak") == m.peak
+    assert (ex.value("peak_first_micro_batch"), ex.value("peak_accumulating")) == (
+        m.peak_first_micro_batch, m.peak_accumulating)
+    assert ex.value("bytes_per_param") == lc.bytes_per_param(m.settings["precision"],
+                                                             m.settings["optimizer"])
+    for key, (start, _, _) in m.buffers.items():
+        assert ex.value(key) == start
+    if m.reserve_buffers:
+        assert ex.value("reserve_buffers") == sum(m.reserve_buffers.values())
+
+
+def test_changing_what_a_tool_sets_makes_it_your_own_and_back():
+    ex = lc.widgets.EXPLORERS["training"]()
+    tools = {v: k for k, v in lc.widgets.training.TOOLS.items()}
+    # gradient accumulation is the Trainer's own setting: still the Trainer with FSDP
+    ex.set(loop="accumulating: gradients exist")
+    assert ex.values["tool"] == tools["hf-trainer-fsdp"]
+    assert ex.value("peak") == lc.training_memory(
+        "Llama-3.1-8B", 8192, 1, **_fsdp(dp=8, first_micro_batch=False)).peak
+    ex.set(precision="amp-bf16")           # FSDP without a MixedPrecision policy: your own
+    assert ex.values["tool"] == tools[None]
+    ex.set(precision="fsdp-bf16")          # back to what the tool sets
+    assert ex.values["tool"] == tools["hf-trainer-fsdp"]
+    ex.set(tool=tools["hf-trainer-deepspeed-zero3"])
+    ex.set(loop="no accumulation: first micro-batch")   # DeepSpeed keeps its gradient buffers
+    assert ex.values["tool"] == tools[None]
+
+
+def test_the_bars_are_what_a_gpu_holds_at_its_peak():
+    """Each bar's parts sum to the peak and none is negative, whichever moment decides it:
+    the start of backward (a first micro-batch holds no gradient yet), a layer recomputed,
+    or the optimizer step (the activations freed)."""
+    import itertools
+    from llmcourse.plots.training import peak_parts
+    moments = set()
+    for model, precision, zero, first, recompute, attention in itertools.product(
+            ("Llama-3.1-8B", "Qwen3-30B-A3B", "gemma-3-1b-it", "Qwen3-14B", "phi-2"),
+            ("bf16", "bf16-mixed", "amp-bf16", "fsdp-bf16"), (0, 1, 3), (False, True),
+            ("none", "full"), ("flash", "eager")):
+        m = lc.training_memory(model, 4096, 1, precision=precision, zero_stage=zero, dp=4,
+                               first_micro_batch=first, recompute=recompute,
+                               attention=attention)
+        parts = peak_parts(m)
+        assert sum(parts.values()) == m.peak and min(parts.values()) >= 0
+        if first and m.peak_decided_by.startswith("the start"):
+            assert parts["grads"] == m.grads - m.transients["grads_not_yet"]
+        moments.add(m.peak_decided_by.split(" (")[0])
+    assert len(moments) == 3   # every moment was met
 
 
 def test_compute_explorer_time_layout_and_pipeline():
@@ -93,24 +156,31 @@ def test_recomputation_time_is_shown_beside_the_mfu_time():
     assert abs(full["seconds_recompute"] - none["seconds"] * 4 / 3) <= 1
 
 
-@pytest.mark.parametrize("schedule", ["1f1b", "gpipe"])
-def test_the_pipeline_figure_idles_as_the_engine_says(schedule):
-    """The schedule drawn (a forward 1 unit, a backward 2, each as early as its inputs
-    allow, in the schedule's order) idles each GPU (p - 1) / (m + p - 1) of the step, and
-    under 1F1B stage i never holds more than p - i micro-batches; under GPipe all m."""
-    from llmcourse.plots.training import pipeline_timeline
+@pytest.mark.parametrize("schedule,v", [("1f1b", 1), ("gpipe", 1), ("interleaved-1f1b", 2),
+                                        ("interleaved-1f1b", 4), ("zero-bubble-h1", 1)])
+def test_the_pipeline_figure_idles_as_the_engine_says(schedule, v):
+    """The schedule drawn (a forward 1 unit, a backward 2; a chunk 1/v of both; ZB-H1's
+    input and weight gradients 1 each; each as early as its inputs allow, in the schedule's
+    order) idles each GPU exactly the engine's bubble, and each GPU holds at most the
+    micro-batches the engine says (counted until their backward, or ZB-H1's W; in chunks
+    over v when interleaved)."""
+    from fractions import Fraction
+    from llmcourse.plots.training import pipeline_idle, pipeline_timeline
+    freed_by = "W" if schedule == "zero-bubble-h1" else "B"
     for p in (1, 2, 4, 8):
         for m in (1, 3, 8, 32):
-            blocks = pipeline_timeline(p, m, schedule)
-            end = max(b[4] for b in blocks)
-            assert 1 - 3 * m / end == pytest.approx(float(lc.training.pipeline_bubble(p, m)))
+            if (schedule == "interleaved-1f1b" and m % p) or (
+                    schedule == "zero-bubble-h1" and m < p):
+                continue
+            blocks = pipeline_timeline(p, m, schedule, v)
+            assert pipeline_idle(blocks, m) == lc.training.pipeline_bubble(p, m, schedule, v)
             for stage in range(p):
                 live, most = 0, 0
-                for _, kind, _, _, _ in sorted((b for b in blocks if b[0] == stage),
-                                               key=lambda b: b[3]):
-                    live += 1 if kind == "F" else -1
+                for b in sorted((b for b in blocks if b.stage == stage), key=lambda b: b.start):
+                    live += (b.kind == "F") - (b.kind == freed_by)
                     most = max(most, live)
-                assert most == lc.training.in_flight_micro_batches(stage, p, m, schedule)
+                assert Fraction(most, v) == lc.training.in_flight_micro_batches(
+                    stage, p, m, schedule, v)
 
 
 def test_pipeline_timeline_refuses_what_it_cannot_draw():
@@ -119,3 +189,9 @@ def test_pipeline_timeline_refuses_what_it_cannot_draw():
         pipeline_timeline(4, 8, "zero-bubble")
     with pytest.raises(ValueError, match="num_micro_batches"):
         pipeline_timeline(4, 0)
+    with pytest.raises(ValueError, match="num_micro_batches: must be a multiple of pp=4"):
+        pipeline_timeline(4, 6, "interleaved-1f1b", 2)
+    with pytest.raises(ValueError, match="num_micro_batches: must be at least pp=4"):
+        pipeline_timeline(4, 2, "zero-bubble-h1")
+    with pytest.raises(ValueError, match="virtual_stages"):
+        pipeline_timeline(4, 8, "1f1b", 2)

@@ -4,6 +4,7 @@ FLOPs of one training token, GPipe against 1F1B, and what ZeRO-3 sends per step.
 from __future__ import annotations
 
 from ..counts import param_count
+from ..parallelism import communication_volume
 from ..training import training_flops, training_time
 from ..zoo import load_model
 from .base import concept, derive, predict
@@ -146,19 +147,27 @@ concept(
 )
 
 
-# --- compute-4: what ZeRO-3 sends per step ---------------------------------------------
+# --- compute-4: what DeepSpeed ZeRO-3 sends per step ------------------------------------
 
 def _zero3_sent(n=8, passes=3, bytes_per_value=2):
     return passes * (n - 1) / n * bytes_per_value * param_count(load_model(_L31)).total / 1e9
 
 
+def _sent(precision="bf16-mixed", zero_stage=3):
+    """GB each of 8 GPUs sends in one step of one micro-batch (the engine's ring count)."""
+    return communication_volume(load_model(_L31), 4096, 1, precision=precision,
+                                zero_stage=zero_stage, dp=8).total / 1e9
+
+
 predict(
     "compute-4", NB,
-    expected=_zero3_sent,
-    why="ZeRO-3 all-gathers the bf16 weights before the forward and again before the "
-        "backward, and reduce-scatters the bf16 gradients: three collectives over a 2N-byte "
+    expected=_sent,
+    why="DeepSpeed's ZeRO-3 all-gathers the bf16 weights before the forward and again before "
+        "the backward, and reduce-scatters the bf16 gradients: three collectives over a 2N-byte "
         "buffer, each of which sends (n - 1)/n of it from every GPU: 3 x 7/8 x 16.06 GB = "
-        "42.2 GB per step, 1.5 times the 28.1 GB of plain data parallelism's all-reduce.",
+        "42.2 GB per step, 1.5 times the 28.1 GB of plain data parallelism's all-reduce. FSDP2 "
+        "as Accelerate wraps a model sends a little less, 41.2 GB: its tail unit (final norm and "
+        "lm_head) stays gathered from the forward into the backward.",
     hint="list the collectives of one step and the buffer each moves; in a ring, each GPU "
          "sends (n - 1)/n of the buffer per all-gather or reduce-scatter.",
     rel_tol=0.02, unit="GB",
@@ -168,9 +177,11 @@ predict(
                                         "backward"),
         (lambda: _zero3_sent(n=10**9), "a ring sends (n - 1)/n of each buffer, not all of it: "
                                        "each GPU already holds its own shard"),
-        (lambda: _zero3_sent(bytes_per_value=4), "with a bf16 mixed-precision policy the "
-                                                 "weights are gathered and the gradients "
-                                                 "reduced in bf16, 2 bytes each"),
+        (lambda: _zero3_sent(bytes_per_value=4), "with bf16 the weights are gathered and "
+                                                 "the gradients reduced in bf16, 2 bytes each"),
+        (lambda: _sent("fsdp-bf16"), "that is FSDP2 as Accelerate wraps a model, which keeps "
+                                     "its lm_head gathered into the backward: DeepSpeed gathers "
+                                     "every weight again"),
     ),
     wrong=(28.1, 48.2, 84.3, 39.3),
 )

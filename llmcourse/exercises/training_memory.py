@@ -1,6 +1,6 @@
 """Exercises for lesson 11, training memory (ids train-*): the states under ZeRO-2, one
-layer's activations with eager attention, selective recomputation, the fewest GPUs, and
-LoRA or QLoRA on one 24 GB GPU."""
+layer's activations with eager attention, selective recomputation, the fewest GPUs, what
+gradient accumulation does to the peak, and LoRA or QLoRA on one 24 GB GPU."""
 
 from __future__ import annotations
 
@@ -96,7 +96,8 @@ derive(
     cases=(_L31, "Qwen2-7B", "Mistral-Nemo-Base-2407", "Llama-3.2-1B", "Meta-Llama-3-70B",
            lambda: load_model(_L31).replace(num_key_value_heads=2, intermediate_size=11008)),
     why="Eager attention multiplies q by k repeated to every query head (repeat_kv makes a "
-        "copy), so k and v are saved at n_h heads, GQA or not; it saves the s x s "
+        "copy; only with one KV head and one sequence is it a view, which the engine counts "
+        "too), so k and v are saved at n_h heads, GQA or not; it saves the s x s "
         "probabilities in fp32 (softmax's output) and their bf16 copy (the input of the "
         "product with v): 6 s bytes per head and token, and no log-sum-exp. At 4,096 tokens "
         "that score term alone is 786,432 B per token for 32 heads, more than the rest of "
@@ -179,7 +180,31 @@ design(
 )
 
 
-# --- train-5: LoRA or QLoRA on one 24 GB GPU ---------------------------------------
+# --- train-5: what gradient accumulation does to the peak -------------------------------
+
+concept(
+    "train-5", NB,
+    correct="b",
+    feedback={"a": "the activations are freed, yes, but the gradients are not: after the first "
+                   "micro-batch they stay allocated until the optimizer step",
+              "b": "Right: zero_grad(set_to_none=True) frees every gradient after the optimizer "
+                   "step, so a step's first micro-batch starts its backward with none; the "
+                   "second, third and fourth start with all of them: the peak grows by their "
+                   "size (16.1 GB of bf16 gradients for Llama-3.1-8B in pure bf16).",
+              "c": "each micro-batch's saved tensors are freed by its own backward, before the "
+                   "next forward runs: accumulation keeps gradients, not activations",
+              "d": "the optimizer's temporaries (none for the fused AdamW the Trainer uses) come "
+                   "after the backward; how often the step runs does not change what one step "
+                   "holds"},
+    why="The peak of a step sits at the start of a backward pass. With one micro-batch per step "
+        "(the Trainer's default gradient_accumulation_steps=1) no gradient exists then; with "
+        "accumulation every later micro-batch starts its backward beside the gradients the "
+        "earlier ones wrote, so the accumulating peak is the first micro-batch's plus the "
+        "gradients (measured on CPU within 0.03%: measurements/step_peak.py --loops).",
+)
+
+
+# --- train-6: LoRA or QLoRA on one 24 GB GPU ---------------------------------------
 _LORA_SEQ = (512, 1024, 2048, 4096, 8192, 16384)
 _LORA_GPU = 24 * 10**9
 
@@ -220,7 +245,7 @@ def _validate_lora(answer):
 
 
 design(
-    "train-5", NB,
+    "train-6", NB,
     validate=_validate_lora,
     why="The frozen bf16 base alone is 16.1 GB of the usable 21.6 GB; NF4 stores the layers' "
         "matrices in 4.127 bits and brings the base to 5.7 GB. The adapters (42M parameters, "

@@ -3,14 +3,17 @@ sequence length, against PyTorch's measured bytes) and a pipeline's schedule (it
 
 from __future__ import annotations
 
+from fractions import Fraction
+from typing import NamedTuple
+
 from ..training import bytes_per_param, korthikanti_activation_bytes, training_memory
 from ..zoo import as_config
 from .style import (CONCEPT_MARKERS, TEXT_SIZES, clear_figure, color_of, ink_for, new_figure,
                     plain_log_axis, styled)
 
-__all__ = ["PARTS", "draw_training_memory", "training_memory_by_zero_stage",
+__all__ = ["PARTS", "peak_parts", "draw_training_memory", "training_memory_by_zero_stage",
            "activations_vs_measured", "memory_vs_seq_len", "crossover_seq_len",
-           "pipeline_timeline", "draw_pipeline", "pipeline_schedule"]
+           "Block", "pipeline_timeline", "pipeline_idle", "draw_pipeline", "pipeline_schedule"]
 
 GB = 10**9
 # the five parts of per-GPU training memory: (TrainingMemory attribute, label, colour key)
@@ -20,6 +23,34 @@ PARTS = (("params", "weights", "weights"), ("grads", "grads", "gradients"),
          ("transient", "peak transients", "highlight"))
 _HATCH = {"params": "", "grads": "//", "optimizer": "..", "activations": "", "logits": "xx",
           "transient": "\\\\"}
+
+
+def peak_parts(m):
+    """What a :class:`~llmcourse.training.TrainingMemory` holds at the moment that decides
+    its peak, in the bars' parts (:data:`PARTS`): ``{attribute: bytes}`` summing to
+    ``m.peak``. At the start of backward: the weights, the gradients that exist (none of
+    the layers' on a first micro-batch), the optimizer state, everything saved, and the
+    loss's gradients and a tool's buffers as transients; while the first layer is
+    recomputed: the loss's tensors freed, the recomputed layer and the gradient between
+    layers as transients; during the optimizer step: the states and the step's
+    temporaries, the activations freed."""
+    from ..training import (FREED_BEFORE_LAYERS, FREED_TERMS, GRADS_NOT_YET,
+                            LAYER_GRADS_NOT_YET, LOGIT_TERMS)
+    t, first = m.transients, m.first_micro_batch
+    parts = dict(params=m.params, grads=m.grads, optimizer=m.optimizer,
+                 activations=m.activations, logits=m.logits)
+    if m.peak_step >= m.peak_backward:
+        parts.update(activations=0, logits=0)
+    elif m.peak_recompute > m.peak_start_of_backward:
+        freed_logits = sum(m.activation_terms.get(k, 0) for k in FREED_TERMS
+                           if k in LOGIT_TERMS)
+        parts.update(grads=m.grads - (t.get(LAYER_GRADS_NOT_YET, 0) if first else 0),
+                     activations=m.activations - (t[FREED_BEFORE_LAYERS] - freed_logits),
+                     logits=m.logits - freed_logits)
+    elif first:
+        parts["grads"] = m.grads - t.get(GRADS_NOT_YET, 0)
+    parts["transient"] = m.peak - sum(parts.values())
+    return parts
 
 
 def _setup_memory_axes(fig, labels):
@@ -79,9 +110,10 @@ def draw_training_memory(fig, rows, capacity_bytes=None, gpu_label="", highlight
     span = top * 1.12
     ax.set_xlim(0, span)
     left = [0.0] * len(rows)
+    held = [peak_parts(m) for _, m in rows]
     for attr, _, _ in PARTS:
         for i, (_, m) in enumerate(rows):
-            w = getattr(m, attr) / GB
+            w = held[i][attr] / GB
             bar = st["bars"][attr][i]
             bar.set_x(left[i])
             bar.set_width(w)
@@ -256,63 +288,67 @@ def memory_vs_seq_len(model, micro_batch=1, seq_lens=None, title=None, **setting
 # --- lesson 12: a pipeline's schedule, block by block ---------------------------------
 
 FORWARD, BACKWARD = 1, 2     # time units of one micro-batch's forward and backward on a stage
+SCHEDULE_NAMES = {"1f1b": "1F1B", "gpipe": "GPipe", "interleaved-1f1b": "interleaved 1F1B",
+                  "zero-bubble-h1": "ZB-H1"}
+# block kinds: forward, backward (ZB-H1: the input's gradient only), ZB-H1's weight gradient
+_BLOCK_COLORS = {"F": "series:0", "B": "series:1", "W": "series:2"}
 
 
-def pipeline_timeline(pp, num_micro_batches, schedule="1f1b"):
-    """When each stage runs each micro-batch's forward and backward (pure): a list of
-    ``(stage, "F" or "B", micro_batch, start, end)``, with a forward taking 1 unit and a
-    backward 2 (twice the forward's matmuls). Each stage runs its operations in the
-    schedule's order, each as soon as the stage is free and its input is ready (a forward
-    needs the previous stage's forward of that micro-batch, a backward the next stage's
-    backward, or on the last stage its own forward). GPipe: every forward, then every
-    backward; 1F1B: ``pp - 1 - stage`` forwards to fill the pipeline, then one forward
-    and one backward in turn, then the remaining backwards."""
-    from ..training import PP_SCHEDULES, MAX_STAGES
+class Block(NamedTuple):
+    """One operation of a pipeline's schedule: which GPU runs it, ``"F"``, ``"B"`` or
+    ``"W"``, on which micro-batch (0-based), when (in units of one stage's forward), and on
+    which of the GPU's chunks (0 unless interleaved)."""
+    stage: int
+    kind: str
+    micro_batch: int
+    start: Fraction
+    end: Fraction
+    chunk: int = 0
+
+
+def pipeline_timeline(pp, num_micro_batches, schedule="1f1b", virtual_stages=1):
+    """When each GPU runs each operation (pure): a list of :class:`Block`. A stage's forward
+    takes 1 unit and its backward 2 (twice the forward's matmuls); under interleaved 1F1B
+    each of a GPU's ``virtual_stages`` chunks holds ``1 / v`` of its layers and takes ``1 / v``
+    of those times; under ZB-H1 the backward is split into the input's gradient (B) and the
+    weights' (W), 1 unit each. Each GPU runs its operations in the schedule's order
+    (:func:`llmcourse.parallelism.pipeline_orders`: Megatron-LM's for 1F1B and interleaving,
+    the authors' for ZB-H1), each as soon as the GPU is free and its inputs are ready."""
     from ..config import ConfigError
-    for name, v, hi in (("pp", pp, 64), ("num_micro_batches", num_micro_batches, 4096)):
+    from ..parallelism import PP_SCHEDULES, pipeline_orders, run_pipeline_orders
+    for name, v, hi in (("pp", pp, 64), ("num_micro_batches", num_micro_batches, 4096),
+                        ("virtual_stages", virtual_stages, 8)):
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
             raise ConfigError(f"{name}: a whole number from 1 to {hi} (got {v!r})")
     if schedule not in PP_SCHEDULES:
         raise ConfigError(f"pp_schedule: one of {', '.join(PP_SCHEDULES)} (got {schedule!r})")
     p, m = pp, num_micro_batches
-    orders = []
-    for i in range(p):
-        if schedule == "gpipe":
-            ops = [("F", j) for j in range(m)] + [("B", j) for j in range(m)]
-        else:
-            warm = min(p - 1 - i, m)
-            ops = [("F", j) for j in range(warm)]
-            f, b = warm, 0
-            while f < m:
-                ops += [("F", f), ("B", b)]
-                f, b = f + 1, b + 1
-            ops += [("B", j) for j in range(b, m)]
-        orders.append(ops)
-    done, free, nxt, out = {}, [0] * p, [0] * p, []
-    while len(out) < 2 * p * m:
-        progressed = False
-        for i in range(p):
-            while nxt[i] < len(orders[i]):
-                kind, j = orders[i][nxt[i]]
-                dep = (i - 1, "F", j) if kind == "F" else (i + 1, "B", j)
-                if kind == "F" and i == 0:
-                    ready = 0
-                elif kind == "B" and i == p - 1:
-                    ready = done.get((i, "F", j))
-                else:
-                    ready = done.get(dep)
-                if ready is None:
-                    break
-                start = max(free[i], ready)
-                end = start + (FORWARD if kind == "F" else BACKWARD)
-                done[(i, kind, j)] = end
-                free[i] = end
-                out.append((i, kind, j, start, end))
-                nxt[i] += 1
-                progressed = True
-        if not progressed:   # cannot happen for these two schedules; never loop forever
-            raise RuntimeError("pipeline schedule deadlocked")
+    v = virtual_stages if schedule == "interleaved-1f1b" else 1
+    if virtual_stages > 1 and schedule != "interleaved-1f1b":
+        raise ConfigError(f"virtual_stages: more than 1 only with pp_schedule="
+                          f"'interleaved-1f1b' (got {virtual_stages} with {schedule!r})")
+    if schedule == "interleaved-1f1b" and m % p:
+        raise ConfigError(f"num_micro_batches: must be a multiple of pp={p} under interleaved "
+                          f"1F1B (Megatron-LM refuses otherwise) (got {m})")
+    if schedule == "zero-bubble-h1" and m < p:
+        raise ConfigError(f"num_micro_batches: must be at least pp={p} for ZB-H1 (got {m})")
+    split = schedule == "zero-bubble-h1"
+    dur = {"F": Fraction(FORWARD, v), "B": Fraction(1 if split else BACKWARD, v),
+           "W": Fraction(BACKWARD - 1, v)}
+    free, ends, out = [Fraction(0)] * p, {}, []
+
+    def run(r, op, s, j, deps):
+        start = max([free[r]] + [ends[d] for d in deps])
+        ends[op, s, j] = free[r] = start + dur[op]
+        out.append(Block(r, op, j, start, free[r], s // p))
+    run_pipeline_orders(pipeline_orders(p, m, schedule, v), p * v - 1, run)
     return out
+
+
+def pipeline_idle(blocks, num_micro_batches):
+    """The share of the step each GPU idles in a timeline (a Fraction): 1 less the work of
+    ``num_micro_batches`` micro-batches (3 units each) over the step's length."""
+    return 1 - Fraction((FORWARD + BACKWARD) * num_micro_batches) / max(b.end for b in blocks)
 
 
 def _setup_pipeline(fig):
@@ -322,60 +358,82 @@ def _setup_pipeline(fig):
         fig.subplots_adjust(left=0.1, right=0.98, top=0.86, bottom=0.17)
     ax = fig.subplots()
     st = {"ax": ax, "texts": []}
-    for kind, color in (("F", "series:0"), ("B", "series:1")):
-        st[kind] = ax.add_collection(PolyCollection([], facecolors=color_of(color),
-                                                    edgecolors="white", linewidths=0.8))
-    ax.set_xlabel("time: a forward (blue) takes 1 unit, a backward (orange) 2")
+    for kind, color in _BLOCK_COLORS.items():
+        for later in (False, True):   # a GPU's first chunk, and its later ones (hatched)
+            st[kind, later] = ax.add_collection(PolyCollection(
+                [], facecolors=color_of(color), edgecolors="white", linewidths=0.8,
+                hatch="//" if later else None))
     ax.grid(axis="y", visible=False)
     fig._lc_pipeline_state = st
     return st
 
 
-def draw_pipeline(fig, pp, num_micro_batches, schedule="1f1b", title=None, numbers=None):
+def _time_label(schedule, v):
+    if schedule == "zero-bubble-h1":
+        return ("time: forward (blue), input gradient (orange), weight gradient (purple): "
+                "1 unit each")
+    if schedule == "interleaved-1f1b":
+        def unit(x):
+            x = Fraction(x, v)
+            return f"{x} unit" + ("s" if x > 1 else "")
+        return (f"time: a chunk's forward (blue) {unit(FORWARD)}, its backward (orange) "
+                f"{unit(BACKWARD)}; hatched: later chunks")
+    return "time: a forward (blue) takes 1 unit, a backward (orange) 2"
+
+
+def draw_pipeline(fig, pp, num_micro_batches, schedule="1f1b", title=None, numbers=None,
+                  virtual_stages=1):
     """Draw (or update in place) the schedule of :func:`pipeline_timeline` on ``fig``: one
-    row per stage, a block per forward and backward, the idle time white; the title says
-    the bubble. ``numbers``: write each block's micro-batch (default: when there are at
-    most 32 micro-batches over all stages)."""
-    blocks = pipeline_timeline(pp, num_micro_batches, schedule)
+    row per GPU, a block per operation, the idle time white; the title says the bubble,
+    which equals :func:`llmcourse.parallelism.pipeline_bubble`. ``numbers``: write each
+    block's micro-batch (default: when there are at most 32 micro-batches over all
+    stages)."""
+    blocks = pipeline_timeline(pp, num_micro_batches, schedule, virtual_stages)
+    v = virtual_stages if schedule == "interleaved-1f1b" else 1
     st = getattr(fig, "_lc_pipeline_state", None)
     if st is None or st["ax"] not in fig.axes:
         st = _setup_pipeline(fig)
     ax = st["ax"]
-    for kind in ("F", "B"):
-        st[kind].set_verts([[(s, y - 0.38), (e, y - 0.38), (e, y + 0.38), (s, y + 0.38)]
-                            for stage, k, _, s, e in blocks if k == kind
-                            for y in (pp - 1 - stage,)])
+    for kind in _BLOCK_COLORS:
+        for later in (False, True):
+            st[kind, later].set_verts([
+                [(b.start, y - 0.38), (b.end, y - 0.38), (b.end, y + 0.38), (b.start, y + 0.38)]
+                for b in blocks if b.kind == kind and (b.chunk > 0) == later
+                for y in (pp - 1 - b.stage,)])
     for t in st["texts"]:
         t.remove()
     st["texts"] = []
     if numbers is None:
-        numbers = pp * num_micro_batches <= 32
+        numbers = pp * num_micro_batches * v <= 32
     if numbers:
-        for stage, kind, j, s, e in blocks:
-            color = color_of("series:0" if kind == "F" else "series:1")
-            st["texts"].append(ax.text((s + e) / 2, pp - 1 - stage, str(j + 1), ha="center",
-                                       va="center", fontsize=TEXT_SIZES["label"],
-                                       color=ink_for(color)))
-    end = max(b[4] for b in blocks)
-    idle = 1 - (FORWARD + BACKWARD) * num_micro_batches / end
-    ax.set_yticks(range(pp), [f"stage {pp - 1 - k}" for k in range(pp)])
+        for b in blocks:
+            color = color_of(_BLOCK_COLORS[b.kind])
+            st["texts"].append(ax.text(float(b.start + b.end) / 2, pp - 1 - b.stage,
+                                       str(b.micro_batch + 1), ha="center", va="center",
+                                       fontsize=TEXT_SIZES["label"], color=ink_for(color)))
+    end = max(b.end for b in blocks)
+    idle = pipeline_idle(blocks, num_micro_batches)
+    ax.set_yticks(range(pp), [f"stage {pp - 1 - k}" if v == 1 else f"GPU {pp - 1 - k}"
+                              for k in range(pp)])
     ax.set_ylim(-0.6, pp - 0.4)
-    ax.set_xlim(0, end)
-    name = {"1f1b": "1F1B", "gpipe": "GPipe"}[schedule]
+    ax.set_xlim(0, float(end))
+    ax.set_xlabel(_time_label(schedule, v))
+    name = SCHEDULE_NAMES[schedule] + (f", v = {v}" if v > 1 else "")
     if pp == 1:
         default = (f"No pipeline: {num_micro_batches} micro-batches of gradient accumulation, "
                    "one after another, no bubble")
     else:
-        default = (f"{pp} stages, {num_micro_batches} micro-batches, {name}: each GPU idles "
-                   f"{idle:.0%} of the step")
+        default = (f"{pp} {'GPUs' if v > 1 else 'stages'}, {num_micro_batches} "
+                   f"micro-batches, {name}: each GPU idles {float(idle):.0%} of the step")
     ax.set_title(title or default, loc="left")
     return ax
 
 
 @styled
-def pipeline_schedule(pp=4, num_micro_batches=8, schedule="1f1b", title=None, size=(11, 3.6)):
+def pipeline_schedule(pp=4, num_micro_batches=8, schedule="1f1b", title=None, size=(11, 3.6),
+                      virtual_stages=1):
     """A pipeline's schedule as a figure: which stage runs which micro-batch when, and the
     bubble, the share of the step each GPU idles."""
     fig, _ = new_figure(0, 0, size=size)
-    draw_pipeline(fig, pp, num_micro_batches, schedule, title)
+    draw_pipeline(fig, pp, num_micro_batches, schedule, title, virtual_stages=virtual_stages)
     return fig

@@ -135,14 +135,20 @@ SPECS = [
                           model("Qwen3-30B-A3B"), 3))),
     ]),
     NotebookSpec("11_training_memory.ipynb", [
-        # lc.widgets.training_explorer(): Llama-3.1-8B, 8,192 x 1, bf16-mixed AdamW, ZeRO-3, 8 x H100
-        ExplorerCheck("training", control="zero_stage", value=2, key="total",
+        # lc.widgets.training_explorer(): Llama-3.1-8B, 8,192 x 1, the Trainer with FSDP
+        # full_shard (fsdp-bf16, fused AdamW, ZeRO-3, first micro-batch), 8 x H100; the tool
+        # menu set to DeepSpeed ZeRO-3 first, then ZeRO-2 is DeepSpeed's ZeRO-2 setup
+        ExplorerCheck("training", control="zero_stage", value=2, key="peak",
+                      steps=[("tool", "HF Trainer + DeepSpeed ZeRO-3")],
                       expect=lambda: lc.training_memory(model("Llama-3.1-8B"), 8192, 1,
-                                                        zero_stage=2, dp=8).total,
+                                                        **lc.setup_settings(
+                                                            "hf-trainer-deepspeed-zero2",
+                                                            dp=8)).peak,
                       invalid=Invalid("n_gpus", 0, lambda: lc.training.data_parallel_size(0))),
     ]),
     NotebookSpec("12_training_compute.ipynb", [
-        # lc.widgets.compute_explorer(): Llama-3.1-8B, 8,192 tokens, 64 x H100, 4 stages, 8 micro-batches
+        # lc.widgets.compute_explorer(): Llama-3.1-8B, 8,192 tokens, 64 x H100, 4 stages, 8
+        # micro-batches, 1F1B
         ExplorerCheck("compute", control="num_micro_batches", value=16, key="bubble",
                       expect=lambda: float(lc.training.pipeline_bubble(4, 16)),
                       # 4 pipeline stages cannot be laid over 6 GPUs
