@@ -210,3 +210,13 @@ def test_bad_lora_memory_input_is_one_line(kw, msg):
 def test_bad_input_is_one_line(kw, msg):
     with pytest.raises(lc.ConfigError, match=msg):
         lora_params(lc.load_model("Llama-3.1-8B"), **kw)
+
+
+def test_gemma_4_lora_without_full_recomputation_is_refused_in_one_line():
+    """What Gemma 4's layers save with frozen weights is not modelled (no LoRA step of it was
+    measured): the engine says so in one line instead of counting it."""
+    for rc in ("none", "selective"):
+        with pytest.raises(ValueError) as e:
+            lc.lora_memory("gemma-4-31B", 2048, 1, r=16, target_modules="all-linear", recompute=rc)
+        assert str(e.value).startswith("recompute:") and "\n" not in str(e.value)
+    assert lc.lora_memory("gemma-4-31B", 2048, 1, r=16, target_modules="all-linear").peak > 0

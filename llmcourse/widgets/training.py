@@ -78,7 +78,7 @@ def _lora_rows(cfg, seq_len, micro_batch, recompute, attention, g):
         try:
             lm = lora_memory(cfg, seq_len, micro_batch, r=16, target_modules="all-linear",
                              base=base, recompute=recompute, attention=attention)
-        except KeyError:   # the engine counts Gemma 4's adapters with full recomputation only
+        except ValueError:   # the engine counts Gemma 4's adapters with full recomputation only
             return [Row("LoRA / QLoRA, r=16 on all linear layers", "lora", -1,
                         f"not counted for {cfg.model_type} with recompute={recompute!r} yet")]
         ok = lm.peak <= usable_bytes(g)
