@@ -102,6 +102,21 @@ def fit_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch):
     ]
 
 
+def _serving_controls(model, gpu, n_gpus, weights, kv_dtype, seq_len, batch, gpus_label,
+                      gpus_width):
+    """The controls the fit and speed explorers share: a model, GPUs, weights and cache
+    dtypes, context and batch."""
+    return {
+        "model": model_dropdown(model),
+        "gpu": dropdown("GPU", list_gpus(), load_gpu(gpu).name, width="330px"),
+        "n_gpus": int_text(gpus_label, n_gpus, width=gpus_width),
+        "weights": dropdown("weights", list_schemes(), weights, width="260px"),
+        "kv_dtype": dropdown("KV cache", CACHE_DTYPES, kv_dtype, width="200px"),
+        "seq_len": selection("context", SEQ_LENS, seq_len),
+        "batch": selection("batch", BATCHES, batch),
+    }
+
+
 @register("fit")
 def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="as shipped",
                  kv_dtype="bf16", seq_len=32768, batch=8, utilization=0.92,
@@ -110,17 +125,10 @@ def fit_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights="
     against the datasheet memory, beside the budget a vLLM release (today's by default)
     makes on one GPU at startup."""
     from ..plots.inference import draw_fit, fit_data
-    controls = {
-        "model": model_dropdown(model),
-        "gpu": dropdown("GPU", list_gpus(), load_gpu(gpu).name, width="330px"),
-        "n_gpus": int_text("GPUs", n_gpus, width="150px"),
-        "weights": dropdown("weights", list_schemes(), weights, width="260px"),
-        "kv_dtype": dropdown("KV cache", CACHE_DTYPES, kv_dtype, width="200px"),
-        "seq_len": selection("context", SEQ_LENS, seq_len),
-        "batch": selection("batch", BATCHES, batch),
-        "utilization": selection("vLLM utilization", UTILIZATIONS, utilization),
-        "vllm_version": dropdown("vLLM release", VLLM_RELEASE_MENU, vllm_version, width="200px"),
-    }
+    controls = dict(
+        _serving_controls(model, gpu, n_gpus, weights, kv_dtype, seq_len, batch, "GPUs", "150px"),
+        utilization=selection("vLLM utilization", UTILIZATIONS, utilization),
+        vllm_version=dropdown("vLLM release", VLLM_RELEASE_MENU, vllm_version, width="200px"))
     state = {}
 
     def compute(v):
@@ -210,15 +218,8 @@ def speed_explorer(model="Qwen3-30B-A3B", gpu="H100 SXM 80GB", n_gpus=1, weights
     """Pick a model, GPUs (tensor parallel), weights, cache dtype, context and batch: the
     decode bound per GPU against batch, with the critical batches."""
     from ..plots.inference import draw_speed, speed_data
-    controls = {
-        "model": model_dropdown(model),
-        "gpu": dropdown("GPU", list_gpus(), load_gpu(gpu).name, width="330px"),
-        "n_gpus": int_text("GPUs (TP)", n_gpus, width="170px"),
-        "weights": dropdown("weights", list_schemes(), weights, width="260px"),
-        "kv_dtype": dropdown("KV cache", CACHE_DTYPES, kv_dtype, width="200px"),
-        "seq_len": selection("context", SEQ_LENS, seq_len),
-        "batch": selection("batch", BATCHES, batch),
-    }
+    controls = _serving_controls(model, gpu, n_gpus, weights, kv_dtype, seq_len, batch,
+                                 "GPUs (TP)", "170px")
     state = {}
 
     def compute(v):

@@ -475,9 +475,16 @@ class ExplorerView:
     def text(self, key) -> str:
         # innerText is empty for a cell JupyterLab has not rendered (far from the viewport
         # after Run All): bring it into view first, as a person would scroll to read it
-        c = self.cell(key)
-        c.scroll_into_view_if_needed()
-        return c.inner_text().strip()
+        from playwright.sync_api import Error
+        for attempt in range(3):   # the table is one HTML value: a redraw replaces its cells
+            c = self.cell(key)
+            try:
+                c.scroll_into_view_if_needed()
+                return c.inner_text().strip()
+            except Error as e:
+                if "not attached" not in str(e) or attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     @property
     def error(self):
