@@ -101,7 +101,7 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
     layers = _layers_text(cfg)
     what = (f"MLA: caches kv_lora_rank {cfg.kv_lora_rank} + rope {cfg.qk_rope_head_dim} "
             "per layer, once" if cfg.uses_mla else
-            f"{kind}: {heads} query heads, {kv} KV heads ({heads // kv}:1)"
+            f"{kind}: {heads} query heads, {count_of(kv, 'KV head')} ({heads // kv}:1)"
             + ("; MHA only: transformers' config for this family has no KV heads"
                if cfg.model_type in NO_KV_HEADS else ""))
     plain = plain_mha_cache_bytes(cfg, seq_len, batch, dtype)
