@@ -105,14 +105,16 @@ def main(path):
     if course and course.get("notebooks"):
         print(f"\n### 5. The whole course (target < {TARGET_COURSE_S} s)\n")
         rows = [[n, v.get("cells", "-"), f"{v['kernel_start_s']:.2f}" if "kernel_start_s" in v else "-",
-                 f"{v['cells_s']:.2f}" if "cells_s" in v else "-",
+                 f"{v['cells_s']:.2f}" if "cells_s" in v else "-", f"{v.get('run_s', v['total_s']):.2f}",
                  f"{v['shutdown_s']:.2f}" if "shutdown_s" in v else "-", f"{v['total_s']:.2f}",
                  "ok" if "error" not in v else "**FAILED**"] for n, v in course["notebooks"].items()]
         rows.append(["**total**", "", f"{course['kernel_start_s']:.2f}", f"{course['cells_s']:.2f}",
-                     f"{course['shutdown_s']:.2f}", f"**{course['total_s']:.2f}**",
+                     f"**{course.get('run_s', course['total_s']):.2f}**",
+                     f"{course['shutdown_s']:.2f}", f"{course['total_s']:.2f}",
                      ok(course["ok"]) if course["ok"] is not None else "subset"])
-        print(md_table(["notebook", "code cells", "kernel start s", "cells s", "shutdown s",
-                        "total s", ""], rows))
+        print(md_table(["notebook", "code cells", "kernel start s", "cells s",
+                        "start + cells s (the target)", "shutdown s", "with shutdown s", ""],
+                       rows))
 
     br = r.get("browser")
     if br and br.get("configs"):

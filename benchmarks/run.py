@@ -660,7 +660,9 @@ def bench_widgets(changes):
 
 def bench_course(limit=None):
     section("5. the whole course: every notebook on a fresh kernel (nbclient)",
-            f"all notebooks < {TARGET_COURSE_S} s in total")
+            f"all notebooks < {TARGET_COURSE_S} s in total, from each kernel's start to its "
+            "last cell's output (the kernel's shutdown afterwards, which a reader never waits "
+            "for and which swings 0.3-3 s, is shown beside it)")
     import glob
     try:
         import asyncio
@@ -694,7 +696,8 @@ def bench_course(limit=None):
             t2 = time.perf_counter()
         t3 = time.perf_counter()
         return {"kernel_start_s": t1 - t0, "cells_s": t2 - t1, "shutdown_s": t3 - t2,
-                "total_s": t3 - t0, "cells": sum(c.cell_type == "code" for c in nb.cells)}
+                "run_s": t2 - t0, "total_s": t3 - t0,
+                "cells": sum(c.cell_type == "code" for c in nb.cells)}
 
     rows = []
     for path in paths:
@@ -705,34 +708,38 @@ def bench_course(limit=None):
         except Exception as e:  # a failing cell: report it, go on with the course
             import re
             last = re.sub(r"\x1b\[[0-9;]*m", "", str(e).strip()).splitlines()[-1:] or [""]
-            r = {"total_s": time.perf_counter() - t0, "error": f"{type(e).__name__}: {last[0]}"}
+            r = {"total_s": time.perf_counter() - t0, "run_s": time.perf_counter() - t0,
+                 "error": f"{type(e).__name__}: {last[0]}"}
         res["notebooks"][name] = r
         rows.append([name, r.get("cells", "-"),
                      f"{r['kernel_start_s']:.2f}" if "kernel_start_s" in r else "-",
                      f"{r['cells_s']:.2f}" if "cells_s" in r else "-",
+                     f"{r['run_s']:.2f}",
                      f"{r['shutdown_s']:.2f}" if "shutdown_s" in r else "-",
                      f"{r['total_s']:.2f}", "ok" if "error" not in r else "FAILED"])
     total = sum(r["total_s"] for r in res["notebooks"].values())
+    run_s = sum(r["run_s"] for r in res["notebooks"].values())
     kernel = sum(r.get("kernel_start_s", 0) for r in res["notebooks"].values())
     failed = [n for n, r in res["notebooks"].items() if "error" in r]
     cells = sum(r.get("cells_s", 0) for r in res["notebooks"].values())
     shutdown = sum(r.get("shutdown_s", 0) for r in res["notebooks"].values())
-    rows.append(["total", "", f"{kernel:.2f}", f"{cells:.2f}", f"{shutdown:.2f}", f"{total:.2f}",
-                 ""])
-    table(["notebook", "code cells", "kernel start (s)", "cells (s)", "kernel shutdown (s)",
-           "total (s)", "run"], rows)
+    rows.append(["total", "", f"{kernel:.2f}", f"{cells:.2f}", f"{run_s:.2f}", f"{shutdown:.2f}",
+                 f"{total:.2f}", ""])
+    table(["notebook", "code cells", "kernel start (s)", "cells (s)", "start + cells (s)",
+           "kernel shutdown (s)", "with shutdown (s)", "run"], rows)
     for n in failed:
         print(f"FAILED {n}: {res['notebooks'][n]['error']}")
-    res.update(total_s=total, kernel_start_s=kernel, cells_s=cells, shutdown_s=shutdown,
-               failed=failed)
-    res["ok"] = total < TARGET_COURSE_S and not failed
+    res.update(run_s=run_s, total_s=total, kernel_start_s=kernel, cells_s=cells,
+               shutdown_s=shutdown, failed=failed)
+    res["ok"] = run_s < TARGET_COURSE_S and not failed
     if "subset" in res:
         print(f"quick mode: the first {len(paths)} of {res['count']} notebooks; "
               "the target applies to a full run")
         res["ok"] = None
     else:
-        print(f"{verdict(res['ok'])}: {len(paths)} notebooks in {total:.1f} s "
-              f"(of which kernel start {kernel:.1f} s); target < {TARGET_COURSE_S} s"
+        print(f"{verdict(res['ok'])}: {len(paths)} notebooks in {run_s:.1f} s "
+              f"(of which kernel start {kernel:.1f} s; {total:.1f} s with the kernels' "
+              f"shutdown); target < {TARGET_COURSE_S} s"
               + (f"; {len(failed)} failed" if failed else ""))
     return res
 
@@ -760,8 +767,12 @@ def bench_browser_section(changes, configs):
           "floor = a bare IntSlider swapping two pre-rendered PNGs of the same size")
     from llmcourse.plots import style
     default = f"{style.RENDERER}:{style.EXPLORER_DENSITY}"  # what the course ships
-    res["ok"] = all(m["p90_ms"] < TARGET_P90_MS
+    res["ok"] = all("error" not in m and m["p90_ms"] < TARGET_P90_MS
                     for m in res["configs"].get(default, {}).get("explorers", {}).values())
+    broken = [f"{cfg} {name}" for cfg, c in res["configs"].items()
+              for name, m in c["explorers"].items() if "error" in m]
+    if broken:  # an explorer whose slider never redraws is a bug, not a slow redraw
+        raise RuntimeError("no redraw in the browser for: " + ", ".join(broken))
     return res
 
 
@@ -801,13 +812,18 @@ def summary(results):
                      f"p50 {fl['p50_ms']:.0f} ms, p90 {fl['p90_ms']:.0f} ms", ""])
     for cfg, c in br.get("configs", {}).items():
         for name, m in c.get("explorers", {}).items():
+            if "error" in m:
+                rows.append([f"browser redraw [{cfg}]: {name}", f"p90 < {TARGET_P90_MS} ms",
+                             m["error"], "ERROR"])
+                continue
             rows.append([f"browser redraw [{cfg}]: {name}", f"p90 < {TARGET_P90_MS} ms",
                          f"p50 {m['p50_ms']:.0f} ms, p90 {m['p90_ms']:.0f} ms",
                          verdict(m["p90_ms"] < TARGET_P90_MS)])
     course = results.get("course", {})
-    if "total_s" in course:
-        rows.append(["whole course", f"< {TARGET_COURSE_S} s",
-                     f"{course['total_s']:.1f} s, {len(course['notebooks'])} notebooks",
+    if "run_s" in course:
+        rows.append(["whole course (kernel start + cells)", f"< {TARGET_COURSE_S} s",
+                     f"{course['run_s']:.1f} s, {len(course['notebooks'])} notebooks "
+                     f"({course['total_s']:.1f} s with shutdown)",
                      "n/a (quick subset)" if course["ok"] is None else verdict(course["ok"])])
     for name, err in results.get("section_errors", {}).items():
         rows.append([name, "", f"section crashed: {err}", "ERROR"])
@@ -821,7 +837,7 @@ def main(argv=None):
     ap.add_argument("--json", metavar="PATH", help="write the raw results as JSON")
     ap.add_argument("--only", metavar="SECTIONS",
                     help="comma-separated subset: import,counts,transformers,widgets,course,browser")
-    ap.add_argument("--browser-configs", default="auto:1,public:1,public:2,fast:1",
+    ap.add_argument("--browser-configs", default="fast:1,public:1,public:2",
                     help="section 6: renderer:density of the explorer figures, comma-separated")
     ap.add_argument("--notebooks", type=int, metavar="N",
                     help="execute only the first N notebooks (default: all)")

@@ -130,8 +130,13 @@ def _solve(a, b):
 
 def _nnls(xtx, xty, yty):
     """Non-negative least squares from the normal equations: every support solved, the
-    feasible solution with the least residual kept (exact for a handful of coefficients)."""
+    feasible solution with the least residual kept (exact for a handful of coefficients).
+    When the unconstrained solution is already non-negative it is the least residual of
+    all (the problem is convex), and the search is skipped."""
     n = len(xty)
+    full = _solve(xtx, xty)
+    if full is not None and min(full) >= 0:
+        return full
     best, best_r = [0.0] * n, yty
     for k in range(1, n + 1):
         for s in itertools.combinations(range(n), k):

@@ -33,19 +33,19 @@ def test_every_explorer_builds_and_its_png_is_what_savefig_draws(name):
     assert np.array_equal(fast[..., :3], slow[..., :3])
 
 
-@pytest.mark.parametrize("renderer,name", [("public", "kv_cache"), ("fast", "kv_cache"),
-                                           ("auto", "kv_cache"), ("auto", "moe")])
+@pytest.mark.parametrize("renderer,name", [("public", "kv_cache"), ("public", "moe")]
+                         + [("fast", name) for name in sorted(W.EXPLORERS)])
 def test_both_renderers_draw_savefigs_pixels(renderer, name, monkeypatch):
     """The explorer's two render paths (docs/benchmarks.md) draw the same pixels: the
-    public one (FigureCanvasAgg + PIL) and the text-caching one; as shipped ("auto") the
-    text-caching one draws only the explorers the measurement named."""
+    public one (FigureCanvasAgg + PIL) and the text-caching one, which as shipped draws
+    every explorer."""
     import numpy as np
     import ipywidgets as ipw
 
     from llmcourse.plots import style
     monkeypatch.setattr(style, "RENDERER", renderer)
     ex = W.EXPLORERS[name]()
-    fast = renderer == "fast" or (renderer == "auto" and name in style.FAST_TEXT_EXPLORERS)
+    fast = renderer == "fast"
     assert getattr(ex.fig.canvas, "fast_text", False) == fast
     slider = next(c for c in ex.controls.values() if isinstance(c, ipw.SelectionSlider))
     slider.index = 1 if slider.index == 0 else slider.index - 1

@@ -9,7 +9,9 @@ one top-to-bottom run on a fresh kernel. What a re-run changes without any chang
 content is taken out, so that re-running one notebook after a one-line edit changes only
 the lines that edit changes: each cell's execution timestamps are dropped, and the widget
 models' random ids are renumbered in the order the run created them (the same run gives
-the same ids, and a stored widget still renders: every reference is renamed with it).
+the same ids, and a stored widget still renders: every reference is renamed with it), and
+consecutive prints to one stream are stored as one output (the kernel's split of them into
+messages depends on timing).
 """
 
 from __future__ import annotations
@@ -51,10 +53,31 @@ def _widget_order(nb: dict, state: dict) -> list:
     return order
 
 
+def _coalesce_streams(outputs: list) -> list:
+    """Consecutive prints to one stream as one output: how the kernel splits them into
+    messages depends on timing, so the stored notebook would change from run to run
+    (nbval compares the merged text)."""
+    out = []
+    for o in outputs:
+        if (o.get("output_type") == "stream" and out and out[-1].get("output_type") == "stream"
+                and out[-1].get("name") == o.get("name")):
+            prev = out[-1]["text"]
+            prev = "".join(prev) if isinstance(prev, list) else prev
+            new = "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+            text = prev + new
+            out[-1] = {**out[-1], "text": text.splitlines(keepends=True)
+                       if isinstance(o["text"], list) else text}
+        else:
+            out.append(o)
+    return out
+
+
 def normalise(nb: dict, name: str) -> dict:
     """The notebook without volatile metadata (see the module docstring)."""
     for cell in nb.get("cells", []):
         cell.get("metadata", {}).pop("execution", None)
+        if "outputs" in cell:
+            cell["outputs"] = _coalesce_streams(cell["outputs"])
     widgets = nb.get("metadata", {}).get("widgets", {}).get(
         "application/vnd.jupyter.widget-state+json", {})
     state = widgets.get("state", {})

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 
 __all__ = ["new_figure", "clear_figure", "png_bytes", "figure_png", "agg_canvas", "encode_canvas",
-           "uses_fast_text", "RENDERER", "FAST_TEXT_EXPLORERS",
+           "uses_fast_text", "RENDERER",
            "encode_png", "styled", "enforce_min_text", "plain_log_axis", "STYLE",
            "MIN_TEXT_PT", "TEXT_SIZES", "PETROFF10", "COLORS", "COMPONENT_COLORS", "CONCEPT_COLORS",
            "RESERVED_COLORS", "COLOR_GROUPS", "COMPONENT_HATCHES", "CONCEPT_MARKERS",
@@ -218,17 +218,17 @@ def enforce_min_text(fig, minimum=None):
 #
 # Which canvas draws an explorer was decided by measuring what the reader sees, a key
 # press until the new figure is painted in the browser (benchmarks/browser.py,
-# docs/benchmarks.md): with public APIs only (FigureCanvasAgg.draw and PIL's PNG encoder
-# at zlib level 1) every explorer but one stays under the 200 ms p90 target on the
-# 2-core machine; `moe` (the most text: a label per zoo model) does not, and with the
-# text-caching canvas below (which overrides private matplotlib methods and writes the
-# PNG itself) it does. So that canvas draws the explorers in FAST_TEXT_EXPLORERS only,
-# and only with the matplotlib minor version it was checked against (any other gets the
-# stock canvas: slower, never wrong); tests check that both draw savefig's pixels.
-# RENDERER: "auto" (as shipped: fast only for FAST_TEXT_EXPLORERS), "public" (never) or
-# "fast" (every explorer): the benchmark compares them.
-RENDERER = "auto"
-FAST_TEXT_EXPLORERS = frozenset({"moe"})
+# docs/benchmarks.md). With public APIs only (FigureCanvasAgg.draw and PIL's PNG encoder
+# at zlib level 1) six of the ten explorers measured so miss the 200 ms p90 target on the
+# 2-core machine (p90 203-231 ms; `moe` was measured on the fast canvas: matplotlib lays out and rasterises every label again on each
+# redraw); with the text-caching canvas below (which overrides private matplotlib
+# methods and writes the PNG itself) every explorer meets it (p90 113-166 ms). So that
+# canvas draws every explorer, but only with the matplotlib minor version it was checked
+# against (any other gets the stock canvas: slower, never wrong); tests check that both
+# draw savefig's pixels, for every explorer.
+# RENDERER: "fast" (as shipped: the text-caching canvas) or "public" (public APIs only):
+# the benchmark compares them.
+RENDERER = "fast"
 
 # Pixel density of the PNGs shown in notebooks (static figures): 2 draws each figure at
 # 200 dpi and shows it at its 100-dpi size, so it stays sharp when the browser zooms (a
@@ -276,9 +276,7 @@ def clear_figure(fig):
 
 def uses_fast_text(explorer):
     """Whether the explorer named ``explorer`` is drawn by the text-caching canvas."""
-    if RENDERER == "fast":
-        return explorer is not None
-    return RENDERER == "auto" and explorer in FAST_TEXT_EXPLORERS
+    return RENDERER == "fast" and explorer is not None
 
 
 def agg_canvas(fig, live=False):
