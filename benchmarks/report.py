@@ -144,6 +144,9 @@ def browser_tables(br):
             if m is None:
                 row += ["-", "-", "-"]
                 continue
+            if "error" in m:
+                row += ["-", "**no redraw**", m["error"]]
+                continue
             k = m.get("kernel_ms", {})
             p90 = f"{m['p90_ms']:.0f}"
             row += [f"{m['p50_ms']:.0f}", p90 if m["p90_ms"] < TARGET_P90_MS else f"**{p90}**",
