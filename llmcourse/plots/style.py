@@ -219,13 +219,13 @@ def enforce_min_text(fig, minimum=None):
 # Which canvas draws an explorer was decided by measuring what the reader sees, a key
 # press until the new figure is painted in the browser (benchmarks/browser.py,
 # docs/benchmarks.md). With public APIs only (FigureCanvasAgg.draw and PIL's PNG encoder
-# at zlib level 1) six of the ten explorers measured so miss the 200 ms p90 target on the
-# 2-core machine (p90 203-231 ms; `moe` was measured on the fast canvas: matplotlib lays out and rasterises every label again on each
-# redraw); with the text-caching canvas below (which overrides private matplotlib
-# methods and writes the PNG itself) every explorer meets it (p90 113-166 ms). So that
-# canvas draws every explorer, but only with the matplotlib minor version it was checked
-# against (any other gets the stock canvas: slower, never wrong); tests check that both
-# draw savefig's pixels, for every explorer.
+# at zlib level 1) three of the eleven explorers miss the 200 ms p90 target on the 2-core
+# machine and four more come within 10 ms of it (p90 191-235 ms: matplotlib lays out and
+# rasterises every label again on each redraw); with the text-caching canvas below (which
+# overrides private matplotlib methods and writes the PNG itself) every explorer meets it
+# (p90 100-160 ms). So that canvas draws every explorer, but only with the matplotlib
+# minor version it was checked against (any other gets the stock canvas: slower, never
+# wrong); tests check that both draw savefig's pixels, for every explorer.
 # RENDERER: "fast" (as shipped: the text-caching canvas) or "public" (public APIs only):
 # the benchmark compares them.
 RENDERER = "fast"
