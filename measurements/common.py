@@ -138,6 +138,21 @@ def tracker(skip):
     return Tracker()
 
 
+def saved_storages(exclude, into=None):
+    """``(hooks, seen)``: a ``saved_tensors_hooks`` context that records, once, each storage
+    autograd saves for backward (``seen``: address -> bytes, ``into`` if given), except the
+    addresses in ``exclude`` (the weights)."""
+    import torch
+    seen = {} if into is None else into
+
+    def pack(t):
+        st = t.untyped_storage()
+        if st.data_ptr() not in exclude:
+            seen.setdefault(st.data_ptr(), st.nbytes())
+        return t
+    return torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), seen
+
+
 def storages(tensors):
     """The storage addresses of ``tensors`` (None skipped)."""
     return {t.untyped_storage().data_ptr() for t in tensors if t is not None}

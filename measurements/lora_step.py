@@ -29,7 +29,7 @@ import time
 
 from . import saved_activations as M
 from . import step_peak as P
-from .common import local_file, tracker, write_json
+from .common import local_file, saved_storages, tracker, write_json
 
 OUT = local_file("lora_step.json")
 R = 8
@@ -89,18 +89,12 @@ def measure(config, batch, seq_len, target_modules="attention", dropout=0.0, r=R
     skip = {t.untyped_storage().data_ptr() for t in states}
     weights = {t.untyped_storage().data_ptr() for t in list(model.parameters())
                + list(model.buffers())}
-    seen = {}
-
-    def pack(t):
-        st = t.untyped_storage()
-        if st.data_ptr() not in weights:
-            seen.setdefault(st.data_ptr(), st.nbytes())
-        return t
+    hooks, seen = saved_storages(weights)
 
     # with checkpointing, the phases of step_peak.measure_checkpointed's timeline
     end_fwd, peak, timeline, peak_phase = P.tracked_micro_batch(
         model, batch_ids(), tracker(skip),
-        torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), checkpointing)
+        hooks, checkpointing)
     tr = tracker(skip)
     with tr:
         opt.step()

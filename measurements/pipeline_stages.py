@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from llmcourse.parallelism import pipeline_orders, run_pipeline_orders
 
-from .common import build
+from .common import build, saved_storages
 
 
 def measure(config, pp, m, batch, seq_len, kind="1f1b", v=1):
@@ -65,14 +65,8 @@ def measure(config, pp, m, batch, seq_len, kind="1f1b", v=1):
     inputs, outputs, grads = {}, {}, {}
 
     def forward(s, j):
-        seen = saved.setdefault((s, j), {})
-
-        def pack(t):
-            st = t.untyped_storage()
-            if st.data_ptr() not in weights:
-                seen.setdefault(st.data_ptr(), st.nbytes())
-            return t
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        hooks, seen = saved_storages(weights, into=saved.setdefault((s, j), {}))
+        with hooks:
             if s == 0:
                 h = base.embed_tokens(ids[j])
             else:

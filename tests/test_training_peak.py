@@ -14,6 +14,7 @@ from llmcourse.training import (RESERVE_FRACTION, fewest_gpus, fit_verdict, meas
 import stored_rows  # noqa: F401  (puts the repository root on sys.path)
 from measurements import saved_activations as M  # noqa: E402
 from measurements import step_peak as P  # noqa: E402
+from measurements.common import saved_storages  # noqa: E402
 
 DATA = measured_peaks()
 
@@ -131,17 +132,9 @@ def test_autocast_saved_tensors_equal_the_engine_to_the_byte(name):
     config = M.MODELS[name]
     model = M.build(config, "sdpa", "fp32")
     weights = {p.untyped_storage().data_ptr() for p in model.parameters()}
-    seen = {}
-
-    def pack(t):
-        st = t.untyped_storage()
-        if st.data_ptr() not in weights:
-            seen.setdefault(st.data_ptr(), st.nbytes())
-        return t
-
+    hooks, seen = saved_storages(weights)
     ids = torch.randint(0, config["vocab_size"], (2, 96), generator=torch.Generator().manual_seed(0))
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), \
-            torch.autocast("cpu", dtype=torch.bfloat16):
+    with hooks, torch.autocast("cpu", dtype=torch.bfloat16):
         model(input_ids=ids, labels=ids, use_cache=False)
     m = training_memory(lc.from_hf_config(config), 96, 2, precision="amp-bf16")
     assert m.saved_for_backward == sum(seen.values())
