@@ -313,7 +313,7 @@ def stored_weights(cfg, scheme=AS_SHIPPED, base_dtype=None):
                     buffers += b
                     kept += b
                     continue
-                m, out_f, in_f = _matrix_dims(t, in_out=cfg.model_type == "gpt2")
+                m, out_f, in_f = _matrix_dims(t, in_out=cfg.layout.stored_in_out)
                 convert = (sch.quantizes and t.matmul and m and t.component not in KEEP_16BIT
                            and (sch.targets == "linear" or t.routed)
                            and not _skipped(name, skip))

@@ -327,7 +327,7 @@ def rope_cache_bytes(cfg):
     ``partial_rotary_factor``); 0 without rotary positions (learned ``wpe``)."""
     cfg = as_config(cfg)
     mpe = cfg.get("max_position_embeddings") or 0
-    if cfg.get("model_type") in ("gpt2",):
+    if cfg.layout.position_embedding:   # learned positions (GPT-2's wpe): no rotary cache
         return 0
     if cfg.uses_mla:
         rot = cfg.qk_rope_head_dim
