@@ -15,7 +15,27 @@ with ``modules_to_not_convert``; DeepSeek-V3: fp8 with 128x128 block scales) and
 its ``torch_dtype`` for everything else. DeepSeek-V3's checkpoint also holds a
 multi-token-prediction layer (``num_nextn_predict_layers``) that serving without
 speculative decoding does not load; like the rest of the course, it is not counted.
-Standard library only.
+
+The formats readers bring in 2026 are read as their tools write them
+(``docs/formats.md`` has each layout, its source and the checkpoint it is exact against):
+
+* **ModelOpt** (``quant_method: modelopt``, or hf_quant_config.json's own layout): NVFP4
+  (``weight`` two fp4 values a byte, rows padded to 16; ``weight_scale`` fp8 per 16;
+  fp32 ``weight_scale_2`` and ``input_scale``), W4A16_NVFP4, FP8, MXFP4, mixed
+  precision (``quantized_layers``), fp32 ``k_scale``/``v_scale`` for an FP8 KV cache;
+  every Linear not in ``exclude_modules``/``ignore`` is quantized;
+* **compressed-tensors** (llm-compressor): config groups matched by exact name, ``re:``
+  expression, then class (``Linear``), ``ignore`` kept; the storage by ``format``:
+  ``pack-quantized`` (int32 words and a ``weight_shape`` of two int64), ``int-`` and
+  ``float-quantized`` (a byte a value), ``nvfp4-pack-quantized`` (plus fp32 global
+  scales), ``mxfp4-pack-quantized`` (a uint8 scale per 32); scales in the weight's dtype
+  unless ``scale_dtype`` says otherwise;
+* **GGUF** (llama.cpp): :func:`gguf_tensors` gives every tensor's type under Q4_K_M,
+  Q5_K_M or Q8_0 by llama.cpp's own rule; :func:`gguf_weights` their bytes.
+
+The names for an explicit ``weights=`` argument are :func:`list_formats` (beside
+:func:`list_schemes`, whose list the course's tables show). A config this module cannot
+size is a one-line error naming the field. Standard library only.
 """
 
 from __future__ import annotations
