@@ -406,9 +406,9 @@ def _ct_scheme(group, fmt, base, field):
     if fmt not in _CT_FORMATS:
         raise ConfigError(f"quantization_config.format: {fmt!r} is not sized here (known: "
                           f"{', '.join(_CT_FORMATS)})")
-    if kind not in ("int", "float") or bits not in (2, 3, 4, 8):
-        raise ConfigError(f"{field}.weights: int or float values of 2, 3, 4 or 8 bits are "
-                          f"sized here (got {kind} {bits!r}-bit)")
+    if kind not in ("int", "float") or bits not in (4, 8):
+        raise ConfigError(f"{field}.weights: int or float values of 4 or 8 bits are sized "
+                          f"here (got {kind} {bits!r}-bit)")
     if strategy not in ("tensor", "channel", "group", "tensor_group", "block"):
         raise ConfigError(f"{field}.weights.strategy: {strategy!r} is not sized here "
                           "(tensor, channel, group, tensor_group, block)")
@@ -468,7 +468,7 @@ def _ct_scheme(group, fmt, base, field):
                   compute_dtype="bf16" if not isinstance(a, dict) else
                   ("fp8" if kind == "float" and bits == 8 else
                    "int8" if kind == "int" and bits == 8 else "bf16"),
-                  nominal={4: "int4", 8: "fp8" if kind == "float" else "int8"}.get(bits, "int4"),
+                  nominal={4: "int4", 8: "fp8" if kind == "float" else "int8"}[bits],
                   source=f"the model's quantization_config ({fmt}); {_CT_SRC}",
                   packing=packing, zero_packing="int32" if packing == "int32" else "byte",
                   tensor_bytes=extra)
@@ -782,11 +782,12 @@ GGUF_FTYPES = {"gguf-q4_k_m": "Q4_K_M", "gguf-q5_k_m": "Q5_K_M", "gguf-q8_0": "Q
 _GGUF_DEFAULT = {"Q4_K_M": "Q4_K", "Q5_K_M": "Q5_K", "Q8_0": "Q8_0"}
 _FALLBACK = {"Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
 GGUF_SOURCE = (
-    "llama.cpp src/llama-quant.cpp (ggml-org/llama.cpp @8784689f; the 2026 rewrite with "
-    "tensor_category keeps the same rules): llama_tensor_get_type(_impl) and "
-    "tensor_allows_quantization; tensor order by layer (llama-model-loader's "
-    "weight_name_comparer); convert_hf_to_gguf.py writes 1-D tensors, biases and "
-    "ffn_gate_inp in F32")
+    "llama.cpp src/llama-quant.cpp as rewritten around tensor_category (ggml-org/llama.cpp "
+    "PR #19770; n_attention_wv counted before the types are chosen since PR #20357, merged "
+    "2026-03-10): llama_tensor_get_type_impl, tensor_type_fallback, "
+    "tensor_allows_quantization; the same rules for Q4_K_M/Q5_K_M/Q8_0 as @8784689f (2025) "
+    "but for a fused attn_qkv, now an attn_v-like tensor; convert_hf_to_gguf.py writes 1-D "
+    "tensors, biases and ffn_gate_inp in F32")
 # the families whose tensors are named here as llama.cpp's converter names them
 _GGUF_FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "qwen3_moe", "mixtral", "gemma",
                   "gemma2", "gemma3_text", "phi3", "granite", "olmo2", "smollm3")
@@ -854,8 +855,8 @@ def gguf_tensors(cfg, ftype="Q4_K_M"):
     nbytes), ...]`` in the file's order. llama.cpp's rule (``llama_tensor_get_type``):
     2-D weights take the mixture's type (Q4_K for Q4_K_M, Q5_K for Q5_K_M, Q8_0); the
     output head Q6_K (Q8_0 stays Q8_0), and a tied embedding with it; for the _M
-    mixtures ``attn_v`` and ``ffn_down`` of the layers ``use_more_bits`` picks (the first
-    and last eighth, every third between) Q6_K; 8-expert models (Mixtral) keep attn_v and
+    mixtures ``attn_v`` (and a fused ``attn_qkv``) and ``ffn_down`` of the layers
+    ``use_more_bits`` picks (the first and last eighth, every third between) Q6_K; 8-expert models (Mixtral) keep attn_v and
     attn_k in Q8_0 and, for Q4_K_M, attn_output in Q5_K; 80-layer Llama/Qwen2 (LLM_TYPE_70B)
     raise a Q4_K attn_v to Q5_K; a row not divisible by the block falls back (Q4_K ->
     Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0). Norms, biases and routers stay F32. Source:
@@ -910,7 +911,7 @@ def gguf_tensors(cfg, ftype="Q4_K_M"):
     if isinstance(rope, dict) and rope.get("rope_type") == "llama3":
         # convert_hf_to_gguf.py's LlamaModel.generate_extra_tensors: rope_freqs, F32, head_dim/2
         glob.append(("rope_freqs.weight", (cfg.head_dim // 2,), "F32"))
-    n_attn_v = sum(1 for _, n, _, r in rows if n.endswith("attn_v.weight"))
+    n_attn_v = sum(1 for _, n, _, r in rows if n.endswith(("attn_v.weight", "attn_qkv.weight")))
     out = []
     i_attn_v = 0
     i_ffn_down = 0
@@ -927,17 +928,16 @@ def gguf_tensors(cfg, ftype="Q4_K_M"):
                 return "F32"
             new = default
         elif name.endswith("attn_v.weight") or name.endswith("attn_qkv.weight"):
+            # since the 2026 rewrite a fused attn_qkv is an attn_v-like tensor
+            # (category_is_attn_v); 2025's rule gave it Q5_K / Q6_K outright
             new = default
-            if name.endswith("attn_qkv.weight"):
-                new = {"Q4_K_M": "Q5_K", "Q5_K_M": "Q6_K"}.get(mix, default)
-            else:
-                if mix in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i_attn_v, n_attn_v):
-                    new = "Q6_K"
-                if is_70b and new == "Q4_K":
-                    new = "Q5_K"
-                if n_expert == 8:
-                    new = "Q8_0"
-                i_attn_v += 1
+            if mix in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i_attn_v, n_attn_v):
+                new = "Q6_K"
+            if is_70b and new == "Q4_K":
+                new = "Q5_K"
+            if n_expert == 8:
+                new = "Q8_0"
+            i_attn_v += 1
         elif name.endswith("attn_k.weight"):
             new = "Q8_0" if n_expert == 8 else default
         elif "ffn_down" in name:

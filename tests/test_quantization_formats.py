@@ -419,6 +419,16 @@ def test_gguf_tied_head_and_mixtral_bumps():
     assert mx["blk.5.attn_output.weight"] == "Q5_K" and mx["blk.5.ffn_gate_inp.weight"] == "F32"
 
 
+def test_gguf_fused_qkv_follows_the_attn_v_rule():
+    """Since llama.cpp's 2026 rewrite a fused attn_qkv (Phi-3) is an attn_v-like tensor:
+    Q6_K in the use_more_bits layers, the mixture's type elsewhere."""
+    ts = {t.name: t.type for t in gguf_tensors("Phi-3-mini-4k-instruct", "Q4_K_M")}
+    q6 = sorted(int(n.split(".")[1]) for n, t in ts.items()
+                if n.endswith("attn_qkv.weight") and t == "Q6_K")
+    assert q6 == use_more_bits_layers(32)
+    assert {t for n, t in ts.items() if n.endswith("attn_qkv.weight")} == {"Q4_K", "Q6_K"}
+
+
 def test_gguf_through_stored_weights_and_the_speed_rows():
     """The speed data's GGUF Q4_K_M rows (Llama 3 8B, weight_bytes from the README's 4.58)
     get an exact figure from stored_weights(cfg, "gguf-q4_k_m")."""
@@ -443,6 +453,8 @@ def test_gguf_through_stored_weights_and_the_speed_rows():
                                                         "strategy": "group",
                                                         "group_size": 100}}},
         fmt="pack-quantized"), "quantization_config.group_size: 100 does not divide"),
+    (ct({"group_0": {"targets": ["Linear"], "weights": dict(FP8_CH, num_bits=2, type="int")}},
+        fmt="pack-quantized"), "quantization_config.config_groups.group_0.weights: int or"),
     (ct({"group_0": {"targets": ["Linear"], "weights": FP8_CH}}, fmt="marlin-24"),
      "quantization_config.format: 'marlin-24'"),
     (ct({"group_0": {"targets": ["Linear"], "weights": dict(FP8_CH, strategy="tensor_group",
