@@ -164,3 +164,20 @@ def test_make_lecture_serves_the_lab_without_the_students_cells(tmp_path):
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+
+
+def test_test_fast_needs_no_browser_and_the_venv_can_be_elsewhere(tmp_path):
+    """A contributor without root or apt runs `make test-fast`: nothing in it installs
+    Chromium; `make test` (CI, as root) still does. VENV in the environment points the
+    commands at another virtual environment."""
+    venv = tmp_path / "venv"
+
+    def plan(target):   # what make would run (-n: nothing runs)
+        out = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True,
+                             timeout=60, env=dict(os.environ, VENV=str(venv)))
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+    fast, full = plan("test-fast"), plan("test")
+    assert "apt-get" not in fast and "chromium" not in fast
+    assert f"{venv}/bin/python -m pytest" in fast and f"-m venv {venv}" in fast
+    assert "apt-get install -y -q chromium" in full and f"{venv}/bin/python -m pytest" in full
