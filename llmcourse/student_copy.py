@@ -12,7 +12,9 @@ exercise or types into, and what only makes sense to someone working alone:
 - ``## Worked solutions`` and each worked solution (a ``<details><summary>Solution ...``
   cell);
 - homework: a Markdown cell that opens with ``**Homework`` (or a heading "Homework"), and
-  the code cells right after it, up to the next Markdown cell.
+  the code cells right after it, up to the next Markdown cell;
+- a section (a heading down to the next of its level or higher; the worked solutions end
+  it) that holds nothing but the above, heading and all.
 
 A lesson's teaching text, tables, figures and explorers are not the student's, asides in
 ``<details><summary>Aside ...`` included. A Markdown cell where teaching text and an
