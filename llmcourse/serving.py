@@ -116,12 +116,11 @@ CUDA_GRAPH_ESTIMATE_RANGE_GIB = (0.13, 4.2)
 # was importable until vLLM PR 26859 (15 Oct 2025, after v0.11.0) turned it off; on again by
 # default since PR 40376 (April 2026). The log says "Using FlashInfer for top-p & top-k
 # sampling" or "Falling back to the PyTorch-native implementation".
-SAMPLER_BYTES_PER_LOGIT = {"pytorch": 38, "flashinfer": 14, "mrv2": 46}
-# "mrv2": Model Runner V2's dummy sampler run (vllm/v1/worker/gpu/, the default for dense
-# models from 0.22-0.26 on): the PyTorch top-k/top-p sort (38 B a logit, as above) plus its
-# fp32 probabilities (4) and the Gumbel noise it samples with (4) = 46. An ESTIMATE read off
-# the steps it runs and checked against the one published log of it (v0.31.0, Llama-3.1-8B on
-# an A100 80GB: 1.44 GiB logged, 1.43 GiB here): that log is its only check, not independent.
+SAMPLER_BYTES_PER_LOGIT = {"pytorch": 38, "flashinfer": 14}
+# Model Runner V2 (the default for dense models from 0.22-0.26 on) profiles with the
+# release's sampler here too: its two published logs disagree on more (v0.31.0, Llama-3.1-8B
+# on an A100 80GB: 1.44 GiB of peak activation, 1 GiB above this estimate; v0.27.1,
+# Qwen3-0.6B on a DGX Spark: 0.26 GiB for peak activation and graphs together, below it).
 SAMPLERS = tuple(SAMPLER_BYTES_PER_LOGIT)
 
 
@@ -582,7 +581,10 @@ def cuda_graph_estimate(cfg, max_num_seqs, tensor_parallel_size=1, pipeline_para
     if enforce_eager or optimization_level == 0:
         return CudaGraphEstimate(0, 0, 0, 0, 0)
     sizes = cuda_graph_capture_sizes(max_num_seqs, max_cudagraph_capture_size)
-    full = [x for x in sizes if x <= max_num_seqs] if optimization_level >= 2 else []
+    # full graphs for uniform decode batches: up to max_num_seqs and half the largest size
+    # (vLLM logs "FULL=35 (largest=256)" beside "PIECEWISE=51 (largest=512)")
+    full = [x for x in sizes if x <= min(max_num_seqs, sizes[-1] // 2)] \
+        if optimization_level >= 2 else []
     layers = -(-cfg.num_hidden_layers // pipeline_parallel_size)
     act = profile_peak(cfg, sizes[-1], 1, tensor_parallel_size).forward
     n = len(sizes) + len(full)
@@ -781,7 +783,7 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
               cuda_graph_bytes=None, enforce_eager=False, optimization_level=2,
               max_cudagraph_capture_size=None, estimate_cuda_graphs=True,
               kv_cache_memory_bytes=None, free_memory_bytes=None, model_runner=None,
-              mm_encoder_bytes=None):
+              mm_encoder_bytes=None, enable_prefix_caching=None):
     """The plan vLLM makes at startup on the fullest GPU of the group, as the release
     ``vllm_version`` budgets it (``"0.10"`` to ``"0.31"``, default :data:`CURRENT_VLLM`; see
     :data:`RELEASE_CHANGES` for what changed when). The plan's ``vllm_version`` says which.
@@ -803,13 +805,15 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     ``estimate_cuda_graphs=False`` is ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0``, and
     ``kv_cache_memory_bytes`` (``--kv-cache-memory-bytes``) sets the budget outright.
     Model Runner V2 (the default for dense models from 0.22-0.26: ``model_runner``) subtracts
-    no graph estimate (issue 49224) and its sampler keeps ~46 B a logit.
+    no graph estimate (issue 49224).
 
     ``sampler``: the profiling run's top-k/top-p sampler (:data:`SAMPLER_BYTES_PER_LOGIT`;
     default: the release's). ``activation_bytes``, ``non_torch_bytes``, ``weight_bytes``,
     ``cuda_graph_bytes``, ``mm_encoder_bytes``: a log's figures in place of the estimates.
     ``free_memory_bytes``: the memory free at startup; vLLM refuses when it is below the
-    request (on unified-memory devices the GPU's typical boot figure is used).
+    request (on unified-memory devices the GPU's typical boot figure is used; 0: no check).
+    ``enable_prefix_caching``: a hybrid model's state layers then keep two pages a request
+    (vLLM's mamba_cache_mode "align"), not one.
 
     A GPU whose runtime total is not in the table is planned on its datasheet capacity and
     the plan says so (``memory_caveat``); Apple silicon and TPUs are refused (vLLM's budget
@@ -842,7 +846,7 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     if runner not in ("v1", "v2"):
         raise ConfigError(f"model_runner: 'v1' or 'v2' (got {model_runner!r})")
     if sampler is None:
-        sampler = "mrv2" if runner == "v2" else release.sampler
+        sampler = release.sampler
     if sampler not in SAMPLER_BYTES_PER_LOGIT:
         raise ConfigError(f"sampler: one of {', '.join(SAMPLERS)} (got {sampler!r})")
     _whole("block_size", block_size)
@@ -861,7 +865,10 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     if optimization_level not in (0, 1, 2, 3):
         raise ConfigError(f"optimization_level: vLLM's -O0 to -O3 (got {optimization_level!r})")
     tp, pp = tensor_parallel_size, pipeline_parallel_size
-    layout = kv_cache_layout(cfg, tp, pp, d, block_size)
+    # a hybrid model's state layers keep 2 pages a request when prefix caching is on
+    # (mamba_cache_mode "align"), 1 otherwise; vLLM leaves it off for them unless asked
+    state_pages = 2 if enable_prefix_caching else 1
+    layout = kv_cache_layout(cfg, tp, pp, d, block_size, state_pages=state_pages)
     total = gpu.reported_memory_bytes
     # 0.10/0.11 multiply the float total by the utilization and truncate; the later releases
     # round the request up (request_memory: math.ceil(total * utilization))
@@ -979,7 +986,8 @@ def vllm_changes(cfg, gpu, **settings):
 VLLM_LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vllm_logs.json")
 _LOG_SETTINGS = ("tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
                  "max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype",
-                 "block_size", "weights", "usage", "sampler")
+                 "block_size", "weights", "usage", "sampler", "enable_prefix_caching",
+                 "enforce_eager")
 _LOGS = {}
 
 
@@ -1036,6 +1044,10 @@ def log_plan(row, cfg=None):
             cfg = name
     kw = {k: row[k] for k in _LOG_SETTINGS if row.get(k) is not None}
     kw["vllm_version"] = row.get("budget_release") or "0.11"
+    if row.get("free_memory_gib") is not None:
+        kw["free_memory_bytes"] = round(row["free_memory_gib"] * GiB)
+    elif as_gpu(row["gpu"]).boot_free_memory_bytes:
+        kw["free_memory_bytes"] = 0      # not in the excerpt: the startup check is not applied
     return vllm_plan(cfg, row["gpu"], **kw)
 
 

@@ -155,15 +155,15 @@ class LayerSpec(NamedTuple):
     kind: str             # "full", "sliding", "chunked", "mla", "state"
     page_bytes: int       # bytes of one page of ``block_size`` tokens (the state: one page)
     block_size: int       # tokens per page (0 for a state layer)
-    window: int = 0       # sliding window or chunk size
+    window: int = 0       # sliding window or chunk size (a state layer: pages per request)
     bytes_per_token: int = 0   # attention: bytes a token takes in this layer; state: 0
 
     def blocks_per_request(self, max_model_len, max_num_batched_tokens):
         """Pages one request of ``max_model_len`` takes in this layer (max_memory_usage_bytes
         over the page size)."""
         bs = self.block_size
-        if self.kind == "state":
-            return 1
+        if self.kind == "state":   # MambaSpec: 1 page ("none"), 2 with prefix caching ("align")
+            return self.window or 1
         if self.kind == "sliding":
             n = min(self.window - 1 + max_num_batched_tokens, max_model_len)
             return -(-n // bs) + 1
@@ -266,12 +266,14 @@ def _stage_layers(n, pp):
 
 def kv_cache_layout(cfg, tensor_parallel_size=1, pipeline_parallel_size=1, kv_dtype=None,
                     block_size=16, model_dtype_bytes=2, mamba_ssm_bytes=None,
-                    alignment=16):
+                    alignment=16, state_pages=1):
     """The :class:`KvCacheLayout` of the fullest GPU: ``kv_dtype`` a :class:`KvCacheDtype`
     (16-bit if None), ``model_dtype_bytes`` the model's own dtype (the KV of ``auto`` and the
     convolution state), ``mamba_ssm_bytes`` the recurrent state's (default: the config's
     ``mamba_ssm_dtype``, else the model's), ``alignment`` the attention kernel's block
-    multiple vLLM rounds a hybrid model's block to (16)."""
+    multiple vLLM rounds a hybrid model's block to (16), ``state_pages`` the pages a request
+    takes in a state layer (``MambaSpec.max_memory_usage_bytes``: 1 with
+    ``mamba_cache_mode`` "none", 2 with "align", vLLM's mode when prefix caching is on)."""
     cfg = as_config(cfg)
     if cfg.model_type in NOT_MODELLED:
         raise ConfigError(f"model: vLLM's cache layout for {NOT_MODELLED[cfg.model_type]} is "
@@ -291,7 +293,7 @@ def kv_cache_layout(cfg, tensor_parallel_size=1, pipeline_parallel_size=1, kv_dt
             continue
         if kind.attention in ("linear_attention", "mamba"):
             page = _state_page(cfg, kind.attention, tp, model_dtype_bytes, mamba_ssm_bytes)
-            spec = LayerSpec("state", page, 0)
+            spec = LayerSpec("state", page, 0, state_pages)
         elif kind.attention in ("full_attention", "sliding_attention", "chunked_attention"):
             if cfg.uses_mla:
                 head = kv_values_per_token(cfg, kind)   # one latent + RoPE key, no heads

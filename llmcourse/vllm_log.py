@@ -69,6 +69,7 @@ class VllmLog(NamedTuple):
     cuda_graph_actual_gib: float | None = None
     equivalent_utilization: float | None = None
     enforce_eager: bool | None = None
+    enable_prefix_caching: bool | None = None
     block_size: int | None = None
     attention_block_size: int | None = None
     sampler: str | None = None
@@ -187,7 +188,8 @@ _CONFIG_KEYS = {"tensor_parallel_size": int, "pipeline_parallel_size": int,
 _ARG_KEYS = {"model": str, "model_tag": str, "tensor_parallel_size": int,
              "pipeline_parallel_size": int, "gpu_memory_utilization": float,
              "max_model_len": int, "max_num_seqs": int, "max_num_batched_tokens": int,
-             "kv_cache_dtype": str, "enforce_eager": bool, "block_size": int}
+             "kv_cache_dtype": str, "enforce_eager": bool, "block_size": int,
+             "enable_prefix_caching": bool}
 
 
 def _config_line(line):
@@ -507,7 +509,7 @@ def explain_vllm_log(text, model=None, gpu=None, **settings):
                           "vllm_version= (e.g. '0.31')")
     for key in ("tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
                 "max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype",
-                "enforce_eager"):
+                "enforce_eager", "enable_prefix_caching"):
         if key in settings:
             kw[key] = settings.pop(key)
             src[key] = "given"
