@@ -141,27 +141,31 @@ _RULES = [
      + r" GiB", lambda m: {"cuda_graph_actual_gib": _f(m.group(1))}),
     ("CUDA graph pool memory", r"CUDA graph pool memory: " + _NUM + r" GiB \(actual\)",
      lambda m: {"cuda_graph_actual_gib": _f(m.group(1))}),
-    ("on startup is less than desired GPU memory utilization",
-     r"Free memory on device (?:\S+ )?\(" + _NUM + r"/" + _NUM + r" GiB\) on startup is less "
-     r"than desired GPU memory utilization \(" + _NUM + r", " + _NUM + r" GiB\)",
-     lambda m: {"free_memory_gib": _f(m.group(1)), "total_memory_gib": _f(m.group(2)),
-                "gpu_memory_utilization": _f(m.group(3)), "requested_gib": _f(m.group(4)),
+    ("Free memory on device", r"Free memory on device(?: cuda:\d+)?:?\**\s*\(?" + _NUM
+     + r"/" + _NUM + r" GiB\)? on startup", lambda m: {"free_memory_gib": _f(m.group(1)),
+                                        "total_memory_gib": _f(m.group(2))}),
+    ("less than desired GPU memory utilization",
+     r"less than desired GPU memory utilization \(" + _NUM + r", " + _NUM + r" GiB\)",
+     lambda m: {"gpu_memory_utilization": _f(m.group(1)), "requested_gib": _f(m.group(2)),
                 "error": "free memory at startup is below the requested utilization"}),
     ("Desired GPU memory utilization is",
-     r"Free memory on device (?:\S+ )?\(" + _NUM + r"/" + _NUM + r" GiB\) on startup\. "
      r"Desired GPU memory utilization is \(" + _NUM + r", " + _NUM + r" GiB\)",
-     lambda m: {"free_memory_gib": _f(m.group(1)), "total_memory_gib": _f(m.group(2)),
-                "gpu_memory_utilization": _f(m.group(3)), "requested_gib": _f(m.group(4))}),
+     lambda m: {"gpu_memory_utilization": _f(m.group(1)), "requested_gib": _f(m.group(2))}),
+    ("Current kv cache memory in use is", r"Current kv cache memory in use is " + _NUM
+     + r" (GiB|bytes)", lambda m: {"_kv_in_use_gib": _f(m.group(1)) if m.group(2) == "GiB"
+                                   else round(_f(m.group(1)) / GiB, 2)}),
     ("GiB for weight, ", r"Actual usage is " + _NUM + r" GiB for weight, " + _NUM
      + r" GiB for peak activation, " + _NUM + r" GiB for non-torch memory, and " + _NUM
      + r" GiB for CUDAGraph memory",
      lambda m: {"weights_gib": _f(m.group(1)), "peak_activation_gib": _f(m.group(2)),
                 "non_torch_gib": _f(m.group(3)), "cuda_graph_actual_gib": _f(m.group(4))}),
     ("for consumed memory (weights + non-torch)", r"Actual usage is " + _NUM
-     + r" GiB for consumed memory \(weights \+ non-torch\), " + _NUM + r" GiB for peak "
-     r"activation, and " + _NUM + r" GiB for CUDAGraph memory",
-     lambda m: {"_consumed_gib": _f(m.group(1)), "peak_activation_gib": _f(m.group(2)),
-                "cuda_graph_actual_gib": _f(m.group(3))}),
+     + r" GiB for consumed memory \(weights \+ non-torch\)(?:, " + _NUM + r" GiB for peak "
+     r"activation, and " + _NUM + r" GiB for CUDAGraph memory)?",
+     lambda m: {k: v for k, v in (("_consumed_gib", _f(m.group(1))),
+                                  ("peak_activation_gib", m.group(2) and _f(m.group(2))),
+                                  ("cuda_graph_actual_gib", m.group(3) and _f(m.group(3))))
+                if v is not None}),
     ("KV cache is needed, which is larger than",
      r"max seq len \((\d+)\), \(" + _NUM + r" GiB KV cache is needed, which is larger than "
      r"the available KV cache memory \(" + _NUM + r" GiB\)",
@@ -277,6 +281,10 @@ def read_vllm_log(text):
         for k, v in values.items():
             if k == "error" and "error" in got:
                 continue
+            if k == "available_kv_gib" and k in got:
+                # every worker prints its own; vLLM sizes the cache by the smallest
+                got[k] = min(got[k], v)
+                continue
             if k not in got:
                 got[k] = v
                 lines.append((k, line.strip()[:300]))
@@ -301,6 +309,9 @@ def read_vllm_log(text):
         consumed = got.pop("_consumed_gib")
         if got.get("weights_gib") is not None and "non_torch_gib" not in got:
             got["non_torch_gib"] = round(consumed - got["weights_gib"], 2)
+    in_use = got.pop("_kv_in_use_gib", None)
+    if in_use is not None and "available_kv_gib" not in got:
+        got["available_kv_gib"] = in_use
     est, actual = got.get("cuda_graph_estimate_gib"), got.get("cuda_graph_actual_gib")
     got["cuda_graph_gib"] = est if est is not None else actual
     if got.get("model") is not None:
