@@ -89,8 +89,13 @@ class GPU:
 
     @property
     def memory_caveat(self):
-        """"" when the runtime's total is known; else what a plan must say beside the figure."""
+        """"" when the runtime's total is known; else what a plan must say beside the figure.
+        A unified-memory device with a known total says how much is free at boot, typically
+        (the CPU, the OS and the page cache hold the rest)."""
         if self.runtime_memory_known:
+            if self.unified_memory and self.boot_free_memory_bytes:
+                return (f"unified memory: {self.boot_free_memory_bytes / 2**30:.2f} GiB free at "
+                        f"boot, typically")
             return ""
         caveat = "datasheet capacity, runtime unknown"
         if self.unified_memory:
