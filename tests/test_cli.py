@@ -159,3 +159,12 @@ def test_a_named_training_setup(capsys):
 def test_the_console_script_is_the_same_command():
     (script,) = [e for e in entry_points(group="console_scripts") if e.name == "llmcourse"]
     assert script.value == "llmcourse.cli:main"
+
+
+def test_docs_hub_states_no_count_of_the_shipped_configs_that_is_wrong():
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "hub.md").read_text(encoding="utf-8")
+    for n in re.findall(r"ships (\d+) real `config\.json`", text):
+        assert int(n) == len(lc.list_models())
+    assert "lc.list_models()" in text
