@@ -1,38 +1,40 @@
 """Will it start? The KV-cache budget as vLLM's V1 engine computes it, per GPU, by release.
 
-The idealised plan (:func:`llmcourse.memory_plan`: weights + KV <= 0.9 x datasheet
-capacity, all GPUs one pool) is the first, derivable step. This module is the second:
-what the engine does when it is launched (``vllm/v1/worker/gpu_worker.py:
-determine_available_memory``, ``vllm/v1/core/kv_cache_utils.py``,
-``vllm/engine/arg_utils.py``). Its accounting changed between releases, so the plan takes a
-``vllm_version``: ``"0.31"`` (the default, :data:`CURRENT_VLLM`: v0.31.0 of 5 October 2026,
-the newest release found) or ``"0.10"``/``"0.11"`` (October 2025); :data:`VLLM_RELEASES`
-holds the budget terms of each, with the PRs that changed them.
+The idealised plan (:func:`llmcourse.memory_plan`: weights + KV <= a fraction of the datasheet
+capacity, all GPUs one pool) is the first, derivable step. This module is the second: what the
+engine does when it is launched (``vllm/v1/worker/gpu_worker.py: determine_available_memory``,
+``vllm/v1/core/kv_cache_utils.py``, ``vllm/engine/arg_utils.py``). Its accounting changed
+between releases, so the plan takes a ``vllm_version``, any minor release from ``"0.10"`` to
+``"0.31"`` (the default, :data:`CURRENT_VLLM`: v0.31.0 of 5 October 2026, the newest release
+found); :data:`RELEASE_CHANGES` holds each change with the first release that has it and the
+pull request that made it, and :func:`vllm_changes` walks them for one launch.
 
 1. requested = ``gpu_memory_utilization`` x the total the GPU runtime reports
    (:attr:`GPU.reported_memory_bytes`: 79.18 GiB on an H100 80GB, not 80 GB); the default
-   utilization is 0.9 up to 0.11 and 0.92 in the current release (vLLM PR 38284);
+   utilization is 0.9 up to 0.20 and 0.92 from 0.21 (vLLM PR 38284); on a unified-memory
+   device (DGX Spark) vLLM refuses to start when less than that is free at boot;
 2. minus the weights as loaded on this GPU (its tensor-parallel shard, its pipeline stage);
 3. minus the peak activation of the profiling run (``gpu_model_runner.profile_run``: a
    dummy forward over ``max_num_batched_tokens`` tokens, then a dummy sampler run over
    ``min(max_num_seqs, max_num_batched_tokens)`` rows of full-vocabulary logits; the torch
    peak is the larger of the two) -- an ESTIMATE here (:func:`activation_peak_bytes`). The
-   sampler's bytes per logit depend on the release: 38 with PyTorch's sort (0.10/0.11 once
+   sampler's bytes per logit depend on the release: 38 with PyTorch's sort (up to 0.20, once
    PR 26859 turned FlashInfer's sampler off by default), 14 with FlashInfer's, on again by
-   default since PR 40376 (April 2026);
+   default from 0.21 (PR 40376);
 4. minus non-torch memory (cuBLAS/NCCL buffers created after vLLM's first snapshot): a
    STATED figure from published logs (:func:`non_torch_range`: 0.13 GiB on one GPU, 0.55
-   GiB with TP; logged 0.07-0.14 GiB on one GPU, 0.21-1.38 GiB with TP);
-5. minus, in the current release only, vLLM's own estimate of the CUDA-graph pool
-   (``profile_cudagraph_memory``, PR 30515, subtracted by default "since v0.21.0" as the
-   log says): a STATED figure (:data:`CUDA_GRAPH_ESTIMATE_BYTES`: 0.6 GiB, logged 0.13-4.2
-   GiB); in 0.10/0.11 the graphs are
-   captured after the KV cache is allocated and come out of the ``1 - utilization``
-   headroom instead;
-6. what is left is the KV cache, cut into blocks of ``block_size`` tokens (16) in every
-   attention layer of this GPU. The engine refuses to start when no block fits or when
-   one request of ``max_model_len`` tokens does not fit, with the messages in
-   :func:`vllm_plan`'s ``reason``.
+   GiB with TP; logged 0.07-0.14 GiB on one GPU, 0.21-1.38 GiB with TP; no ROCm figure kept);
+5. minus, from 0.21 on the V1 model runner, vLLM's own estimate of the CUDA-graph pool
+   (``profile_cudagraph_memory``, PR 30515, "default since v0.21.0" as the log says): an
+   ESTIMATE here from the model and its capture sizes (:func:`cuda_graph_estimate`; logged
+   0.13-4.2 GiB). Model Runner V2, the default for dense models from 0.22-0.26, returns 0
+   for it (issue 49224); up to 0.20 the graphs are captured after the KV cache is allocated
+   and come out of the ``1 - utilization`` headroom;
+6. what is left is the KV cache, laid out in vLLM's groups (:mod:`llmcourse.vllm_kv`): pages of
+   ``block_size`` tokens for attention layers, one padded page of state per request for Mamba
+   and DeltaNet layers; a sliding-window group needs only its window per request. The engine
+   refuses to start when no block fits or when one request of ``max_model_len`` tokens does
+   not fit, with the messages in :func:`vllm_plan`'s ``reason``.
 
 Tensor parallelism (vLLM's rules): the tensor-parallel size must divide
 ``num_attention_heads``; when it is below ``num_key_value_heads`` it must divide them
@@ -41,13 +43,14 @@ one (replicated) KV head. An MLA latent (DeepSeek) has no heads to split: every 
 caches the whole latent.
 
 Llama-3.1-8B on one H100 at max_model_len 16,000: 0.11 plans 0.9 x 79.18 - 14.99 - 4.73 -
-0.13 = 51.42 GiB = 421,200 KV tokens; 0.31 plans 0.92 x 79.18 - 14.99 - 1.79 - 0.13 - 0.60 =
-55.34 GiB = 453,312 tokens. :func:`vllm_changes` walks from one to the other, PR by PR.
+0.13 = 51.42 GiB = 421,200 KV tokens; 0.21 plans 0.92 x 79.18 - 14.99 - 1.79 - 0.13 - 0.47
+(graphs) = 55.46 GiB = 454,352; from 0.23 Llama runs on Model Runner V2 and the graphs leave
+the budget: 55.94 GiB = 458,224 tokens.
 
 Exact here: the arithmetic of steps 1, 2, 6 and the parallelism rules. Estimated: the
-activation peak. Stated: non-torch and CUDA-graph memory. Checked against published startup
-logs of both releases in ``llmcourse/data/vllm_logs.json`` (:func:`vllm_logs`;
-tests/test_vllm_logs.py).
+activation peak and the CUDA-graph pool. Stated: non-torch memory. Checked against published
+startup logs in ``llmcourse/data/vllm_logs.json`` (:func:`vllm_logs`; tests/test_vllm_logs.py);
+a reader's own log is read and explained by :mod:`llmcourse.vllm_log`.
 """
 
 from __future__ import annotations
@@ -91,10 +94,12 @@ NON_TORCH_BYTES_TP = round(0.55 * GiB)
 # Stated: "Graph capturing finished in N secs, took 0.3-0.9 GiB" in published 0.10/0.11 logs;
 # captured after the KV cache is allocated, from the headroom (not from the KV budget).
 CUDA_GRAPH_BYTES = round(0.5 * GiB)
-# Stated: vLLM's own estimate of the CUDA-graph pool, subtracted from the KV budget since
+# Kept for older notebooks: the single stated figure the plan used for vLLM's CUDA-graph
+# estimate before cuda_graph_estimate(). vLLM's own estimate, subtracted from the KV budget since
 # v0.21 ("CUDA graph memory profiling is enabled (default since v0.21.0)"). It captures two
-# graphs per mode and extrapolates (gpu_model_runner.profile_cudagraph_memory), so it is not a
-# function of the model the course can derive: "Estimated CUDA graph memory: 0.52 GiB total"
+# graphs per mode and extrapolates (gpu_model_runner.profile_cudagraph_memory); the course now
+# estimates it from the capture sizes (cuda_graph_estimate). Logged: "Estimated CUDA graph
+# memory: 0.52 GiB total"
 # for Qwen3-8B on one 24 GB GPU with the default 51 + 35 graphs (LMCache issue 3430, vLLM
 # 0.21.0), 0.73 and 1.62 GiB on one GPU (vLLM PR 39559), 0.37 GiB with 35 + 19 graphs; 0.17 to
 # 2.2 GiB per GPU with TP (noonghunna/club-3090 issue 127, vllm issue 50722). 0.6 GiB stated.
