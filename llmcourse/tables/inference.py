@@ -42,6 +42,9 @@ def gpu_table(gpus=None, formatted=True):
             out.loc[name, "runtime reports (GiB)"] = ("runtime unknown (unified)"
                                                        if g.unified_memory else
                                                        "runtime unknown")
+        elif g.unified_memory:             # known total, shared with the CPU and the OS
+            out.loc[name, "runtime reports (GiB)"] = (
+                f"{df.loc[name, 'runtime reports (GiB)']:,.2f} (unified)")
     for gpu, flops in stand_ins.items():   # say which figure the ridge point was taken from
         out.loc[gpu, "bf16 TFLOP/s"] = f"{flops / 1e12:,.1f} ({as_gpu(gpu).peak_dtype('bf16')})"
     return out
