@@ -80,14 +80,25 @@ class Family(NamedTuple):
 
 
 class Wrapper(NamedTuple):
-    """A multimodal ``model_type`` whose language model is its ``text_config``."""
+    """A multimodal ``model_type``: a language model (its ``text_config``) and the towers
+    beside it, counted whole as transformers builds its ``*ForConditionalGeneration``."""
     #: the text_config's model type when it gives none
     text: str
     #: other text_config model types it may hold, each read as the type it names here
-    #: (Kimi K2.5's ``kimi_k2`` is DeepSeek-V3; Mistral Small 3.1's ``mistral`` is Mistral)
+    #: (Kimi K2.5's ``kimi_k2`` is DeepSeek-V3; Ministral 3's ``ministral3`` is its own)
     also: dict = {}
     #: the family the zoo's model pickers list it under (None: its text model's)
     group: str | None = None
+    #: its vision and audio towers: kinds in :data:`llmcourse.towers.TOWERS`
+    towers: tuple = ()
+    #: where its checkpoints store the language model: (the text model's own name prefix,
+    #: the checkpoint's), the first that matches; other names are kept (Qwen3.5's ``mtp.``)
+    names: tuple = (("model.", "model.language_model."),)
+    #: the wrapper class's ``tie_word_embeddings`` default, which (given or not) ties the
+    #: language model's head inside it; None: the text config's own governs (Llama 4)
+    tie: bool | None = False
+    #: what a missing or null text_config holds (the class's SubConfigSpec init_kwargs)
+    text_absent: dict = {}
 
 
 # the keys every Llama-style transformers config declares, with their defaults
@@ -763,17 +774,32 @@ ENTRIES = {
                       expert_ffn_hidden_size=2048, router_bias=False)),
 }
 
+# the checkpoint names of a wrapper saved before transformers 5 (LLaVA's layout)
+_LLAVA_NAMES = (("model.", "language_model.model."), ("lm_head.", "language_model.lm_head."))
+
 WRAPPERS = {
-    "gemma3": Wrapper("gemma3_text"),
-    "gemma4": Wrapper("gemma4_text"),
-    "llama4": Wrapper("llama4_text"),
-    "qwen3_5": Wrapper("qwen3_5_text"),
-    "qwen3_5_moe": Wrapper("qwen3_5_moe_text"),
-    "qwen4_exp": Wrapper("qwen4_exp_text"),
-    # Kimi K2.5: DeepSeek-V3's layout, 384 experts
-    "kimi_k25": Wrapper("deepseek_v3", also=dict(kimi_k2="deepseek_v3"), group="Kimi"),
-    # Ministral 3 (Mistral Small 3.x: mistral inside)
-    "mistral3": Wrapper("ministral3", also=dict(mistral="mistral")),
+    # Gemma 3: a SigLIP vision tower; Google's checkpoints use the LLaVA names
+    "gemma3": Wrapper("gemma3_text", towers=("siglip",), names=_LLAVA_NAMES, tie=True),
+    # Gemma 4: a vision and an audio encoder, each only where its config is given
+    "gemma4": Wrapper("gemma4_text", towers=("gemma4_vision", "gemma4_audio"), tie=True),
+    # Llama 4: its own vision model; the text model (a ForCausalLM inside) ties by its own
+    "llama4": Wrapper("llama4_text", towers=("llama4_vision",), names=_LLAVA_NAMES, tie=None),
+    "qwen3_5": Wrapper("qwen3_5_text", towers=("qwen3_5_vision",)),
+    "qwen3_5_moe": Wrapper("qwen3_5_moe_text", towers=("qwen3_5_vision",)),
+    "qwen4_exp": Wrapper("qwen4_exp_text", towers=("qwen3_5_vision",)),
+    # Kimi K2.5: DeepSeek-V3's layout, 384 experts, and the MoonViT vision tower
+    "kimi_k25": Wrapper("deepseek_v3", also=dict(kimi_k2="deepseek_v3"), group="Kimi",
+                        towers=("kimi_k25_vision",), names=_LLAVA_NAMES, tie=True),
+    # Mistral 3: a Pixtral vision tower; Mistral Small 3.x holds mistral inside (its class's
+    # default, with the sizes below when the text_config is missing), Ministral 3 ministral3
+    "mistral3": Wrapper("mistral", also=dict(ministral3="ministral3"), towers=("pixtral",),
+                        names=_LLAVA_NAMES, tie=True,
+                        text_absent=dict(model_type="mistral", head_dim=128, hidden_size=5120,
+                                         intermediate_size=32768,
+                                         max_position_embeddings=131072,
+                                         num_attention_heads=32, num_hidden_layers=40,
+                                         num_key_value_heads=8, sliding_window=None,
+                                         vocab_size=131072)),
 }
 
 SUPPORTED_MODEL_TYPES = tuple(sorted(set(ENTRIES) | set(WRAPPERS)))
