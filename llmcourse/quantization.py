@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from .architectures import global_tensors, layer_groups
+from .towers import tower_tensors
 from .config import ConfigError
 from .counts import param_count, weight_bytes
 from .zoo import as_config
@@ -287,7 +288,8 @@ def stored_weights(cfg, scheme=AS_SHIPPED, base_dtype=None):
     and ``torch_dtype``. Tensors a scheme does not convert are stored at
     ``base_dtype`` (default: the config's ``torch_dtype``, else bf16). A tied
     ``lm_head`` is stored once. Buffers stored in the checkpoint (DeepSeek-V3's
-    router bias) are counted in float32."""
+    router bias) are counted in float32. A multimodal wrapper's vision and audio towers
+    are kept at ``base_dtype`` under every scheme (quantized checkpoints leave them so)."""
     cfg = as_config(cfg)
     skip = ()
     if isinstance(scheme, str) and scheme.lower() == AS_SHIPPED:
@@ -332,6 +334,10 @@ def stored_weights(cfg, scheme=AS_SHIPPED, base_dtype=None):
     for t in global_tensors(cfg):
         if not t.tied:
             kept += t.numel * base
+    for t in tower_tensors(cfg):  # vision and audio towers: kept at the base dtype, as shipped
+        b = t.numel * t.per_expert * (4 if t.buffer else base)
+        kept += b
+        buffers += b if t.buffer else 0
     nominal = sch.nominal if sch.quantizes else {4: "fp32", 2: "bf16"}[base]
     other = nominal if sch.targets == "linear" else {4: "fp32", 2: "bf16"}[base]
     # the idealised figure counts values only: mxfp4's 4.25 bits (lc.weight_bytes) include

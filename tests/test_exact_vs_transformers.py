@@ -42,15 +42,18 @@ def test_total_equals_meta_model(zoo_name):
 
 @slow
 def test_active_is_total_minus_unused_routed_experts(zoo_name):
+    """Less a multimodal wrapper's towers too: no text token uses them."""
     cfg = lc.load_model(zoo_name)
     total, _, routed = transformers_ref.zoo_meta(zoo_name)
+    towers = transformers_ref.zoo_towers(zoo_name)
+    assert (towers > 0) == cfg.is_multimodal
     pc = lc.param_count(cfg)
     if not cfg.is_moe:
-        assert routed == 0 and pc.active == pc.total == total
+        assert routed == 0 and pc.active == pc.total - towers == total - towers
         return
     E, k = cfg.num_experts, cfg.num_experts_per_tok
     assert routed % E == 0
-    assert pc.active == total - routed // E * (E - k)
+    assert pc.active == total - towers - routed // E * (E - k)
     assert pc.routed_experts == routed
 
 
@@ -84,6 +87,14 @@ def _transformers_name(cfg, name):
     return name
 
 
+def _as_loaded(cfg, name, shape):
+    """A multimodal wrapper's checkpoint names as transformers loads them (Kimi K2.5's
+    fused wqkv: three tensors); a text model's as they are."""
+    if not cfg.is_multimodal:
+        return [(name, tuple(shape))]
+    return transformers_ref.as_loaded(cfg.text_model_of, name, tuple(shape))
+
+
 @slow
 @pytest.mark.parametrize("name", [n for n in lc.list_models() if _is_dense(n)])
 def test_weight_shapes_tensor_by_tensor(name):
@@ -94,7 +105,8 @@ def test_weight_shapes_tensor_by_tensor(name):
     ws = lc.weight_shapes(cfg)
     # a multi-token-prediction layer shipped beside the model (Qwen3.5) is listed, never built
     ws = ws[~ws["note"].str.contains("mtp, not built by transformers", regex=False)]
-    ours = {_transformers_name(cfg, n): s for n, s in zip(ws["name"], ws["shape"])}
+    ours = {_transformers_name(cfg, n): s for name, shape in zip(ws["name"], ws["shape"])
+            for n, s in _as_loaded(cfg, name, shape)}
     assert len(ours) == len(ws), "duplicate tensor names"
     assert ours == meta_shapes
 
@@ -114,7 +126,9 @@ def test_moe_weight_shapes_hold_every_parameter(name):
     experts = ws["component"] == "experts"
     assert int(ws.loc[experts, "numel"].sum()) == routed
     shards = {}  # Qwen4-Exp's n-gram tables: saved in shards, concatenated (rows) on load
-    for n, shape in zip(ws.loc[~experts, "name"], ws.loc[~experts, "shape"]):
+    loaded = [x for name, shape in zip(ws.loc[~experts, "name"], ws.loc[~experts, "shape"])
+              for x in _as_loaded(cfg, name, shape)]
+    for n, shape in loaded:
         if ".ngram_embedding.shard_" in n:
             table = n.split(".shard_")[0] + ".weight"
             shards[table] = (shards.get(table, (0,))[0] + shape[0], shape[1])

@@ -122,14 +122,32 @@ def routed_expert_params(m):
                if ".experts." in n and "shared_expert" not in n)
 
 
+def tower_params(m):
+    """Parameters of a wrapper's vision and audio towers and projectors, found by module
+    path in transformers' own model: everything outside its language model and head."""
+    return sum(p.numel() for n, p in m.named_parameters()
+               if "language_model" not in n and not n.startswith("lm_head"))
+
+
 @functools.lru_cache(maxsize=None)
-def zoo_meta(name):
-    """(total parameters, {state-dict name: shape}, routed-expert parameters) of a zoo model."""
+def _zoo_build(name):
     import llmcourse as lc
     m = model_of(lc.load_model(name).to_hf_config())
     total = sum(p.numel() for p in m.parameters())
     shapes = {k: tuple(v.shape) for k, v in m.state_dict().items()}
-    return total, shapes, routed_expert_params(m)
+    return total, shapes, routed_expert_params(m), tower_params(m) if is_wrapper(
+        lc.load_model(name).to_hf_config()) else 0
+
+
+def zoo_meta(name):
+    """(total parameters, {state-dict name: shape}, routed-expert parameters) of a zoo model
+    (a multimodal wrapper built whole)."""
+    return _zoo_build(name)[:3]
+
+
+def zoo_towers(name):
+    """The parameters of a zoo wrapper's towers as built (0 for a text model)."""
+    return _zoo_build(name)[3]
 
 
 # --- the checks every exactness test makes, in one place ---------------------------------
@@ -172,11 +190,12 @@ def counts_as_built(d, uncounted=None, routed_component=True):
         total, routed = total - extra, routed - extra
     pc = lc.param_count(cfg)
     assert pc.total == total
+    towers = tower_params(m) if is_wrapper(d) else 0  # no text token uses them
     if cfg.is_moe:
         assert pc.routed_experts == routed or not routed_component
-        assert pc.active == active_as_built(total, routed, cfg)
+        assert pc.active == active_as_built(total, routed, cfg) - towers
     else:
-        assert routed == 0 and pc.active == total
+        assert routed == 0 and pc.active == total - towers
     return cfg
 
 
