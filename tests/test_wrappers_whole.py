@@ -74,6 +74,8 @@ VARIED = {
                           "patch_size": 5, "num_channels": 2, "num_attention_heads": 4},
         "text_config": dict(SMALL_TEXT, model_type="ministral3")},
     "mistral3 vision_config given empty": {"model_type": "mistral3", "vision_config": {}},
+    "mistral3 text_config without a model_type": {"model_type": "mistral3",
+                                                   "text_config": SMALL_TEXT},
     "qwen3_5 standard names win": {
         "model_type": "qwen3_5",
         "vision_config": {"num_hidden_layers": 2, "num_attention_heads": 4, "depth": 5}},
