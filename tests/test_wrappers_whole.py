@@ -16,6 +16,7 @@ import pytest
 
 import llmcourse as lc
 from config_files import zoo_json
+from llmcourse.hub import compare_checkpoint
 
 slow = pytest.mark.slow
 WRAPPERS = sorted(lc.families.WRAPPERS)
@@ -326,3 +327,59 @@ def test_text_model_is_the_language_model_transformers_builds(name):
     inside = sum(p.numel() for n, p in m.named_parameters()
                  if "language_model" in n or n.startswith("lm_head"))
     assert lc.param_count(text).total == inside
+
+
+# --- the checkpoint report ------------------------------------------------------------------
+
+def _checkpoint(cfg, rename=lambda n: n, drop=()):
+    """A bf16 checkpoint's tensors as weight_shapes lists them (the tied head left out, as
+    save_pretrained leaves it out; buffers in fp32), renamed and less ``drop``."""
+    ws = lc.weight_shapes(cfg)
+    out = {}
+    for name, shape, numel, note in zip(ws["name"], ws["shape"], ws["numel"], ws["note"]):
+        if note.startswith("tied to") or name in drop:
+            continue
+        fp32 = note == "buffer"
+        out[rename(name)] = ("F32" if fp32 else "BF16", tuple(shape), numel * (4 if fp32 else 2))
+    return out
+
+
+GEMMA3_SMALL = {"model_type": "gemma3", "text_config": dict(SMALL_TEXT, model_type="gemma3_text"),
+                "vision_config": {"hidden_size": 32, "intermediate_size": 16,
+                                  "num_hidden_layers": 2, "num_attention_heads": 4,
+                                  "image_size": 32, "patch_size": 8}}
+
+
+def _transformers_5_names(name):
+    """Gemma 3 saved by transformers 5: its own names, not the LLaVA-era ones."""
+    for old, new in (("language_model.model.", "model.language_model."),
+                     ("vision_tower.vision_model.", "model.vision_tower."),
+                     ("multi_modal_projector.", "model.multi_modal_projector.")):
+        if name.startswith(old):
+            return new + name[len(old):]
+    return name
+
+
+@pytest.mark.parametrize("rename", [lambda n: n, _transformers_5_names],
+                         ids=["LLaVA-era names", "transformers 5 names"])
+def test_the_checkpoint_report_compares_the_towers(rename):
+    cfg = lc.from_hf_config(GEMMA3_SMALL)
+    r = compare_checkpoint(cfg, _checkpoint(cfg, rename))
+    pc = lc.param_count(cfg)
+    assert r.explained and r.difference == 0
+    assert r.parts["towers"].values == pc.components["vision"] == r.engine_tower_params
+    assert r.parts["language_model"].values == lc.param_count(cfg.text_model).total
+    rows = {row[0]: row for row in r.rows()}
+    assert rows["bytes, vision and audio towers"][1:4] == (2 * pc.components["vision"],) * 2 + (0,)
+
+
+def test_a_missing_tower_tensor_is_named():
+    cfg = lc.from_hf_config(GEMMA3_SMALL)
+    gone = "multi_modal_projector.mm_soft_emb_norm.weight"   # (32,) in bf16
+    r = compare_checkpoint(cfg, _checkpoint(cfg, drop=(gone,)))
+    assert not r.explained
+    rows = {row[0]: row for row in r.rows()}
+    what, ck, course, diff, why = rows["bytes, vision and audio towers"]
+    assert diff == -2 * 32
+    assert f"only in the course's count: {gone} (1 tensor, 32 values)" in why
+    assert rows["values, vision and audio towers"][3] == -32
