@@ -60,7 +60,8 @@ class ParamCount:
     visit. Router, shared experts, dense layers, embedding and lm_head count as
     active, the convention Qwen, Mixtral and DeepSeek publish. A multimodal wrapper's
     vision and audio towers (components ``vision`` and ``audio``, their projectors
-    included) are in ``total`` but not ``active``: a text token does not use them. Where some experts
+    included) are in ``total`` but not ``active``: a text token does not use them.
+    Where some experts
     are "zero-computation" identities without weights (LongCat-Flash), a token uses
     fewer or more parameters depending on how many of its top-k picks are real experts:
     ``active`` is the most (every pick a real expert), ``active_min`` the fewest (as
@@ -208,6 +209,8 @@ def weight_shapes(cfg, dtype="bf16"):
     n_rows += sum(t.per_expert for t in towers)
     if n_rows > MAX_WEIGHT_ROWS:
         fields = "num_hidden_layers" + (f" and {cfg.moe_field}" if cfg.is_moe else "")
+        if towers:
+            fields += " (and the towers' num_hidden_layers)"
         raise ConfigError(f"{fields}: this model stores {n_rows:,} tensors; weight_shapes lists "
                           f"at most {MAX_WEIGHT_ROWS:,} (DeepSeek-V3 has 45,395); param_count "
                           f"counts any model")
