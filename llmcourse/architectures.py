@@ -29,7 +29,7 @@ __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "gl
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
-              "norms", "lm_head")
+              "norms", "lm_head", "vision", "audio")
 
 
 class Layout(NamedTuple):

@@ -16,7 +16,8 @@ import json
 import os
 from types import MappingProxyType
 
-from .families import _MULTIMODAL, _TEXT_ALIASES, ENTRIES, SUPPORTED_MODEL_TYPES, has_kv_heads
+from .families import (_MULTIMODAL, _TEXT_ALIASES, ENTRIES, SUPPORTED_MODEL_TYPES, WRAPPERS,
+                       has_kv_heads)
 from .limits import MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_LIST, ConfigError, _is_int, field_name
 from .validation import REQUIRED, _plain_json, _validate
 
@@ -100,9 +101,34 @@ class ModelConfig:
 
     @property
     def is_multimodal(self):
-        """True for a multimodal config (Gemma-3, Llama-4) read through its ``text_config``:
-        the counts are its language model's (``text_model_of`` names the outer type)."""
+        """True for a multimodal wrapper config (Gemma-3, Llama-4): its fields are its
+        language model's (its ``text_config``; ``text_model_of`` names the outer type), its
+        counts the whole model's, vision and audio towers included (:attr:`text_model`
+        is the language model alone)."""
         return self._r["text_model_of"] is not None
+
+    @property
+    def text_model(self):
+        """The language model as its own config, named "<name> (text model)": a wrapper's
+        ``text_config`` with its head tied as inside the wrapper (and its quantization and
+        dtype); for a text model, the config itself. Use it where you mean the language
+        model (its parameters, bytes); the wrapper's counts add the towers."""
+        outer = self._r["text_model_of"]
+        if outer is None:
+            return self
+        cached = self._cache.get("text_model")
+        if cached is None:
+            raw = self._raw
+            text = raw.get("text_config")
+            text = dict(WRAPPERS[outer].text_absent if text is None else text)
+            text.setdefault("model_type", _MULTIMODAL[outer])
+            text["model_type"] = _TEXT_ALIASES.get((outer, text["model_type"]), text["model_type"])
+            text["tie_word_embeddings"] = self._r["tie_word_embeddings"]
+            for f in ("quantization_config", "torch_dtype", "dtype"):
+                if raw.get(f) is not None and text.get(f) is None:
+                    text[f] = raw[f]
+            cached = self._cache["text_model"] = ModelConfig(text, name=f"{self.name} (text model)")
+        return cached
 
     def __repr__(self):
         r = self._r
@@ -135,7 +161,8 @@ class ModelConfig:
         raw = dict(self._raw)
         outer = raw["model_type"] if raw["model_type"] in _MULTIMODAL else None
         if outer:
-            target = dict(raw.get("text_config") or {})
+            text = raw.get("text_config")
+            target = dict(WRAPPERS[outer].text_absent if text is None else text)
             target.setdefault("model_type", _MULTIMODAL[outer])
         else:
             target = raw
@@ -174,6 +201,8 @@ class ModelConfig:
                     _follow_depth(target, key, how, n)
         if outer:
             raw["text_config"] = target
+            if "tie_word_embeddings" in changes and WRAPPERS[outer].tie is not None:
+                raw["tie_word_embeddings"] = changes["tie_word_embeddings"]  # the wrapper's own
         name = self.name if not changes or self.name.endswith(" (edited)") else f"{self.name} (edited)"
         return ModelConfig(raw, name=name)
 

@@ -13,6 +13,7 @@ from .architectures import (COMPONENTS, global_tensors, layer_groups, layer_pref
                             mtp_tensors)
 from .config import ConfigError
 from .limits import MAX_WEIGHT_ROWS, show
+from .towers import checkpoint_name, tower_tensors
 from .zoo import as_config
 
 __all__ = ["ParamCount", "param_count", "weight_shapes", "weight_bytes", "kv_cache_bytes",
@@ -57,7 +58,10 @@ class ParamCount:
     ``total``: unique parameters (a tied lm_head counts once, with the embedding).
     ``active``: used per token: total minus the routed experts a token does not
     visit. Router, shared experts, dense layers, embedding and lm_head count as
-    active, the convention Qwen, Mixtral and DeepSeek publish. Where some experts
+    active, the convention Qwen, Mixtral and DeepSeek publish. A multimodal wrapper's
+    vision and audio towers (components ``vision`` and ``audio``, their projectors
+    included) are in ``total`` but not ``active``: a text token does not use them.
+    Where some experts
     are "zero-computation" identities without weights (LongCat-Flash), a token uses
     fewer or more parameters depending on how many of its top-k picks are real experts:
     ``active`` is the most (every pick a real expert), ``active_min`` the fewest (as
@@ -123,6 +127,11 @@ class ParamCount:
 def param_count(cfg):
     """Exact parameter counts of a model: total, active per token, and a breakdown.
 
+    A multimodal wrapper is counted whole, as transformers builds it: its language model,
+    and its vision and audio towers with their projectors (``total``, not ``active``);
+    FLOPs and the KV cache are its language model's. ``cfg.text_model`` is the language
+    model alone.
+
     LongCat-Flash: the real weights. Its zero-computation experts (``zero_expert_num``)
     have none, though transformers 5.23 allocates ``gate_up_proj`` slots for them;
     ``active`` is what a token uses when all its ``moe_topk`` picks are real experts,
@@ -159,9 +168,14 @@ def param_count(cfg):
             matmul[t.component] += t.numel
         if not t.tied:
             comp[t.component] += t.numel
+    towers = 0                           # vision and audio towers: no text token uses them
+    for t in tower_tensors(cfg):
+        if not t.buffer:
+            comp[t.component] += t.numel * t.per_expert
+            towers += t.numel * t.per_expert
     pc = ParamCount(cfg.name, comp, 0, matmul)
-    pc.active = pc.total - unused
-    pc.active_min = pc.total - unused_most
+    pc.active = pc.total - unused - towers
+    pc.active_min = pc.total - unused_most - towers
     cfg._cache["param_count"] = (dict(comp), pc.active, dict(matmul), pc.active_min)
     return pc
 
@@ -177,7 +191,10 @@ def weight_shapes(cfg, dtype="bf16"):
     it, but not counted again; GPT-2's is ``wte.weight``), ``buffer`` for a stored
     non-parameter (DeepSeek-V3's and GLM's router bias), or ``mtp, not built by
     transformers`` for the multi-token-prediction module a checkpoint ships beside the
-    model (GLM-4.5, Qwen3-Next; listed last, with layer -1, and not counted).
+    model (GLM-4.5, Qwen3-Next; listed last, with layer -1, and not counted). A multimodal
+    wrapper's names are its checkpoint's (``model.language_model.layers.0...`` or
+    ``language_model.model.layers.0...``); its vision and audio towers follow the language
+    model, with layer -1 (component ``vision`` or ``audio``).
 
     A listing of more than ``MAX_WEIGHT_ROWS`` (200,000) tensors is refused
     (DeepSeek-V3 has 45,395); :func:`param_count` counts any model.
@@ -188,8 +205,12 @@ def weight_shapes(cfg, dtype="bf16"):
     n_rows = len(global_tensors(cfg)) + sum(g.count * sum(t.per_expert for t in g.tensors)
                                             for g in groups)
     n_rows += sum(t.per_expert for _, tensors in mtp_tensors(cfg) for t in tensors)
+    towers = tower_tensors(cfg)
+    n_rows += sum(t.per_expert for t in towers)
     if n_rows > MAX_WEIGHT_ROWS:
         fields = "num_hidden_layers" + (f" and {cfg.moe_field}" if cfg.is_moe else "")
+        if towers:
+            fields += " (and the towers' num_hidden_layers)"
         raise ConfigError(f"{fields}: this model stores {n_rows:,} tensors; weight_shapes lists "
                           f"at most {MAX_WEIGHT_ROWS:,} (DeepSeek-V3 has 45,395); param_count "
                           f"counts any model")
@@ -202,15 +223,15 @@ def weight_shapes(cfg, dtype="bf16"):
     def add(name, t, layer, expert):
         info = memo.get(t)
         if info is None:
-            note = (f"tied to {glob[0].name}" if t.tied
+            note = (f"tied to {checkpoint_name(cfg, glob[0].name)}" if t.tied
                     else "buffer" if t.buffer else "")
             info = memo[t] = (t.shape, t.numel, int(t.numel * bits / 8), t.component, note)
         shape, numel, nbytes, component, note = info
         rows.append((name, shape, numel, nbytes, component, layer, expert, note))
 
-    add(glob[0].name, glob[0], -1, -1)
+    add(checkpoint_name(cfg, glob[0].name), glob[0], -1, -1)
     by_kind = {g.kind: g.tensors for g in groups}
-    prefix_of = layer_prefix(cfg)
+    prefix_of = checkpoint_name(cfg, layer_prefix(cfg))
     for i, kind in enumerate(cfg.layer_schedule.expand()):
         prefix = prefix_of.format(i=i, b=i // 2)
         for t in by_kind[kind]:
@@ -220,8 +241,12 @@ def weight_shapes(cfg, dtype="bf16"):
             else:
                 add(prefix + t.name, t, i, -1)
     for t in glob[1:]:
-        add(t.name, t, -1, -1)
+        add(checkpoint_name(cfg, t.name), t, -1, -1)
+    for t in towers:
+        for e in range(t.per_expert):  # a tower's layers: {e} is the layer
+            add(t.name.format(e=e), t, -1, -1)
     for prefix, tensors in mtp_tensors(cfg):
+        prefix = checkpoint_name(cfg, prefix)
         for t in tensors:
             names = ([(t.name.format(e=e), e) for e in range(t.per_expert)]
                      if t.per_expert > 1 or "{e}" in t.name else [(t.name, -1)])

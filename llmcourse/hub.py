@@ -9,9 +9,10 @@ Hub's own cache keeps it for offline use after that.
 :func:`checkpoint_report` is a second witness: it reads the checkpoint's
 safetensors headers (a range request per file, no weights downloaded) and sets
 their bytes and values beside the engine's "as shipped" bytes and parameter count,
-explaining a difference by the tensors that make it (a multi-token-prediction layer
-transformers does not build, a vision tower, quantization scales, a tied head stored
-twice).
+part by part (the language model, its quantization scales, a multimodal wrapper's vision
+and audio towers), explaining a difference by the tensors that make it (a
+multi-token-prediction layer transformers does not build, quantization scales, a tied head
+stored twice).
 
 ``huggingface_hub`` is imported only when a Hub id is used: ``import llmcourse``
 stays standard-library only, and the shipped zoo needs no network. Every failure is
@@ -241,7 +242,8 @@ def hub_commit(model, revision=None):
 #: a multimodal checkpoint's language model, under the names the engine uses
 _WRAPPER_PREFIXES = (("model.language_model.", "model."), ("language_model.model.", "model."),
                      ("language_model.lm_head.", "lm_head."), ("model.text_model.", "model."))
-#: top-level modules of vision and audio towers (and their projectors)
+#: top-level modules of vision and audio towers (and their projectors), as checkpoints
+#: name them (a LLaVA-era name, or transformers 5's under model.)
 _TOWERS = ("vision_tower", "vision_model", "visual", "multi_modal_projector", "audio_tower",
            "audio_model", "embed_vision", "embed_audio", "mm_projector", "vision_encoder",
            "image_newline", "audio_encoder", "vision_embed_tokens")
@@ -276,13 +278,16 @@ class CheckpointReport:
     ``model.safetensors.index.json`` states (None for a single file). ``parts``:
     ``language_model``, ``scales``, ``mtp``, ``towers``. ``engine_bytes``:
     ``lc.stored_weights(cfg, "as shipped").total``; ``engine_params``:
-    ``lc.param_count(cfg).total``. ``rows()`` pairs them with the reason for each
-    difference; ``table()`` is the same as a DataFrame."""
+    ``lc.param_count(cfg).total`` (a wrapper's towers included); ``engine_tower_bytes``,
+    ``engine_tower_params`` and ``engine_tower_buffers``: the towers' part of them.
+    ``rows()`` pairs them with the reason for each difference; ``table()`` is the same as a
+    DataFrame."""
 
     __slots__ = ("model", "config", "source", "checkpoint_bytes", "index_total_size",
                  "tensor_count", "dtypes", "parts", "engine_bytes", "engine_scales",
                  "engine_params", "engine_buffers", "only_in_checkpoint", "only_in_engine",
-                 "commit")
+                 "commit", "engine_tower_bytes", "engine_tower_params", "engine_tower_buffers",
+                 "towers_only_in_checkpoint", "towers_only_in_engine")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -300,53 +305,86 @@ class CheckpointReport:
 
     @property
     def explained(self):
-        """True when the parts the engine leaves out (MTP, towers) account for the whole
-        difference in bytes and the language model's values equal the engine's count."""
-        return not self._lm_bytes_gap() and not self._values_gap()
+        """True when the part the engine leaves out (MTP) accounts for the whole difference
+        in bytes, and the language model's values and the towers' (a multimodal wrapper's)
+        equal the engine's counts."""
+        return not (self._lm_bytes_gap() or self._values_gap() or self._tower_bytes_gap()
+                    or self._tower_values_gap())
 
     def _lm_bytes_gap(self):
         p = self.parts
-        return p["language_model"].bytes + p["scales"].bytes - self.engine_bytes
+        return (p["language_model"].bytes + p["scales"].bytes
+                - (self.engine_bytes - self.engine_tower_bytes))
 
     def _values_gap(self):
-        return self.parts["language_model"].values - self.engine_params - self.engine_buffers
+        return (self.parts["language_model"].values - self._engine_lm_params()
+                - (self.engine_buffers - self.engine_tower_buffers))
+
+    def _engine_lm_params(self):
+        return self.engine_params - self.engine_tower_params
+
+    def _tower_bytes_gap(self):
+        return self.parts["towers"].bytes - self.engine_tower_bytes
+
+    def _tower_values_gap(self):
+        return (self.parts["towers"].values - self.engine_tower_params
+                - self.engine_tower_buffers)
 
     def rows(self):
         """``[(what, checkpoint, engine, difference, why), ...]``; bytes, then values."""
         p = self.parts
         out = [("bytes, all tensors", self.checkpoint_bytes, self.engine_bytes,
                 self.difference, self._total_why())]
-        for key, why in (("mtp", "a multi-token-prediction module transformers does not build "
-                                 "(speculative decoding's draft); the course leaves it out"),
-                         ("towers", "the vision or audio tower of a multimodal model; the course "
-                                    "counts its language model")):
-            if p[key].tensors:
-                out.append((f"bytes, {p[key].label}", p[key].bytes, 0, p[key].bytes,
-                            f"{why}: {_names(p[key])}"))
+        if p["mtp"].tensors:
+            out.append((f"bytes, {p['mtp'].label}", p["mtp"].bytes, 0, p["mtp"].bytes,
+                        "a multi-token-prediction module transformers does not build "
+                        f"(speculative decoding's draft); the course leaves it out: "
+                        f"{_names(p['mtp'])}"))
+        if p["towers"].tensors or self.engine_tower_bytes:
+            gap = self._tower_bytes_gap()
+            why = (f"the vision and audio towers of a multimodal model and their projectors, "
+                   f"counted by the course: {_names(p['towers'])}")
+            if gap:
+                why += "; " + self._names_why(gap, towers=True)
+            out.append((f"bytes, {p['towers'].label}", p["towers"].bytes,
+                        self.engine_tower_bytes, gap, why))
         if p["scales"].tensors or self.engine_scales:
             out.append(("bytes, quantization scales", p["scales"].bytes, self.engine_scales,
                         p["scales"].bytes - self.engine_scales, self._scales_why()))
         lm = p["language_model"].bytes
-        engine_lm = self.engine_bytes - self.engine_scales
+        engine_lm = self.engine_bytes - self.engine_scales - self.engine_tower_bytes
         out.append(("bytes, language model's values", lm, engine_lm, lm - engine_lm,
                     self._names_why(lm - engine_lm)))
-        engine_values = self.engine_params + self.engine_buffers
+        params, buffers = (self._engine_lm_params(),
+                           self.engine_buffers - self.engine_tower_buffers)
+        engine_values = params + buffers
         vals = p["language_model"].values
         why = self._names_why(vals - engine_values, values=True)
-        if self.engine_buffers:
-            why = (f"the course's {self.engine_params:,} parameters plus "
-                   f"{self.engine_buffers:,} stored buffer values (a router's bias); " + why)
+        if buffers:
+            why = (f"the course's {params:,} parameters plus "
+                   f"{buffers:,} stored buffer values (a router's bias); " + why)
         out.append(("values, language model", vals, engine_values, vals - engine_values, why))
+        if p["towers"].tensors or self.engine_tower_params:
+            vals = p["towers"].values
+            engine_values = self.engine_tower_params + self.engine_tower_buffers
+            why = self._names_why(vals - engine_values, values=True, towers=True)
+            if self.engine_tower_buffers:
+                why = (f"the course's {self.engine_tower_params:,} parameters plus "
+                       f"{self.engine_tower_buffers:,} stored buffer values (clamp bounds); "
+                       + why)
+            out.append((f"values, {p['towers'].label}", vals, engine_values,
+                        vals - engine_values, why))
         return out
 
     def _total_why(self):
         if not self.difference:
             return "equal"
-        parts = [f"{self.parts[k].label} {self.parts[k].bytes:,}" for k in ("mtp", "towers")
-                 if self.parts[k].tensors]
-        gap = self._lm_bytes_gap()
-        if gap:
-            parts.append(f"language model {gap:+,}")
+        parts = [f"{self.parts['mtp'].label} {self.parts['mtp'].bytes:,}"] \
+            if self.parts["mtp"].tensors else []
+        for label, gap in (("vision and audio towers", self._tower_bytes_gap()),
+                           ("language model", self._lm_bytes_gap())):
+            if gap:
+                parts.append(f"{label} {gap:+,}")
         return "the difference is " + " + ".join(parts) if parts else ""
 
     def _scales_why(self):
@@ -355,18 +393,20 @@ class CheckpointReport:
         head = f"stored as {', '.join(kinds)}" if kinds else "none stored"
         return head + ("; equal" if not d else "")
 
-    def _names_why(self, gap, values=False):
+    def _names_why(self, gap, values=False, towers=False):
         if not gap:
             return "equal"
         lines = []
-        for pattern, n, vals, nbytes in self.only_in_checkpoint[:4]:
+        only_ck, only_en = ((self.towers_only_in_checkpoint, self.towers_only_in_engine)
+                            if towers else (self.only_in_checkpoint, self.only_in_engine))
+        for pattern, n, vals, nbytes in only_ck[:4]:
             what = f"{vals:,} values" if values else f"{nbytes:,} B"
             note = ""
             if pattern == "lm_head.weight" and self.config.tie_word_embeddings:
                 note = ": the tied head stored a second time; transformers loads one tensor"
             lines.append(f"only in the checkpoint: {pattern} ({count_of(n, 'tensor')}, "
                          f"{what}){note}")
-        for pattern, n, vals in self.only_in_engine[:4]:
+        for pattern, n, vals in only_en[:4]:
             lines.append(f"only in the course's count: {pattern} ({count_of(n, 'tensor')}, "
                          f"{vals:,} values)")
         return "; ".join(lines) if lines else "same tensors, other sizes"
@@ -386,7 +426,9 @@ class CheckpointReport:
                 "parts": {k: {"tensors": v.tensors, "bytes": v.bytes, "values": v.values}
                           for k, v in self.parts.items()},
                 "engine": {"bytes_as_shipped": self.engine_bytes, "scales": self.engine_scales,
-                           "params": self.engine_params, "buffers": self.engine_buffers},
+                           "params": self.engine_params, "buffers": self.engine_buffers,
+                           "tower_bytes": self.engine_tower_bytes,
+                           "tower_params": self.engine_tower_params},
                 "explained": self.explained,
                 "rows": [dict(zip(("what", "checkpoint", "course", "difference", "why"), r))
                          for r in self.rows()]}
@@ -421,6 +463,15 @@ def _strip_wrapper(name):
 def _is_tower(name):
     parts = name.split(".")
     return parts[0] in _TOWERS or (parts[0] == "model" and len(parts) > 1 and parts[1] in _TOWERS)
+
+
+def _tower_pattern(name):
+    """A tower tensor's name in one spelling for either layout (LLaVA-era or transformers
+    5: ``model.`` and SigLIP's ``vision_model.`` dropped), its numbers as ``*``."""
+    name = name.removeprefix("model.")
+    if name.startswith("vision_tower.vision_model."):
+        name = "vision_tower." + name[len("vision_tower.vision_model."):]
+    return _pattern(name)
 
 
 def _scale_suffix(name):
@@ -469,6 +520,32 @@ def _engine_patterns(cfg):
     return out
 
 
+def _engine_towers(cfg):
+    """(parameters, buffer values, bytes as shipped, ``{name pattern: (tensors, values)}``)
+    of a wrapper's towers as the engine counts them (stored at the base dtype, buffers in
+    float32, as ``stored_weights`` counts them)."""
+    from .quantization import scheme_as_shipped
+    from .towers import tower_tensors
+    towers = tower_tensors(cfg)
+    if not towers:
+        return 0, 0, 0, {}
+    base = scheme_as_shipped(cfg)[2]
+    params = buffers = nbytes = 0
+    out = {}
+    for t in towers:
+        n = t.numel * t.per_expert
+        if t.buffer:
+            buffers += n
+            nbytes += 4 * n
+        else:
+            params += n
+            nbytes += base * n
+        key = _tower_pattern(t.name.format(e="*"))
+        c = out.get(key, (0, 0))
+        out[key] = (c[0] + t.per_expert, c[1] + n)
+    return params, buffers, nbytes, out
+
+
 def _mtp_prefixes(cfg):
     from .architectures import layer_prefix, mtp_tensors
     prefixes = [p for p, _ in mtp_tensors(cfg)]
@@ -496,6 +573,7 @@ def compare_checkpoint(cfg, tensors, total_size=None, source="", model=None, com
     buckets = {k: [0, 0, 0, []] for k in ("language_model", "scales", "mtp", "towers")}
     dtypes = {}
     found = {}
+    found_towers = {}
     for raw_name, (dtype, shape, nbytes) in tensors.items():
         n_el = 1
         for d in shape:
@@ -505,6 +583,9 @@ def compare_checkpoint(cfg, tensors, total_size=None, source="", model=None, com
         dtypes[dtype] = (ev + n_el, eb + nbytes)
         if _is_tower(raw_name):
             key = "towers"
+            pat = _tower_pattern(raw_name)
+            c = found_towers.get(pat, (0, 0, 0))
+            found_towers[pat] = (c[0] + 1, c[1] + vals, c[2] + nbytes)
         else:
             name = _strip_wrapper(raw_name)
             m = layer_re.match(name) if layer_re else None
@@ -540,13 +621,20 @@ def compare_checkpoint(cfg, tensors, total_size=None, source="", model=None, com
                      key=lambda r: -r[3])
     only_en = sorted(((p, n, v) for p, (n, v) in expected.items() if p not in found),
                      key=lambda r: -r[2])
+    tower_params, tower_buffers, tower_bytes, expected_towers = _engine_towers(cfg)
+    towers_ck = sorted(((p, n, v, nb) for p, (n, v, nb) in found_towers.items()
+                        if p not in expected_towers), key=lambda r: -r[3])
+    towers_en = sorted(((p, n, v) for p, (n, v) in expected_towers.items()
+                        if p not in found_towers), key=lambda r: -r[2])
     return CheckpointReport(
         model=model or cfg.name, config=cfg, source=source,
         checkpoint_bytes=sum(b[1] for b in buckets.values()), index_total_size=total_size,
         tensor_count=len(tensors), dtypes=dtypes, parts=parts, engine_bytes=engine.total,
         engine_scales=engine.scales, engine_params=param_count(cfg).total,
         engine_buffers=engine.buffers // 4, only_in_checkpoint=only_ck,
-        only_in_engine=only_en, commit=commit)
+        only_in_engine=only_en, commit=commit, engine_tower_bytes=tower_bytes,
+        engine_tower_params=tower_params, engine_tower_buffers=tower_buffers,
+        towers_only_in_checkpoint=towers_ck, towers_only_in_engine=towers_en)
 
 
 def read_safetensors_header(data, filename="model.safetensors"):

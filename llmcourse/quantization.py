@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .architectures import global_tensors, layer_groups, layer_prefix
+from .towers import tower_tensors
 from .config import ConfigError
 from .counts import param_count, weight_bytes
 from .zoo import as_config
@@ -675,7 +676,9 @@ def stored_weights(cfg, scheme=AS_SHIPPED, base_dtype=None):
     :func:`list_formats` (``"nvfp4"``, ``"gguf-q4_k_m"``...) or a :class:`Scheme` stores
     the model that way. Tensors a scheme does not convert are stored at ``base_dtype``
     (default: the config's ``torch_dtype``, else bf16). A tied ``lm_head`` is stored once.
-    Buffers stored in the checkpoint (DeepSeek-V3's router bias) are counted in float32."""
+    Buffers stored in the checkpoint (DeepSeek-V3's router bias) are counted in float32.
+    A multimodal wrapper's vision and audio towers are kept at ``base_dtype`` under every
+    scheme (quantized checkpoints leave them so)."""
     cfg = as_config(cfg)
     if isinstance(scheme, str) and scheme.lower() in GGUF_FTYPES:
         if base_dtype is not None:
@@ -738,6 +741,10 @@ def stored_weights(cfg, scheme=AS_SHIPPED, base_dtype=None):
             scales += s
         else:
             kept += t.numel * base
+    for t in tower_tensors(cfg):  # vision and audio towers: kept at the base dtype, as shipped
+        b = t.numel * t.per_expert * (4 if t.buffer else base)
+        kept += b
+        buffers += b if t.buffer else 0
     nominal = sch.nominal if sch.quantizes else {4: "fp32", 2: "bf16"}[base]
     other = nominal if sch.targets == "linear" else {4: "fp32", 2: "bf16"}[base]
     # the idealised figure counts values only: mxfp4's 4.25 bits (lc.weight_bytes) include

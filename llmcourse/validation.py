@@ -12,6 +12,7 @@ import math
 
 from .families import (_MULTIMODAL, _TEXT_ALIASES, ENTRIES, NOT_DECODERS,
                        SUPPORTED_MODEL_TYPES, WRAPPERS)
+from .towers import resolve_towers
 from .layers import Axis, LayerSchedule, LayerTypes
 from .limits import (MAX_JSON_DEPTH, MAX_JSON_VALUES, MAX_LIST, MAX_SIZE, ConfigError, _fail,
                      _is_int, field_name, show)
@@ -388,7 +389,9 @@ def _layer_schedule(fam, r, layers):
 
 def _validate_text_config(raw, mt):
     """A multimodal config (Gemma-3, Llama-4): its language model, read from ``text_config``
-    (transformers' text defaults fill what it leaves out)."""
+    (transformers' text defaults fill what it leaves out), and its towers
+    (:func:`llmcourse.towers.resolve_towers`); the wrapper's own tie_word_embeddings ties
+    the head of the language model inside it."""
     for f in ("quantization_config",):  # the checkpoint's own fields, read outside the text model
         v = raw.get(f)
         if v is not None and not isinstance(v, dict):
@@ -397,8 +400,9 @@ def _validate_text_config(raw, mt):
         v = raw.get(f)
         if v is not None and not isinstance(v, str):
             _fail(f, "must be a string", v)
+    wrapper = WRAPPERS[mt]
     text = raw.get("text_config")
-    text = {} if text is None else text
+    text = dict(wrapper.text_absent) if text is None else text
     if not isinstance(text, dict):
         _fail("text_config", "must be a JSON object holding the language model's config", text)
     text = dict(text)
@@ -413,4 +417,10 @@ def _validate_text_config(raw, mt):
     except ConfigError as e:
         raise ConfigError(f"text_config.{e}") from None
     r["text_model_of"] = mt
+    r["towers"] = resolve_towers(mt, wrapper.towers, raw)
+    tie = raw.get("tie_word_embeddings", wrapper.tie)
+    if wrapper.tie is not None:  # the wrapper's own setting ties the head inside it
+        if tie is not None and not isinstance(tie, bool):
+            _fail("tie_word_embeddings", "must be true or false", tie)
+        r["tie_word_embeddings"] = r["resolved"]["tie_word_embeddings"] = bool(tie)
     return r

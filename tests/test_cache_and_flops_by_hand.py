@@ -68,7 +68,7 @@ def test_gemma4_kv_sharing_and_global_layers_by_hand():
     s = 32_768
     assert lc.kv_cache_bytes(e2b, s) == 2 * 2 * (12 * 1 * 256 * 512 + 3 * 1 * 512 * s)
     assert lc.kv_cache_bytes(big, s) == 2 * 2 * (50 * 16 * 256 * 1024 + 10 * 4 * 512 * s)
-    shapes = dict(zip(*(lc.weight_shapes(big)[c] for c in ("name", "shape"))))
+    shapes = dict(zip(*(lc.weight_shapes(big.text_model)[c] for c in ("name", "shape"))))
     assert "model.layers.5.self_attn.v_proj.weight" not in shapes  # K = V: one projection
     assert shapes["model.layers.5.self_attn.k_proj.weight"] == (4 * 512, 5376)
     assert shapes["model.layers.0.self_attn.v_proj.weight"] == (16 * 256, 5376)

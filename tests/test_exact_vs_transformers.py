@@ -43,15 +43,18 @@ def test_total_equals_meta_model(zoo_name):
 
 @slow
 def test_active_is_total_minus_unused_routed_experts(zoo_name):
+    """Less a multimodal wrapper's towers too: no text token uses them."""
     cfg = lc.load_model(zoo_name)
     total, _, routed = transformers_ref.zoo_meta(zoo_name)
+    towers = transformers_ref.zoo_towers(zoo_name)
+    assert (towers > 0) == cfg.is_multimodal
     pc = lc.param_count(cfg)
     if not cfg.is_moe:
-        assert routed == 0 and pc.active == pc.total == total
+        assert routed == 0 and pc.active == pc.total - towers == total - towers
         return
     E, k = cfg.num_experts, cfg.num_experts_per_tok
     assert routed % E == 0
-    assert pc.active == total - routed // E * (E - k)
+    assert pc.active == total - towers - routed // E * (E - k)
     assert pc.routed_experts == routed
 
 

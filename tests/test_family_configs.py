@@ -106,7 +106,7 @@ def test_gemma_ties_by_default_and_gemma3_text_config_of_six_keys():
     assert "text model of a gemma3 config" in repr(cfg)
     assert cfg.vocab_size == 262208 and cfg.head_dim == 256 and cfg.num_key_value_heads == 4
     assert cfg.layer_types.count("full_attention") == 34 // 6  # every 6th layer is global
-    m = transformers_ref.meta_model(six)
+    m = transformers_ref.model_of(six)  # the wrapper whole: its class's SigLIP tower too
     assert lc.param_count(cfg).total == sum(p.numel() for p in m.parameters())
     # what-ifs go to the text_config, and the multimodal config comes back whole
     d = cfg.replace(num_hidden_layers=6).to_hf_config()
@@ -146,13 +146,16 @@ def test_mistral3_wrapper_reads_ministral3_or_mistral_inside():
 @slow
 def test_text_config_wrapper_reads_the_language_model():
     """The multimodal qwen4_exp config holds the language model in text_config, as
-    Qwen4ExpConfig reads it."""
+    Qwen4ExpConfig reads it, and, with no vision_config, its class's vision tower (as
+    transformers 5.23 builds Qwen3.5's: 453,650,672 parameters)."""
     from transformers.models.qwen4_exp import Qwen4ExpConfig
     text = lc.load_model(QWEN4).to_hf_config()
     outer = {"model_type": "qwen4_exp", "text_config": text}
     cfg = lc.from_hf_config(outer)
     assert cfg.is_multimodal and cfg.model_type == "qwen4_exp_text"
-    assert lc.param_count(cfg).total == 176_943_899_520
+    assert lc.param_count(cfg.text_model).total == 176_943_899_520
+    assert lc.param_count(cfg).components["vision"] == 453_650_672
+    assert lc.param_count(cfg).total == 176_943_899_520 + 453_650_672
     hf = Qwen4ExpConfig(text_config={k: v for k, v in text.items() if k != "model_type"})
     assert list(cfg.layer_types) == hf.text_config.layer_types
 
@@ -235,8 +238,7 @@ def test_qwen3_5_shrunk_and_saved_forms_count_the_same(name, tmp_path):
     total, _, _ = transformers_ref.built(small)
     cfg = lc.from_hf_config(small)
     assert lc.param_count(cfg).total == total
-    transformers_ref.hf_config(small).save_pretrained(tmp_path)
-    saved = lc.from_hf_config(json.loads((tmp_path / "config.json").read_text()))
+    saved = lc.from_hf_config(transformers_ref.saved(small, tmp_path))  # the wrapper whole
     assert lc.param_count(saved).total == total
     assert lc.kv_cache_bytes(saved, 4096) == lc.kv_cache_bytes(cfg, 4096)
     assert lc.flops_per_token(saved, 4096).total == lc.flops_per_token(cfg, 4096).total

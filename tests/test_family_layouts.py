@@ -44,17 +44,20 @@ def test_zoo_models_have_their_published_sizes(name):
         assert abs(count / unit - float(text[:-1])) < 0.05 * float(text[:-1]) + 0.5, (count, text)
 
 
-REAL = {"Qwen3.5-0.8B-Base": ("qwen3_5", 752_393_024),
-        "Qwen3.6-35B-A3B": ("qwen3_5_moe", 34_660_610_688)}
+# (wrapper type, total as built, its language model's part)
+REAL = {"Qwen3.5-0.8B-Base": ("qwen3_5", 852_985_920, 752_393_024),
+        "Qwen3.6-35B-A3B": ("qwen3_5_moe", 35_107_181_936, 34_660_610_688)}
 
 
 def test_qwen3_5_and_3_6_totals_as_built():
     """The totals transformers 5.23 builds for the published Qwen3.5 and Qwen3.6 configs
-    (a multimodal wrapper: the language model in text_config), written down."""
-    for name, (outer, total) in REAL.items():
+    (a multimodal wrapper: the language model in text_config, and a vision tower), and the
+    language model's part (the "0.8B" and the "35B"), written down."""
+    for name, (outer, total, text) in REAL.items():
         cfg = lc.load_model(name)
         assert cfg.text_model_of == outer and cfg.is_multimodal
         assert lc.param_count(cfg).total == total
+        assert lc.param_count(cfg.text_model).total == text
 
 
 @slow
@@ -65,13 +68,7 @@ def test_real_config_counts_as_transformers_builds_it(name):
     assert d["model_type"] == REAL[name][0] and cfg.is_multimodal
     total, routed, _ = transformers_ref.built(d)
     assert total == REAL[name][1]  # the meta build, written down (read above, fast)
-    pc = lc.param_count(cfg)
-    assert pc.total == total
-    if cfg.is_moe:
-        E, k = cfg.num_experts, cfg.num_experts_per_tok
-        assert pc.active == total - routed // E * (E - k)
-    else:
-        assert routed == 0 and pc.active == total
+    transformers_ref.counts_as_built(d)  # total, and active less routed experts and towers
 
 
 def test_mistral_small_4_class_defaults_are_the_published_size():
@@ -96,9 +93,9 @@ def test_seed_oss_36b_counts_its_published_total():
 
 
 def test_gemma4_e2b_is_mostly_its_per_layer_embedding():
-    """E2B: 4.63B parameters, of which the per-layer embedding table (262,144 tokens x 35
-    layers x 256) is 2.35B; "E2B" counts the rest."""
-    cfg = lc.load_model("gemma-4-E2B")
+    """E2B's language model: 4.63B parameters, of which the per-layer embedding table
+    (262,144 tokens x 35 layers x 256) is 2.35B; "E2B" counts the rest."""
+    cfg = lc.load_model("gemma-4-E2B").text_model
     pc = lc.param_count(cfg)
     ple = 262_144 * 35 * 256
     assert ple == 2_348_810_240

@@ -197,7 +197,7 @@ def test_checkpoint_of_a_public_model_explains_a_tied_head_stored_twice(hub, tmp
     assert gets and all(r == "bytes=0-100000" for _, r in gets)
 
 
-def test_checkpoint_of_a_multimodal_model_with_mtp_equals_the_engine_less_both(hub, tmp_path):
+def test_checkpoint_of_a_multimodal_model_equals_the_engine_less_its_mtp(hub, tmp_path):
     out = run_client("""
         r = lc.checkpoint_report("Qwen/Qwen3.5-0.8B-Base")
         out = dict(r.to_dict(), text=str(r), table=r.table().reset_index().to_dict("records"))
@@ -212,16 +212,23 @@ def test_checkpoint_of_a_multimodal_model_with_mtp_equals_the_engine_less_both(h
     assert parts["mtp"]["tensors"] == sum(n.startswith("mtp.") for n in names) == 15
     assert parts["towers"]["tensors"] == sum(n.startswith("model.visual.") for n in names)
     assert parts["scales"]["tensors"] == 0
-    # the language model transformers builds equals the engine's count, value for value
-    assert parts["language_model"]["values"] == lc.param_count(zoo).total
-    assert parts["language_model"]["bytes"] == lc.stored_weights(zoo).total
+    # the language model and the vision tower transformers builds equal the engine's counts,
+    # value for value; the wrapper's total is both
+    pc = lc.param_count(zoo)
+    assert parts["language_model"]["values"] == lc.param_count(zoo.text_model).total
+    assert parts["towers"]["values"] == pc.components["vision"] == out["engine"]["tower_params"]
+    assert parts["language_model"]["values"] + parts["towers"]["values"] == pc.total
+    assert parts["language_model"]["bytes"] + parts["towers"]["bytes"] == \
+        lc.stored_weights(zoo).total
     assert out["explained"] is True
     rows = {r["what"]: r for r in out["rows"]}
-    assert rows["bytes, all tensors"]["difference"] == (parts["mtp"]["bytes"]
-                                                        + parts["towers"]["bytes"])
+    assert rows["bytes, all tensors"]["difference"] == parts["mtp"]["bytes"]
     assert "multi-token-prediction module transformers does not build" in \
         rows["bytes, multi-token prediction"]["why"]
-    assert "model.visual" in rows["bytes, vision and audio towers"]["why"]
+    towers = rows["bytes, vision and audio towers"]
+    assert towers["checkpoint"] == towers["course"] and towers["difference"] == 0
+    assert "model.visual" in towers["why"]
+    assert rows["values, vision and audio towers"]["difference"] == 0
     assert [r["what"] for r in out["table"]] == list(rows)
     assert hub.refused == []
 

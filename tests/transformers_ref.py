@@ -29,6 +29,36 @@ def hf_config(d):
     return AutoConfig.for_model(d.pop("model_type"), **d)
 
 
+def is_wrapper(d):
+    """A multimodal wrapper's config (Gemma 3, Llama 4, Qwen3.5, ...): built whole."""
+    return d.get("model_type") in _TEXT_MODEL
+
+
+def whole_config(d):
+    """A wrapper's config as transformers reads it whole: its class, towers included."""
+    d = {k: v for k, v in d.items() if k not in _LOADING_ONLY}
+    d = transformers.PreTrainedConfig._decode_special_floats(d)
+    return AutoConfig.for_model(d.pop("model_type"), **d)
+
+
+def whole_model(d):
+    """What transformers builds for a wrapper config on the meta device: the class its
+    ``architectures`` names where transformers has it (Kimi K2.5's names remote code),
+    else the image-text-to-text class its type maps to."""
+    from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+    arch = (d.get("architectures") or [None])[0]
+    name = (arch if isinstance(arch, str) and hasattr(transformers, arch)
+            else MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES[d["model_type"]])
+    with torch.device("meta"):
+        return getattr(transformers, name)(whole_config(d))
+
+
+def model_of(d):
+    """The meta build the engine's counts are checked against: a wrapper whole, else the
+    causal LM."""
+    return whole_model(d) if is_wrapper(d) else meta_model(d)
+
+
 def causal_lm(config):
     """AutoModelForCausalLM, or for a type it does not register (mistral4) the
     ``*ForCausalLM`` class its config names, as the config's ``architectures`` would."""
@@ -92,19 +122,39 @@ def routed_expert_params(m):
                if ".experts." in n and "shared_expert" not in n)
 
 
+def tower_params(m):
+    """Parameters of a wrapper's vision and audio towers and projectors, found by module
+    path in transformers' own model: everything outside its language model and head."""
+    return sum(p.numel() for n, p in m.named_parameters()
+               if "language_model" not in n and not n.startswith("lm_head"))
+
+
 @functools.lru_cache(maxsize=None)
 def zoo_model(name):
-    """The meta build of a zoo model (kept for the tests that read it)."""
+    """The meta build of a zoo model (a multimodal wrapper built whole), kept for the tests
+    that read it."""
     import llmcourse as lc
-    return meta_model(lc.load_model(name).to_hf_config())
+    return model_of(lc.load_model(name).to_hf_config())
 
 
-def zoo_meta(name):
-    """(total parameters, {state-dict name: shape}, routed-expert parameters) of a zoo model."""
+def _zoo_build(name):
+    import llmcourse as lc
     m = zoo_model(name)
     total = sum(p.numel() for p in m.parameters())
     shapes = {k: tuple(v.shape) for k, v in m.state_dict().items()}
-    return total, shapes, routed_expert_params(m)
+    return total, shapes, routed_expert_params(m), tower_params(m) if is_wrapper(
+        lc.load_model(name).to_hf_config()) else 0
+
+
+def zoo_meta(name):
+    """(total parameters, {state-dict name: shape}, routed-expert parameters) of a zoo model
+    (a multimodal wrapper built whole)."""
+    return _zoo_build(name)[:3]
+
+
+def zoo_towers(name):
+    """The parameters of a zoo wrapper's towers as built (0 for a text model)."""
+    return _zoo_build(name)[3]
 
 
 # --- the checkpoint, read as transformers reads one -----------------------------------------
@@ -173,15 +223,15 @@ def tensors_as_built(cfg, model, oversized=None):
 
 def built(d):
     """(total parameters, routed-expert parameters, {state-dict name: shape}) of the model
-    transformers builds from config ``d`` on the meta device."""
-    m = meta_model(d)
+    transformers builds from config ``d`` on the meta device (a wrapper whole)."""
+    m = model_of(d)
     return (sum(p.numel() for p in m.parameters()), routed_expert_params(m),
             {k: tuple(v.shape) for k, v in m.state_dict().items()})
 
 
 def meta_counts(d):
-    """(total parameters, routed-expert parameters) as built."""
-    m = meta_model(d)
+    """(total parameters, routed-expert parameters) as built (a wrapper whole)."""
+    m = model_of(d)
     return sum(p.numel() for p in m.parameters()), routed_expert_params(m)
 
 
@@ -205,7 +255,7 @@ def counts_as_built(d, uncounted=None, routed_component=True, tensors=True):
     import llmcourse as lc
     from math import prod
     cfg = lc.from_hf_config(d)
-    m = meta_model(d)
+    m = model_of(d)
     total, routed = sum(p.numel() for p in m.parameters()), routed_expert_params(m)
     oversized = uncounted(m, cfg) if uncounted is not None else {}
     if tensors:
@@ -215,18 +265,19 @@ def counts_as_built(d, uncounted=None, routed_component=True, tensors=True):
     total, routed = total - extra, routed - extra
     pc = lc.param_count(cfg)
     assert pc.total == total
+    towers = tower_params(m) if is_wrapper(d) else 0  # no text token uses them
     if cfg.is_moe:
         assert pc.routed_experts == routed or not routed_component
-        assert pc.active == active_as_built(total, routed, cfg)
+        assert pc.active == active_as_built(total, routed, cfg) - towers
     else:
-        assert routed == 0 and pc.active == total
+        assert routed == 0 and pc.active == total - towers
     return cfg
 
 
 def saved(d, path):
     """The config.json transformers writes after reading ``d`` (its class, save_pretrained)."""
     import json
-    hf_config(d).save_pretrained(path)
+    (whole_config(d) if is_wrapper(d) else hf_config(d)).save_pretrained(path)
     with open(path / "config.json", encoding="utf-8") as fh:
         return json.load(fh)
 
@@ -262,3 +313,45 @@ def decode_step_flops(d, n=20):
         with counter:
             model(ids[:, n - 1:], past_key_values=cache, use_cache=True)
     return counter.get_total_flops(), lc.flops_per_token(lc.from_hf_config(d), n, mode="decode")
+
+
+# --- a wrapper checkpoint's names as transformers loads them -------------------------------
+# (transformers' conversion_mapping.py: "llava" for gemma3 and mistral3, SiglipVisionModel's
+# PrefixChange, and "kimi_k25"; the other wrappers' checkpoints use transformers' own names)
+_LLAVA = (("language_model.model.", "model.language_model."),
+          ("language_model.lm_head.", "lm_head."))
+_LOADED = {
+    "gemma3": _LLAVA + (("vision_tower.vision_model.", "model.vision_tower."),
+                        ("multi_modal_projector.", "model.multi_modal_projector.")),
+    "mistral3": _LLAVA + (("vision_tower.", "model.vision_tower."),
+                          ("multi_modal_projector.", "model.multi_modal_projector.")),
+    "kimi_k25": _LLAVA + (("vision_tower.encoder.blocks.", "model.vision_tower.layers."),
+                          ("vision_tower.encoder.", "model.vision_tower."),
+                          ("vision_tower.patch_embed.pos_emb.weight",
+                           "model.vision_tower.patch_embed.pos_emb.position_embeddings"),
+                          ("vision_tower.", "model.vision_tower."),
+                          ("mm_projector.proj.0.", "model.mm_projector.in_proj."),
+                          ("mm_projector.proj.2.", "model.mm_projector.out_proj."),
+                          ("mm_projector.", "model.mm_projector.")),
+}
+_KIMI_BLOCK = (("norm0.", "norm1."), ("norm1.", "norm2."), ("mlp.fc0.", "mlp.fc1."),
+               ("mlp.fc1.", "mlp.fc2."), ("wo.", "attn.proj."))
+
+
+def as_loaded(model_type, name, shape):
+    """``[(name, shape), ...]``: a wrapper checkpoint's tensor as transformers' state dict
+    holds it (Kimi K2.5's fused wqkv: three tensors, q, k and v)."""
+    for old, new in _LOADED.get(model_type, ()):
+        if name.startswith(old):
+            name = new + name[len(old):]
+            break
+    if model_type == "kimi_k25" and name.startswith("model.vision_tower.layers."):
+        head, rest = name.split(".", 4)[:4], name.split(".", 4)[4]
+        stem = ".".join(head) + "."
+        if rest.startswith("wqkv."):
+            third = (shape[0] // 3,) + tuple(shape[1:])
+            return [(f"{stem}attn.{x}_proj.{rest[5:]}", third) for x in "qkv"]
+        for old, new in _KIMI_BLOCK:
+            if rest.startswith(old):
+                return [(stem + new + rest[len(old):], shape)]
+    return [(name, shape)]

@@ -32,17 +32,32 @@ for _module in MODULES:
         raise ValueError(f"model types with two entries: {sorted(_clash)}")
     ENTRIES.update(_module.ENTRIES)
 
+# the checkpoint names of a wrapper saved before transformers 5 (LLaVA's layout)
+_LLAVA_NAMES = (("model.", "language_model.model."), ("lm_head.", "language_model.lm_head."))
+
 WRAPPERS = {
-    "gemma3": Wrapper("gemma3_text"),
-    "gemma4": Wrapper("gemma4_text"),
-    "llama4": Wrapper("llama4_text"),
-    "qwen3_5": Wrapper("qwen3_5_text"),
-    "qwen3_5_moe": Wrapper("qwen3_5_moe_text"),
-    "qwen4_exp": Wrapper("qwen4_exp_text"),
-    # Kimi K2.5: DeepSeek-V3's layout, 384 experts
-    "kimi_k25": Wrapper("deepseek_v3", also=dict(kimi_k2="deepseek_v3"), group="Kimi"),
-    # Ministral 3 (Mistral Small 3.x: mistral inside)
-    "mistral3": Wrapper("ministral3", also=dict(mistral="mistral")),
+    # Gemma 3: a SigLIP vision tower; Google's checkpoints use the LLaVA names
+    "gemma3": Wrapper("gemma3_text", towers=("siglip",), names=_LLAVA_NAMES, tie=True),
+    # Gemma 4: a vision and an audio encoder, each only where its config is given
+    "gemma4": Wrapper("gemma4_text", towers=("gemma4_vision", "gemma4_audio"), tie=True),
+    # Llama 4: its own vision model; the text model (a ForCausalLM inside) ties by its own
+    "llama4": Wrapper("llama4_text", towers=("llama4_vision",), names=_LLAVA_NAMES, tie=None),
+    "qwen3_5": Wrapper("qwen3_5_text", towers=("qwen3_5_vision",)),
+    "qwen3_5_moe": Wrapper("qwen3_5_moe_text", towers=("qwen3_5_vision",)),
+    "qwen4_exp": Wrapper("qwen4_exp_text", towers=("qwen3_5_vision",)),
+    # Kimi K2.5: DeepSeek-V3's layout, 384 experts, and the MoonViT vision tower
+    "kimi_k25": Wrapper("deepseek_v3", also=dict(kimi_k2="deepseek_v3"), group="Kimi",
+                        towers=("kimi_k25_vision",), names=_LLAVA_NAMES, tie=True),
+    # Mistral 3: a Pixtral vision tower; Mistral Small 3.x holds mistral inside (its class's
+    # default, with the sizes below when the text_config is missing), Ministral 3 ministral3
+    "mistral3": Wrapper("mistral", also=dict(ministral3="ministral3"), towers=("pixtral",),
+                        names=_LLAVA_NAMES, tie=True,
+                        text_absent=dict(model_type="mistral", head_dim=128, hidden_size=5120,
+                                         intermediate_size=32768,
+                                         max_position_embeddings=131072,
+                                         num_attention_heads=32, num_hidden_layers=40,
+                                         num_key_value_heads=8, sliding_window=None,
+                                         vocab_size=131072)),
 }
 
 SUPPORTED_MODEL_TYPES = tuple(sorted(set(ENTRIES) | set(WRAPPERS)))

@@ -81,14 +81,25 @@ class Family(NamedTuple):
 
 
 class Wrapper(NamedTuple):
-    """A multimodal ``model_type`` whose language model is its ``text_config``."""
+    """A multimodal ``model_type``: a language model (its ``text_config``) and the towers
+    beside it, counted whole as transformers builds its ``*ForConditionalGeneration``."""
     #: the text_config's model type when it gives none
     text: str
     #: other text_config model types it may hold, each read as the type it names here
-    #: (Kimi K2.5's ``kimi_k2`` is DeepSeek-V3; Mistral Small 3.1's ``mistral`` is Mistral)
+    #: (Kimi K2.5's ``kimi_k2`` is DeepSeek-V3; Ministral 3's ``ministral3`` is its own)
     also: dict = {}
     #: the family the zoo's model pickers list it under (None: its text model's)
     group: str | None = None
+    #: its vision and audio towers: kinds in :data:`llmcourse.towers.TOWERS`
+    towers: tuple = ()
+    #: where its checkpoints store the language model: (the text model's own name prefix,
+    #: the checkpoint's), the first that matches; other names are kept (Qwen3.5's ``mtp.``)
+    names: tuple = (("model.", "model.language_model."),)
+    #: the wrapper class's ``tie_word_embeddings`` default, which (given or not) ties the
+    #: language model's head inside it; None: the text config's own governs (Llama 4)
+    tie: bool | None = False
+    #: what a missing or null text_config holds (the class's SubConfigSpec init_kwargs)
+    text_absent: dict = {}
 
 
 # the keys every Llama-style transformers config declares, with their defaults

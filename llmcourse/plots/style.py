@@ -75,6 +75,8 @@ COMPONENT_COLORS = {
     "embedding": _BROWN, "attention": _BLUE, "mlp": _ORANGE,
     "shared_experts": _RED, "experts": _VERMILION, "router": _PURPLE,
     "norms": _GREY, "lm_head": _KHAKI,
+    # a multimodal wrapper's towers, beside the language model
+    "vision": _SLATE, "audio": _CYAN,
 }
 
 # one colour per concept a figure contrasts (several figures, one meaning)
@@ -127,6 +129,7 @@ COLOR_GROUPS = {
 COMPONENT_HATCHES = {
     "embedding": "..", "attention": "", "mlp": "//", "shared_experts": "xx",
     "experts": "\\\\", "router": "oo", "norms": "--", "lm_head": "++",
+    "vision": "||", "audio": "**",
 }
 CONCEPT_MARKERS = {"mha": "o", "gqa": "s", "mqa": "^", "mla": "D", "dense": "o", "moe": "^",
                    "exact": "o", "approx": "s", "original": "o", "edited": "s"}
