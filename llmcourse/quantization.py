@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .architectures import global_tensors, layer_groups, layer_prefix
+from .families import ENTRIES, family_of
 from .towers import tower_tensors
 from .config import ConfigError
 from .counts import param_count, weight_bytes
@@ -796,8 +797,6 @@ GGUF_SOURCE = (
     "but for a fused attn_qkv, now an attn_v-like tensor; convert_hf_to_gguf.py writes 1-D "
     "tensors, biases and ffn_gate_inp in F32")
 # the families whose tensors are named here as llama.cpp's converter names them
-_GGUF_FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "qwen3_moe", "mixtral", "gemma",
-                  "gemma2", "gemma3_text", "phi3", "granite", "olmo2", "smollm3")
 _GGUF_NAMES = (("self_attn.q_proj.weight", "attn_q.weight"),
                ("self_attn.k_proj.weight", "attn_k.weight"),
                ("self_attn.v_proj.weight", "attn_v.weight"),
@@ -870,15 +869,18 @@ def gguf_tensors(cfg, ftype="Q4_K_M"):
     :data:`GGUF_SOURCE`."""
     cfg = as_config(cfg)
     mix = _gguf_ftype(ftype)
-    if cfg.model_type not in _GGUF_FAMILIES or cfg.layout.block != "decoder":
+    arch = family_of(cfg.model_type).gguf
+    if arch is None or cfg.layout.block != "decoder":
+        sized = sorted(mt for mt, e in ENTRIES.items() if e.gguf)
         raise ConfigError(f"weights: GGUF {mix} is sized here for model_type "
-                          f"{', '.join(_GGUF_FAMILIES)} (got {cfg.model_type!r})")
+                          f"{', '.join(sized)} (got {cfg.model_type!r})")
     raw = cfg.to_hf_config()
     names = dict(_GGUF_NAMES)
     L = cfg.num_hidden_layers
     n_expert = cfg.get("num_local_experts") or cfg.get("num_experts") or 0
-    is_70b = L == 80 and cfg.model_type in ("llama", "qwen2") and \
-        cfg.num_attention_heads != cfg.num_key_value_heads
+    # LLM_TYPE_70B: 80 layers of llama.cpp's llama or qwen2 architecture, grouped query heads
+    big = ("llama", "qwen2")   # llama.cpp's architectures, not model types
+    is_70b = L == 80 and arch in big and cfg.num_attention_heads != cfg.num_key_value_heads
     default = _GGUF_DEFAULT[mix]
     layers = []
     for idx, tensors in layer_groups(cfg):

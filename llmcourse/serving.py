@@ -140,7 +140,8 @@ class VllmRelease(NamedTuple):
     big_gpu_tier: bool                # GPUs reporting >= 160 GiB get 16,384 batched tokens
     sources: tuple                    # (what changed, where) pairs, every change up to it
     kv_size_by_concurrency: bool = False   # "GPU KV cache size" = int(concurrency x len)
-    mrv2: tuple = ()                  # model types on Model Runner V2 by default ("dense": all)
+    mrv2: tuple = ()                  # model classes (a config's architectures) on Model
+                                      # Runner V2 by default ("dense": every dense model)
 
     @property
     def minor(self):
@@ -163,7 +164,7 @@ class VllmRelease(NamedTuple):
             return "v1"
         if "dense" in self.mrv2:
             return "v2"
-        return "v2" if cfg.model_type in self.mrv2 else "v1"
+        return "v2" if (cfg.get("architectures") or [None])[0] in self.mrv2 else "v1"
 
 
 _PR = "https://github.com/vllm-project/vllm/pull/"
@@ -195,9 +196,9 @@ RELEASE_CHANGES = (
      "num_blocks // groups x block_size (vllm issue 40691: the two disagree for hybrid models; "
      "logs of late May 2026 on print the new figure)",
      "https://github.com/vllm-project/vllm/issues/40691"),
-    ("0.22", "mrv2", ("qwen3",), "Model Runner V2 the default for Qwen3 dense models",
+    ("0.22", "mrv2", ("Qwen3ForCausalLM",), "Model Runner V2 the default for Qwen3 dense models",
      _PR + "39337"),
-    ("0.23", "mrv2", ("qwen3", "llama", "mistral"),
+    ("0.23", "mrv2", ("Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM"),
      "Model Runner V2 the default for Llama and Mistral dense models too", _PR + "43458"),
     ("0.24", "kv_dtype", "int4_per_token_head", "int4_per_token_head cache (Triton attention)",
      _PR + "40835"),

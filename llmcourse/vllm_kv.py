@@ -46,7 +46,7 @@ from .config import ConfigError
 from .zoo import as_config
 
 __all__ = ["KV_CACHE_DTYPES", "KvCacheDtype", "kv_cache_dtype", "kv_dtype_names",
-           "LayerSpec", "KvGroup", "KvCacheLayout", "kv_cache_layout", "NOT_MODELLED"]
+           "LayerSpec", "KvGroup", "KvCacheLayout", "kv_cache_layout"]
 
 
 def _minor(version):
@@ -104,17 +104,21 @@ KV_CACHE_DTYPES = {d.name: d for d in (
 )}
 # what a reader may type for one of them
 _ALIASES = {"bf16": "bfloat16", "fp16": "float16", "half": "float16", "fp8_e4m3fn": "fp8_e4m3"}
-# model families whose caches vLLM lays out in ways the course does not model: refused
-NOT_MODELLED = {
-    "deepseek_v32": "DeepSeek-V3.2's sparse-attention caches (fp8_ds_mla pages and the "
-                    "indexer's keys in their own group)",
-    "glm_moe_dsa": "GLM-5's sparse-attention caches (fp8_ds_mla pages and the indexer's keys "
-                   "in their own group)",
-    "deepseek_v4": "DeepSeek-V4's window and compressed caches",
-    "kimi_linear": "Kimi-Linear's KDA state beside its MLA cache",
-    "qwen4_exp_text": "Qwen3.8-Flash-Next's indexed attention beside its DeltaNet state",
-    "lfm2": "LFM2's short-convolution state", "lfm2_moe": "LFM2's short-convolution state",
-}
+def _layout_not_modelled(cfg):
+    """What of a model's cache vLLM lays out in a way the course does not model (then the
+    layout is refused), read off its layer kinds and layout; None where it is modelled."""
+    kinds = {k.attention for k in cfg.layer_schedule.counts()}
+    if "indexed_attention" in kinds:
+        return ("the sparse-attention caches (fp8_ds_mla pages and the indexer's keys in their "
+                "own group)" if cfg.layout.indexer == "lightning" else
+                "the indexed attention beside its linear-attention state")
+    if kinds & {"compressed_sparse_attention", "heavily_compressed_attention"}:
+        return "the window and compressed caches"
+    if "linear_attention" in kinds and cfg.layout.linear_attention == "kda":
+        return "the Kimi Delta Attention state beside its MLA cache"
+    if "conv" in kinds:
+        return "the short-convolution state"
+    return None
 
 
 def kv_dtype_names():
@@ -275,9 +279,10 @@ def kv_cache_layout(cfg, tensor_parallel_size=1, pipeline_parallel_size=1, kv_dt
     takes in a state layer (``MambaSpec.max_memory_usage_bytes``: 1 with
     ``mamba_cache_mode`` "none", 2 with "align", vLLM's mode when prefix caching is on)."""
     cfg = as_config(cfg)
-    if cfg.model_type in NOT_MODELLED:
-        raise ConfigError(f"model: vLLM's cache layout for {NOT_MODELLED[cfg.model_type]} is "
-                          f"not modelled here ({cfg.name})")
+    what = _layout_not_modelled(cfg)
+    if what:
+        raise ConfigError(f"model: vLLM's cache layout for {cfg.name}'s {what} is not "
+                          f"modelled here")
     tp, pp = tensor_parallel_size, pipeline_parallel_size
     d = kv_dtype or KV_CACHE_DTYPES["auto"]
     value_bytes_16 = model_dtype_bytes if d.value_bits == 16 else None

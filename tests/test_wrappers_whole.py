@@ -105,7 +105,7 @@ def _case(name):
 
 
 VARIED_NAMES = sorted(VARIED) + ["qwen4_exp tiny text, default tower", "qwen4_exp varied tower"]
-BUILT_AT_DEFAULTS = [t for t in WRAPPERS if t not in ("kimi_k25", "qwen4_exp")]
+BUILT_AT_DEFAULTS = [t for t in WRAPPERS if t != "qwen4_exp"]
 
 
 # --- by hand --------------------------------------------------------------------------------
@@ -258,12 +258,6 @@ def test_a_tower_the_course_cannot_size_is_refused_in_one_line(d, message):
     with pytest.raises(ValueError) as e:
         lc.from_hf_config(d)
     assert str(e.value).startswith(message) and "\n" not in str(e.value)
-
-
-def test_kimi_k25_at_its_class_defaults_is_refused_for_its_text_model():
-    """Kimi K2.5's text_config is DeepSeek-V3's, which the course reads only with its sizes."""
-    with pytest.raises(ValueError, match=r"^text_config\.hidden_size: required"):
-        lc.from_hf_config({"model_type": "kimi_k25"})
 
 
 # --- against transformers' build -------------------------------------------------------------

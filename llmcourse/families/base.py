@@ -67,6 +67,9 @@ class Family(NamedTuple):
     derive: tuple = ()
     #: ``f(r, head_dim)``: its own rules, after the generic ones
     check: tuple = ()
+    #: llama.cpp's architecture for the type (its GGUF converter's), where the course sizes
+    #: its GGUF files (llmcourse.quantization.gguf_tensors)
+    gguf: str | None = None
     #: ``f(cfg, full_attention) -> {field: value}``: the changes beyond a KV head per query
     #: head that make its MHA baseline (llmcourse.sizing.mha_baseline), where its own fields
     #: say more (Gemma 4's KV sharing, Nemotron-H's block pattern)

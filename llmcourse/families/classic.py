@@ -83,6 +83,7 @@ ENTRIES = {
         defaults=dict(_COMMON, qk_layernorm=False)),
     # Phi-3: q, k and v fused in qkv_proj, gate and up in gate_up_proj, no biases
     "phi3": Family(
+        gguf="phi3",
         group="Phi",
         layout=Layout(attention="fused_qkv", attention_names=("qkv_proj", "o_proj"),
                       o_first=True, qkv_bias=False, o_bias=False, mlp="fused_gated",

@@ -11,6 +11,7 @@ from .base import _COMMON, Family
 ENTRIES = {
     # Gemma: Llama's layout, a GeGLU MLP under the same names, the head tied
     "gemma": Family(
+        gguf="gemma",
         group="Gemma",
         layout=Layout(norm="rms_one_plus_w"),
         layers=rules.full_attention_layers,
@@ -20,6 +21,7 @@ ENTRIES = {
                       pad_token_id=0)),
     # Gemma-2: norms before and after both attention and MLP; sliding and full layers in turn
     "gemma2": Family(
+        gguf="gemma2",
         group="Gemma",
         layout=Layout(layer_norms=("input_layernorm", "post_attention_layernorm",
                                    "pre_feedforward_layernorm", "post_feedforward_layernorm"),
@@ -30,6 +32,7 @@ ENTRIES = {
                       sliding_window=4096)),
     # Gemma-3: Gemma-2's four norms and QK-norm; 5 sliding layers to 1 full
     "gemma3_text": Family(
+        gguf="gemma3",
         group="Gemma",
         layout=Layout(qk_norm="shared",
                       layer_norms=("input_layernorm", "post_attention_layernorm",

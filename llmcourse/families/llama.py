@@ -13,6 +13,7 @@ ENTRIES = {
     # Llama: the layout's defaults (RMSNorm before attention and MLP, SwiGLU, biases by
     # attention_bias and mlp_bias)
     "llama": Family(
+        gguf="llama",
         group="Llama",
         moe_variant=("mixtral", "num_local_experts"),
         defaults=dict(_COMMON, mlp_bias=False)),
@@ -37,6 +38,7 @@ ENTRIES = {
                       no_rope_layer_interval=4, attention_chunk_size=8192)),
     # Mistral: Llama's layout without biases; every layer slides when sliding_window is set
     "mistral": Family(
+        gguf="llama",
         group="Mistral",
         layout=Layout(qkv_bias=False, o_bias=False),
         moe_variant=("mixtral", "num_local_experts"),
@@ -44,6 +46,7 @@ ENTRIES = {
         defaults=dict(_COMMON, num_key_value_heads=8, sliding_window=4096)),
     # Mixtral: Mistral's attention, experts under Mixtral's checkpoint names (w1, w2, w3)
     "mixtral": Family(
+        gguf="llama",
         group="Mistral",
         layout=Layout(qkv_bias=False, o_bias=False, experts="block_sparse", router_norm_topk=True,
                       router_weight_fp32=True),
@@ -62,6 +65,7 @@ ENTRIES = {
                       head_dim=128, max_position_embeddings=262144, pad_token_id=11)),
     # Granite 3: Llama's layout (its multipliers scale activations, not weights)
     "granite": Family(
+        gguf="granite",
         group="Granite",
         layers=rules.full_attention_layers,
         defaults=dict(_COMMON, vocab_size=32000, hidden_size=4096, intermediate_size=11008,
@@ -69,6 +73,7 @@ ENTRIES = {
                       max_position_embeddings=2048, mlp_bias=False)),
     # SmolLM3: Llama's layout, a NoPE layer in every 4
     "smollm3": Family(
+        gguf="smollm3",
         group="SmolLM",
         layers=rules.smollm3_layers,
         positive=("no_rope_layer_interval",),
@@ -80,6 +85,7 @@ ENTRIES = {
                       no_rope_layer_interval=4)),
     # OLMo 2: norms after each sublayer, not before; one norm over all of q, one over all of k
     "olmo2": Family(
+        gguf="olmo2",
         group="OLMo",
         layout=Layout(qk_norm="all",
                       layer_norms=("post_attention_layernorm", "post_feedforward_layernorm")),

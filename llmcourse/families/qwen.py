@@ -12,6 +12,7 @@ ENTRIES = {
     # Qwen2: biases on q, k and v, none on o; with use_sliding_window, layers from
     # max_window_layers on slide
     "qwen2": Family(
+        gguf="qwen2",
         group="Qwen",
         layout=Layout(qkv_bias=True, o_bias=False),
         layers=rules.windowed_by_depth,
@@ -35,6 +36,7 @@ ENTRIES = {
                       num_experts_per_tok=4, num_experts=60, mlp_only_layers=[], qkv_bias=True)),
     # Qwen3: Llama's layout with an RMSNorm over each head's q and k (QK-norm)
     "qwen3": Family(
+        gguf="qwen3",
         group="Qwen",
         layout=Layout(qk_norm="shared"),
         moe_variant=("qwen3_moe", "num_experts"),
@@ -45,6 +47,7 @@ ENTRIES = {
     # transformers 5 stores the expert count as num_local_experts (num_experts is its alias)
     # and writes that key back: a saved fine-tune has no num_experts
     "qwen3_moe": Family(
+        gguf="qwen3moe",
         group="Qwen",
         layout=Layout(qk_norm="shared"),
         moe="num_experts",
