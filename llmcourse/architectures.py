@@ -25,7 +25,7 @@ from .limits import ConfigError
 
 __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
            "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
-           "register_block"]
+           "register_block", "STATES", "register_state"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -861,6 +861,22 @@ BLOCKS = {"decoder": _decoder_layer,
           "two_mla_sublayers": _longcat_sublayer,
           # Qwen4-Exp: hyper-connected streams, n-gram embeddings in some layers
           "hyper_connected_ngram": _qwen4_layer}
+
+
+#: the fixed state and fixed work of layer kinds whose builders live in the family modules
+#: (Mamba-1, RWKV, xLSTM's mLSTM, Griffin's RG-LRU, lightning attention, Falcon-H1's Mamba-2
+#: beside attention): ``{kind: (values, flops)}``, each ``f(cfg)``: the values one layer keeps
+#: per sequence, whatever the context, and its FLOPs per token beyond its weights' matmuls.
+#: counts.linear_state_bytes and counts.flops_per_token read them (register_state)
+STATES = {}
+
+
+def register_state(kind, values, flops):
+    """Register the fixed state (``values(cfg)`` per layer and sequence) and the work per
+    token beyond the weights (``flops(cfg)`` per layer) of the layer kind ``kind``."""
+    if kind in STATES:
+        raise ValueError(f"a state for {kind!r} layers is registered already")
+    STATES[kind] = (values, flops)
 
 
 def register_block(name):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import (COMPONENTS, global_tensors, layer_groups, layer_prefix, mamba_dims,
-                            mtp_tensors)
+from .architectures import (COMPONENTS, STATES, global_tensors, layer_groups, layer_prefix,
+                            mamba_dims, mtp_tensors)
 from .config import ConfigError
 from .limits import MAX_WEIGHT_ROWS, show
 from .towers import checkpoint_name, tower_tensors
@@ -453,6 +453,9 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     n = counts.get("conv", 0)
     if n:  # LFM2's short convolution: its last conv_L_cache inputs of hidden_size channels
         values += n * cfg.hidden_size * cfg.conv_L_cache
+    for kind, n in counts.items():   # kinds registered beside their builders (STATES)
+        if kind in STATES:
+            values += n * STATES[kind][0](cfg)
     ids = 0
     n = sum(c for kind, c in cfg.layer_schedule.counts().items() if kind.ple)
     if n:
@@ -593,6 +596,9 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     if n.get("mamba"):  # Mamba-2: decay plus rank-one update, and the read-out with C
         m = mamba_dims(cfg)
         attention += n["mamba"] * 4 * m.heads * m.head_dim * m.state
+    for kind, count in n.items():   # kinds registered beside their builders (STATES)
+        if kind in STATES:
+            attention += count * STATES[kind][1](cfg)
     return FlopCount(cfg.name, matmul, attention, mode, seq_len)
 
 

@@ -34,16 +34,28 @@ from typing import NamedTuple
 from .limits import MAX_LIST, MAX_PATTERN_RUNS, ConfigError
 
 __all__ = ["LayerKind", "Axis", "LayerSchedule", "LayerIndices", "LayerTypes",
-           "ATTENTION_KINDS", "MLP_KINDS"]
+           "ATTENTION_KINDS", "MLP_KINDS", "STATE_KINDS"]
 
 #: attention kinds a layer may have (``layer_types`` values in transformers)
-ATTENTION_KINDS = ("full_attention", "sliding_attention", "chunked_attention",
+ATTENTION_KINDS = (  # layer kinds, not model types
+                   "full_attention", "sliding_attention", "chunked_attention",
                    "linear_attention", "indexed_attention",
                    "mamba",   # Nemotron-H's Mamba-2 blocks (transformers: linear_attention)
                    "conv",    # LFM2's gated short convolution: a fixed state per sequence
                    "none",    # a Nemotron-H block that is only an MLP or experts
                    # DeepSeek-V4: a window plus compressed entries, sparse (CSA) or heavy (HCA)
-                   "compressed_sparse_attention", "heavily_compressed_attention")
+                   "compressed_sparse_attention", "heavily_compressed_attention",
+                   # token mixers with a fixed state per sequence and no KV cache:
+                   "mamba1",   # Mamba-1's selective scan (Mamba, Falcon-Mamba, Jamba, Zamba)
+                   "rwkv",     # RWKV-4's time mixing
+                   "mlstm",    # xLSTM's matrix-memory LSTM
+                   "rg_lru",   # Griffin's real-gated linear recurrence (RecurrentGemma)
+                   "lightning_attention",   # MiniMax-01's lightning attention (linear, decayed)
+                   # Falcon-H1: attention and a Mamba-2 mixer side by side (a KV cache and a state)
+                   "parallel_attention_mamba")
+#: kinds whose layers keep a fixed state per sequence and no KV cache
+STATE_KINDS = ("linear_attention", "mamba", "conv",  # layer kinds, not model types
+               "mamba1", "rwkv", "mlstm", "rg_lru", "lightning_attention")
 #: MLP kinds: a dense feed-forward block, routed experts, or none (a Nemotron-H mixer block)
 MLP_KINDS = ("dense", "moe", "none", "hash_moe")  # hash_moe: DeepSeek-V4's hash-routed MoE
 

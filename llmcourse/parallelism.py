@@ -24,6 +24,7 @@ from fractions import Fraction
 from .activations import cdiv
 from .architectures import global_tensors, layer_groups
 from .config import ConfigError
+from .layers import STATE_KINDS
 from .training_settings import MAX_GPUS, MAX_TOKENS, PRECISIONS, check_choice, check_int
 from .zoo import as_config
 
@@ -489,7 +490,7 @@ def communication_volume(cfg, seq_len, micro_batch=1, precision="bf16-mixed", ze
     h = cfg.hidden_size
     L = cfg.num_hidden_layers
     attn_layers = sum(g.count for g in layer_groups(cfg)
-                      if g.kind.attention not in ("none", "mamba", "linear_attention", "conv"))
+                      if g.kind.attention != "none" and g.kind.attention not in STATE_KINDS)
     moe_layers = sum(g.count for g in layer_groups(cfg) if any(t.routed for t in g.tensors))
     if tp > 1:
         one = act * h * Fraction(tokens, cp)   # one all-reduce of the s x b x h activations

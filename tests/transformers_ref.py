@@ -74,6 +74,24 @@ def meta_model(d):
         return causal_lm(hf_config(d))
 
 
+def returned_cache(output):
+    """The cache a forward returns: ``past_key_values``, or where a model names it otherwise
+    ``cache_params`` (Mamba, Mamba-2, Falcon-Mamba, xLSTM) or ``state`` (RWKV)."""
+    for name in ("past_key_values", "cache_params", "state"):
+        cache = getattr(output, name, None)
+        if cache is not None:
+            return cache
+    return None
+
+
+def cache_argument(model):
+    """The keyword a model's forward takes its cache by (``cache_params``, ``state`` or
+    ``past_key_values``)."""
+    import inspect
+    params = inspect.signature(model.forward).parameters
+    return next((n for n in ("cache_params", "state") if n in params), "past_key_values")
+
+
 def tiny_prefill(d, seq, batch):
     """A tiny model of config ``d`` (seed 0, eval mode) and the cache it holds after a CPU
     prefill of ``batch`` sequences of ``seq`` random tokens."""
@@ -81,7 +99,7 @@ def tiny_prefill(d, seq, batch):
     model = causal_lm(hf_config(d)).eval()
     with torch.no_grad():
         ids = torch.randint(0, d["vocab_size"], (batch, seq))
-        cache = model(ids, use_cache=True).past_key_values
+        cache = returned_cache(model(ids, use_cache=True))
     return model, cache
 
 
@@ -308,10 +326,10 @@ def decode_step_flops(d, n=20):
     model = causal_lm(hf).eval()
     ids = torch.randint(0, d["vocab_size"], (1, n))
     with torch.no_grad():
-        cache = model(ids[:, :n - 1], use_cache=True).past_key_values
+        cache = returned_cache(model(ids[:, :n - 1], use_cache=True))
         counter = FlopCounterMode(display=False)
         with counter:
-            model(ids[:, n - 1:], past_key_values=cache, use_cache=True)
+            model(ids[:, n - 1:], use_cache=True, **{cache_argument(model): cache})
     return counter.get_total_flops(), lc.flops_per_token(lc.from_hf_config(d), n, mode="decode")
 
 
