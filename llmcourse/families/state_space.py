@@ -18,7 +18,7 @@ from ..architectures import (Layout, Tensor, _linear, _mamba2, _norm, register_b
                              register_state)
 from ..layers import Axis
 from ..limits import MAX_SIZE, _fail, _is_int
-from .base import Family
+from .base import _COMMON, Family
 
 __all__ = []
 
@@ -164,3 +164,165 @@ ENTRIES = {
                       conv_kernel=4, n_groups=8, use_bias=False, use_conv_bias=True,
                       time_step_rank="auto", chunk_size=256, tie_word_embeddings=False)),
 }
+
+
+# --- LFM2 and LFM3: gated short convolutions beside attention ------------------------------
+
+def _short_conv(c, kernel):
+    """A gated short convolution (LFM2, LFM3): in_proj to the gates B and C and the input x
+    (3 x hidden), a depthwise causal convolution of ``kernel`` taps over B x x, C gating its
+    output, out_proj; biases by conv_bias."""
+    H, bias = c.hidden_size, bool(c.get("conv_bias"))
+    return ([Tensor("conv.conv.weight", (H, 1, kernel), "attention", matmul=True)]
+            + ([Tensor("conv.conv.bias", (H,), "attention")] if bias else [])
+            + _linear("conv.in_proj", 3 * H, H, "attention", bias)
+            + _linear("conv.out_proj", H, H, "attention", bias))
+
+
+def _swiglu_w(c, width):
+    """LFM's SwiGLU MLP: w1 (gate), w3 (up), w2 (down)."""
+    H = c.hidden_size
+    return (_linear("feed_forward.w1", width, H, "mlp") + _linear("feed_forward.w3", width, H, "mlp")
+            + _linear("feed_forward.w2", H, width, "mlp"))
+
+
+@register_block("short_conv_or_attention_dense_mlp")
+def _lfm2_layer(c, kind):
+    """An LFM2 layer: operator_norm, a gated short convolution of conv_L_cache taps or GQA
+    attention (q, k, v, out_proj without biases, an RMSNorm over each head's q and k);
+    ffn_norm, then a SwiGLU MLP of the width LFM2 derives from intermediate_size."""
+    H = c.hidden_size
+    t = _norm("operator_norm", H) + _norm("ffn_norm", H)
+    if kind.attention == "conv":
+        t += _short_conv(c, c.conv_L_cache)
+    else:
+        nh, kv, hd = c.num_attention_heads, c.num_key_value_heads, c.head_dim
+        t += (_linear("self_attn.q_proj", nh * hd, H, "attention")
+              + _linear("self_attn.k_proj", kv * hd, H, "attention")
+              + _linear("self_attn.v_proj", kv * hd, H, "attention")
+              + _linear("self_attn.out_proj", H, nh * hd, "attention")
+              + _norm("self_attn.q_layernorm", hd) + _norm("self_attn.k_layernorm", hd))
+    return t + _swiglu_w(c, c.lfm2_mlp_width)
+
+
+def lfm2_prepare(r, raw):
+    """LFM2's own names win, as Lfm2Config reads them: tie_embedding ties the head,
+    block_ff_dim is intermediate_size."""
+    if "tie_embedding" in raw:
+        r["tie_word_embeddings"] = raw["tie_embedding"]
+    if "block_ff_dim" in raw:
+        r["intermediate_size"] = raw["block_ff_dim"]
+
+
+def lfm2_layers(r):
+    """LFM2: layer_types (conv or full_attention), else full attention at full_attn_idxs,
+    else at every layer (Lfm2Config's default)."""
+    if r.get("layer_types") is not None:
+        return {}
+    L, idxs = r["num_hidden_layers"], r.get("full_attn_idxs")
+    if idxs is None:
+        return dict(attention=Axis.constant("full_attention", field="full_attn_idxs"))
+    if not isinstance(idxs, list) or len(idxs) > MAX_SIZE or not all(_is_int(i) for i in idxs):
+        _fail("full_attn_idxs", "must list the indices of the attention layers", idxs)
+    return dict(attention=Axis.constant("conv", field="full_attn_idxs").override(
+        [i for i in idxs if 0 <= i < L], "full_attention"))
+
+
+def booleans(*fields):
+    """A check that each of ``fields``, when given, is true or false (as transformers' typed
+    config classes require)."""
+    def check(r, head_dim):
+        for f in fields:
+            v = r.get(f)
+            if v is not None and not isinstance(v, bool):
+                _fail(f, "must be true or false", v)
+    return check
+
+
+def lfm2_check(r, head_dim):
+    """The MLP's width, as Lfm2MLP derives it: with block_auto_adjust_ff_dim, two thirds of
+    intermediate_size, times block_ffn_dim_multiplier rounded up to block_multiple_of (no
+    multiplier: no rounding)."""
+    width = r["intermediate_size"]
+    if r.get("block_auto_adjust_ff_dim"):
+        width = int(2 * width / 3)
+        m = r.get("block_ffn_dim_multiplier")
+        if m is not None:
+            if not isinstance(m, (int, float)) or isinstance(m, bool) or not m > 0:
+                _fail("block_ffn_dim_multiplier", "must be a positive number or null", m)
+            multiple = r["block_multiple_of"]
+            width = int(m * width)
+            width = multiple * ((width + multiple - 1) // multiple)
+        if not 0 < width <= MAX_SIZE:
+            _fail("intermediate_size", "leaves the MLP no width after LFM2's adjustment "
+                  "(two thirds of it, times block_ffn_dim_multiplier)", r["intermediate_size"])
+    r["lfm2_mlp_width"] = width
+
+
+@register_block("short_conv_or_gated_attention_sandwich")
+def _lfm3_layer(c, kind):
+    """An LFM3 layer: operator_norm, a gated short convolution of conv_L_cache taps or
+    attention (sliding or full: q, k, v, o with attention_bias, an RMSNorm over each head's q
+    and k, and with use_attention_gate a sigmoid gate per head, stored as gate_proj); ffn_norm,
+    a SwiGLU MLP; with use_sandwich_norm a norm after the mixer and after the MLP too."""
+    H = c.hidden_size
+    t = _norm("operator_norm", H) + _norm("ffn_norm", H)
+    if c.get("use_sandwich_norm"):
+        t += _norm("post_operator_norm", H) + _norm("post_ffn_norm", H)
+    if kind.attention == "conv":
+        t += _short_conv(c, c.conv_L_cache)
+    else:
+        nh, kv, hd, bias = (c.num_attention_heads, c.num_key_value_heads, c.head_dim,
+                            bool(c.get("attention_bias")))
+        t += (_linear("self_attn.q_proj", nh * hd, H, "attention", bias)
+              + _linear("self_attn.k_proj", kv * hd, H, "attention", bias)
+              + _linear("self_attn.v_proj", kv * hd, H, "attention", bias)
+              + _linear("self_attn.o_proj", H, nh * hd, "attention", bias)
+              + _norm("self_attn.q_norm", hd) + _norm("self_attn.k_norm", hd))
+        if c.get("use_attention_gate"):   # (transformers renames it g_proj on load)
+            t += _linear("self_attn.gate_proj", nh, H, "attention")
+    return t + _swiglu_w(c, c.intermediate_size)
+
+
+def lfm3_layers(r):
+    """LFM3: layer_types, else a short convolution in three of every four layers, full
+    attention at layer 4k + 2 and sliding attention at 4k (k > 0)."""
+    if r.get("layer_types") is not None:
+        return {}
+    return dict(attention=Axis.cycle(
+        ("sliding_attention", 1), ("conv", 1), ("full_attention", 1), ("conv", 1),
+        prefix=[("conv", 2), ("full_attention", 1), ("conv", 1)], field="layer_types"))
+
+
+ENTRIES.update({
+    # LFM2 (LiquidAI): gated short-convolution layers and a few GQA layers with QK-norm, each
+    # followed by a SwiGLU MLP. Defaults: Lfm2Config
+    "lfm2": Family(
+        layout=Layout(block="short_conv_or_attention_dense_mlp", final_norm="model.embedding_norm"),
+        layers=lfm2_layers,
+        attention_kinds=("conv", "full_attention"),
+        positive=("conv_L_cache", "block_multiple_of"),
+        prepare=(lfm2_prepare,),
+        check=(booleans("block_auto_adjust_ff_dim"), lfm2_check),
+        depth_lists=dict(full_attn_idxs="clip"),
+        defaults=dict(_COMMON, vocab_size=65536, hidden_size=2560, intermediate_size=12288,
+                      num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
+                      max_position_embeddings=128000, pad_token_id=0, tie_word_embeddings=True,
+                      conv_bias=False, conv_L_cache=3, block_multiple_of=256,
+                      block_ffn_dim_multiplier=1.0, block_auto_adjust_ff_dim=True,
+                      full_attn_idxs=None)),
+    # LFM3 (LiquidAI): short convolutions of 7 taps, sliding and full attention layers with
+    # QK-norm and a sigmoid gate per head, sandwich norms. Defaults: Lfm3Config
+    "lfm3": Family(
+        layout=Layout(block="short_conv_or_gated_attention_sandwich",
+                      final_norm="model.embedding_norm"),
+        layers=lfm3_layers,
+        attention_kinds=("conv", "sliding_attention", "full_attention"),
+        positive=("conv_L_cache",),
+        check=(booleans("use_sandwich_norm", "use_attention_gate"),),
+        defaults=dict(_COMMON, vocab_size=128000, hidden_size=2048, intermediate_size=7680,
+                      num_hidden_layers=24, num_attention_heads=16, num_key_value_heads=4,
+                      max_position_embeddings=128000, pad_token_id=124893,
+                      tie_word_embeddings=True, conv_bias=False, conv_L_cache=7, head_dim=128,
+                      sliding_window=256, use_sandwich_norm=True, use_attention_gate=True)),
+})
