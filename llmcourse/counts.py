@@ -311,7 +311,8 @@ def indexer_cache_bytes_per_token(cfg, dtype="bf16"):
 
 # layer kinds that cache K and V (or MLA's latent) per token, and how many tokens each keeps
 _KV_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "indexed_attention",
-             "compressed_sparse_attention", "heavily_compressed_attention")
+             "compressed_sparse_attention", "heavily_compressed_attention",
+             "parallel_attention_mamba")   # (Falcon-H1: full attention beside a Mamba-2 state)
 # kinds that keep at most sliding_window tokens of their own K and V
 _COMPRESSED_KINDS = ("compressed_sparse_attention", "heavily_compressed_attention")
 _WINDOWED_KINDS = ("sliding_attention",) + _COMPRESSED_KINDS

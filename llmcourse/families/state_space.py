@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from math import ceil
 
-from ..architectures import (Layout, Tensor, _linear, _mamba2, _norm, register_block,
+from .. import family_rules as rules
+from ..architectures import (Layout, Tensor, _linear, _mamba2, _norm, mamba_dims, register_block,
                              register_state)
 from ..layers import Axis
 from ..limits import MAX_SIZE, _fail, _is_int
@@ -325,4 +326,226 @@ ENTRIES.update({
                       max_position_embeddings=128000, pad_token_id=124893,
                       tie_word_embeddings=True, conv_bias=False, conv_L_cache=7, head_dim=128,
                       sliding_window=256, use_sandwich_norm=True, use_attention_gate=True)),
+})
+
+
+# --- Bamba, Falcon-H1, Jamba: Mamba layers and attention, each followed by an MLP -----------
+
+def _mamba2_mixer(c, prefix, out_bias, norm=True):
+    """A Mamba-2 mixer (architectures._mamba2's tensors, the sizes mamba_dims reads through
+    the family's ``Layout.mamba_fields``), its out_proj bias by ``out_bias`` (Falcon-H1:
+    projectors_bias, not the in_proj's), its gated RMSNorm only with ``norm``."""
+    m, H = mamba_dims(c), c.hidden_size
+    nh, inner = m.heads, m.heads * m.head_dim
+    conv_dim = inner + 2 * m.groups * m.state
+    t = _linear(prefix + "in_proj", inner + conv_dim + nh, H, "attention", m.proj_bias)
+    t.append(Tensor(prefix + "conv1d.weight", (conv_dim, 1, m.kernel), "attention", matmul=True))
+    if m.conv_bias:
+        t.append(Tensor(prefix + "conv1d.bias", (conv_dim,), "attention"))
+    t += [Tensor(prefix + "dt_bias", (nh,), "attention"), Tensor(prefix + "A_log", (nh,), "attention"),
+          Tensor(prefix + "D", (nh,), "attention")]
+    if norm:
+        t += _norm(prefix + "norm", inner)
+    return t + _linear(prefix + "out_proj", H, inner, "attention", out_bias)
+
+
+def _mamba2_state(c):
+    """A Mamba-2 mixer's state per sequence, as counts.linear_state_bytes counts the mamba
+    kind's: a head_dim x state matrix per head, the convolution's last inputs of x, B, C."""
+    m = mamba_dims(c)
+    return m.heads * m.head_dim * m.state + (m.heads * m.head_dim + 2 * m.groups * m.state) * m.kernel
+
+
+def _mamba2_flops(c):
+    m = mamba_dims(c)
+    return 4 * m.heads * m.head_dim * m.state
+
+
+# Falcon-H1's layers: attention (a KV cache, counted as full attention) beside a Mamba-2 mixer
+register_state("parallel_attention_mamba", _mamba2_state, _mamba2_flops)
+
+
+def _gqa(c, prefix="self_attn."):
+    """q, k, v and o projections, biases by attention_bias."""
+    H, nh, kv, hd = c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim
+    bias = bool(c.get("attention_bias"))
+    return (_linear(prefix + "q_proj", nh * hd, H, "attention", bias)
+            + _linear(prefix + "k_proj", kv * hd, H, "attention", bias)
+            + _linear(prefix + "v_proj", kv * hd, H, "attention", bias)
+            + _linear(prefix + "o_proj", H, nh * hd, "attention", bias))
+
+
+def _gated_mlp(c, prefix, width, component="mlp", **kw):
+    H, bias = c.hidden_size, bool(c.get("mlp_bias"))
+    return (_linear(prefix + "gate_proj", width, H, component, bias, **kw)
+            + _linear(prefix + "up_proj", width, H, component, bias, **kw)
+            + _linear(prefix + "down_proj", H, width, component, bias, **kw))
+
+
+@register_block("ssm_or_attention_then_mlp")
+def _ssm_hybrid_layer(c, kind):
+    """A Bamba, Falcon-H1 or Jamba layer: input_layernorm, a mixer under ``mamba.`` (Mamba-2
+    for Bamba and Falcon-H1; Jamba's Mamba-1 with RMSNorms on the step size, B and C) and/or
+    attention under ``self_attn.`` (Falcon-H1: both, side by side), pre_ff_layernorm, then a
+    gated MLP (feed_forward) or Jamba's routed experts (a router, each expert's gate, up and
+    down in the checkpoint: transformers fuses them on load)."""
+    H = c.hidden_size
+    t = _norm("input_layernorm", H) + _norm("pre_ff_layernorm", H)
+    if kind.attention == "mamba1":
+        t += _mamba1(c, "mamba.")
+        t += (_norm("mamba.dt_layernorm", c.mamba1_dt_rank)
+              + _norm("mamba.b_layernorm", c.mamba1_d_state)
+              + _norm("mamba.c_layernorm", c.mamba1_d_state))
+    elif kind.attention == "mamba":
+        t += _mamba2_mixer(c, "mamba.", mamba_dims(c).proj_bias)
+    if kind.attention == "parallel_attention_mamba":
+        t += _mamba2_mixer(c, "mamba.", bool(c.get("projectors_bias")),
+                           norm=bool(c.get("mamba_rms_norm")))
+    if kind.attention in ("full_attention", "parallel_attention_mamba"):
+        t += _gqa(c)
+    if kind.mlp == "moe":
+        E = c.num_experts
+        return (t + _linear("feed_forward.router", E, H, "router")
+                + _gated_mlp(c, "feed_forward.experts.{e}.", c.intermediate_size, "experts",
+                             routed=True, per_expert=E))
+    return t + _gated_mlp(c, "feed_forward.", c.intermediate_size)
+
+
+def _no_layer_types(name, where):
+    """A layer schedule that refuses a layer_types list (a property without a setter in the
+    config class: transformers refuses it too) and reads the pattern from ``where``."""
+    def layers(r):
+        if r.get("layer_types") is not None:
+            _fail("layer_types", f"{name} does not take a layer_types list (transformers "
+                  f"refuses it); its layers follow {where}", r["layer_types"])
+        return _SCHEDULES[name](r)
+    return layers
+
+
+def _bamba_layers(r):
+    """Bamba: attention at attn_layer_indices, Mamba-2 elsewhere; a dense MLP in every layer."""
+    idx = r.get("attn_layer_indices")
+    if idx is not None and (not isinstance(idx, list) or not all(_is_int(i) for i in idx)):
+        _fail("attn_layer_indices", "must list the indices of the attention layers", idx)
+    L = r["num_hidden_layers"]
+    return dict(attention=Axis.constant("mamba", field="attn_layer_indices").override(
+        [i for i in (idx or ()) if 0 <= i < L], "full_attention"))
+
+
+def _every(r, period, offset, value, otherwise):
+    """``value`` at the layers i with i % period == offset (Jamba's attention and experts)."""
+    p, o = r[period], r[offset]
+    if o >= p:
+        _fail(offset, f"must be less than {period}={p:,} (JambaConfig's rule)", o)
+    return Axis.every(p, value, otherwise, phase=o, field=period)
+
+
+def _jamba_layers(r):
+    """Jamba: attention where i % attn_layer_period == attn_layer_offset, else Mamba-1;
+    routed experts where i % expert_layer_period == expert_layer_offset (with more than one
+    expert), else a dense MLP."""
+    mlp = (_every(r, "expert_layer_period", "expert_layer_offset", "moe", "dense")
+           if r["num_experts"] > 1 else Axis.constant("dense", field="num_experts"))
+    return dict(attention=_every(r, "attn_layer_period", "attn_layer_offset", "full_attention",
+                                 "mamba1"),
+                mlp=mlp, rope=False)
+
+
+_SCHEDULES = {
+    "Bamba": _bamba_layers,
+    "Jamba": _jamba_layers,
+    "Falcon-H1": lambda r: dict(attention=Axis.constant("parallel_attention_mamba",
+                                                        field="num_hidden_layers")),
+}
+
+
+def falcon_h1_mamba_head(r, head_dim):
+    """Falcon-H1's Mamba-2 width is mamba_d_ssm (null: mamba_expand x hidden_size), in
+    mamba_n_heads heads of mamba_d_head ("auto": the width / heads), as FalconH1Config
+    checks it."""
+    inner = r["mamba_d_ssm"] if r.get("mamba_d_ssm") is not None else \
+        r["mamba_expand"] * r["hidden_size"]
+    nh, dh = r["mamba_n_heads"], r["mamba_d_head"]
+    if inner % nh:
+        _fail("mamba_n_heads", f"must divide the Mamba-2 width {inner:,} (mamba_d_ssm, or "
+              "mamba_expand x hidden_size)", nh)
+    if dh == "auto":
+        dh = inner // nh
+    elif not _is_int(dh) or not 0 < dh <= MAX_SIZE:
+        _fail("mamba_d_head", "must be a positive whole number or \"auto\"", dh)
+    if dh * nh != inner:
+        _fail("mamba_d_head", f"times mamba_n_heads={nh:,} must equal the Mamba-2 width "
+              f"{inner:,} (mamba_d_ssm, or mamba_expand x hidden_size)", dh)
+    r["mamba_d_head"] = dh
+
+
+def jamba_check(r, head_dim):
+    _mamba1_dims(r, "mamba_dt_rank", r["mamba_expand"] * r["hidden_size"], r["mamba_d_state"],
+                 r["mamba_d_conv"], r["mamba_conv_bias"], r["mamba_proj_bias"])
+
+
+# Granite 4.0's names for a Mamba-2 mixer's sizes, which Bamba and Falcon-H1 share
+_GRANITE_MAMBA = ("mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state",
+                  "mamba_d_conv", "mamba_conv_bias", "mamba_proj_bias", "mamba_chunk_size")
+_HYBRID = Layout(block="ssm_or_attention_then_mlp", final_norm="model.final_layernorm",
+                 mamba_fields=_GRANITE_MAMBA)
+_MAMBA2_POSITIVE = ("mamba_n_heads", "mamba_n_groups", "mamba_d_state", "mamba_d_conv",
+                    "mamba_expand", "mamba_chunk_size")
+
+ENTRIES.update({
+    # Bamba (IBM): Mamba-2 layers and a few attention layers (attn_layer_indices), each
+    # followed by a SwiGLU MLP. Defaults: BambaConfig
+    "bamba": Family(
+        layout=_HYBRID,
+        layers=_no_layer_types("Bamba", "attn_layer_indices"),
+        attention_kinds=(),
+        positive=_MAMBA2_POSITIVE,
+        check=(rules.granite_mamba_head, booleans("mamba_conv_bias", "mamba_proj_bias")),
+        on_width=dict(mamba_d_head="auto"),
+        depth_lists=dict(attn_layer_indices="clip"),
+        defaults=dict(_COMMON, vocab_size=128000, hidden_size=4096, intermediate_size=14336,
+                      num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
+                      max_position_embeddings=262144, pad_token_id=0, attn_layer_indices=None,
+                      mamba_n_heads=128, mamba_d_head="auto", mamba_n_groups=1,
+                      mamba_d_state=256, mamba_d_conv=4, mamba_expand=2, mamba_chunk_size=256,
+                      mamba_conv_bias=True, mamba_proj_bias=False, mlp_bias=False)),
+    # Falcon-H1 (TII): in every layer attention and a Mamba-2 mixer side by side, then a
+    # SwiGLU MLP; muP multipliers (no weights). Defaults: FalconH1Config
+    "falcon_h1": Family(
+        layout=_HYBRID,
+        layers=_no_layer_types("Falcon-H1", "attention beside Mamba-2 in every layer"),
+        attention_kinds=(),
+        positive=_MAMBA2_POSITIVE + ("mamba_d_ssm",),
+        check=(falcon_h1_mamba_head, booleans("mamba_conv_bias", "mamba_proj_bias",
+                                              "mamba_rms_norm", "projectors_bias")),
+        on_width=dict(mamba_d_head="auto"),
+        nullable=("mamba_d_ssm",),
+        defaults=dict(_COMMON, vocab_size=128000, hidden_size=4096, intermediate_size=14336,
+                      num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
+                      max_position_embeddings=8192, pad_token_id=0, mamba_d_ssm=1024,
+                      mamba_n_heads=128, mamba_d_head="auto", mamba_n_groups=1,
+                      mamba_d_state=256, mamba_d_conv=4, mamba_expand=2, mamba_chunk_size=256,
+                      mamba_conv_bias=True, mamba_proj_bias=False, mamba_rms_norm=False,
+                      projectors_bias=False, mlp_bias=False)),
+    # Jamba (AI21): Mamba-1 layers (RMSNorms on the step size, B and C) and one attention
+    # layer in attn_layer_period (no position code), routed experts every
+    # expert_layer_period-th layer. Defaults: JambaConfig
+    "jamba": Family(
+        layout=_HYBRID,
+        moe="num_experts",
+        moe_when=lambda r: r.get("num_experts") != 1,
+        layers=_no_layer_types("Jamba", "attn_layer_period and attn_layer_offset"),
+        attention_kinds=(),
+        attribute_map=dict(num_local_experts="num_experts"),
+        positive=("attn_layer_period", "expert_layer_period", "mamba_d_state", "mamba_d_conv",
+                  "mamba_expand"),
+        non_negative=("attn_layer_offset", "expert_layer_offset"),
+        check=(jamba_check,),
+        defaults=dict(_COMMON, vocab_size=65536, hidden_size=4096, intermediate_size=14336,
+                      num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
+                      max_position_embeddings=262144, pad_token_id=0, num_experts_per_tok=2,
+                      num_experts=16, expert_layer_period=2, expert_layer_offset=1,
+                      attn_layer_period=8, attn_layer_offset=4, mamba_d_state=16,
+                      mamba_d_conv=4, mamba_expand=2, mamba_dt_rank="auto",
+                      mamba_conv_bias=True, mamba_proj_bias=False)),
 })

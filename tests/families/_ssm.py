@@ -161,3 +161,115 @@ def lfm3_configs(draw):
                                                           "full_attention"]),
                                          min_size=L, max_size=L))
     return d
+
+
+# --- Bamba, Falcon-H1, Jamba ----------------------------------------------------------------
+
+BAMBA_TINY = {"model_type": "bamba", "vocab_size": 64, "hidden_size": 32,
+              "intermediate_size": 24, "num_hidden_layers": 3, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "attn_layer_indices": [1], "mamba_n_heads": 4,
+              "mamba_n_groups": 2, "mamba_d_state": 6, "mamba_d_conv": 3,
+              "mamba_chunk_size": 4, "mamba_expand": 1}
+FALCON_H1_TINY = {"model_type": "falcon_h1", "vocab_size": 64, "hidden_size": 32,
+                  "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 4,
+                  "num_key_value_heads": 2, "mamba_d_ssm": 48, "mamba_n_heads": 4,
+                  "mamba_n_groups": 2, "mamba_d_state": 6, "mamba_d_conv": 3,
+                  "mamba_chunk_size": 4, "mamba_rms_norm": True, "projectors_bias": True}
+JAMBA_TINY = {"model_type": "jamba", "vocab_size": 64, "hidden_size": 32,
+              "intermediate_size": 24, "num_hidden_layers": 4, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "num_experts": 4, "num_experts_per_tok": 2,
+              "attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2,
+              "expert_layer_offset": 0, "mamba_d_state": 6, "mamba_d_conv": 3,
+              "mamba_dt_rank": 5, "mamba_expand": 2}
+
+
+def bamba_flops_gap(d, n):
+    # 2 Mamba-2 layers: 4 heads of 8 (d_inner = 1 x 32), state 6; x, B, C: 32 + 2 x 2 x 6
+    return mamba_gap(2, 32, 6, 32 + 2 * 2 * 6, 3)
+
+
+def falcon_h1_flops_gap(d, n):
+    # 2 layers, each a Mamba-2 mixer of width mamba_d_ssm 48 (4 heads of 12), state 6, beside
+    # attention (counted alike); x, B, C: 48 + 2 x 2 x 6 channels
+    return mamba_gap(2, 48, 6, 48 + 2 * 2 * 6, 3)
+
+
+def jamba_flops_gap(d, n):
+    # 2 Mamba-1 layers (0 and 2) of d_inner 2 x 32, state 6; the experts a token picks (2 of
+    # 4, in layers 0 and 2) are the experts transformers runs: counted alike
+    return mamba_gap(2, 64, 6, 64, 3)
+
+
+def _mamba2_sizes(draw, hidden, prefix="mamba_"):
+    """Heads, groups, state, kernel and expand of a Mamba-2 mixer whose heads divide
+    expand x hidden_size (Granite's, Bamba's and Falcon-H1's names)."""
+    groups = draw(st.integers(1, 2))
+    return {prefix + "n_heads": groups * draw(st.sampled_from([1, 2])),
+            prefix + "n_groups": groups, prefix + "d_state": draw(st.integers(1, 8)),
+            prefix + "d_conv": draw(st.integers(1, 4)), prefix + "expand": draw(st.integers(1, 2)),
+            prefix + "chunk_size": draw(st.integers(1, 8)),
+            prefix + "conv_bias": draw(st.booleans()), prefix + "proj_bias": draw(st.booleans())}
+
+
+@st.composite
+def bamba_configs(draw):
+    d8 = st.integers(1, 8)
+    L = draw(st.integers(1, 5))
+    kv = draw(st.integers(1, 2))
+    heads = kv * draw(st.integers(1, 2))
+    d = {"model_type": "bamba", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": 4 * heads * draw(st.integers(1, 3)), "intermediate_size": 2 * draw(d8),
+         "num_hidden_layers": L, "num_attention_heads": heads, "num_key_value_heads": kv,
+         "attention_bias": draw(st.booleans()), "mlp_bias": draw(st.booleans()),
+         "tie_word_embeddings": draw(st.booleans()), "pad_token_id": 0}
+    d.update(_mamba2_sizes(draw, d["hidden_size"]))
+    if draw(st.booleans()):
+        d["attn_layer_indices"] = draw(st.lists(st.integers(0, L - 1), unique=True, max_size=L))
+    if draw(st.booleans()):
+        d["mamba_d_head"] = d["mamba_expand"] * d["hidden_size"] // d["mamba_n_heads"]
+    return d
+
+
+@st.composite
+def falcon_h1_configs(draw):
+    d8 = st.integers(1, 8)
+    kv = draw(st.integers(1, 2))
+    heads = kv * draw(st.integers(1, 2))
+    d = {"model_type": "falcon_h1", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": 4 * heads * draw(st.integers(1, 3)), "intermediate_size": 2 * draw(d8),
+         "num_hidden_layers": draw(st.integers(1, 4)), "num_attention_heads": heads,
+         "num_key_value_heads": kv, "attention_bias": draw(st.booleans()),
+         "mlp_bias": draw(st.booleans()), "mamba_rms_norm": draw(st.booleans()),
+         "projectors_bias": draw(st.booleans()), "tie_word_embeddings": draw(st.booleans()),
+         "pad_token_id": 0}
+    d.update(_mamba2_sizes(draw, d["hidden_size"]))
+    if draw(st.booleans()):   # its own width, or (null) expand x hidden_size
+        d["mamba_d_ssm"] = d["mamba_n_heads"] * draw(d8)
+    else:
+        d["mamba_d_ssm"] = None
+    if draw(st.booleans()):
+        d["head_dim"] = 2 * draw(d8)
+    return d
+
+
+@st.composite
+def jamba_configs(draw):
+    d8 = st.integers(1, 8)
+    L = draw(st.integers(1, 6))
+    kv = draw(st.integers(1, 2))
+    heads = kv * draw(st.integers(1, 2))
+    E = draw(st.integers(1, 5))
+    ap, ep = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    d = {"model_type": "jamba", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": 2 * heads * draw(st.integers(1, 4)), "intermediate_size": 2 * draw(d8),
+         "num_hidden_layers": L, "num_attention_heads": heads, "num_key_value_heads": kv,
+         "attn_layer_period": ap, "attn_layer_offset": draw(st.integers(0, ap - 1)),
+         "expert_layer_period": ep, "expert_layer_offset": draw(st.integers(0, ep - 1)),
+         "mamba_d_state": draw(d8), "mamba_d_conv": draw(st.integers(1, 4)),
+         "mamba_expand": draw(st.integers(1, 2)), "mamba_conv_bias": draw(st.booleans()),
+         "mamba_proj_bias": draw(st.booleans()), "tie_word_embeddings": draw(st.booleans()),
+         "pad_token_id": 0, ("num_local_experts" if draw(st.booleans()) else "num_experts"): E,
+         "num_experts_per_tok": draw(st.integers(1, E))}
+    if draw(st.booleans()):
+        d["mamba_dt_rank"] = draw(d8)
+    return d

@@ -1,0 +1,8 @@
+"""How the exactness test checks falcon_h1."""
+
+from family_rows import FlopsCase, Row
+
+from ._ssm import FALCON_H1_TINY, falcon_h1_configs, falcon_h1_flops_gap
+
+ROW = Row(falcon_h1_configs, examples=50, round_trip=True, deeper=True, tiny=(FALCON_H1_TINY,),
+          flops=(FlopsCase(FALCON_H1_TINY, gap=falcon_h1_flops_gap),))
