@@ -549,3 +549,89 @@ ENTRIES.update({
                       mamba_d_conv=4, mamba_expand=2, mamba_dt_rank="auto",
                       mamba_conv_bias=True, mamba_proj_bias=False)),
 })
+
+
+# --- OLMo-Hybrid: gated DeltaNet layers and OLMo-3 attention layers -------------------------
+
+@register_block("deltanet_or_attention_olmo")
+def _olmo_hybrid_layer(c, kind):
+    """An OLMo-Hybrid layer. Linear attention: a norm before it and one before the MLP
+    (stored attention_layer_norm and feedforward_layer_norm), a gated DeltaNet with q, k, v,
+    a, b, g and o projections, q, k and v each through its own depthwise convolution (stored
+    apart, stacked on load), A_log and dt_bias per value head, a gated RMSNorm of a value
+    head's width. Attention: OLMo 3's (q, k, v, o with attention_bias, an RMSNorm over all of
+    q and all of k), its norms after attention and after the MLP. Then a SwiGLU MLP."""
+    H = c.hidden_size
+    if kind.attention != "linear_attention":
+        nh, kv, hd = c.num_attention_heads, c.num_key_value_heads, c.head_dim
+        return (_gqa(c) + _norm("self_attn.q_norm", nh * hd) + _norm("self_attn.k_norm", kv * hd)
+                + _norm("post_attention_layernorm", H) + _norm("post_feedforward_layernorm", H)
+                + _gated_mlp(c, "mlp.", c.intermediate_size))
+    kh, vh = c.linear_num_key_heads, c.linear_num_value_heads
+    kd, vd, k = c.linear_key_head_dim, c.linear_value_head_dim, c.linear_conv_kernel_dim
+    a = "linear_attn."
+    t = (_linear(a + "q_proj", kh * kd, H, "attention") + _linear(a + "k_proj", kh * kd, H, "attention")
+         + _linear(a + "v_proj", vh * vd, H, "attention") + _linear(a + "a_proj", vh, H, "attention")
+         + _linear(a + "b_proj", vh, H, "attention") + _linear(a + "g_proj", vh * vd, H, "attention")
+         + _linear(a + "o_proj", H, vh * vd, "attention"))
+    for x, width in (("q", kh * kd), ("k", kh * kd), ("v", vh * vd)):
+        t.append(Tensor(f"{a}{x}_conv1d.weight", (width, 1, k), "attention", matmul=True))
+    return (t + [Tensor(a + "A_log", (vh,), "attention"), Tensor(a + "dt_bias", (vh,), "attention")]
+            + _norm(a + "o_norm", vd) + _norm("attention_layer_norm", H)
+            + _norm("feedforward_layer_norm", H) + _gated_mlp(c, "mlp.", c.intermediate_size))
+
+
+def olmo_hybrid_derive(r, raw):
+    """The DeltaNet's heads and widths OlmoHybridConfig derives: key and value heads the
+    attention heads, key head width int(0.75 x hidden_size / key heads), value head width
+    twice that."""
+    if r.get("linear_num_key_heads") is None:
+        r["linear_num_key_heads"] = r.get("num_attention_heads")
+    if r.get("linear_num_value_heads") is None:
+        r["linear_num_value_heads"] = r.get("num_attention_heads")
+    kh, hidden = r.get("linear_num_key_heads"), r.get("hidden_size")
+    if r.get("linear_key_head_dim") is None and _is_int(kh) and _is_int(hidden) and kh > 0:
+        r["linear_key_head_dim"] = int(0.75 * hidden / kh)
+    if r.get("linear_value_head_dim") is None and _is_int(r.get("linear_key_head_dim")):
+        r["linear_value_head_dim"] = 2 * r["linear_key_head_dim"]
+
+
+def olmo_hybrid_layers(r):
+    """OLMo-Hybrid: layer_types, else full attention in every fourth layer (i % 4 == 3) and
+    the last layer when that gives none; gated DeltaNet elsewhere. transformers refuses a
+    model without a layer of each kind."""
+    lt, L = r.get("layer_types"), r["num_hidden_layers"]
+    if lt is not None:
+        if isinstance(lt, list) and all(isinstance(v, str) for v in lt):
+            for kind in ("linear_attention", "full_attention"):
+                if kind not in lt:
+                    _fail("layer_types", f"OLMo-Hybrid needs at least one {kind} layer "
+                          "(OlmoHybridConfig's rule)", lt)
+        return {}
+    axis = Axis.cycle(("linear_attention", 3), ("full_attention", 1), field="num_hidden_layers")
+    if L < 4:
+        axis = axis.override([L - 1], "full_attention")
+        if L == 1:
+            _fail("num_hidden_layers", "OLMo-Hybrid needs a linear-attention and an attention "
+                  "layer: at least 2 layers (OlmoHybridConfig's rule)", L)
+    return dict(attention=axis)
+
+
+ENTRIES.update({
+    # OLMo-Hybrid (AllenAI): three gated DeltaNet layers to one OLMo 3 attention layer, each
+    # followed by a SwiGLU MLP. Defaults: OlmoHybridConfig
+    "olmo_hybrid": Family(
+        layout=Layout(block="deltanet_or_attention_olmo"),
+        layers=olmo_hybrid_layers,
+        attention_kinds=("linear_attention", "full_attention"),
+        positive=("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+                  "linear_value_head_dim", "linear_conv_kernel_dim"),
+        derive=(olmo_hybrid_derive,),
+        check=(rules.deltanet_heads,),
+        defaults=dict(_COMMON, vocab_size=100352, hidden_size=3840, intermediate_size=11008,
+                      num_hidden_layers=32, num_attention_heads=30,
+                      max_position_embeddings=65536, pad_token_id=100277,
+                      linear_num_key_heads=None, linear_num_value_heads=None,
+                      linear_key_head_dim=None, linear_value_head_dim=None,
+                      linear_conv_kernel_dim=4)),
+})

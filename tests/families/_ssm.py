@@ -273,3 +273,50 @@ def jamba_configs(draw):
     if draw(st.booleans()):
         d["mamba_dt_rank"] = draw(d8)
     return d
+
+
+def deltanet_gap(layers, value_heads, key_dim, value_dim, conv_channels, kernel):
+    """Per gated-DeltaNet layer: transformers' torch fallback runs the whole recurrence
+    elementwise (FlopCounterMode counts none of the engine's 6 x heads x d_k x d_v) and the
+    decode convolution twice over."""
+    return layers * (-6 * value_heads * key_dim * value_dim + 2 * conv_channels * kernel)
+
+
+# --- OLMo-Hybrid ----------------------------------------------------------------------------
+
+OLMO_HYBRID_TINY = {"model_type": "olmo_hybrid", "vocab_size": 64, "hidden_size": 32,
+                    "intermediate_size": 24, "num_hidden_layers": 3, "num_attention_heads": 4,
+                    "num_key_value_heads": 2, "linear_num_key_heads": 2,
+                    "linear_num_value_heads": 4, "linear_key_head_dim": 6,
+                    "linear_value_head_dim": 10, "linear_conv_kernel_dim": 3,
+                    "layer_types": ["linear_attention", "full_attention", "linear_attention"],
+                    "pad_token_id": 0}
+
+
+def olmo_hybrid_flops_gap(d, n):
+    # 2 DeltaNet layers: 4 value heads, d_k 6, d_v 10; q, k, v channels 2 x 2 x 6 + 4 x 10
+    return deltanet_gap(2, 4, 6, 10, 2 * 2 * 6 + 4 * 10, 3)
+
+
+@st.composite
+def olmo_hybrid_configs(draw):
+    """A small OLMo-Hybrid config: its DeltaNet sizes given or derived, its layers listed or
+    left to the class's pattern (sometimes a list without attention: refused alike)."""
+    d8 = st.integers(1, 8)
+    L = draw(st.integers(2, 6))
+    kv = draw(st.integers(1, 3))
+    heads = kv * draw(st.integers(1, 2))
+    d = {"model_type": "olmo_hybrid", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": 4 * heads * draw(st.integers(1, 3)), "intermediate_size": 2 * draw(d8),
+         "num_hidden_layers": L, "num_attention_heads": heads, "num_key_value_heads": kv,
+         "linear_conv_kernel_dim": draw(st.integers(1, 4)),
+         "attention_bias": draw(st.booleans()), "tie_word_embeddings": draw(st.booleans()),
+         "pad_token_id": 0}
+    if draw(st.booleans()):
+        kh = draw(st.integers(1, 2))
+        d.update(linear_num_key_heads=kh, linear_num_value_heads=kh * draw(st.integers(1, 2)),
+                 linear_key_head_dim=draw(d8), linear_value_head_dim=draw(d8))
+    if draw(st.booleans()):
+        d["layer_types"] = draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]),
+                                         min_size=L, max_size=L))
+    return d
