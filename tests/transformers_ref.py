@@ -108,6 +108,7 @@ def cache_numbers(cache):
     holds: the conv and recurrent states of linear-attention and Mamba layers, and every
     layer's keys and values."""
     states = kv = 0
+    states += sum(t.numel() for t in _other_states(cache))
     for layer in cache.layers:
         for kind in ("conv_states", "recurrent_states"):  # {state index: tensor}
             states += sum(t.numel() for t in (getattr(layer, kind, None) or {}).values()
@@ -117,12 +118,19 @@ def cache_numbers(cache):
     return states, kv
 
 
+def _other_states(cache):
+    """The fixed states a cache keeps outside its layers' conv and recurrent states: MiniMax's
+    lightning-attention states (``linear_cache``, one tensor per lightning layer)."""
+    return [t for t in getattr(cache, "linear_cache", ()) if isinstance(t, torch.Tensor)]
+
+
 def cache_bytes(cache):
     """(bytes in fixed states, bytes in K and V tensors, bytes of the lightning indexers'
     keys) that a transformers cache holds (token positions it keeps for bookkeeping are
     not counted)."""
     states = kv = indexer = 0
-    for layer in cache.layers:
+    states += sum(t.numel() * t.element_size() for t in _other_states(cache))
+    for layer in getattr(cache, "layers", ()):
         for kind in ("conv_states", "recurrent_states"):  # {state index: tensor}
             states += sum(t.numel() * t.element_size()
                           for t in (getattr(layer, kind, None) or {}).values() if t is not None)

@@ -15,8 +15,8 @@ from __future__ import annotations
 from math import ceil
 
 from .. import family_rules as rules
-from ..architectures import (Layout, Tensor, _linear, _mamba2, _norm, mamba_dims, register_block,
-                             register_state)
+from ..architectures import (Layout, Tensor, _experts_block_sparse, _linear, _norm, mamba_dims,
+                             register_block, register_state)
 from ..layers import Axis
 from ..limits import MAX_SIZE, _fail, _is_int
 from .base import _COMMON, Family
@@ -81,7 +81,7 @@ def _norm_and_mixer(c, kind):
     t = _norm("norm", c.hidden_size)
     if kind.attention == "mamba1":
         return t + _mamba1(c, "mixer.")
-    return t + _mamba2(c)
+    return t + _mamba2_mixer(c, "mixer.", mamba_dims(c).proj_bias)
 
 
 def _attention_free(r, raw):
@@ -479,11 +479,19 @@ def falcon_h1_mamba_head(r, head_dim):
     r["mamba_d_head"] = dh
 
 
+def no_attention_bias(r, head_dim):
+    """Attention without biases, whatever attention_bias says (Jamba's and MiniMax's classes
+    have no such field and build none)."""
+    r["attention_bias"] = False
+
+
 def jamba_check(r, head_dim):
     _mamba1_dims(r, "mamba_dt_rank", r["mamba_expand"] * r["hidden_size"], r["mamba_d_state"],
                  r["mamba_d_conv"], r["mamba_conv_bias"], r["mamba_proj_bias"])
 
 
+# the common keys, less attention_bias (a class without the field builds no biases)
+_NO_BIAS = {k: v for k, v in _COMMON.items() if k != "attention_bias"}
 # Granite 4.0's names for a Mamba-2 mixer's sizes, which Bamba and Falcon-H1 share
 _GRANITE_MAMBA = ("mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state",
                   "mamba_d_conv", "mamba_conv_bias", "mamba_proj_bias", "mamba_chunk_size")
@@ -540,8 +548,8 @@ ENTRIES.update({
         positive=("attn_layer_period", "expert_layer_period", "mamba_d_state", "mamba_d_conv",
                   "mamba_expand"),
         non_negative=("attn_layer_offset", "expert_layer_offset"),
-        check=(jamba_check,),
-        defaults=dict(_COMMON, vocab_size=65536, hidden_size=4096, intermediate_size=14336,
+        check=(jamba_check, no_attention_bias),
+        defaults=dict(_NO_BIAS, vocab_size=65536, hidden_size=4096, intermediate_size=14336,
                       num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
                       max_position_embeddings=262144, pad_token_id=0, num_experts_per_tok=2,
                       num_experts=16, expert_layer_period=2, expert_layer_offset=1,
@@ -634,4 +642,82 @@ ENTRIES.update({
                       linear_num_key_heads=None, linear_num_value_heads=None,
                       linear_key_head_dim=None, linear_value_head_dim=None,
                       linear_conv_kernel_dim=4)),
+})
+
+
+# --- MiniMax-01: lightning attention beside softmax attention, routed experts -------------
+
+def _lightning_state(c):
+    """One head_dim x head_dim matrix per head (the decayed sum of k^T v)."""
+    return c.num_attention_heads * c.head_dim * c.head_dim
+
+
+def _lightning_flops(c):
+    """Per head, the rank-one k^T v added to the decayed state (a multiply-add per state value)
+    and the read-out q . state (another), 2 FLOPs each: 4 x heads x head_dim^2."""
+    return 4 * c.num_attention_heads * c.head_dim * c.head_dim
+
+
+register_state("lightning_attention", _lightning_state, _lightning_flops)
+
+
+@register_block("lightning_or_softmax_attention_moe")
+def _minimax_layer(c, kind):
+    """A MiniMax-01 layer: input_layernorm; lightning attention (one qkv_proj, a SiLU, the
+    decayed linear recurrence, an RMSNorm over all heads, a sigmoid output gate, out_proj; its
+    decay rates per head and per position in a block of block_size are buffers transformers
+    saves) or GQA softmax attention; post_attention_layernorm; routed experts (Mixtral's
+    checkpoint names)."""
+    H, nh, hd = c.hidden_size, c.num_attention_heads, c.head_dim
+    t = _norm("input_layernorm", H) + _norm("post_attention_layernorm", H)
+    if kind.attention == "lightning_attention":
+        b, a = c.block_size, "self_attn."
+        t += (_linear(a + "qkv_proj", 3 * nh * hd, H, "attention")
+              + _linear(a + "out_proj", H, nh * hd, "attention")
+              + _linear(a + "output_gate", nh * hd, H, "attention") + _norm(a + "norm", nh * hd)
+              + [Tensor(a + "slope_rate", (nh, 1, 1), "attention", buffer=True),
+                 Tensor(a + "query_decay", (nh, b, 1), "attention", buffer=True),
+                 Tensor(a + "key_decay", (nh, b, 1), "attention", buffer=True),
+                 Tensor(a + "diagonal_decay", (1, nh, b, b), "attention", buffer=True)])
+    else:
+        t += _gqa(c)
+    return t + _experts_block_sparse(c)
+
+
+def minimax_layers(r):
+    """MiniMax-01: layer_types ("linear_attention" is lightning attention), else softmax
+    attention in the even layers and lightning attention in the odd ones (MiniMaxConfig's
+    default); a sliding window, where set, bounds the softmax layers' span."""
+    lt, L = r.get("layer_types"), r["num_hidden_layers"]
+    names = {"linear_attention": "lightning_attention", "full_attention": "full_attention"}
+    if lt is None:
+        attn = Axis.cycle(("full_attention", 1), ("lightning_attention", 1), field="layer_types")
+    else:
+        if not isinstance(lt, list) or len(lt) != L or not all(
+                isinstance(v, str) and v in names for v in lt):
+            _fail("layer_types", f"must list full_attention or linear_attention for each of the "
+                  f"{L:,} layers", lt)
+        attn = Axis.from_list([names[v] for v in lt], field="layer_types")
+    r["layer_types"] = None   # read here: "linear_attention" is MiniMax's lightning attention
+    if r.get("sliding_window") is not None:
+        attn = attn.map(lambda v: "sliding_attention" if v == "full_attention" else v)
+    return dict(attention=attn)
+
+
+ENTRIES.update({
+    # MiniMax-01 (MiniMax-Text-01): lightning attention in seven of eight layers, softmax
+    # attention in the others, routed experts in every layer. Defaults: MiniMaxConfig
+    "minimax": Family(
+        layout=Layout(block="lightning_or_softmax_attention_moe", experts="block_sparse"),
+        group="MiniMax",
+        moe="num_local_experts",
+        layers=minimax_layers,
+        attribute_map=dict(num_experts="num_local_experts"),
+        positive=("block_size",),
+        check=(no_attention_bias,),
+        depth_lists=dict(layer_types="repeat_or_refuse"),
+        defaults=dict(_NO_BIAS, vocab_size=32000, hidden_size=4096, intermediate_size=14336,
+                      num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
+                      max_position_embeddings=4096 * 32, num_experts_per_tok=2,
+                      num_local_experts=8, block_size=256)),
 })

@@ -320,3 +320,39 @@ def olmo_hybrid_configs(draw):
         d["layer_types"] = draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]),
                                          min_size=L, max_size=L))
     return d
+
+
+# --- MiniMax-01 -----------------------------------------------------------------------------
+# Its lightning attention's decode step is two matmuls per head, k^T v (a rank-one update) and
+# q . state, which FlopCounterMode counts as the engine does (4 x heads x head_dim^2); only
+# the decay of the state is elementwise, and the engine counts it inside the update's
+# multiply-add: no gap.
+
+MINIMAX_TINY = {"model_type": "minimax", "vocab_size": 64, "hidden_size": 32,
+                "intermediate_size": 24, "num_hidden_layers": 3, "num_attention_heads": 4,
+                "num_key_value_heads": 2, "num_local_experts": 4, "num_experts_per_tok": 2,
+                "block_size": 4,
+                "layer_types": ["linear_attention", "full_attention", "linear_attention"]}
+
+
+@st.composite
+def minimax_configs(draw):
+    """A small MiniMax-01 config: its layers listed or left to the class's alternation, its
+    head width given or derived, the expert count by either name."""
+    d8 = st.integers(1, 8)
+    L = draw(st.integers(1, 5))
+    kv = draw(st.integers(1, 2))
+    heads = kv * draw(st.integers(1, 3))
+    E = draw(st.integers(1, 5))
+    d = {"model_type": "minimax", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": 2 * heads * draw(st.integers(1, 4)), "intermediate_size": 2 * draw(d8),
+         "num_hidden_layers": L, "num_attention_heads": heads, "num_key_value_heads": kv,
+         "block_size": draw(d8), "tie_word_embeddings": draw(st.booleans()),
+         ("num_experts" if draw(st.booleans()) else "num_local_experts"): E,
+         "num_experts_per_tok": draw(st.integers(1, E))}
+    if draw(st.booleans()):
+        d["head_dim"] = 2 * draw(d8)
+    if draw(st.booleans()):
+        d["layer_types"] = draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]),
+                                         min_size=L, max_size=L))
+    return d
