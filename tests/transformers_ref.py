@@ -99,8 +99,24 @@ def tiny_prefill(d, seq, batch):
     model = causal_lm(hf_config(d)).eval()
     with torch.no_grad():
         ids = torch.randint(0, d["vocab_size"], (batch, seq))
-        cache = returned_cache(model(ids, use_cache=True))
+        cache = _prefill(model, ids)
     return model, cache
+
+
+def _prefill(model, ids):
+    """The cache after a forward over ``ids``. A model that returns none (RecurrentGemma: its
+    caller passes the cache in, and its recurrent blocks keep their states on their modules)
+    is run again with a cache given; the states its modules hold come with the cache
+    (``module_states``)."""
+    cache = returned_cache(model(ids, use_cache=True))
+    if cache is None:
+        from transformers import DynamicCache
+        cache = DynamicCache(config=model.config)
+        model(ids, use_cache=True, past_key_values=cache)
+    held = _module_states(model)
+    if held:
+        cache.module_states = held
+    return cache
 
 
 def cache_numbers(cache):
@@ -120,8 +136,17 @@ def cache_numbers(cache):
 
 def _other_states(cache):
     """The fixed states a cache keeps outside its layers' conv and recurrent states: MiniMax's
-    lightning-attention states (``linear_cache``, one tensor per lightning layer)."""
-    return [t for t in getattr(cache, "linear_cache", ()) if isinstance(t, torch.Tensor)]
+    lightning-attention states (``linear_cache``, one tensor per lightning layer), and those
+    the model's own modules hold (``module_states``, set by :func:`tiny_prefill`)."""
+    return [t for t in (*getattr(cache, "linear_cache", ()), *getattr(cache, "module_states", ()))
+            if isinstance(t, torch.Tensor)]
+
+
+def _module_states(model):
+    """States a model keeps on its modules rather than in its cache: RecurrentGemma's
+    convolution inputs and RG-LRU states."""
+    return [t for m in model.modules() for name in ("conv1d_state", "recurrent_states")
+            if isinstance(t := getattr(m, name, None), torch.Tensor)]
 
 
 def cache_bytes(cache):
@@ -334,7 +359,7 @@ def decode_step_flops(d, n=20):
     model = causal_lm(hf).eval()
     ids = torch.randint(0, d["vocab_size"], (1, n))
     with torch.no_grad():
-        cache = returned_cache(model(ids[:, :n - 1], use_cache=True))
+        cache = _prefill(model, ids[:, :n - 1])
         counter = FlopCounterMode(display=False)
         with counter:
             model(ids[:, n - 1:], use_cache=True, **{cache_argument(model): cache})

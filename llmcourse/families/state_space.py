@@ -721,3 +721,106 @@ ENTRIES.update({
                       max_position_embeddings=4096 * 32, num_experts_per_tok=2,
                       num_local_experts=8, block_size=256)),
 })
+
+
+# --- RecurrentGemma: Griffin's RG-LRU and local attention ----------------------------------
+
+def _rg_lru_state(c):
+    """The recurrence's state, lru_width values (transformers keeps it in fp32), and the
+    convolution's last conv1d_width - 1 inputs of lru_width channels."""
+    return c.lru_width * c.conv1d_width
+
+
+def _rg_lru_flops(c):
+    """The recurrence h = a * h + x: a multiply-add per channel, 2 x lru_width FLOPs (its gates
+    are weights, in matmul)."""
+    return 2 * c.lru_width
+
+
+register_state("rg_lru", _rg_lru_state, _rg_lru_flops)
+
+
+@register_block("rg_lru_or_local_attention")
+def _recurrent_gemma_layer(c, kind):
+    """A RecurrentGemma (Griffin) layer: temporal_pre_norm, then a recurrent block (linear_y
+    and linear_x to lru_width, a depthwise convolution of conv1d_width taps over x, the
+    RG-LRU: its input and recurrence gates block-diagonal, one lru_width / heads block per
+    head, with biases, and recurrent_param; linear_out; all with biases) or local attention
+    (q, k, v by attention_bias, o with a bias); channel_pre_norm, then a gated MLP of half
+    intermediate_size, with biases."""
+    H, W = c.hidden_size, c.lru_width
+    t = _norm("temporal_pre_norm", H) + _norm("channel_pre_norm", H)
+    a = "temporal_block."
+    if kind.attention == "rg_lru":
+        nh = c.num_attention_heads
+        bw = W // nh
+        t += (_linear(a + "linear_y", W, H, "attention", True)
+              + _linear(a + "linear_x", W, H, "attention", True)
+              + _linear(a + "linear_out", H, W, "attention", True)
+              + [Tensor(a + "conv_1d.weight", (W, 1, c.conv1d_width), "attention", matmul=True),
+                 Tensor(a + "conv_1d.bias", (W,), "attention"),
+                 Tensor(a + "rg_lru.recurrent_param", (W,), "attention")])
+        for gate in ("input_gate", "recurrent_gate"):
+            t += [Tensor(f"{a}rg_lru.{gate}_weight", (nh, bw, bw), "attention", matmul=True),
+                  Tensor(f"{a}rg_lru.{gate}_bias", (nh, bw), "attention")]
+    else:
+        nh, kv, hd, bias = (c.num_attention_heads, c.num_key_value_heads, c.head_dim,
+                            bool(c.get("attention_bias")))
+        t += (_linear(a + "q_proj", nh * hd, H, "attention", bias)
+              + _linear(a + "k_proj", kv * hd, H, "attention", bias)
+              + _linear(a + "v_proj", kv * hd, H, "attention", bias)
+              + _linear(a + "o_proj", H, nh * hd, "attention", True))
+    inter = c.intermediate_size // 2
+    return t + [x for name in ("gate_proj", "up_proj") for x in
+                _linear("mlp_block." + name, inter, H, "mlp", True)] + _linear(
+        "mlp_block.down_proj", H, inter, "mlp", True)
+
+
+def recurrent_gemma_derive(r, raw):
+    """RecurrentGemmaConfig: head_dim is hidden_size // heads, whatever a config says;
+    lru_width defaults to hidden_size."""
+    h, n = r.get("hidden_size"), r.get("num_attention_heads")
+    if _is_int(h) and _is_int(n) and n > 0:
+        r["head_dim"] = h // n
+    if r.get("lru_width") is None:
+        r["lru_width"] = h
+
+
+def recurrent_gemma_layers(r):
+    """RecurrentGemma: block_types ("recurrent", "attention") repeated to the depth (at most
+    100 times over, as transformers repeats them); attention layers attend to the last
+    attention_window_size tokens."""
+    bt, L = r.get("block_types"), r["num_hidden_layers"]
+    if r.get("layer_types") is not None:
+        _fail("layer_types", "RecurrentGemma's layers follow block_types (transformers refuses "
+              "a layer_types list)", r["layer_types"])
+    names = {"recurrent": "rg_lru", "attention": "sliding_attention"}
+    if not isinstance(bt, (list, tuple)) or not bt or not all(
+            isinstance(v, str) and v in names for v in bt):
+        _fail("block_types", "must list \"recurrent\" or \"attention\" blocks, a pattern "
+              "repeated through the layers", bt)
+    if L > 100 * len(bt):
+        _fail("num_hidden_layers", f"at most 100 x len(block_types) = {100 * len(bt):,} "
+              "(transformers repeats the pattern 100 times)", L)
+    return dict(attention=Axis.cycle(*[(names[v], 1) for v in bt], field="block_types"))
+
+
+ENTRIES.update({
+    # RecurrentGemma (Google; Griffin): two recurrent (RG-LRU) blocks to one local attention
+    # block (MQA in the released models), each followed by a gated MLP. Defaults:
+    # RecurrentGemmaConfig
+    "recurrent_gemma": Family(
+        layout=Layout(block="rg_lru_or_local_attention", final_norm="model.final_norm",
+                      norm="rms_one_plus_w"),
+        group="Gemma",
+        layers=recurrent_gemma_layers,
+        attention_kinds=(),
+        attribute_map=dict(sliding_window="attention_window_size"),
+        positive=("lru_width", "conv1d_width", "attention_window_size"),
+        derive=(recurrent_gemma_derive,),
+        defaults=dict(_COMMON, num_hidden_layers=26, vocab_size=256000, hidden_size=2560,
+                      intermediate_size=3 * 2560, num_attention_heads=10, lru_width=None,
+                      attention_window_size=2048, conv1d_width=4, pad_token_id=0,
+                      block_types=("recurrent", "recurrent", "attention"),
+                      tie_word_embeddings=True)),
+})

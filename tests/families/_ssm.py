@@ -356,3 +356,40 @@ def minimax_configs(draw):
         d["layer_types"] = draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]),
                                          min_size=L, max_size=L))
     return d
+
+
+# --- RecurrentGemma -------------------------------------------------------------------------
+# Its decode step convolves elementwise (the cached inputs times the taps, summed) and runs
+# the recurrence elementwise: FlopCounterMode counts neither the engine's 2 x lru_width x
+# conv1d_width of convolution taps nor its 2 x lru_width of recurrence. Its gates are
+# batched matmuls (baddbmm), counted alike.
+
+RECURRENT_GEMMA_TINY = {"model_type": "recurrent_gemma", "vocab_size": 64, "hidden_size": 32,
+                        "intermediate_size": 48, "num_hidden_layers": 3,
+                        "num_attention_heads": 4, "num_key_value_heads": 1, "lru_width": 24,
+                        "conv1d_width": 3, "attention_window_size": 16, "pad_token_id": 0}
+
+
+def recurrent_gemma_flops_gap(d, n):
+    lru, width, layers = 24, 3, 2       # 2 recurrent blocks (layers 0 and 1) of 24 channels
+    return -layers * (2 * lru * width + 2 * lru)
+
+
+@st.composite
+def recurrent_gemma_configs(draw):
+    """A small RecurrentGemma config: its block pattern, the RG-LRU's width given or the
+    hidden size, MQA or more KV heads."""
+    d8 = st.integers(1, 8)
+    kv = draw(st.integers(1, 2))
+    heads = kv * draw(st.integers(1, 3))
+    d = {"model_type": "recurrent_gemma", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": heads * draw(st.integers(1, 4)), "intermediate_size": draw(d8),
+         "num_hidden_layers": draw(st.integers(1, 6)), "num_attention_heads": heads,
+         "num_key_value_heads": kv, "conv1d_width": draw(st.integers(1, 4)),
+         "attention_window_size": draw(d8), "attention_bias": draw(st.booleans()),
+         "tie_word_embeddings": draw(st.booleans()), "pad_token_id": 0,
+         "block_types": draw(st.lists(st.sampled_from(["recurrent", "attention"]), min_size=1,
+                                      max_size=3))}
+    if draw(st.booleans()):
+        d["lru_width"] = heads * draw(st.integers(1, 3))
+    return d
