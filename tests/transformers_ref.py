@@ -125,7 +125,7 @@ def cache_numbers(cache):
     layer's keys and values."""
     states = kv = 0
     states += sum(t.numel() for t in _other_states(cache))
-    for layer in cache.layers:
+    for layer in getattr(cache, "layers", ()):
         for kind in ("conv_states", "recurrent_states"):  # {state index: tensor}
             states += sum(t.numel() for t in (getattr(layer, kind, None) or {}).values()
                           if t is not None)
@@ -136,10 +136,15 @@ def cache_numbers(cache):
 
 def _other_states(cache):
     """The fixed states a cache keeps outside its layers' conv and recurrent states: MiniMax's
-    lightning-attention states (``linear_cache``, one tensor per lightning layer), and those
-    the model's own modules hold (``module_states``, set by :func:`tiny_prefill`)."""
-    return [t for t in (*getattr(cache, "linear_cache", ()), *getattr(cache, "module_states", ()))
-            if isinstance(t, torch.Tensor)]
+    lightning-attention states (``linear_cache``, one tensor per lightning layer), those the
+    model's own modules hold (``module_states``, set by :func:`tiny_prefill`), xLSTM's
+    (``rnn_state``: each layer's memory, normaliser and stabiliser), or RWKV's state, a list
+    of tensors that is the whole cache."""
+    if isinstance(cache, (list, tuple)):   # RWKV: its state, five tensors for all layers
+        return [t for t in cache if isinstance(t, torch.Tensor)]
+    xlstm = [t for states in (getattr(cache, "rnn_state", None) or {}).values() for t in states]
+    return [t for t in (*getattr(cache, "linear_cache", ()), *getattr(cache, "module_states", ()),
+                        *xlstm) if isinstance(t, torch.Tensor)]
 
 
 def _module_states(model):

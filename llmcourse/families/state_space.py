@@ -15,8 +15,8 @@ from __future__ import annotations
 from math import ceil
 
 from .. import family_rules as rules
-from ..architectures import (Layout, Tensor, _experts_block_sparse, _linear, _norm, mamba_dims,
-                             register_block, register_state)
+from ..architectures import (GLOBAL_EXTRAS, Layout, Tensor, _experts_block_sparse, _linear,
+                             _norm, mamba_dims, register_block, register_state)
 from ..layers import Axis
 from ..limits import MAX_SIZE, _fail, _is_int
 from .base import _COMMON, Family
@@ -823,4 +823,197 @@ ENTRIES.update({
                       attention_window_size=2048, conv1d_width=4, pad_token_id=0,
                       block_types=("recurrent", "recurrent", "attention"),
                       tie_word_embeddings=True)),
+})
+
+
+# --- RWKV-4: time mixing and channel mixing ------------------------------------------------
+
+def _rwkv_state(c):
+    """Per layer: the last token's input to the time mix and to the channel mix (hidden_size
+    each), and the time mix's numerator, denominator and running maximum (one per channel
+    of attention_hidden_size)."""
+    return 2 * c.hidden_size + 3 * c.attention_hidden_size
+
+
+def _rwkv_flops(c):
+    """The time mix's recurrence per channel: the numerator and the denominator each updated
+    (a multiply-add) and read out with the current token's bonus (another), 2 FLOPs each:
+    8 x attention_hidden_size (the exponentials, the maximum and the division, like norms,
+    not counted)."""
+    return 8 * c.attention_hidden_size
+
+
+register_state("rwkv", _rwkv_state, _rwkv_flops)
+
+
+@register_block("rwkv_time_and_channel_mix")
+def _rwkv_block(c, kind):
+    """An RWKV-4 block: ln1, the time mix (its token-shift mixing weights for key, value and
+    receptance, per-channel decay and first-token bonus, key, value, receptance and output
+    projections to and from attention_hidden_size), ln2, the channel mix (its token-shift
+    weights, key up to intermediate_size, a squared ReLU, value back, a receptance gate).
+    LayerNorms with biases."""
+    H, A, inter = c.hidden_size, c.attention_hidden_size, c.intermediate_size
+    a, f = "attention.", "feed_forward."
+    return (_norm("ln1", H, "layer") + _norm("ln2", H, "layer")
+            + [Tensor(a + "time_decay", (A,), "attention"), Tensor(a + "time_first", (A,), "attention")]
+            + [Tensor(a + f"time_mix_{x}", (1, 1, H), "attention")
+               for x in ("key", "value", "receptance")]
+            + _linear(a + "key", A, H, "attention") + _linear(a + "value", A, H, "attention")
+            + _linear(a + "receptance", A, H, "attention") + _linear(a + "output", H, A, "attention")
+            + [Tensor(f + f"time_mix_{x}", (1, 1, H), "mlp") for x in ("key", "receptance")]
+            + _linear(f + "key", inter, H, "mlp") + _linear(f + "receptance", H, H, "mlp")
+            + _linear(f + "value", H, inter, "mlp"))
+
+
+def _rwkv_pre_ln(c):
+    """RWKV's first block also normalises the embeddings (its pre_ln, a LayerNorm)."""
+    return _norm("rwkv.blocks.0.pre_ln", c.hidden_size, "layer")
+
+
+GLOBAL_EXTRAS["rwkv_pre_ln"] = (_rwkv_pre_ln, True)
+
+
+def rwkv_derive(r, raw):
+    """RwkvConfig: attention_hidden_size defaults to hidden_size, intermediate_size to four
+    times it."""
+    _attention_free(r, raw)
+    h = r.get("hidden_size")
+    if r.get("attention_hidden_size") is None:
+        r["attention_hidden_size"] = h
+    if r.get("intermediate_size") is None and _is_int(h):
+        r["intermediate_size"] = 4 * h
+
+
+ENTRIES.update({
+    # RWKV-4 (RWKV): every block a time mix (a linear recurrence per channel) and a channel
+    # mix, each after a LayerNorm. Defaults: RwkvConfig
+    "rwkv": Family(
+        layout=Layout(block="rwkv_time_and_channel_mix", layer_prefix="rwkv.blocks.{i}.",
+                      embedding="rwkv.embeddings", final_norm="rwkv.ln_out", lm_head="head",
+                      norm="layer", extra_globals="rwkv_pre_ln"),
+        layers=lambda r: dict(attention=Axis.constant("rwkv", field="num_hidden_layers")),
+        attention_kinds=("rwkv",),
+        attribute_map=dict(max_position_embeddings="context_length"),
+        positive=("attention_hidden_size",),
+        derive=(rwkv_derive,),
+        defaults=dict(vocab_size=50277, context_length=1024, hidden_size=4096,
+                      num_hidden_layers=32, attention_hidden_size=None, intermediate_size=None,
+                      tie_word_embeddings=False)),
+})
+
+
+# --- xLSTM: the matrix-memory LSTM (mLSTM) -------------------------------------------------
+
+def _round_up(x, multiple):
+    """xLSTM's round_up_to_next_multiple_of, as transformers computes it."""
+    return int(((x + multiple - 1) // multiple) * multiple)
+
+
+def _mlstm_state(c):
+    """Per head, the d_qk x d_v memory C, the normaliser n (d_qk) and the stabiliser m."""
+    nh, dqk, dv = c.num_heads, c.xlstm_qk_dim // c.num_heads, c.xlstm_v_dim // c.num_heads
+    return nh * (dqk * dv + dqk + 1)
+
+
+def _mlstm_flops(c):
+    """Per head: the memory's gated rank-one update k v^T (a multiply-add per value) and its
+    read-out with q (another), the normaliser's update (a multiply-add per value) and its dot
+    product with q (another), 2 FLOPs each: 4 x heads x d_qk x (d_v + 1)."""
+    nh, dqk, dv = c.num_heads, c.xlstm_qk_dim // c.num_heads, c.xlstm_v_dim // c.num_heads
+    return 4 * nh * dqk * (dv + 1)
+
+
+register_state("mlstm", _mlstm_state, _mlstm_flops)
+
+
+@register_block("mlstm_then_gated_mlp")
+def _xlstm_block(c, kind):
+    """An xLSTM (7B-style) block: norm_mlstm, the mLSTM layer (q and k to qk_dim, v and the
+    output gate to v_dim, an input and a forget gate per head with biases; with weight_mode
+    "fused" q, k, v and the output gate in one tensor and the two gates in another; a
+    multi-head LayerNorm over v_dim; out_proj), norm_ffn, a SwiGLU MLP of the rounded-up
+    ffn_proj_factor x hidden_size (up and gate fused with "fused"). Biases and the norms'
+    biases by use_bias."""
+    H, nh, bias = c.hidden_size, c.num_heads, bool(c.get("use_bias"))
+    qk, v, up = c.xlstm_qk_dim, c.xlstm_v_dim, c.intermediate_size
+    m, f = "mlstm_layer.", "ffn."
+    norm = "layer" if bias else "rms"   # (a weight, and with use_bias a bias)
+    t = _norm("norm_mlstm", H, norm) + _norm("norm_ffn", H, norm)
+    if c.weight_mode == "fused":
+        t += (_linear(m + "qkv_opreact", 2 * qk + 2 * v, H, "attention", bias)
+              + _linear(m + "ifgate_preact", 2 * nh, H, "attention", True)
+              + _linear(f + "proj_up_gate_z", 2 * up, H, "mlp", bias))
+    else:
+        t += (_linear(m + "q", qk, H, "attention", bias) + _linear(m + "k", qk, H, "attention", bias)
+              + _linear(m + "v", v, H, "attention", bias)
+              + _linear(m + "ogate_preact", v, H, "attention", bias)
+              + _linear(m + "igate_preact", nh, H, "attention", True)
+              + _linear(m + "fgate_preact", nh, H, "attention", True)
+              + _linear(f + "proj_up_gate", up, H, "mlp", bias) + _linear(f + "proj_up", up, H, "mlp", bias))
+    # (the multi-head norm spans heads x (v_dim // heads))
+    return (t + _norm(m + "multihead_norm", nh * (v // nh), norm)
+            + _linear(m + "out_proj", H, v, "attention", bias)
+            + _linear(f + "proj_down", H, up, "mlp", bias))
+
+
+def xlstm_prepare(r, raw):
+    """xLSTMConfig's own names: num_blocks, the blocks it builds (read through the attribute
+    map: given, it wins; neither given, 32), and embedding_dim, the embedding's width, which
+    must be the blocks' hidden_size."""
+    if r.get("num_hidden_layers") is None and "num_hidden_layers" not in raw \
+            and "num_blocks" not in raw:
+        r["num_hidden_layers"] = r["num_blocks"] = 32
+    ed = raw.get("embedding_dim")
+    if ed is not None and ed != r.get("hidden_size"):
+        _fail("embedding_dim", f"must equal hidden_size={r.get('hidden_size')} (transformers "
+              "builds the embedding at embedding_dim and the blocks at hidden_size)", ed)
+
+
+def xlstm_derive(r, raw):
+    """The MLP's width (intermediate_size, which no xLSTMConfig field holds; checked with the
+    rest in :func:`xlstm_check`)."""
+    _attention_free(r, raw)
+    r["intermediate_size"] = 1
+
+
+def xlstm_check(r, head_dim):
+    """The mLSTM's widths, as xLSTMLayer derives them (int(hidden_size x factor)), and the
+    MLP's, ffn_proj_factor x hidden_size rounded up to ffn_round_up_to_multiple_of."""
+    h = r["hidden_size"]
+    for f in ("qk_dim_factor", "v_dim_factor", "ffn_proj_factor"):
+        v = r[f]
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v <= MAX_SIZE:
+            _fail(f, "must be a positive number", v)
+    for f in ("qk_dim_factor", "v_dim_factor"):
+        width = int(h * r[f])
+        if width < 1:
+            _fail(f, "leaves the mLSTM no width (int(hidden_size x factor) is 0)", r[f])
+        r["xlstm_" + f.replace("_factor", "")] = width
+    r["intermediate_size"] = _round_up(h * r["ffn_proj_factor"], r["ffn_round_up_to_multiple_of"])
+    if not 0 < r["intermediate_size"] <= MAX_SIZE:
+        _fail("ffn_proj_factor", "leaves the MLP no width", r["ffn_proj_factor"])
+
+
+ENTRIES.update({
+    # xLSTM (NX-AI; xLSTM-7B): every block an mLSTM layer and a SwiGLU MLP, each after an
+    # RMSNorm; no attention. Defaults: xLSTMConfig
+    "xlstm": Family(
+        layout=Layout(block="mlstm_then_gated_mlp", layer_prefix="backbone.blocks.{i}.",
+                      embedding="backbone.embeddings", final_norm="backbone.out_norm",
+                      never_tied=True),
+        layers=lambda r: dict(attention=Axis.constant("mlstm", field="num_hidden_layers")),
+        attention_kinds=("mlstm",),
+        attribute_map=dict(num_hidden_layers="num_blocks"),
+        own_wins=("num_hidden_layers",),
+        positive=("num_heads", "ffn_round_up_to_multiple_of", "num_blocks", "embedding_dim"),
+        enums=dict(weight_mode=("single", "fused")),
+        prepare=(xlstm_prepare,),
+        derive=(xlstm_derive,),
+        check=(booleans("use_bias"), xlstm_check),
+        defaults=dict(vocab_size=50304, hidden_size=4096, embedding_dim=None,
+                      num_hidden_layers=32, num_blocks=None, num_heads=8, use_bias=False,
+                      tie_word_embeddings=False, qk_dim_factor=0.5, v_dim_factor=1.0,
+                      ffn_proj_factor=2.667, ffn_round_up_to_multiple_of=64,
+                      weight_mode="single", pad_token_id=1, intermediate_size=None)),
 })

@@ -393,3 +393,69 @@ def recurrent_gemma_configs(draw):
     if draw(st.booleans()):
         d["lru_width"] = heads * draw(st.integers(1, 3))
     return d
+
+
+# --- RWKV-4 ---------------------------------------------------------------------------------
+# Its recurrence (rwkv_linear_attention_cpu) is elementwise: FlopCounterMode counts none of the
+# engine's 8 x attention_hidden_size per layer; its projections are matmuls, counted alike.
+
+RWKV_TINY = {"model_type": "rwkv", "vocab_size": 64, "hidden_size": 32,
+             "intermediate_size": 48, "num_hidden_layers": 2, "context_length": 64}
+
+
+def rwkv_flops_gap(d, n):
+    return -2 * 8 * 32          # 2 layers, 32 channels
+
+
+@st.composite
+def rwkv_configs(draw):
+    """A small RWKV-4 config: widths given or derived (attention_hidden_size equal to the
+    hidden size, as every released RWKV-4 and transformers' state need), the context length by
+    either name."""
+    d8 = st.integers(1, 8)
+    h = 2 * draw(d8)
+    d = {"model_type": "rwkv", "vocab_size": draw(st.integers(2, 200)), "hidden_size": h,
+         "num_hidden_layers": draw(st.integers(1, 4)),
+         ("context_length" if draw(st.booleans()) else "max_position_embeddings"): 64,
+         "tie_word_embeddings": draw(st.booleans())}
+    if draw(st.booleans()):
+        d["intermediate_size"] = 2 * draw(d8)
+    if draw(st.booleans()):
+        d["attention_hidden_size"] = h if draw(st.booleans()) else 2 * draw(d8)
+    return d
+
+
+# --- xLSTM ----------------------------------------------------------------------------------
+# The mLSTM's decode step (mlstm_recurrent_step_native): the outer product k v^T, q . C and
+# q . n are matmuls FlopCounterMode counts (4 x heads x d_qk x d_v + 2 x heads x d_qk); the
+# normaliser's update is elementwise: the engine's 2 x heads x d_qk more.
+
+XLSTM_TINY = {"model_type": "xlstm", "vocab_size": 64, "hidden_size": 128,
+              "num_hidden_layers": 2, "num_heads": 2, "ffn_proj_factor": 1.5,
+              "ffn_round_up_to_multiple_of": 16, "pad_token_id": 0}
+
+
+def xlstm_flops_gap(d, n):
+    heads, dqk = 2, 64 // 2     # qk_dim int(128 x 0.5) = 64, over 2 heads
+    return -2 * heads * dqk * 2  # 2 layers
+
+
+@st.composite
+def xlstm_configs(draw):
+    """A small xLSTM config: mLSTM widths a multiple of 64 (transformers' cache rounds them
+    up to one), single or fused weights, biases on or off, its layer count or width under
+    xLSTM's own names."""
+    heads = draw(st.sampled_from([1, 2, 4]))
+    h = 64 * draw(st.integers(1, 2))
+    d = {"model_type": "xlstm", "vocab_size": draw(st.integers(2, 200)), "hidden_size": h,
+         "num_heads": heads, "qk_dim_factor": draw(st.sampled_from([0.5, 1.0])),
+         "v_dim_factor": draw(st.sampled_from([0.5, 1.0])),
+         "ffn_proj_factor": draw(st.sampled_from([1.0, 1.3, 2.667])),
+         "ffn_round_up_to_multiple_of": draw(st.sampled_from([1, 8, 64])),
+         "use_bias": draw(st.booleans()), "weight_mode": draw(st.sampled_from(["single", "fused"])),
+         "tie_word_embeddings": draw(st.booleans()), "pad_token_id": 0}
+    L = draw(st.integers(1, 3))
+    d["num_blocks" if draw(st.booleans()) else "num_hidden_layers"] = L
+    if draw(st.booleans()):
+        d["embedding_dim"] = h
+    return d

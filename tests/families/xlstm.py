@@ -1,0 +1,8 @@
+"""How the exactness test checks xlstm (xLSTM-7B's mLSTM blocks, each with a SwiGLU MLP)."""
+
+from family_rows import FlopsCase, Row
+
+from ._ssm import XLSTM_TINY, xlstm_configs, xlstm_flops_gap
+
+ROW = Row(xlstm_configs, examples=40, round_trip=True, deeper=True, tiny=(XLSTM_TINY,),
+          flops=(FlopsCase(XLSTM_TINY, gap=xlstm_flops_gap),))
