@@ -1017,3 +1017,116 @@ ENTRIES.update({
                       ffn_proj_factor=2.667, ffn_round_up_to_multiple_of=64,
                       weight_mode="single", pad_token_id=1, intermediate_size=None)),
 })
+
+
+# --- Bailing-Hybrid (Ling): Kimi-style delta attention beside gated MLA, routed experts -----
+
+@register_block("delta_or_gated_mla_moe")
+def _bailing_hybrid_layer(c, kind):
+    """A Bailing-Hybrid layer, with the names of Ling's checkpoints (transformers renames
+    attention to self_attn, dense to o_proj, moves f_proj, dt_bias and A_log under
+    forget_gate, stacks the q, k and v convolutions and fuses the experts on load).
+    Linear attention: q, k and v (linear_num_heads x linear_head_dim each), each through its
+    own depthwise convolution, a forget gate (f_proj, a dt_bias per channel, A_log per head),
+    b_proj, a gated RMSNorm of a head's width, g_proj, the output projection. Attention:
+    multi-head latent attention with a plain q_proj, its kv_a, norm and kv_b, biases by
+    attention_bias on kv_a and o, and a sigmoid gate per head (g_proj). Then a SwiGLU MLP, or
+    routed experts (a router with its load-balancing bias, stored expert_bias) beside shared
+    experts of n_shared_experts x moe_intermediate_size."""
+    H, a = c.hidden_size, "attention."
+    t = _norm("input_layernorm", H) + _norm("post_attention_layernorm", H)
+    if kind.attention == "linear_attention":
+        h, d, k = c.linear_num_heads, c.linear_head_dim, c.linear_conv_kernel_dim
+        qkv = h * d
+        for x in "qkv":
+            t += _linear(f"{a}{x}_proj", qkv, H, "attention")
+            t.append(Tensor(f"{a}{x}_conv1d.weight", (qkv, 1, k), "attention", matmul=True))
+        t += ([Tensor(a + "A_log", (h,), "attention"), Tensor(a + "dt_bias", (qkv,), "attention")]
+              + _linear(a + "f_proj", qkv, H, "attention") + _linear(a + "b_proj", h, H, "attention")
+              + _norm(a + "o_norm", d) + _linear(a + "dense", H, qkv, "attention")
+              + _linear(a + "g_proj", qkv, H, "attention"))
+    else:
+        nh, kvr, rope = c.num_attention_heads, c.kv_lora_rank, c.qk_rope_head_dim
+        nope, vd, bias = c.qk_nope_head_dim, c.v_head_dim, bool(c.get("attention_bias"))
+        t += (_linear(a + "q_proj", nh * (nope + rope), H, "attention")
+              + _linear(a + "kv_a_proj_with_mqa", kvr + rope, H, "attention", bias)
+              + _norm(a + "kv_a_layernorm", kvr)
+              + _linear(a + "kv_b_proj", nh * (nope + vd), kvr, "attention")
+              + _linear(a + "dense", H, nh * vd, "attention", bias)
+              + _linear(a + "g_proj", nh, H, "attention"))
+    if kind.mlp == "dense":
+        return t + _gated_mlp(c, "mlp.", c.intermediate_size)
+    E, inter = c.num_experts, c.moe_intermediate_size
+    return (t + _linear("mlp.gate", E, H, "router")
+            + [Tensor("mlp.gate.expert_bias", (E,), "router", buffer=True)]
+            + _gated_mlp(c, "mlp.experts.{e}.", inter, "experts", routed=True, per_expert=E)
+            + _gated_mlp(c, "mlp.shared_experts.", inter * c.n_shared_experts, "shared_experts"))
+
+
+def bailing_hybrid_derive(r, raw):
+    """BailingHybridConfig: the linear attention's heads are the attention heads, its head
+    width head_dim (which the class then sets to qk_rope_head_dim), its convolution
+    short_conv_kernel_size."""
+    r["linear_num_heads"] = r.get("num_attention_heads")
+    r["linear_head_dim"] = r.get("head_dim")
+    r["linear_conv_kernel_dim"] = r.get("short_conv_kernel_size")
+
+
+def bailing_hybrid_layers(r):
+    """Bailing-Hybrid: layer_types, else MLA in every layer_group_size-th layer (the last of
+    each group) and linear attention in the others; mlp_layer_types ("dense", "sparse"), else
+    dense for the first first_k_dense_replace layers, then routed experts."""
+    L = r["num_hidden_layers"]
+    out = {}
+    if r.get("layer_types") is None:
+        g = r["layer_group_size"]
+        out["attention"] = Axis.cycle(("linear_attention", g - 1), ("full_attention", 1),
+                                      field="layer_group_size")
+    mlt = r.get("mlp_layer_types")
+    if mlt is None:
+        out["mlp"] = Axis.cycle(("moe", 1), prefix=[("dense", min(r["first_k_dense_replace"], L))],
+                                field="first_k_dense_replace")
+    else:
+        if not isinstance(mlt, list) or len(mlt) != L or not all(v in ("dense", "sparse")
+                                                                  for v in mlt):
+            _fail("mlp_layer_types", f"must list dense or sparse for each of the {L:,} layers",
+                  mlt)
+        out["mlp"] = Axis.from_list(["moe" if v == "sparse" else "dense" for v in mlt],
+                                    field="mlp_layer_types")
+    return out
+
+
+ENTRIES.update({
+    # Bailing-Hybrid (inclusionAI, Ling): five Kimi-style delta-attention layers to one gated
+    # MLA layer, the first layers dense, then routed experts with shared ones (DeepSeek-V3's
+    # sigmoid, group-limited routing). Defaults: BailingHybridConfig
+    "bailing_hybrid": Family(
+        layout=Layout(block="delta_or_gated_mla_moe", attention="mla", linear_attention="kda",
+                      embedding="model.word_embeddings", never_tied=True, router="grouped",
+                      router_norm_topk=True),
+        moe="num_experts",
+        layers=bailing_hybrid_layers,
+        attention_kinds=("linear_attention", "full_attention"),
+        attribute_map=dict(max_position_embeddings="model_max_length",
+                           norm_topk_prob="moe_renormalize", n_group="num_expert_group",
+                           num_local_experts="num_experts",
+                           num_experts_per_tok="num_experts_per_token",
+                           n_shared_experts="num_shared_experts",
+                           num_mtp_layers="num_nextn_predict_layers"),
+        required=("kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+                  "moe_intermediate_size"),
+        positive=("layer_group_size", "short_conv_kernel_size", "kv_lora_rank", "v_head_dim",
+                  "qk_rope_head_dim"),
+        non_negative=("first_k_dense_replace", "num_shared_experts", "num_nextn_predict_layers"),
+        derive=(bailing_hybrid_derive,),
+        depth_lists=dict(mlp_layer_types="extend"),
+        defaults=dict(_COMMON, vocab_size=157184, hidden_size=2560, intermediate_size=6144,
+                      moe_intermediate_size=768, num_hidden_layers=42, num_attention_heads=32,
+                      num_key_value_heads=32, num_shared_experts=1, kv_lora_rank=512,
+                      qk_rope_head_dim=64, v_head_dim=128, qk_nope_head_dim=128,
+                      num_expert_group=8, topk_group=4, num_experts_per_token=8,
+                      first_k_dense_replace=2, moe_renormalize=True, model_max_length=262144,
+                      pad_token_id=156892, num_nextn_predict_layers=1, num_experts=512,
+                      head_dim=128, short_conv_kernel_size=4, layer_group_size=6,
+                      mlp_layer_types=None)),
+})

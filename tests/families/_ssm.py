@@ -459,3 +459,57 @@ def xlstm_configs(draw):
     if draw(st.booleans()):
         d["embedding_dim"] = h
     return d
+
+
+# --- Bailing-Hybrid -------------------------------------------------------------------------
+
+BAILING_HYBRID_TINY = {"model_type": "bailing_hybrid", "vocab_size": 64, "hidden_size": 32,
+                       "intermediate_size": 24, "moe_intermediate_size": 8,
+                       "num_hidden_layers": 3, "num_attention_heads": 4,
+                       "num_key_value_heads": 4, "kv_lora_rank": 8, "qk_rope_head_dim": 4,
+                       "qk_nope_head_dim": 6, "v_head_dim": 6, "head_dim": 6, "num_experts": 4,
+                       "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1,
+                       "first_k_dense_replace": 1, "layer_group_size": 3,
+                       "short_conv_kernel_size": 3, "pad_token_id": 0}
+
+
+def bailing_hybrid_flops_gap(d, n):
+    # 2 delta-attention layers: 4 heads of 6 (q, k, v convolved: 3 x 24 channels, 3 taps);
+    # 1 MLA layer whose cached latents transformers expands through kv_b_proj at every step
+    # (kv_lora_rank 8 to 4 heads x (6 + 6)): (n - 1) x 2 x |kv_b_proj| beyond the absorbed form
+    delta = deltanet_gap(2, 4, 6, 6, 3 * 4 * 6, 3)
+    return delta + (n - 1) * 2 * (8 * 4 * (6 + 6))
+
+
+@st.composite
+def bailing_hybrid_configs(draw):
+    """A small Bailing-Hybrid config: its layers by layer_group_size or listed, its MLPs by
+    first_k_dense_replace or mlp_layer_types, the experts' fields by either name."""
+    d8 = st.integers(1, 8)
+    L = draw(st.integers(1, 6))
+    heads = draw(st.integers(1, 4))
+    E = draw(st.integers(1, 6))
+    d = {"model_type": "bailing_hybrid", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": 4 * draw(d8), "intermediate_size": 2 * draw(d8),
+         "moe_intermediate_size": 2 * draw(d8), "num_hidden_layers": L,
+         "num_attention_heads": heads, "num_key_value_heads": heads,
+         "kv_lora_rank": 2 * draw(d8), "qk_rope_head_dim": 2 * draw(st.integers(1, 3)),
+         "qk_nope_head_dim": 2 * draw(d8), "v_head_dim": 2 * draw(d8), "head_dim": 2 * draw(d8),
+         ("num_experts" if draw(st.booleans()) else "num_local_experts"): E,
+         ("num_experts_per_tok" if draw(st.booleans()) else "num_experts_per_token"):
+             draw(st.integers(1, E)),
+         "n_group": 1, "topk_group": 1, "short_conv_kernel_size": draw(st.integers(1, 4)),
+         ("n_shared_experts" if draw(st.booleans()) else "num_shared_experts"):
+             draw(st.integers(0, 2)),
+         "attention_bias": draw(st.booleans()), "pad_token_id": 0}
+    if draw(st.booleans()):
+        d["layer_types"] = draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]),
+                                         min_size=L, max_size=L))
+    else:
+        d["layer_group_size"] = draw(st.integers(1, 4))
+    if draw(st.booleans()):
+        d["mlp_layer_types"] = draw(st.lists(st.sampled_from(["dense", "sparse"]),
+                                             min_size=L, max_size=L))
+    else:
+        d["first_k_dense_replace"] = draw(st.integers(0, L))
+    return d
