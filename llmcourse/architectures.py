@@ -149,7 +149,8 @@ class Tensor(NamedTuple):
     routed: bool = False  # belongs to routed experts (a token uses top-k of them)
     per_expert: int = 1   # how many copies (named {e}=0..n-1) are stored
     fused: int = 1        # for a tensor holding all experts at once (gpt-oss): the expert count
-    tied: bool = False    # shares storage with another tensor (a tied lm_head)
+    tied: bool = False    # shares storage with another tensor (a tied lm_head); in a layer,
+                          # the full name of the tensor it is (Zamba's shared blocks)
     buffer: bool = False  # stored in the checkpoint but not a trainable parameter
     out_in: bool = False  # a fused expert tensor stored (experts, out, in) (Gemma 4), not
                           # (experts, in, out) (gpt-oss, Llama-4)

@@ -154,6 +154,10 @@ def param_count(cfg):
             if t.buffer:
                 continue
             n = t.numel * t.per_expert * n_layers
+            if t.tied:   # another layer's weights (Zamba's shared blocks): its matmul, not its size
+                if t.matmul:
+                    matmul[t.component] += n
+                continue
             comp[t.component] += n
             if t.routed:
                 per_expert = n // E
@@ -223,8 +227,8 @@ def weight_shapes(cfg, dtype="bf16"):
     def add(name, t, layer, expert):
         info = memo.get(t)
         if info is None:
-            note = (f"tied to {checkpoint_name(cfg, glob[0].name)}" if t.tied
-                    else "buffer" if t.buffer else "")
+            tied_to = t.tied if isinstance(t.tied, str) else checkpoint_name(cfg, glob[0].name)
+            note = f"tied to {tied_to}" if t.tied else "buffer" if t.buffer else ""
             info = memo[t] = (t.shape, t.numel, int(t.numel * bits / 8), t.component, note)
         shape, numel, nbytes, component, note = info
         rows.append((name, shape, numel, nbytes, component, layer, expert, note))
@@ -312,7 +316,9 @@ def indexer_cache_bytes_per_token(cfg, dtype="bf16"):
 # layer kinds that cache K and V (or MLA's latent) per token, and how many tokens each keeps
 _KV_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "indexed_attention",
              "compressed_sparse_attention", "heavily_compressed_attention",
-             "parallel_attention_mamba")   # (Falcon-H1: full attention beside a Mamba-2 state)
+             # Falcon-H1: full attention beside a Mamba-2 state; Zamba and Zamba2: a shared
+             # attention block before the layer's own Mamba-1 or Mamba-2 mixer
+             "parallel_attention_mamba", "shared_attention_mamba1", "shared_attention_mamba")
 # kinds that keep at most sliding_window tokens of their own K and V
 _COMPRESSED_KINDS = ("compressed_sparse_attention", "heavily_compressed_attention")
 _WINDOWED_KINDS = ("sliding_attention",) + _COMPRESSED_KINDS

@@ -52,7 +52,9 @@ ATTENTION_KINDS = (  # layer kinds, not model types
                    "rg_lru",   # Griffin's real-gated linear recurrence (RecurrentGemma)
                    "lightning_attention",   # MiniMax-01's lightning attention (linear, decayed)
                    # Falcon-H1: attention and a Mamba-2 mixer side by side (a KV cache and a state)
-                   "parallel_attention_mamba")
+                   "parallel_attention_mamba",
+                   # Zamba, Zamba2: a shared attention block, then a Mamba-1 or Mamba-2 mixer
+                   "shared_attention_mamba1", "shared_attention_mamba")
 #: kinds whose layers keep a fixed state per sequence and no KV cache
 STATE_KINDS = ("linear_attention", "mamba", "conv",  # layer kinds, not model types
                "mamba1", "rwkv", "mlstm", "rg_lru", "lightning_attention")
@@ -78,6 +80,10 @@ class LayerKind(NamedTuple):
     # Qwen4-Exp's per-layer embedding (PLE): 0 = none, k = the layer holds the k-th hashed
     # n-gram table (ple_layer_ids, in order; each table's size differs)
     ple: int = 0
+    # Zamba's shared transformer blocks: 0 = none, b = the layer runs shared block b (1-based);
+    # shared_tied: the block's weights are its first user's (tied: listed, counted once there)
+    shared_block: int = 0
+    shared_tied: bool = False
 
     def describe(self):
         """``'sliding_attention, moe'`` (``', NoPE'`` appended for a layer without RoPE,
@@ -95,6 +101,8 @@ class LayerKind(NamedTuple):
             text += f", {self.kv_heads} KV heads"
         if self.ple:
             text += f", n-gram embedding {self.ple}"
+        if self.shared_block:
+            text += f", shared block {self.shared_block}" + (" (tied)" if self.shared_tied else "")
         return text if self.rope else text + ", NoPE"
 
 

@@ -709,6 +709,8 @@ def stored_weights(cfg, scheme=AS_SHIPPED, base_dtype=None):
             for t in tensors:
                 copies = t.per_expert * n_layers
                 name = lp + t.name.format(e=0)
+                if t.tied:   # another layer's weights (Zamba's shared blocks), stored there
+                    continue
                 if t.buffer:
                     b = t.numel * 4 * copies
                     buffers += b

@@ -18,7 +18,7 @@ from .. import family_rules as rules
 from ..architectures import (GLOBAL_EXTRAS, Layout, Tensor, _experts_block_sparse, _linear,
                              _norm, mamba_dims, register_block, register_state)
 from ..layers import Axis
-from ..limits import MAX_SIZE, _fail, _is_int
+from ..limits import MAX_LIST, MAX_SIZE, _fail, _is_int
 from .base import _COMMON, Family
 
 __all__ = []
@@ -1129,4 +1129,292 @@ ENTRIES.update({
                       pad_token_id=156892, num_nextn_predict_layers=1, num_experts=512,
                       head_dim=128, short_conv_kernel_size=4, layer_group_size=6,
                       mlp_layer_types=None)),
+})
+
+
+# --- Zamba and Zamba2: Mamba layers and a shared attention block ---------------------------
+# A hybrid layer runs a transformer block (attention over the concatenated hidden state and
+# original embedding, 2 x hidden_size wide, and an MLP) whose weights all hybrid layers share
+# (Zamba2: num_mem_blocks blocks in turn), adds it through its own linear layer, then runs
+# its own Mamba layer. The block's tensors are listed at every layer that runs it, as
+# transformers' state dict lists them, and counted once, at their first user (the others
+# are tied to it); their work is done at every use. Each hybrid layer keeps its own K and V.
+# transformers 5.23 ties the blocks only with tie_word_embeddings (every released Zamba
+# ties): untied, each hybrid layer holds its own copy, and so does the count.
+
+def _zamba_mamba(c, prefix):
+    """Zamba's Mamba-1 mixer, split into n_mamba_heads heads: in_proj, the convolution and
+    out_proj as Mamba's; per head its own x_proj, dt_proj (with a bias), A_log and D."""
+    H, d, N, k, R = (c.hidden_size, c.mamba1_d_inner, c.mamba1_d_state, c.mamba1_d_conv,
+                     c.mamba1_dt_rank)
+    nh = c.n_mamba_heads
+    hd = d // nh
+    t = (_linear(prefix + "in_proj", 2 * d, H, "attention", c.mamba1_proj_bias)
+         + [Tensor(prefix + "conv1d.weight", (d, 1, k), "attention", matmul=True)])
+    if c.mamba1_conv_bias:
+        t.append(Tensor(prefix + "conv1d.bias", (d,), "attention"))
+    return (t + [Tensor(prefix + "x_proj_weight", (nh, R + 2 * N, hd), "attention", matmul=True),
+                 Tensor(prefix + "dt_proj_weight", (nh, hd, R), "attention", matmul=True),
+                 Tensor(prefix + "dt_proj_bias", (nh, hd), "attention"),
+                 Tensor(prefix + "A_log", (nh, hd, N), "attention"),
+                 Tensor(prefix + "D", (nh, hd), "attention")]
+            + _linear(prefix + "out_proj", H, d, "attention", c.mamba1_proj_bias))
+
+
+def _zamba2_mamba(c, prefix):
+    """Zamba2's Mamba-2 mixer: int(mamba_expand x hidden_size) wide in n_mamba_heads heads,
+    the convolution always with a bias, in_proj and out_proj biases by add_bias_linear."""
+    return _mamba2_mixer(c, prefix, bool(c.get("add_bias_linear")))
+
+
+def _adapter(name, out_f, in_f, component, matmul):
+    return [Tensor(f"{name}.weight", (out_f, in_f), component, matmul=matmul)]
+
+
+def _shared_block(c, kind, name):
+    """The shared transformer block of a hybrid layer: attention from 2 x hidden_size
+    (attention_head_dim = 2 x hidden_size / heads), its norm over that width, an MLP after
+    pre_ff_layernorm (Zamba: gate, up, down; Zamba2: gate and up fused, biases by
+    add_bias_linear, and the per-use low-rank adapters of this block: of the MLP's gate and
+    up, and with use_shared_attention_adapter of q, k and v)."""
+    H, A = c.hidden_size, 2 * c.hidden_size
+    nh, kv, hd = c.num_attention_heads, c.num_key_value_heads, c.head_dim
+    a, f = "self_attn.", "feed_forward."
+    t = (_linear(a + "q_proj", nh * hd, A, "attention") + _linear(a + "k_proj", kv * hd, A, "attention")
+         + _linear(a + "v_proj", kv * hd, A, "attention") + _linear(a + "o_proj", H, nh * hd, "attention")
+         + _norm("input_layernorm", A) + _norm("pre_ff_layernorm", H))
+    I = c.intermediate_size
+    if c.layout.block == "mamba_then_shared_attention":
+        t += _gated_mlp(c, f, I)
+    else:
+        bias, r = bool(c.get("add_bias_linear")), c.adapter_rank
+        t += _linear(f + "gate_up_proj", 2 * I, H, "mlp", bias) + _linear(f + "down_proj", H, I, "mlp", bias)
+        b, m = kind.shared_block - 1, c.num_mem_blocks
+        for i in range(b, c.zamba2_hybrid_layers, m):   # this block's uses, in hybrid order
+            # each use runs its own adapters only: one set (all are the same size) counts as
+            # multiplied in each layer, the others are weights it holds
+            mm = dict(matmul=i == b)
+            t += (_adapter(f"{f}gate_up_proj_adapter_list.{i}.0", r, H, "mlp", **mm)
+                  + _adapter(f"{f}gate_up_proj_adapter_list.{i}.1", 2 * I, r, "mlp", **mm))
+            if c.get("use_shared_attention_adapter"):
+                for x in "qkv":
+                    t += (_adapter(f"{a}linear_{x}_adapter_list.{i}.0", r, A, "attention", **mm)
+                          + _adapter(f"{a}linear_{x}_adapter_list.{i}.1", A, r, "attention", **mm))
+    t = [x._replace(name=name + "." + x.name) for x in t]
+    if kind.shared_tied:   # the block's first user holds these weights
+        owner = c.layer_schedule.first_index(kind._replace(shared_tied=False))
+        prefix = c.layout.layer_prefix.format(i=owner)
+        t = [x._replace(tied=prefix + x.name) for x in t]
+    return t
+
+
+@register_block("mamba_then_shared_attention")
+def _zamba_layer(c, kind):
+    """A Zamba layer: a Mamba layer (input_layernorm, Zamba's Mamba-1), or a hybrid layer:
+    the shared block (shared_transf), its own linear, its own Mamba layer (mamba_decoder)."""
+    H = c.hidden_size
+    mamba = _norm("input_layernorm", H) + _zamba_mamba(c, "mamba.")
+    if not kind.shared_block:
+        return mamba
+    return (_shared_block(c, kind, "shared_transf") + _linear("linear", H, H, "attention")
+            + [x._replace(name="mamba_decoder." + x.name) for x in mamba])
+
+
+@register_block("mamba2_then_shared_attention")
+def _zamba2_layer(c, kind):
+    """A Zamba2 layer: a Mamba layer (input_layernorm, a Mamba-2 mixer), or a hybrid layer:
+    its shared block (shared_transformer, one of num_mem_blocks in turn), its own linear, its
+    own Mamba layer (mamba_decoder)."""
+    H = c.hidden_size
+    mamba = _norm("input_layernorm", H) + _zamba2_mamba(c, "mamba.")
+    if not kind.shared_block:
+        return mamba
+    return (_shared_block(c, kind, "shared_transformer") + _linear("linear", H, H, "attention")
+            + [x._replace(name="mamba_decoder." + x.name) for x in mamba])
+
+
+def _zamba_schedule(types, blocks, mamba, tied_blocks):
+    """The layer axes of a Zamba list of "linear_attention" and "hybrid" layers: the i-th
+    hybrid layer runs shared block i % blocks + 1, tied after its first use where
+    ``tied_blocks`` (transformers ties them only with tie_word_embeddings: else every hybrid
+    layer holds its own copy)."""
+    kinds, shared, tied, n = [], [], [], 0
+    hybrid = f"shared_attention_{mamba}"
+    for t in types:
+        if t == "hybrid":
+            kinds.append(hybrid)
+            shared.append(n % blocks + 1)
+            tied.append(tied_blocks and n >= blocks)
+            n += 1
+        else:
+            kinds.append(mamba)
+            shared.append(0)
+            tied.append(False)
+    f = "layers_block_type"
+    return dict(attention=Axis.from_list(kinds, field=f), shared_block=Axis.from_list(shared, field=f),
+                shared_tied=Axis.from_list(tied, field=f),
+                mlp=Axis.from_list(["dense" if s else "none" for s in shared], field=f))
+
+
+_ZAMBA_TYPES = {"linear_attention": "linear_attention", "mamba": "linear_attention",
+                "hybrid": "hybrid"}
+
+
+def _zamba_types(r):
+    """layers_block_type (layer_types is its alias), its legacy "mamba" read as
+    "linear_attention"; None when the config gives none."""
+    lt = r.get("layers_block_type")
+    if lt is None:
+        return None
+    if not isinstance(lt, list) or not lt or len(lt) > MAX_LIST or not all(
+            isinstance(v, str) and v in _ZAMBA_TYPES for v in lt):
+        _fail("layers_block_type", "must list linear_attention (or mamba) and hybrid layers, "
+              f"at most {MAX_LIST:,}", lt)
+    return [_ZAMBA_TYPES[v] for v in lt]
+
+
+def zamba_prepare(r, raw):
+    """layer_types is Zamba's alias of layers_block_type."""
+    if raw.get("layer_types") is not None and raw.get("layers_block_type") is None:
+        r["layers_block_type"] = raw["layer_types"]
+    r["layer_types"] = None
+
+
+def _zamba_types_checked(r, types, shared_ties):
+    """The layer list, one entry per layer (transformers' rule); with ``shared_ties`` (Zamba)
+    more than one hybrid layer or none (transformers 5.23 cannot tie a single one's block)."""
+    L = r["num_hidden_layers"]
+    if len(types) != L:
+        _fail("layers_block_type", f"must list one entry per layer (num_hidden_layers={L:,}; "
+              f"Zamba2Config's default lists {len(_ZAMBA2_DEFAULT)})", f"{len(types):,} entries",
+              show_value=True)
+    if shared_ties and types.count("hybrid") == 1 and r["tie_word_embeddings"]:
+        _fail("layers_block_type", "has a single hybrid layer: with tied embeddings "
+              "transformers 5.23 cannot tie its shared block to another layer's (untie them, "
+              "or give two hybrid layers or none)", types)
+    return types
+
+
+def zamba_layers(r):
+    """Zamba: layers_block_type, else two Mamba layers, a hybrid layer, then a hybrid layer
+    where (i - 3) % attn_layer_period == attn_layer_offset (ZambaConfig's default)."""
+    types = _zamba_types(r)
+    if types is None:
+        L, p, o = r["num_hidden_layers"], r["attn_layer_period"], r["attn_layer_offset"]
+        if L < 3:
+            _fail("num_hidden_layers", "at least 3 for Zamba's default layer pattern (transformers "
+                  "builds its first 3 layers whatever the count; give layers_block_type)", L)
+        if L > MAX_LIST:
+            _fail("num_hidden_layers", f"at most {MAX_LIST:,} with Zamba's listed layers", L)
+        types = ["linear_attention", "linear_attention", "hybrid"] + [
+            "hybrid" if i % p == o else "linear_attention" for i in range(L - 3)]
+    return _zamba_schedule(_zamba_types_checked(r, types, True), 1, "mamba1",
+                           r["tie_word_embeddings"])
+
+
+# Zamba2Config's default layers: 54, whatever num_hidden_layers says
+_ZAMBA2_DEFAULT = (["linear_attention"] + (["linear_attention"] * 5 + ["hybrid"]) * 7
+                   + ["linear_attention"] * 4 + ["hybrid"] + ["linear_attention"] * 3 + ["hybrid"]
+                   + ["linear_attention"] * 2)
+
+
+def zamba2_layers(r):
+    """Zamba2: layers_block_type, else Zamba2Config's 54 layers; the i-th hybrid layer runs
+    block i % num_mem_blocks."""
+    types = _zamba_types_checked(r, _zamba_types(r) or _ZAMBA2_DEFAULT, False)
+    r["zamba2_hybrid_layers"] = types.count("hybrid")
+    return _zamba_schedule(types, r["num_mem_blocks"], "mamba", r["tie_word_embeddings"])
+
+
+def zamba_derive(r, raw):
+    """ZambaConfig: attention reads 2 x hidden_size; a head is attention_head_dim, unless
+    given 2 x hidden_size / heads."""
+    h, n = r.get("hidden_size"), r.get("num_attention_heads")
+    if r.get("attention_head_dim") is None and _is_int(h) and _is_int(n) and n > 0:
+        r["attention_head_dim"] = 2 * h // n
+    r["head_dim"] = r.get("attention_head_dim")
+
+
+def zamba2_derive(r, raw):
+    """Zamba2Config: a head is always 2 x hidden_size / heads, whatever a config says; the
+    MLP 4 x hidden_size wide unless given."""
+    h, n = r.get("hidden_size"), r.get("num_attention_heads")
+    if _is_int(h) and _is_int(n) and n > 0:
+        r["attention_head_dim"] = r["head_dim"] = 2 * h // n
+    if r.get("intermediate_size") is None and _is_int(h):
+        r["intermediate_size"] = 4 * h
+
+
+def zamba_check(r, head_dim):
+    """Zamba's Mamba-1 width mamba_expand x hidden_size divides into n_mamba_heads heads."""
+    inner = r["mamba_expand"] * r["hidden_size"]
+    if inner % r["n_mamba_heads"]:
+        _fail("n_mamba_heads", f"must divide mamba_expand x hidden_size = {inner:,} "
+              "(ZambaConfig's rule)", r["n_mamba_heads"])
+    _mamba1_dims(r, "mamba_dt_rank", inner, r["mamba_d_state"], r["mamba_d_conv"],
+                 r["mamba_conv_bias"], r["mamba_proj_bias"])
+
+
+def zamba2_check(r, head_dim):
+    """Zamba2's Mamba-2 width int(mamba_expand x hidden_size) in n_mamba_heads heads of
+    mamba_headdim (their quotient); the engine needs the heads to divide it (transformers
+    builds, but cannot run, a model whose heads leave a remainder)."""
+    inner = r["mamba_expand"] * r["hidden_size"]
+    if inner % r["n_mamba_heads"]:
+        _fail("n_mamba_heads", f"must divide mamba_expand x hidden_size = {inner:,} (the "
+              "Mamba-2 width)", r["n_mamba_heads"])
+    r["zamba2_head_dim"] = inner // r["n_mamba_heads"]
+    r["zamba2_conv_bias"] = True   # Zamba2's convolution always has a bias
+
+
+register_state("shared_attention_mamba1", _mamba1_state, _mamba1_flops)
+register_state("shared_attention_mamba", _mamba2_state, _mamba2_flops)
+
+_ZAMBA_COMMON = dict(_NO_BIAS, tie_word_embeddings=True, pad_token_id=0,
+                     max_position_embeddings=4096, layers_block_type=None, mamba_d_conv=4,
+                     mamba_expand=2)
+
+ENTRIES.update({
+    # Zamba (Zyphra): Mamba-1 layers (split into heads) and hybrid layers that run one shared
+    # attention-and-MLP block, each through its own linear, before their own Mamba layer.
+    # Defaults: ZambaConfig
+    "zamba": Family(
+        layout=Layout(block="mamba_then_shared_attention", final_norm="model.final_layernorm"),
+        layers=zamba_layers,
+        attention_kinds=(),
+        attribute_map=dict(head_dim="attention_head_dim"),
+        positive=("n_mamba_heads", "mamba_d_state", "mamba_d_conv", "mamba_expand",
+                  "attn_layer_period", "attention_head_dim"),
+        non_negative=("attn_layer_offset",),
+        prepare=(zamba_prepare,),
+        derive=(zamba_derive,),
+        check=(zamba_check,),
+        depth_lists=dict(layers_block_type="repeat"),
+        defaults=dict(_ZAMBA_COMMON, vocab_size=32000, hidden_size=3712, intermediate_size=14848,
+                      num_hidden_layers=76, num_attention_heads=16, attention_head_dim=None,
+                      num_key_value_heads=16, n_mamba_heads=2, attn_layer_period=6,
+                      attn_layer_offset=4, mamba_d_state=16, mamba_dt_rank="auto",
+                      mamba_conv_bias=True, mamba_proj_bias=False)),
+    # Zamba2 (Zyphra): Mamba-2 layers and hybrid layers running num_mem_blocks shared blocks in
+    # turn, each use with its own low-rank adapters. Defaults: Zamba2Config
+    "zamba2": Family(
+        layout=Layout(block="mamba2_then_shared_attention", final_norm="model.final_layernorm",
+                      mamba_fields=("n_mamba_heads", "zamba2_head_dim", "mamba_ngroups",
+                                    "mamba_d_state", "mamba_d_conv", "zamba2_conv_bias",
+                                    "add_bias_linear", "chunk_size")),
+        layers=zamba2_layers,
+        attention_kinds=(),
+        attribute_map=dict(head_dim="attention_head_dim"),
+        positive=("n_mamba_heads", "mamba_d_state", "mamba_d_conv", "mamba_expand",
+                  "mamba_ngroups", "num_mem_blocks", "adapter_rank", "chunk_size"),
+        prepare=(zamba_prepare,),
+        derive=(zamba2_derive,),
+        check=(booleans("use_shared_attention_adapter", "add_bias_linear"), zamba2_check),
+        nullable=("intermediate_size",),
+        depth_lists=dict(layers_block_type="repeat"),
+        defaults=dict(_ZAMBA_COMMON, vocab_size=32000, hidden_size=2560, num_hidden_layers=54,
+                      mamba_d_state=64, mamba_ngroups=1, n_mamba_heads=8, chunk_size=256,
+                      add_bias_linear=False, intermediate_size=None, num_attention_heads=32,
+                      num_key_value_heads=None, num_mem_blocks=1,
+                      use_shared_attention_adapter=False, adapter_rank=128)),
 })

@@ -513,3 +513,93 @@ def bailing_hybrid_configs(draw):
     else:
         d["first_k_dense_replace"] = draw(st.integers(0, L))
     return d
+
+
+# --- Zamba and Zamba2 -----------------------------------------------------------------------
+# The shared block's weights are multiplied at every hybrid layer that runs it: the engine
+# counts them there as transformers does (Zamba2: each use's own adapters, one set per use).
+# What is left is each layer's Mamba mixer, as above.
+
+ZAMBA_TINY = {"model_type": "zamba", "vocab_size": 64, "hidden_size": 16,
+              "intermediate_size": 24, "num_hidden_layers": 4, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "n_mamba_heads": 2, "mamba_d_state": 4,
+              "mamba_d_conv": 3, "mamba_dt_rank": 3,
+              "layers_block_type": ["mamba", "hybrid", "mamba", "hybrid"]}
+ZAMBA2_TINY = {"model_type": "zamba2", "vocab_size": 64, "hidden_size": 16,
+               "intermediate_size": 24, "num_hidden_layers": 5, "num_attention_heads": 4,
+               "num_key_value_heads": 4, "n_mamba_heads": 4, "mamba_ngroups": 2,
+               "mamba_d_state": 4, "mamba_d_conv": 3, "chunk_size": 4, "num_mem_blocks": 2,
+               "adapter_rank": 3, "use_shared_attention_adapter": True,
+               "layers_block_type": ["mamba", "hybrid", "hybrid", "mamba", "hybrid"]}
+
+
+def zamba_flops_gap(d, n):
+    # 4 Mamba-1 mixers (one in every layer) of d_inner 2 x 16, state 4, 3 taps
+    return mamba_gap(4, 32, 4, 32, 3)
+
+
+def zamba2_flops_gap(d, n):
+    # 5 Mamba-2 mixers: 4 heads of 8 (d_inner 2 x 16), state 4; x, B, C: 32 + 2 x 2 x 4
+    return mamba_gap(5, 32, 4, 32 + 2 * 2 * 4, 3)
+
+
+def _zamba_layer_list(draw, L):
+    return draw(st.lists(st.sampled_from(["mamba", "hybrid", "linear_attention"]), min_size=L,
+                         max_size=L))
+
+
+@st.composite
+def zamba_configs(draw):
+    """A small Zamba config: its layers listed (sometimes under layer_types, the legacy
+    "mamba" among them) or left to ZambaConfig's pattern, the Mamba heads dividing its width."""
+    d8 = st.integers(1, 8)
+    kv = draw(st.integers(1, 2))
+    heads = kv * draw(st.integers(1, 2))
+    nm = draw(st.integers(1, 2))
+    d = {"model_type": "zamba", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": 2 * heads * nm * draw(st.integers(1, 2)), "intermediate_size": 2 * draw(d8),
+         "num_attention_heads": heads, "num_key_value_heads": kv, "n_mamba_heads": nm,
+         "mamba_d_state": draw(d8), "mamba_d_conv": draw(st.integers(1, 4)),
+         "mamba_expand": draw(st.integers(1, 2)), "mamba_conv_bias": draw(st.booleans()),
+         "mamba_proj_bias": draw(st.booleans()), "tie_word_embeddings": draw(st.booleans()),
+         "pad_token_id": 0}
+    L = draw(st.integers(1, 6))
+    if draw(st.booleans()):
+        d["num_hidden_layers"] = L
+        d["layers_block_type" if draw(st.booleans()) else "layer_types"] = _zamba_layer_list(draw, L)
+    else:   # (ZambaConfig's pattern: its second hybrid layer is layer 7 at the earliest)
+        p = draw(st.integers(1, 4))
+        d.update(num_hidden_layers=draw(st.integers(3, 12)), attn_layer_period=p,
+                 attn_layer_offset=draw(st.integers(0, p - 1)))
+    if draw(st.booleans()):
+        d["mamba_dt_rank"] = draw(d8)
+    if draw(st.booleans()):
+        d["attention_head_dim"] = 2 * draw(d8)
+    return d
+
+
+@st.composite
+def zamba2_configs(draw):
+    """A small Zamba2 config: its layers listed (Zamba2Config's own 54 are drawn from the class
+    defaults), one to three shared blocks, adapters on q, k and v or not, biases on or off."""
+    d8 = st.integers(1, 8)
+    heads = draw(st.integers(1, 4))
+    groups = draw(st.integers(1, 2))
+    nm = groups * draw(st.integers(1, 2))
+    d = {"model_type": "zamba2", "vocab_size": draw(st.integers(2, 200)),
+         "hidden_size": 2 * heads * nm, "num_attention_heads": heads,
+         "n_mamba_heads": nm, "mamba_ngroups": groups, "mamba_d_state": draw(d8),
+         "mamba_d_conv": draw(st.integers(1, 4)), "mamba_expand": draw(st.integers(1, 2)),
+         "chunk_size": draw(d8), "num_mem_blocks": draw(st.integers(1, 3)),
+         "adapter_rank": draw(st.integers(1, 4)),
+         "use_shared_attention_adapter": draw(st.booleans()),
+         "add_bias_linear": draw(st.booleans()), "tie_word_embeddings": draw(st.booleans()),
+         "pad_token_id": 0}
+    if draw(st.booleans()):
+        d["intermediate_size"] = 2 * draw(d8)
+    if draw(st.booleans()):
+        d["num_key_value_heads"] = heads
+    L = draw(st.integers(1, 7))
+    d["num_hidden_layers"] = L
+    d["layers_block_type"] = _zamba_layer_list(draw, L)
+    return d
