@@ -296,7 +296,7 @@ def kv_cache_layout(cfg, tensor_parallel_size=1, pipeline_parallel_size=1, kv_dt
     for kind, n in kinds.items():
         if kind.kv_shared or kind.attention in ("none",):
             continue
-        if kind.attention in ("linear_attention", "mamba"):
+        if kind.attention in ("linear_attention", "mamba"):  # layer kinds, not model types
             page = _state_page(cfg, kind.attention, tp, model_dtype_bytes, mamba_ssm_bytes)
             spec = LayerSpec("state", page, 0, state_pages)
         elif kind.attention in ("full_attention", "sliding_attention", "chunked_attention"):

@@ -111,7 +111,7 @@ BAD = [
     ({"vocab_size": "128256"}, "vocab_size", "whole number"),
     ({"num_attention_heads": True}, "num_attention_heads", "whole number"),
     ({"tie_word_embeddings": "yes"}, "tie_word_embeddings", "true or false"),
-    ({"model_type": "mamba2"}, "model_type", "supported"),
+    ({"model_type": "striped_hyena"}, "model_type", "supported"),
     ({"model_type": None}, "model_type", "missing"),
     ({"sliding_window": -1}, "sliding_window", "positive"),
     ({"layer_types": ["full_attention"] * 3}, "layer_types", "one entry per layer"),

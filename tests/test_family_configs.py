@@ -162,7 +162,7 @@ def test_text_config_wrapper_reads_the_language_model():
 
 def test_unsupported_model_type_hints_how_to_add_a_family():
     with pytest.raises(ValueError) as e:
-        lc.from_hf_config({"model_type": "mamba2", "hidden_size": 8})
+        lc.from_hf_config({"model_type": "striped_hyena", "hidden_size": 8})
     msg = str(e.value)
     assert "\n" not in msg and msg.startswith("model_type: unsupported")
     assert "lc.SUPPORTED_MODEL_TYPES" in msg and "Adding a family" in msg

@@ -198,7 +198,7 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None):
         if kinds.count(indexer=True):
             why += " + indexer keys"
         for t, what in (("sliding_attention", "sliding"), ("chunked_attention", "chunked"),
-                        ("linear_attention", "linear"), ("mamba", "Mamba-2"),
+                        ("linear_attention", "linear"), ("mamba", "Mamba-2"),  # kinds, not model types
                         ("conv", "short conv")):
             if kinds.count(attention=t):
                 why += f" + {kinds.count(attention=t)} {what}"

@@ -35,7 +35,7 @@ def _attention_kind(cfg):
 
 
 # how the appendix's layer-kinds column names each kind of layer (llmcourse.layers kinds)
-_KIND_WORDS = {"full_attention": "full", "sliding_attention": "sliding",
+_KIND_WORDS = {"full_attention": "full", "sliding_attention": "sliding",  # not model types
                "linear_attention": "linear", "indexed_attention": "indexed",
                "compressed_sparse_attention": "compressed",
                "heavily_compressed_attention": "heavily compressed", "mamba": "Mamba-2",

@@ -47,7 +47,7 @@ def moe_config(base, num_experts, num_experts_per_tok, n_shared_experts, expert_
     return base.replace(**changes)
 
 
-_BLOCK_NAMES = {"mamba": "Mamba-2", "linear_attention": "linear-attention",
+_BLOCK_NAMES = {"mamba": "Mamba-2", "linear_attention": "linear-attention",  # not model types
                 "full_attention": "attention", "sliding_attention": "sliding-attention"}
 
 
