@@ -284,13 +284,16 @@ def kv_cache_bytes_per_token_per_layer(cfg, dtype="bf16"):
     compressed latent (kv_lora_rank) plus the shared RoPE key (qk_rope_head_dim),
     once, not for K and V separately. Where layer kinds differ (Gemma 4's full layers
     have their own head width and KV heads), the first full-attention layer that stores
-    its own K and V.
+    its own K and V. 0 for a model no layer of which caches K and V.
     """
     cfg = _cfg(cfg)
+    kinds = cfg.layer_schedule.counts()
+    if not any(kv_values_per_token(cfg, k) for k in kinds):
+        return 0   # no layer caches K and V (Mamba, RWKV, xLSTM: a fixed state instead)
     if cfg.uses_mla:
         values = cfg.kv_lora_rank + cfg.qk_rope_head_dim
     else:
-        full = [k for k in cfg.layer_schedule.counts()
+        full = [k for k in kinds
                 if k.attention == "full_attention" and not k.kv_shared]
         values = (kv_values_per_token(cfg, full[0]) if full
                   else 2 * cfg.num_key_value_heads * cfg.head_dim)
@@ -436,7 +439,10 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     hidden_size`` stream values, and the last ``ngram_size - 1`` token ids (int64) their
     n-gram hashes continue from.
     An LFM2 short-convolution layer keeps only the convolution's last ``conv_L_cache``
-    inputs of ``hidden_size`` channels.
+    inputs of ``hidden_size`` channels. The token mixers whose builders live beside their
+    families (Mamba-1, RWKV, xLSTM's mLSTM, RG-LRU, lightning attention, the Mamba-2 beside
+    Falcon-H1's and Zamba's attention) register their state per layer
+    (``architectures.STATES``; each builder's module says what it holds).
 
     ``dtype`` is the storage type of both states (default bf16, the model's
     weights' type; transformers' reference kernels keep the recurrent state in
@@ -533,6 +539,10 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     hyper-connections of the ``hc_mult`` residual streams are in ``matmul``
     (:func:`_hyper_connection_matmul`): per block, the weight that makes the mixing coefficients
     from all streams, and the mixing itself.
+
+    The mixers registered in ``architectures.STATES`` (Mamba-1, RWKV, xLSTM, RG-LRU,
+    lightning attention, and the Mamba layers beside Falcon-H1's and Zamba's attention) add
+    their own fixed work per token, each described where it is registered.
 
     Qwen4-Exp's attention layers: an indexer scores each complete block of
     ``indexer_compress_ratio`` (r) earlier keys (the mean of their keys, one key head) with

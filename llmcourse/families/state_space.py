@@ -980,6 +980,8 @@ def xlstm_derive(r, raw):
 def xlstm_check(r, head_dim):
     """The mLSTM's widths, as xLSTMLayer derives them (int(hidden_size x factor)), and the
     MLP's, ffn_proj_factor x hidden_size rounded up to ffn_round_up_to_multiple_of."""
+    if r["weight_mode"] not in ("single", "fused"):
+        _fail("weight_mode", 'must be "single" or "fused"', r["weight_mode"])
     h = r["hidden_size"]
     for f in ("qk_dim_factor", "v_dim_factor", "ffn_proj_factor"):
         v = r[f]
@@ -1007,7 +1009,6 @@ ENTRIES.update({
         attribute_map=dict(num_hidden_layers="num_blocks"),
         own_wins=("num_hidden_layers",),
         positive=("num_heads", "ffn_round_up_to_multiple_of", "num_blocks", "embedding_dim"),
-        enums=dict(weight_mode=("single", "fused")),
         prepare=(xlstm_prepare,),
         derive=(xlstm_derive,),
         check=(booleans("use_bias"), xlstm_check),
