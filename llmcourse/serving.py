@@ -63,6 +63,7 @@ from typing import NamedTuple
 from .config import ConfigError
 from .counts import kv_cache_bytes
 from .hardware import as_gpu
+from .architectures import STATES
 from .layers import STATE_KINDS
 from .quantization import AS_SHIPPED, stored_weights
 from .zoo import as_config
@@ -159,7 +160,7 @@ class VllmRelease(NamedTuple):
         without Mamba or MLA), else "v1"."""
         cfg = as_config(cfg)
         dense = not (cfg.is_moe or cfg.uses_mla or any(
-            k.attention in STATE_KINDS or k.attention == "parallel_attention_mamba"
+            k.attention in STATE_KINDS or k.attention in STATES   # (a state beside attention)
             for k in cfg.layer_schedule.counts()))
         if not dense or not self.mrv2:
             return "v1"
