@@ -64,10 +64,15 @@ def build_parser():
     t = p.add_argument_group("training")
     t.add_argument("--train-seq", type=int, default=4096, help="sequence length (default 4096)")
     t.add_argument("--micro-batch", type=int, default=1, help="micro-batch (default 1)")
-    t.add_argument("--precision", default="bf16-mixed", help="default bf16-mixed")
-    t.add_argument("--optimizer", default="adamw", help="default adamw")
+    t.add_argument("--setup", default="hf-trainer-fsdp",
+                   help="the tool a run uses, as it runs by default (default hf-trainer-fsdp: "
+                        "the Hugging Face Trainer with FSDP full_shard; "
+                        "lc.training.TRAINING_SETUPS); the options below override it")
+    t.add_argument("--precision", default=None, help="override the setup's precision")
+    t.add_argument("--optimizer", default=None, help="override the setup's optimizer")
     t.add_argument("--recompute", default="none", help="none, selective or full")
-    t.add_argument("--zero", type=int, default=3, help="ZeRO stage (default 3)")
+    t.add_argument("--zero", type=int, default=None,
+                   help="override the setup's sharding stage (ZeRO 0-3; FSDP 0, 2, 3)")
     t.add_argument("--train-gpus", type=int, default=8,
                    help="data-parallel GPUs for training (default 8)")
     p.add_argument("--checkpoint", action="store_true",
@@ -85,6 +90,7 @@ def report(args):
     from .quantization import stored_weights
     from .serving import expected_decode_speed, vllm_plan, vllm_release
     from .training import fit_verdict, training_memory
+    from .training_settings import stage_label
     from .zoo import as_config, load_model
 
     cfg = load_model(args.model, args.revision) if args.revision else as_config(args.model)
@@ -104,9 +110,10 @@ def report(args):
     step = decode_step_time(cfg, gpu, n, weights, args.kv_dtype, args.decode_context, 1)
     speed = expected_decode_speed(cfg, gpu, tensor_parallel_size=args.tp, weights=weights,
                                   kv_cache_dtype=args.kv_dtype, seq_len=args.decode_context)
-    mem = training_memory(cfg, args.train_seq, args.micro_batch, precision=args.precision,
-                          optimizer=args.optimizer, recompute=args.recompute,
-                          zero_stage=args.zero, dp=args.train_gpus)
+    chosen = {k: v for k, v in (("precision", args.precision), ("optimizer", args.optimizer),
+                                ("zero_stage", args.zero)) if v is not None}
+    mem = training_memory(cfg, args.train_seq, args.micro_batch, setup=args.setup,
+                          recompute=args.recompute, dp=args.train_gpus, **chosen)
     fits, words = fit_verdict(mem, gpu)
     stored = stored_weights(cfg, weights)
     out = {
@@ -136,9 +143,13 @@ def report(args):
                    "expected_band_tokens_per_s": [speed.low_tokens_per_s,
                                                   speed.high_tokens_per_s],
                    "engine": speed.engine, "label": speed.label},
-        "training": {"seq_len": args.train_seq, "micro_batch": args.micro_batch,
-                     "precision": args.precision, "optimizer": args.optimizer,
-                     "recompute": args.recompute, "zero_stage": args.zero,
+        "training": {"setup": args.setup, "seq_len": args.train_seq,
+                     "micro_batch": args.micro_batch,
+                     "precision": mem.settings["precision"],
+                     "optimizer": mem.settings["optimizer"],
+                     "recompute": args.recompute, "zero_stage": mem.settings["zero_stage"],
+                     "sharding": stage_label(mem.settings["precision"],
+                                             mem.settings["zero_stage"]),
                      "gpus": args.train_gpus, "gpu": gpu.name, "total_bytes": mem.total,
                      "peak_bytes": mem.peak, "fits": fits, "verdict": words},
     }
@@ -186,7 +197,7 @@ def render(r):
         f"~{d['expected_tokens_per_s']:,.0f} tokens/s with {d['engine']} "
         f"({d['expected_band_tokens_per_s'][0]:,.0f}-{d['expected_band_tokens_per_s'][1]:,.0f}; "
         f"{d['label']})",
-        f"  training         {t['precision']}, {t['optimizer']}, ZeRO-{t['zero_stage']} over "
+        f"  training         {t['setup']}: {t['precision']}, {t['optimizer']}, {t['sharding']} over "
         f"{t['gpus']} x {t['gpu']}, {t['seq_len']:,} x {t['micro_batch']} tokens, recompute "
         f"{t['recompute']}: {t['verdict']}",
     ]

@@ -153,7 +153,8 @@ def test_the_tool_setups_name_their_loop_and_precision():
     assert s["hf-trainer-fp32-weights"]["settings"]["precision"] == "amp-bf16"
     assert s["hf-trainer-fsdp"]["settings"] == dict(precision="fsdp-bf16",
                                                     optimizer="adamw-fused", zero_stage=3,
-                                                    first_micro_batch=True)
+                                                    first_micro_batch=True,
+                                                    hold_outputs=False)
     assert s["hf-trainer-fsdp-shard-grad-op"]["settings"]["zero_stage"] == 2
     assert all(v["sources"] and v["about"] for v in s.values())
     with pytest.raises(lc.ConfigError, match="setup: must be one of"):
