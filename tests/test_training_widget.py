@@ -236,3 +236,34 @@ def test_pipeline_timeline_refuses_what_it_cannot_draw():
         pipeline_timeline(4, 2, "zero-bubble-h1")
     with pytest.raises(ValueError, match="virtual_stages"):
         pipeline_timeline(4, 8, "1f1b", 2)
+
+
+def test_fsdp_bars_carry_fsdps_own_strategy_names():
+    """FSDP has no optimizer-only stage: with the Trainer's FSDP the bars and the sharding
+    menu are FSDP's NO_SHARD, SHARD_GRAD_OP and FULL_SHARD; with DeepSpeed, ZeRO 0-3."""
+    ex = lc.widgets.EXPLORERS["training"]()
+    labels = lambda: ex.fig._lc_training_state["labels"]   # noqa: E731
+    assert labels() == ["FSDP NO_SHARD", "FSDP SHARD_GRAD_OP", "FSDP FULL_SHARD"]
+    assert list(ex.controls["zero_stage"].options) == [0, 2, 3]
+    assert "FSDP FULL_SHARD" in next(r.label for r in ex.rows if r.key == "fewest_gpus")
+    ex.set(tool="HF Trainer + DeepSpeed ZeRO-3")
+    assert ex.error == "" and labels() == ["no ZeRO (DDP)", "ZeRO-1", "ZeRO-2", "ZeRO-3"]
+    assert list(ex.controls["zero_stage"].options) == [0, 1, 2, 3]
+    ex.set(tool="Megatron-LM")                   # ZeRO-1, then FSDP again: no stage 1 there
+    ex.set(tool="HF Trainer + FSDP shard_grad_op")
+    assert ex.error == "" and ex.values["zero_stage"] == 2
+    assert ex.values["tool"] == "HF Trainer + FSDP shard_grad_op"
+    fig = lc.plots.training_memory_by_zero_stage("Qwen3-8B", 2048, precision="fsdp-bf16")
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert ticks == ["FSDP NO_SHARD", "FSDP SHARD_GRAD_OP", "FSDP FULL_SHARD"]
+
+
+def test_a_trainer_tool_frees_the_logits_in_the_explorer():
+    ex = lc.widgets.EXPLORERS["training"]()
+    ex.set(seq_len=4096)
+    m = lc.training_memory("Llama-3.1-8B", 4096, 1, **lc.setup_settings("hf-trainer-fsdp", dp=8))
+    assert ex.value("logits") == m.logits and ex.value("hold_outputs") == 0
+    ex.set(tool="PyTorch AMP loop")
+    held = lc.training_memory("Llama-3.1-8B", 4096, 1, **lc.setup_settings("pytorch-amp", dp=8))
+    assert ex.value("logits") == held.logits and ex.value("hold_outputs") == 1
+    assert held.activation_terms["logits"] == 2 * 128256 * 4096
