@@ -127,20 +127,21 @@ def test_compute_explorer_time_layout_and_pipeline():
     peak = lc.load_gpu("H100").peak("bf16")
     assert ex.value("seconds") == round(c / (64 * peak * 0.5 * (1 - 3 / 11)))
     assert abs(ex.value("mfu") - 0.5 * 8 / 11) < 1e-12
-    m = lc.training_memory(cfg, 8192, 1, zero_stage=1, dp=16, pp=4, num_micro_batches=8)
+    mega = lambda **kw: lc.setup_settings("megatron", **kw)   # noqa: E731
+    m = lc.training_memory(cfg, 8192, 1, **mega(dp=16, pp=4, num_micro_batches=8))
     assert ex.value("peak") == m.peak and ex.value("pp_stage") == m.pipeline["stage"] == 0
     assert ex.value("bubble") == 3 / 11                  # (4 - 1) / (8 + 4 - 1)
     ex.set(pp_schedule="GPipe (all forwards first)")
-    g = lc.training_memory(cfg, 8192, 1, zero_stage=1, dp=16, pp=4, pp_schedule="gpipe",
-                           num_micro_batches=8)
+    g = lc.training_memory(cfg, 8192, 1, **mega(dp=16, pp=4, pp_schedule="gpipe",
+                                                num_micro_batches=8))
     assert ex.value("peak") == g.peak > m.peak           # GPipe keeps all 8 in flight
     ex.set(convention="full (PaLM, Megatron)")
     full = lc.training_flops(cfg, 20 * lc.param_count(cfg).total, 8192, convention="full").model
     assert ex.value("seconds") == round(full / (64 * peak * 0.5 * (1 - 3 / 11)))
     ex.set(tp=8, sp="on (Megatron --sequence-parallel)", pp=1)
     assert ex.error == "" and ex.value("dp") == 8
-    assert ex.value("activations") == lc.training_memory(cfg, 8192, 1, zero_stage=1, dp=8, tp=8,
-                                                         sp=True).activations
+    assert ex.value("activations") == lc.training_memory(cfg, 8192, 1, **mega(dp=8, tp=8,
+                                                                               sp=True)).activations
     ex.set(n_gpus=12)
     assert ex.error.startswith("n_gpus: must be a multiple of")
     ex.set(n_gpus=64)

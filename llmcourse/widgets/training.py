@@ -11,7 +11,7 @@ from ..training import (ATTENTION, OPTIMIZERS, PRECISIONS, RECOMPUTE, RESERVE_FR
                         pipeline_bubble, run_mfu, training_flops, training_memory,
                         training_time, usable_bytes)
 from ..activations import term_label
-from ..training_settings import sharding_stages, stage_label
+from ..training_settings import setup_settings, sharding_stages, stage_label
 from ..zoo import as_config, load_model
 from .base import Explorer, Row, dropdown, int_text, model_dropdown, register, selection
 
@@ -305,9 +305,11 @@ def compute_rows(cfg, seq_len, gpu, n_gpus, tokens=None, utilization=0.5, conven
     bubble = pipeline_bubble(pp, num_micro_batches, schedule, v)
     secs = training_time(flops, g, n_gpus, utilization=utilization, bubble=bubble)
     mfu = run_mfu(flops, secs, g, n_gpus)
-    m = training_memory(cfg, seq_len, 1, recompute=recompute, zero_stage=zero_stage, dp=dp,
-                        tp=tp, sp=sp, cp=cp, pp=pp, pp_schedule=schedule,
-                        num_micro_batches=num_micro_batches, virtual_stages=v)
+    # Megatron-LM's memory: bf16 weights, fp32 main_grad, its distributed optimizer (ZeRO-1)
+    setup = setup_settings("megatron", recompute=recompute, zero_stage=zero_stage, dp=dp,
+                           tp=tp, sp=sp, cp=cp, pp=pp, pp_schedule=schedule,
+                           num_micro_batches=num_micro_batches, virtual_stages=v)
+    m = training_memory(cfg, seq_len, 1, setup=setup)
     _, fit = fit_verdict(m, g)
     what = [f"{float(bubble):.0%} bubble" if bubble else "",
             f"{flops.recompute_extra / flops.model:.0%} more FLOPs recomputed"
@@ -321,7 +323,7 @@ def compute_rows(cfg, seq_len, gpu, n_gpus, tokens=None, utilization=0.5, conven
             f"(assumed)" + (f", with the {added}" if added else ""), "seconds", round(secs),
             _time_text(secs)),
         Row("MFU this run reports (model FLOPs / (GPUs x peak x time))", "mfu", mfu,
-            f"{mfu:.1%}" + (f": {utilization:.0%} less the {added}" if added else "")),
+            f"{mfu:.1%}" + (f": {utilization:.0%} of peak, less the {added}" if added else "")),
         Row("GPU-hours", "gpu_hours", round(secs * n_gpus / 3600), f"{secs * n_gpus / 3600:,.0f}"),
     ]
     if flops.recompute_extra:
@@ -336,9 +338,10 @@ def compute_rows(cfg, seq_len, gpu, n_gpus, tokens=None, utilization=0.5, conven
         Row("activations per GPU (micro-batch 1)", "activations", m.activations,
             f"{m.activations / GB:,.2f} GB"),
     ]
-    rows += _traffic_rows(cfg, seq_len, g, dp, tp, sp, cp, pp, zero_stage, num_micro_batches)
-    rows.append(Row(f"peak per GPU (ZeRO-{zero_stage} over the data-parallel groups)", "peak",
-                    m.peak, f"{m.peak / GB:,.2f} GB: {fit}"))
+    rows += _traffic_rows(cfg, seq_len, g, dp, tp, sp, cp, pp, zero_stage, num_micro_batches,
+                          setup.precision)
+    rows.append(Row(f"peak per GPU (Megatron-LM, ZeRO-{zero_stage} over the data-parallel "
+                    f"groups)", "peak", m.peak, f"{m.peak / GB:,.2f} GB: {fit}"))
     if pp > 1:
         pl = m.pipeline
         chunks = (virtual_stage_layers(cfg, pp, v)[pl["stage"]] if v > 1 else [pl["layers"]])
@@ -352,7 +355,8 @@ def compute_rows(cfg, seq_len, gpu, n_gpus, tokens=None, utilization=0.5, conven
     return rows
 
 
-def _traffic_rows(cfg, seq_len, g, dp, tp, sp, cp, pp, zero_stage, num_micro_batches):
+def _traffic_rows(cfg, seq_len, g, dp, tp, sp, cp, pp, zero_stage, num_micro_batches,
+                  precision="bf16-mixed"):
     """The bytes each GPU sends in one step (ring collectives), by kind, and the time they
     take if nothing overlaps computation, each over the link its group crosses: tensor and
     context parallelism inside a node, data parallelism over the network once its GPUs span
@@ -361,8 +365,8 @@ def _traffic_rows(cfg, seq_len, g, dp, tp, sp, cp, pp, zero_stage, num_micro_bat
         return [Row("sent per GPU per step", "comm_total", -1,
                     "counted without a pipeline (set pipeline stages to 1): each stage sends "
                     "its own layers' share")]
-    vol = communication_volume(cfg, seq_len, 1, zero_stage=zero_stage, dp=dp, tp=tp, sp=sp,
-                               cp=cp, num_micro_batches=num_micro_batches)
+    vol = communication_volume(cfg, seq_len, 1, precision, zero_stage=zero_stage, dp=dp,
+                               tp=tp, sp=sp, cp=cp, num_micro_batches=num_micro_batches)
     times = vol.seconds_by_link(g, dp=dp, tp=tp, cp=cp)
     groups = {"dp": dp * tp * cp, "tp": tp, "cp": tp * cp}
     rows = []
