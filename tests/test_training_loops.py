@@ -229,6 +229,7 @@ def test_the_trainer_setups_free_the_logits_and_plain_loops_hold_them():
         assert round((loop.peak - trainer.peak) / 1e9, 2) == gb
 
 
+@pytest.mark.slow
 def test_remeasure_one_trainer_step_now():
     config = dict(P.LOOP_MODELS["llama (MQA 6:1, tied, vocabulary 5,000)"], hidden_size=96,
                   num_hidden_layers=2, intermediate_size=224, head_dim=16, vocab_size=4096)

@@ -82,6 +82,7 @@ def test_the_qlora_base_equals_bitsandbytes_to_the_byte(r):
     assert codes + stats + 4 * rest == r["prepared"]
 
 
+@pytest.mark.slow
 def test_the_qlora_recipe_defaults_are_the_tools_own():
     """BitsAndBytesConfig leaves double quantization off (transformers 5.23
     utils/quantization_config.py), so the engine's default NF4 base is 4.5 bits a value, not
@@ -105,6 +106,7 @@ def test_the_qlora_recipe_defaults_are_the_tools_own():
     assert float(NF4_BITS) == 4 + 8 / 64 + 32 / (64 * 256)
 
 
+@pytest.mark.slow
 def test_remeasure_a_qlora_base_now():
     pytest.importorskip("bitsandbytes", reason="bitsandbytes is not in the course's "
                                                "requirements: the stored rows stand")
