@@ -1,8 +1,13 @@
 # The course's everyday commands. Everything runs in .venv, made on first use.
 PYTHON ?= python3
-VENV   := .venv
+# the virtual environment the commands use: make test-fast VENV=/path/to/another/venv
+VENV   ?= .venv
 PY     := $(VENV)/bin/python
 LAB    ?= notebooks/08_whatif_lab.ipynb
+# where `make lecture` writes the lecture copy it serves (remade on each run)
+LECTURE ?= artifacts/lecture
+# extra Voila options, e.g. make lecture LECTURE_ARGS="--port=8867 --no-browser"
+LECTURE_ARGS ?=
 # the student's working copy that `make course` opens (outputs cleared; never overwritten)
 STUDENT ?= student
 # JupyterLab refuses to run as root without --allow-root (containers, cloud VMs, classroom images)
@@ -23,7 +28,7 @@ $(VENV)/.test: $(VENV)/.course requirements-test.txt
 	touch $@
 
 setup: $(VENV)/.course
-setup-test: $(VENV)/.test browser
+setup-test: $(VENV)/.test
 
 ## Open the course in JupyterLab (as root too); on a headless server, open the URL it prints.
 ## It opens your working copy in $(STUDENT)/: the notebooks with outputs cleared, made once and
@@ -34,12 +39,14 @@ course: setup
 	@echo "http://127.0.0.1:...?token=... URL printed below in your browser. Stop with Ctrl+C."
 	$(VENV)/bin/jupyter lab $(STUDENT)/ $(ALLOW_ROOT) $(COURSE_ARGS)
 
-## The whole test suite: engine, exactness against transformers, lessons, notebooks (nbval), browser.
-test: setup-test
+## The whole test suite: engine, exactness against transformers, lessons, notebooks (nbval), browser
+## (as root it installs Debian's Chromium first, see `browser`).
+test: setup-test browser
 	$(PY) -m pytest
 
 ## The engine alone (configs, counts, caches, serving, training, the Hub): no transformers
 ## builds, no notebooks, widgets or browser, a smaller fuzz sample. For a change to the engine.
+## Needs no root, apt or Chromium.
 test-fast: setup-test
 	FUZZ_EXAMPLES=300 FUZZ_LISTING_EXAMPLES=40 FUZZ_NULL_EVERY=8 $(PY) -m pytest -o addopts="-ra" -p no:nbval \
 	  tests --ignore=tests/browser -m "not slow and not course and not lessons"
@@ -50,15 +57,20 @@ NB ?= notebooks/*.ipynb
 notebooks: setup-test
 	$(PY) tools/notebooks.py $(NB)
 
-## The what-if lab (or LAB=notebooks/<lesson>.ipynb) as a code-free app for a projector.
+## The what-if lab (or LAB=notebooks/<lesson>.ipynb, or LAB=notebooks/ for a page listing every
+## lesson) as a code-free app for a projector. Voila serves a lecture copy, made in $(LECTURE)/ by
+## llmcourse.student_copy: the notebook without what is the student's (the how-to-use cell, exercise
+## prompts, answer cells, worked solutions, homework), outputs cleared.
 lecture: setup
-	$(VENV)/bin/voila $(LAB) --theme=light
+	@target=$$($(PY) -m llmcourse.student_copy --lecture $(LAB) $(LECTURE)) && \
+	  echo "Serving $$target: $(LAB) without the student's cells. Stop with Ctrl+C." && \
+	  exec $(VENV)/bin/voila "$$target" --theme=light $(LECTURE_ARGS)
 
 ## Timings: import, counts, transformers meta build, widget redraw, whole course.
-bench: setup-test
+bench: setup-test browser
 	$(PY) benchmarks/run.py
 
-bench-quick: setup-test
+bench-quick: setup-test browser
 	$(PY) benchmarks/run.py --quick
 
 ## Debian's Chromium for the browser tests (installed when run as root; skipped with a note otherwise).

@@ -23,6 +23,7 @@ from .finetune import lora_memory, lora_params
 from .quantization import list_schemes, stored_weights
 from .serving import VllmPlan, expected_decode_speed, vllm_plan
 from .serving import vllm_changes, vllm_release
+from .vllm_log import explain_vllm_log, read_vllm_log
 from . import decode_speed, serving_systems  # noqa: F401  (lc.decode_speed, lc.serving_systems)
 from .training import (TrainingFlops, TrainingMemory, bytes_per_param, chinchilla_tokens,
                        communication_volume, setup_settings, training_flops, training_memory,
@@ -32,7 +33,8 @@ from .zoo import list_models, load_model, model_families, model_family
 
 __version__ = "0.1.0"
 
-__all__ = ["VllmPlan", "vllm_plan", "expected_decode_speed", "vllm_changes", "vllm_release", "ConfigError", "ModelConfig", "from_hf_config", "config_from_json", "as_moe", "SUPPORTED_MODEL_TYPES",
+__all__ = ["VllmPlan", "vllm_plan", "expected_decode_speed", "vllm_changes", "vllm_release",
+           "read_vllm_log", "explain_vllm_log", "ConfigError", "ModelConfig", "from_hf_config", "config_from_json", "as_moe", "SUPPORTED_MODEL_TYPES",
            "ParamCount", "FlopCount", "param_count", "weight_shapes", "weight_bytes",
            "kv_cache_bytes", "kv_cache_bytes_per_token_per_layer", "linear_state_bytes", "flops_per_token",
            "indexer_cache_bytes_per_token",

@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from .architectures import layer_groups, mamba_dims
 from .layers import LayerKind
+from .limits import ConfigError
 
 
 def cdiv(a, b):
@@ -119,16 +120,6 @@ def term_label(key):
 
 # --- activations -----------------------------------------------------------------------
 
-_GEMMA_NORM = ("gemma", "gemma2", "gemma3", "gemma3_text")   # normalize, scale by (1 + w) in fp32
-# final-logit softcapping (a config's final_logit_softcapping), and attention-logit
-# softcapping, which transformers 5 applies in Gemma 2's eager attention only (Gemma 3 reads
-# attn_logit_softcapping but does not pass it on)
-_SOFTCAPPED = ("gemma2", "gemma3", "gemma3_text")
-_ATTENTION_SOFTCAPPED = ("gemma2",)
-# transformers' SDPA path gets an explicit sliding-window mask once a query would see past
-# the window (seq_len >= sliding_window: a full layer, or a shorter sequence, runs causal
-# without one)
-_SDPA_SLIDING_MASK = ("gemma3", "gemma3_text")
 
 
 def _repeats(nh, nkv, repeated, view, amp):
@@ -149,15 +140,14 @@ def _repeats(nh, nkv, repeated, view, amp):
 
 
 def sdpa_sliding_mask(cfg, kind, s):
-    """Whether SDPA receives a materialized sliding-window mask in this layer kind."""
+    """Whether SDPA receives a materialized sliding-window mask in this layer kind: where
+    the family's transformers code passes one (``Layout.sdpa_sliding_mask``) once a query
+    would see past the window (seq_len >= sliding_window; a full layer, or a shorter
+    sequence, runs causal without one)."""
     window = cfg.get("sliding_window")
-    return (cfg.model_type in _SDPA_SLIDING_MASK and kind.attention == "sliding_attention"
+    return (cfg.layout.sdpa_sliding_mask and kind.attention == "sliding_attention"
             and bool(window) and s >= window)
 _QK_NORM = ("q_norm", "k_norm", "q_layernorm", "k_layernorm")
-# RMSNorm as (x * rstd) * (1 + w) in fp32, then cast: Qwen3.5 (its (1 + w) a new tensor)
-_ONE_PLUS_W_NORM = ("qwen3_5_text", "qwen3_5_moe_text")
-# ... and Qwen4-Exp's attention QK-norm (its hyper-connection norms: _hyper_connection_terms)
-_ONE_PLUS_W_LAYER_NORM = _ONE_PLUS_W_NORM + ("qwen4_exp_text",)
 
 
 def mlp_width(tensors, h, component, per_expert=False):
@@ -199,21 +189,24 @@ def layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=F
     nh = cfg.num_attention_heads // tp
     nkv = cdiv(cfg.num_key_value_heads, tp)
     f32, i64 = 4, 8
-    mt, fam = cfg.model_type, cfg.family
+    L = cfg.layout
     terms = {}
-    if mt == "longcat_flash":   # two MLA sublayers and a shortcut MoE: its own rules
+    if L.block == "two_mla_sublayers":   # LongCat-Flash: a shortcut MoE, its own rules
         return _longcat_layer_terms(cfg, s, is_moe, act, tp)
-    if mt == "deepseek_v4":   # hyper-connections, compressed K = V attention: its own rules
+    if L.block == "hyper_connected_compressed":   # DeepSeek-V4: its own rules
         terms = _deepseek_v4_terms(cfg, kind_of(cfg, tensors), s, b, act, tp, attention,
                                    frozen)
         return {k: v for k, v in terms.items() if v}
     kind = kind_of(cfg, tensors)
     mixer = _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp, attention)
+    if mixer is None and kind.attention not in _SOFTMAX_KINDS:
+        raise ConfigError(f"model: what a {kind.attention} layer saves for backward is not "
+                          f"modelled, so {cfg.name}'s training memory is not counted")
     if mixer is not None:   # the mixer's own norms are its terms
         prefix = mixer.pop("_prefix")
         tensors = [t for t in tensors if not t.name.startswith(prefix)]
     own = {}
-    if mt == "qwen4_exp_text":   # hyper-connections (no layer norms), n-gram PLE, indexer
+    if L.block == "hyper_connected_ngram":   # Qwen4-Exp: hyper-connections, n-gram PLE
         own = _qwen4_terms(cfg, kind, s, b, act, attention, tp)
         tensors = [t for t in tensors if not t.name.startswith(_QWEN4_OWN)]
 
@@ -232,13 +225,10 @@ def layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=F
             cost = act * w + 2 * f32
         elif frozen:   # the normalized value is kept only for the scale's gradient
             cost = f32 * w + f32
-        elif mt == "nemotron_h":
+        elif L.norm == "rms_fp32_weight":
             # w * fp32 normalized value, in fp32; a bf16 model keeps an fp32 copy of w
             cost = f32 * w + f32 + f32 * w + (Fraction(f32 * w, s * b) if act < f32 else 0)
-        elif mt in _ONE_PLUS_W_LAYER_NORM:
-            # fp32 normalized value times (1 + w), that fp32 (1 + w) kept once per layer
-            cost = f32 * w + f32 + f32 * w + Fraction(f32 * w, s * b)
-        elif mt in _GEMMA_NORM:
+        elif L.norm == "rms_one_plus_w":
             # fp32 normalized value times (1 + w.float()): that fp32 (1 + w) is a new tensor
             # the product keeps, once per norm call
             cost = f32 * w + f32 + f32 * w + Fraction(f32 * w, s * b)
@@ -251,8 +241,7 @@ def layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=F
         base = t.name.rsplit(".", 2)[-2]
         if base in _QK_NORM:
             times = (nh if base[0] == "q" else nkv) if w == cfg.head_dim else 1
-            once = (Fraction(f32 * w, s * b) if mt in _ONE_PLUS_W_LAYER_NORM + _GEMMA_NORM
-                    else 0)
+            once = Fraction(f32 * w, s * b) if L.norm == "rms_one_plus_w" else 0
             add("qk_norm", times * (cost - once) + once)
         elif w == h:
             add("norms", cost)
@@ -311,7 +300,7 @@ def layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=F
         terms["qkv"] = act * (q_el + k_el * rep_k + v_el * rep_v)
         terms["attention_output"] = act * o_el
         terms["attention_scores"] = nh * s * (f32 + (act if act < f32 else 0))
-        if cfg.get("attn_logit_softcapping") and mt in _ATTENTION_SOFTCAPPED:
+        if cfg.get("attn_logit_softcapping") and L.attention_softcap_eager:
             # Gemma 2: scores / cap, tanh, * cap: tanh keeps its output, s x s per head in
             # the scores' dtype (the matmul's)
             terms["attention_softcap"] = nh * s * act
@@ -325,7 +314,8 @@ def layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=F
                else 0))
     if kind.mlp == "none":   # a mixer-only block (Nemotron-H): no feed-forward terms
         return {k: v for k, v in terms.items() if v}
-    terms["mlp_input"] = act * h if fam != "phi" and not frozen else 0  # phi: one norm
+    # side by side (Phi), attention and MLP read one norm's output: kept once
+    terms["mlp_input"] = act * h if not L.parallel and not frozen else 0
     if not is_moe:
         inter, gated = mlp_width(tensors, h, "mlp")
         inter = cdiv(inter, tp)
@@ -339,13 +329,13 @@ def layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=F
         # router: fp32 softmax over all experts, top-k indices; normalized top-k
         # probabilities save the k values and their sum
         router = f32 * E + i64 * k
-        if cfg.get("norm_topk_prob", mt in ("mixtral", "qwen4_exp_text", "lfm2_moe") + _GROUP_ROUTED):
+        if cfg.get("norm_topk_prob", L.router_norm_topk):
             router += f32 * (k + 1)
-        if mt in _GROUP_ROUTED:
+        if L.router == "grouped":
             router += _group_router_extra(cfg, h, act, s, b)
-        if mt == "granitemoehybrid":   # top-k of the fp32 logits, then a softmax over those k
+        elif L.router == "topk_softmax":   # top-k of the fp32 logits, then a softmax over k
             router = (i64 + f32) * k
-        if mt == "lfm2_moe":   # sigmoid scores in the activations' dtype, normalized top-k
+        elif L.router == "sigmoid":   # sigmoid scores in the activations' dtype, normalized
             router = act * E + i64 * k + act * (k + 1)
         terms["router"] = router
         # per (token, expert) pair: gathered input, gate_up, act, product, expert
@@ -354,7 +344,7 @@ def layer_terms(cfg, tensors, is_moe, s, attention, act, tp, amp=False, frozen=F
         # Under autocast the experts run in fp32: grouped_mm is not an autocast op and
         # transformers casts its input to the (fp32) weights' dtype, so every per-pair
         # tensor is fp32 (and no bf16 copy of the expert weights is saved)
-        weight = f32 if mt in ("mixtral",) + _GROUP_ROUTED else act
+        weight = f32 if L.router_weight_fp32 else act
         e_act = f32 if amp else act
         per_pair = (h + 3 * inter) if frozen else (2 * h + 4 * inter)
         terms["routed_experts"] = k * (e_act * per_pair + weight + 3 * i64)
@@ -600,6 +590,25 @@ def _deepseek_v4_terms(cfg, kind, s, b, act, tp, attention, frozen=False):
     return terms
 
 
+# softmax-attention layers, whose terms are the common rules below
+_SOFTMAX_KINDS = ("full_attention", "sliding_attention", "chunked_attention",
+                  "indexed_attention")
+# layer shapes whose terms have no frozen-weight (LoRA base) form: Gemma 4's
+_NO_FROZEN_FORM = ("per_kind_heads_kv_shared",)
+
+
+def has_frozen_form(cfg):
+    """Whether :func:`layer_terms` can count this model's layers with frozen weights (a
+    LoRA base) for every recomputation setting (else only under full recomputation)."""
+    return cfg.layout.block not in _NO_FROZEN_FORM
+
+
+def _mixer_prefix(tensors, what):
+    """The name prefix of a layer's ``what`` mixer (Mamba-2's: ``mamba.`` in Granite 4.0,
+    ``mixer.`` in Nemotron-H), read off the tensor only it has (its A_log)."""
+    return next(t.name[:-len("A_log")] for t in tensors if t.name.endswith("A_log"))
+
+
 def _output_gated(cfg, tensors):
     """Whether q_proj also writes a per-head output gate (twice the query width)."""
     return any(t.name.endswith("q_proj.weight") and t.shape[0] == 2 * cfg.num_attention_heads
@@ -642,11 +651,13 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False, attention="flash"
     backward; this count is an upper bound for it.
     """
     f32 = 4
-    if cfg.model_type in _GEMMA4 and kind.attention in ("sliding_attention", "full_attention"):
+    L = cfg.layout
+    if L.block == "per_kind_heads_kv_shared" and kind.attention in ("sliding_attention",
+                                                                    "full_attention"):
         return _gemma4_terms(cfg, kind, tensors, s, b, act, tp, attention)
-    if cfg.model_type == "kimi_linear" and kind.attention == "linear_attention":
+    if L.linear_attention == "kda" and kind.attention == "linear_attention":
         return _kda_terms(cfg, s, b, act, tp)
-    if (kind.attention == "indexed_attention" or cfg.model_type == "kimi_linear") and cfg.uses_mla:
+    if cfg.uses_mla and kind.attention in ("full_attention", "indexed_attention"):
         return _mla_terms(cfg, kind, s, b, act, tp, attention, indexer=kind.indexer)
     if kind.attention == "linear_attention" and cfg.get("linear_num_value_heads"):
         hv = cdiv(cfg.linear_num_value_heads, tp)
@@ -670,7 +681,7 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False, attention="flash"
             "gdn_output":
                 hv * dv * (3 * f32 + 3 * act) + f32 * hv,
         }
-    if kind.attention == "conv" and cfg.model_type in ("lfm2", "lfm2_moe"):
+    if kind.attention == "conv":
         return _short_conv_terms(cfg, s, act, tp)
     if kind.attention == "none":   # a Nemotron-H MLP or MoE block: no mixer at all
         return {"_prefix": "mixer.self_attn."}
@@ -679,13 +690,13 @@ def _mixer_terms(cfg, kind, tensors, s, b, act, tp, amp=False, attention="flash"
         H = cdiv(m.heads, tp)
         P, N, G = m.head_dim, m.state, cdiv(m.groups, tp)
         K = m.kernel
-        C = cfg.mamba_chunk_size if cfg.model_type == "granitemoehybrid" else cfg.chunk_size
+        C = m.chunk
         inner, conv = H * P, H * P + 2 * G * N
         n = cdiv(s, C)
         padded, per_seq, once = Fraction(n * C, s), Fraction(1, s), Fraction(1, s * b)
         narrow = act < f32   # fp32 copies that an fp32 model does not make
         return {
-            "_prefix": "mamba." if cfg.model_type == "granitemoehybrid" else "mixer.",
+            "_prefix": _mixer_prefix(tensors, "mamba"),
             "mamba_conv":
                 act * (2 * inner + 2 * G * N + H) + act * conv * (s + K - 1) * per_seq
                 # fp32: the silu's output (x, B and C in fp32 are views of it; a narrower
@@ -720,7 +731,6 @@ def _short_conv_terms(cfg, s, act, tp):
     }
 
 
-_GEMMA4 = ("gemma4_text", "gemma4")
 # the layer's own tensors that _gemma4_terms counts (its attention, every norm, the
 # per-layer-embedding gate); the MLP and the routed experts follow the common rules
 _GEMMA4_OWN = ("self_attn.", "input_layernorm", "post_attention_layernorm",
@@ -817,9 +827,6 @@ def _gemma4_global_terms(cfg, s, b, act):
     return out
 
 
-# DeepSeek-V3's router (sigmoid scores, a bias for the choice, top-k groups first) as
-# GLM-5's, DeepSeek-V3.2's and Kimi-Linear's transformers code runs it
-_GROUP_ROUTED = ("glm_moe_dsa", "deepseek_v32", "kimi_linear")
 
 
 def _group_router_extra(cfg, h, act, s, b):
@@ -916,38 +923,40 @@ def global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
     whose embedding keeps no token ids and whose lm_head keeps no input)."""
     h, V = cfg.hidden_size, cdiv(cfg.vocab_size, tp)
     f32, i64 = 4, 8
+    L = cfg.layout
     if cfg.uses_mla:
         rot = cfg.qk_rope_head_dim
-    elif cfg.family == "phi":
-        rot = int(cfg.head_dim * cfg.get("partial_rotary_factor", 0.5))
-    elif cfg.model_type in _ONE_PLUS_W_NORM:   # Qwen3.5 rotates a quarter of each head
-        rot = int(cfg.head_dim * (cfg.get("partial_rotary_factor") or 0.25))
+    elif L.partial_rotary:   # RoPE on part of each head (Phi-2, Qwen3.5): that part's table
+        field, fraction = L.partial_rotary
+        rot = int(cfg.head_dim * (cfg.get(field) or fraction))
     else:
         rot = cfg.head_dim
-    final_norm = ((act * h + 2 * f32) if cfg.family == "phi"
-                  else (f32 * h + f32 + (0 if frozen else (f32 if amp else act) * h)))
-    if cfg.model_type == "nemotron_h" and not frozen:   # fp32 normalized value (+ fp32 w)
+    if L.norm == "layer":   # LayerNorm with a bias: its input, mean and rstd
+        final_norm = act * h + 2 * f32
+    elif L.norm == "rms_fp32_weight" and not frozen:   # fp32 normalized value (+ fp32 w)
         final_norm = f32 * h + f32 + f32 * h + (Fraction(f32 * h, s * b) if act < f32 else 0)
-    if cfg.model_type in _ONE_PLUS_W_NORM + _GEMMA_NORM and not frozen:
+    elif L.norm == "rms_one_plus_w" and not frozen:
         # fp32 normalized value times the fp32 (1 + w), a new tensor kept once
         final_norm = f32 * h + f32 + f32 * h + Fraction(f32 * h, s * b)
-    if cfg.model_type in ("gemma3", "gemma3_text"):
+    else:
+        final_norm = f32 * h + f32 + (0 if frozen else (f32 if amp else act) * h)
+    if L.rope_per_attention_kind:
         # one cos/sin pair per attention kind: the local (sliding) layers' own rotary base
-        # (rope_local_base_freq) beside the global one
+        # (Gemma 3's rope_local_base_freq) beside the global one
         kinds = {k.attention for k in cfg.layer_schedule.counts()}
         rot = cfg.head_dim * (("sliding_attention" in kinds) + ("full_attention" in kinds))
-    if cfg.model_type == "granitemoehybrid" and cfg.get("position_embedding_type") != "rope":
-        rot = 0   # NoPE: no rotary tables
-    if cfg.model_type == "qwen4_exp_text":   # the streams mixed into one: no final norm
-        rot = int(cfg.head_dim * (cfg.get("partial_rotary_factor") or 1))
+    if L.rope_if and cfg.get(L.rope_if[0]) != L.rope_if[1]:
+        rot = 0   # NoPE: no rotary tables (Granite 4.0 without position_embedding_type rope)
+    if L.extra_globals == "hyper_connection_mixer":   # the streams mixed into one: no norm
         final_norm = _hyper_connection_terms(cfg, s, b, act, combine=False)
-    if cfg.model_type == "deepseek_v4":
+    if L.block == "hyper_connected_compressed":
         # each layer expands its own cos/sin (its terms); the head collapses the streams,
         # then the final RMSNorm keeps an fp32 normalized value (fp32 weight)
         rot = 0
         final_norm = (_v4_hyper_connection(cfg, s, b, act, head=True)
                       + (f32 * h + f32 + (0 if frozen else f32 * h)))
-    g4 = _gemma4_global_terms(cfg, s, b, act) if cfg.model_type in _GEMMA4 and not amp else {}
+    g4 = (_gemma4_global_terms(cfg, s, b, act)
+          if L.block == "per_kind_heads_kv_shared" and not amp else {})
     if g4:
         final_norm = g4["final norm"] if not frozen else final_norm
         rot = Fraction(g4["rotary_tables"], 2 * act * s)
@@ -963,6 +972,6 @@ def global_terms(cfg, s, b, act, tp, amp=False, frozen=False):
         "labels": i64 * (s * b + (b == 1)) + f32,
         # Gemma's final-logit softcapping: logits / cap, tanh, * cap: tanh keeps its output
         "final_softcap": (act * V * s * b if cfg.get("final_logit_softcapping")
-                          and cfg.model_type in _SOFTCAPPED else 0),
+                          and L.final_softcap else 0),
         "logits": act * V * s * b,
     }

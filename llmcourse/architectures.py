@@ -24,7 +24,8 @@ from .layers import LayerKind
 from .limits import ConfigError
 
 __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
-           "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS"]
+           "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
+           "register_block"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -38,8 +39,8 @@ class Layout(NamedTuple):
     or null: off), or ``(field, value when absent or null)``. Names are the checkpoint's,
     relative to the layer prefix; weights are stored ``(out, in)`` unless
     ``stored_in_out`` (GPT-2's ``Conv1D``)."""
-    # --- the layer: "decoder" (attention, then an MLP or routed experts, each after a norm),
-    # or a family's own builder (BLOCKS) for layers of another shape
+    # --- the layer's shape: "decoder" (attention, then an MLP or routed experts, each after a
+    # norm), or another shape's own builder (BLOCKS, named by what the layer is)
     block: str = "decoder"
     # --- attention: "qkvo" (q, k, v and o projections), "fused_qkv" (one tensor for q, k
     # and v, then o) or "mla" (DeepSeek's multi-head latent attention, its own names)
@@ -50,9 +51,28 @@ class Layout(NamedTuple):
     o_bias: object = "attention_bias"
     o_first: bool = False             # fused_qkv: o is defined (and listed) first (Phi-3)
     output_gate: object = False       # q_proj also gives an output gate: twice as wide
-    qk_norm: str | None = None        # "head": a norm over each head's q and k;
-    qk_norm_if: object = True         # "all": one over all of q and one over all of k
+    qk_norm: str | None = None        # "shared": one head_dim-wide norm applied to each head's
+                                      # q and k; "per_head": each head its own weights, stored
+                                      # (heads, head_dim); "all": one over all of q, one over k
+    qk_norm_if: object = True
     qk_norm_names: tuple = ("q_norm", "k_norm")
+    # how many of each head's dimensions RoPE rotates: (field, fraction when absent), None: all
+    partial_rotary: tuple | None = None
+    rope_if: tuple | None = None      # (field, value): RoPE only when the field has the value
+    rope_per_attention_kind: bool = False  # one rotary table per attention kind (Gemma 3)
+    # the cache: "kv" (K and V per KV head) or "k_eq_v" (one K = V head, stored once)
+    kv_store: str = "kv"
+    # sparse attention's indexer: "lightning" (DeepSeek Sparse Attention: one key of
+    # index_head_dim per token) or "block_select" (scores blocks of keys: indexer_kv_heads
+    # keys of indexer_head_dim per token, blocks of indexer_compress_ratio)
+    indexer: str = "lightning"
+    # logit softcapping as transformers runs it: the final logits (final_logit_softcapping),
+    # and the attention scores in eager attention (attn_logit_softcapping)
+    final_softcap: bool = False
+    attention_softcap_eager: bool = False
+    # transformers' SDPA path is given an explicit sliding-window mask (once the sequence
+    # reaches the window)
+    sdpa_sliding_mask: bool = False
     sinks: bool = False               # one learned "attention sink" logit per head
     stored_in_out: bool = False       # weights stored (in, out): GPT-2's Conv1D
     # --- linear-attention layers: "deltanet" (Qwen3.5: q, k, v, z, b, a unfused),
@@ -67,18 +87,30 @@ class Layout(NamedTuple):
     mlp_width: str = "intermediate_size"
     # --- routed experts: how they are stored (EXPERTS), whether the router's
     # load-balancing bias (e_score_correction_bias, a buffer) is there, and the shared
-    # experts beside them: "deepseek" (n_shared_experts x the expert width, when any),
-    # "deepseek_always" (built even when n_shared_experts is 0) or "gated" (one
-    # sigmoid-gated shared expert of shared_expert_intermediate_size)
+    # experts beside them: "n_shared" (DeepSeek's: n_shared_experts x the expert width; built
+    # even when n_shared_experts is 0, as transformers builds it: then it holds nothing) or
+    # "one_gated" (Qwen's: one sigmoid-gated shared expert of shared_expert_intermediate_size)
     experts: str = "separate"
     router_buffer: bool = False
     shared_experts: str | None = None
+    # how the router scores and weights as transformers runs it: "softmax" (over all
+    # experts, then top-k), "grouped" (DeepSeek-V3-style group-limited sigmoid scores, as
+    # DeepSeek-V3.2, GLM-5 and Kimi-Linear implement it), "topk_softmax" (top-k of the
+    # logits, then a softmax over those k) or "sigmoid" (sigmoid scores in the activations'
+    # dtype); whether the top-k weights are renormalized when the config does not say
+    # (norm_topk_prob), and whether the routing weight is kept in fp32
+    router: str = "softmax"
+    router_norm_topk: bool = False
+    router_weight_fp32: bool = False
     # --- Mamba-2 mixers: the config fields for (heads, head_dim, groups, state, kernel,
     # conv bias, projection biases)
     mamba_fields: tuple = ("mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size",
-                           "conv_kernel", "use_conv_bias", "use_bias")
-    # --- norms: RMSNorm, or LayerNorm with a bias; the norms of each layer, in order
-    norm_bias: bool = False
+                           "conv_kernel", "use_conv_bias", "use_bias", "chunk_size")
+    # --- norms: "rms" (RMSNorm), "rms_one_plus_w" (RMSNorm scaling by 1 + w, in fp32:
+    # Gemma 1-3, Qwen3.5), "rms_fp32_weight" (RMSNorm whose fp32 w scales the fp32 normalized
+    # value: Nemotron-H), "layer" (LayerNorm with a bias), "layer_no_bias" (LayerNorm, a weight
+    # only); the norms of each layer, in order
+    norm: str = "rms"
     layer_norms: tuple = ("input_layernorm", "post_attention_layernorm")
     parallel: bool = False            # attention and MLP side by side after one norm (Phi)
     # --- outside the layers
@@ -91,6 +123,11 @@ class Layout(NamedTuple):
     lm_head_bias: bool = False
     never_tied: bool = False          # transformers never ties this head, whatever the config
     mtp: str | None = None            # a multi-token-prediction module the checkpoint ships
+    # the field counting the residual streams a layer's input holds (DeepSeek-V4's
+    # hyper-connections: hc_mult streams of hidden_size), None: one
+    layer_input_streams: str | None = None
+    # the config fields naming the MLP's activation function, the first one set wins
+    activation_field: tuple = ("hidden_activation", "hidden_act")
 
 
 def _flag(c, spec):
@@ -130,10 +167,13 @@ def _linear(name, out_f, in_f, component, bias=False, in_out=False, **kw):
     return t
 
 
-def _norm(name, dim, bias=False):
-    t = [Tensor(f"{name}.weight", (dim,), "norms")]
-    if bias:
-        t.append(Tensor(f"{name}.bias", (dim,), "norms"))
+def _norm(name, dim, kind="rms"):
+    """A norm's tensors: a weight of ``dim`` (an int, or a shape), and a bias for a
+    LayerNorm with one (``kind`` "layer")."""
+    shape = dim if isinstance(dim, tuple) else (dim,)
+    t = [Tensor(f"{name}.weight", shape, "norms")]
+    if kind == "layer":
+        t.append(Tensor(f"{name}.bias", shape, "norms"))
     return t
 
 
@@ -160,8 +200,10 @@ def _attention(c):
          + _linear(a + o, H, nh * hd, "attention", o_bias, io))
     if L.qk_norm and _flag(c, L.qk_norm_if):
         qn, kn = L.qk_norm_names
-        if L.qk_norm == "head":  # each head's q and k (Llama-4's is a weightless L2 norm)
-            t += _norm(a + qn, hd, L.norm_bias) + _norm(a + kn, hd, L.norm_bias)
+        if L.qk_norm == "shared":  # one head_dim-wide weight, applied to every head
+            t += _norm(a + qn, hd, L.norm) + _norm(a + kn, hd, L.norm)
+        elif L.qk_norm == "per_head":  # each head its own weights (Cohere's use_qk_norm)
+            t += _norm(a + qn, (nh, hd), L.norm) + _norm(a + kn, (kv, hd), L.norm)
         else:  # one norm over the whole q and k projections (OLMo-2, MiniMax-M2)
             t += _norm(a + qn, nh * hd) + _norm(a + kn, kv * hd)
     if L.sinks:
@@ -274,20 +316,27 @@ def _dense_mlp(c):
     return _swiglu(p, H, inter, "mlp", bias, L.mlp_names)
 
 
-def _experts_separate(c):
+def _experts_separate(c, fused=False):
     """A router (mlp.gate) and each expert's own gate, up and down projections (DeepSeek,
-    Qwen-MoE, GLM); the load-balancing bias and the shared experts as the layout says."""
+    Qwen-MoE, GLM), or (``fused``) all experts' in two tensors, gate and up together,
+    stored (experts, out, in) as transformers 5 holds them (Mistral 4); the load-balancing
+    bias and the shared experts as the layout says."""
     L, H, E = c.layout, c.hidden_size, c.num_experts
     inter = c.moe_intermediate_size
     t = _linear("mlp.gate", E, H, "router")
     if L.router_buffer:  # the load-balancing bias: stored, not trained by SGD
         t.append(Tensor("mlp.gate.e_score_correction_bias", (E,), "router", buffer=True))
-    t += _swiglu("mlp.experts.{e}", H, inter, "experts", routed=True, per_expert=E)
+    if fused:
+        fz = dict(routed=True, fused=E, out_in=True)
+        t += [Tensor("mlp.experts.gate_up_proj", (E, 2 * inter, H), "experts", True, **fz),
+              Tensor("mlp.experts.down_proj", (E, H, inter), "experts", True, **fz)]
+    else:
+        t += _swiglu("mlp.experts.{e}", H, inter, "experts", routed=True, per_expert=E)
     shared = c.get("n_shared_experts", 0)
-    if L.shared_experts == "deepseek_always" or (L.shared_experts == "deepseek" and shared):
+    if L.shared_experts == "n_shared":
         # (built even when n_shared_experts is 0 where transformers does: it holds nothing)
         t += _swiglu("mlp.shared_experts", H, inter * shared, "shared_experts")
-    elif L.shared_experts == "gated":  # one shared expert, sigmoid-gated
+    elif L.shared_experts == "one_gated":  # one shared expert, sigmoid-gated
         t += (_swiglu("mlp.shared_expert", H, c.shared_expert_intermediate_size,
                       "shared_experts")
               + _linear("mlp.shared_expert_gate", 1, H, "shared_experts"))
@@ -305,6 +354,23 @@ def _experts_block_sparse(c):
             + _linear(f"{p}.experts.{{e}}.w1", inter, H, "experts", **ex)
             + _linear(f"{p}.experts.{{e}}.w2", H, inter, "experts", **ex)
             + _linear(f"{p}.experts.{{e}}.w3", inter, H, "experts", **ex))
+
+
+def _experts_block_sparse_shared(c):
+    """Kimi-Linear's checkpoint names: block_sparse_moe.gate (its load-balancing bias under
+    it), experts.{e}.w1 (gate), w2 (down), w3 (up) of moe_intermediate_size, and DeepSeek's
+    shared experts under block_sparse_moe.shared_experts (transformers renames
+    block_sparse_moe to mlp on load and fuses the experts)."""
+    p, H, E, inter = "block_sparse_moe", c.hidden_size, c.num_experts, c.moe_intermediate_size
+    ex = dict(routed=True, per_expert=E)
+    t = _linear(f"{p}.gate", E, H, "router")
+    if c.layout.router_buffer:   # the load-balancing bias: stored, not trained by SGD
+        t.append(Tensor(f"{p}.gate.e_score_correction_bias", (E,), "router", buffer=True))
+    t += (_linear(f"{p}.experts.{{e}}.w1", inter, H, "experts", **ex)
+          + _linear(f"{p}.experts.{{e}}.w2", H, inter, "experts", **ex)
+          + _linear(f"{p}.experts.{{e}}.w3", inter, H, "experts", **ex))
+    return t + _swiglu(f"{p}.shared_experts", H, inter * c.get("n_shared_experts", 0),
+                       "shared_experts")
 
 
 def _experts_fused_biased(c):
@@ -330,7 +396,10 @@ def _experts_fused_shared(c):
 
 
 #: how a family's routed experts are stored (``Layout.experts``)
-EXPERTS = {"separate": _experts_separate, "block_sparse": _experts_block_sparse,
+EXPERTS = {"separate": _experts_separate,
+           "fused": lambda c: _experts_separate(c, fused=True),
+           "block_sparse": _experts_block_sparse,
+           "block_sparse_shared": _experts_block_sparse_shared,
            "fused_biased": _experts_fused_biased, "fused_shared": _experts_fused_shared}
 
 
@@ -342,7 +411,7 @@ def _layer_norms(c):
     """The norms of a decoder layer, in order: before attention and before the MLP (OLMo-2
     and -3: after each; Gemma-2 and -3: both; Phi: one, the sublayers side by side)."""
     L, H = c.layout, c.hidden_size
-    return [t for name in L.layer_norms for t in _norm(name, H, L.norm_bias)]
+    return [t for name in L.layer_norms for t in _norm(name, H, L.norm)]
 
 
 # --- Nemotron-H and Granite 4.0: Mamba-2 ----------------------------------------------
@@ -356,6 +425,7 @@ class MambaDims(NamedTuple):
     kernel: int      # the causal convolution's width
     conv_bias: bool
     proj_bias: bool  # in_proj and out_proj
+    chunk: int       # the chunked scan's chunk length (a training-time detail)
 
 
 def mamba_dims(c):
@@ -363,10 +433,10 @@ def mamba_dims(c):
     names (Nemotron-H: mamba_num_heads, mamba_head_dim, n_groups, ssm_state_size,
     conv_kernel; Granite 4.0: mamba_n_heads, mamba_d_head, mamba_n_groups, mamba_d_state,
     mamba_d_conv): the same module, the same tensors."""
-    heads, head_dim, groups, state, kernel, conv_bias, proj_bias = c.layout.mamba_fields
+    heads, head_dim, groups, state, kernel, conv_bias, proj_bias, chunk = c.layout.mamba_fields
     return MambaDims(getattr(c, heads), getattr(c, head_dim), getattr(c, groups),
                      getattr(c, state), getattr(c, kernel), bool(c.get(conv_bias, True)),
-                     bool(c.get(proj_bias)))
+                     bool(c.get(proj_bias)), c.get(chunk))
 
 
 def _mamba2(c, prefix="mixer."):
@@ -776,10 +846,32 @@ def _decoder_layer(cfg, kind):
 
 #: layer builders (``Layout.block``): the standard decoder layer, and the families whose
 #: layers are of another shape, each built whole by its own function
-BLOCKS = {"decoder": _decoder_layer, "nemotron_h": _nemotron_block,
-          "granitemoehybrid": _granite_hybrid_layer, "lfm2_moe": _lfm2_moe_layer,
-          "gemma4_text": _gemma4_layer, "deepseek_v4": _deepseek_v4_layer,
-          "longcat_flash": _longcat_sublayer, "qwen4_exp_text": _qwen4_layer}
+BLOCKS = {"decoder": _decoder_layer,
+          # Nemotron-H: each block one mixer (Mamba-2, attention, experts or an MLP)
+          "one_mixer_per_block": _nemotron_block,
+          # Granite 4.0: Mamba-2 or attention, then experts beside a shared MLP
+          "hybrid_shared_mlp": _granite_hybrid_layer,
+          # LFM2-MoE: a gated short convolution or attention, then an MLP or experts
+          "short_conv_hybrid": _lfm2_moe_layer,
+          # Gemma 4: per-kind head widths and KV heads, KV shared across the last layers
+          "per_kind_heads_kv_shared": _gemma4_layer,
+          # DeepSeek-V4: hyper-connected streams, a K = V head with compressed entries
+          "hyper_connected_compressed": _deepseek_v4_layer,
+          # LongCat-Flash: two MLA sublayers per layer, a shortcut MoE
+          "two_mla_sublayers": _longcat_sublayer,
+          # Qwen4-Exp: hyper-connected streams, n-gram embeddings in some layers
+          "hyper_connected_ngram": _qwen4_layer}
+
+
+def register_block(name):
+    """Register a layer builder ``f(cfg, kind) -> [Tensor, ...]`` under ``name`` (what the
+    layer is), for a family's ``Layout(block=name)``."""
+    def add(f):
+        if name in BLOCKS:
+            raise ValueError(f"a layer builder named {name!r} exists already")
+        BLOCKS[name] = f
+        return f
+    return add
 
 
 def kind_tensors(cfg, kind):
@@ -859,7 +951,7 @@ def global_tensors(cfg):
     if extra and before_norm:
         t += extra(cfg)
     if L.final_norm:
-        t += _norm(L.final_norm, H, L.norm_bias)
+        t += _norm(L.final_norm, H, L.norm)
     if extra and not before_norm:
         t += extra(cfg)
     t.append(Tensor(f"{L.lm_head}.weight", (V, H), "lm_head", matmul=True, tied=tied))
@@ -903,7 +995,12 @@ def _mtp_qwen3_next(cfg):
 
 
 #: multi-token-prediction modules a checkpoint ships (``Layout.mtp``)
-MTP = {"deepseek": _mtp_deepseek, "qwen3_next": _mtp_qwen3_next}
+MTP = {
+    # DeepSeek-V3's: num_nextn_predict_layers whole layers after the last, each with its own
+    # embedding, projection and head (GLM-4.5, GLM-4.7-Flash, DeepSeek-V3.2, GLM-5)
+    "nextn_layers": _mtp_deepseek,
+    # Qwen3-Next's: mtp.layers under its own prefix, sharing the model's embedding and head
+    "mtp_layers": _mtp_qwen3_next}
 
 
 def mtp_tensors(cfg):

@@ -16,7 +16,7 @@ import json
 import os
 from types import MappingProxyType
 
-from .families import _MULTIMODAL, _TEXT_ALIASES, ENTRIES, SUPPORTED_MODEL_TYPES
+from .families import _MULTIMODAL, _TEXT_ALIASES, ENTRIES, SUPPORTED_MODEL_TYPES, has_kv_heads
 from .limits import MAX_FILE_BYTES, MAX_JSON_DEPTH, MAX_LIST, ConfigError, _is_int, field_name
 from .validation import REQUIRED, _plain_json, _validate
 
@@ -82,6 +82,12 @@ class ModelConfig:
     def uses_mla(self):
         """Multi-head latent attention (DeepSeek-V2/V3 and the families built on it)."""
         return self._r["layout"].attention == "mla"
+
+    @property
+    def has_kv_heads(self):
+        """False where transformers builds a K and a V for every query head and reads no
+        ``num_key_value_heads`` (GPT-2, GPT-NeoX): the model's KV heads are its heads."""
+        return has_kv_heads(self._r["model_type"])
 
     @property
     def attention_kind(self):

@@ -137,7 +137,7 @@ def param_count(cfg):
     unused_most = 0                      # ... when its picks fall on zero experts (LongCat)
     matmul = dict.fromkeys(COMPONENTS, 0)  # weights multiplied per token, by component
     E, k = cfg.num_experts, cfg.num_experts_per_tok
-    zero = cfg.get("zero_expert_num", 0) if cfg.model_type == "longcat_flash" else 0
+    zero = cfg.get(cfg.zero_experts_field, 0) if cfg.zero_experts_field else 0
     k_least = max(k - zero, 0)           # the fewest real experts a token can pick
     for group in layer_groups(cfg):
         n_layers = group.count
@@ -214,7 +214,7 @@ def weight_shapes(cfg, dtype="bf16"):
     for i, kind in enumerate(cfg.layer_schedule.expand()):
         prefix = prefix_of.format(i=i, b=i // 2)
         for t in by_kind[kind]:
-            if t.per_expert > 1:
+            if t.per_expert > 1 or "{e}" in t.name:   # (one expert too: experts.0)
                 for e in range(t.per_expert):  # (Qwen4-Exp's n-gram shards: not experts)
                     add(prefix + t.name.format(e=e), t, i, e if t.routed else -1)
             else:
@@ -224,7 +224,7 @@ def weight_shapes(cfg, dtype="bf16"):
     for prefix, tensors in mtp_tensors(cfg):
         for t in tensors:
             names = ([(t.name.format(e=e), e) for e in range(t.per_expert)]
-                     if t.per_expert > 1 else [(t.name, -1)])
+                     if t.per_expert > 1 or "{e}" in t.name else [(t.name, -1)])
             for name, e in names:
                 rows.append((prefix + name, t.shape, t.numel, int(t.numel * bits / 8),
                              t.component, -1, e, "mtp, not built by transformers"))
@@ -279,7 +279,7 @@ def indexer_cache_bytes_per_token(cfg, dtype="bf16"):
     n = cfg.layer_schedule.count(indexer=True)
     if not n:
         return 0
-    if cfg.model_type == "qwen4_exp_text":  # Qwen4-Exp: indexer_kv_heads (1) keys per token
+    if cfg.layout.indexer == "block_select":  # Qwen4-Exp: indexer_kv_heads (1) keys per token
         return int(n * cfg.indexer_kv_heads * cfg.indexer_head_dim * dtype_bits(dtype) / 8)
     return int(n * cfg.index_head_dim * dtype_bits(dtype) / 8)
 
@@ -287,6 +287,9 @@ def indexer_cache_bytes_per_token(cfg, dtype="bf16"):
 # layer kinds that cache K and V (or MLA's latent) per token, and how many tokens each keeps
 _KV_KINDS = ("full_attention", "sliding_attention", "chunked_attention", "indexed_attention",
              "compressed_sparse_attention", "heavily_compressed_attention")
+# kinds that keep at most sliding_window tokens of their own K and V
+_COMPRESSED_KINDS = ("compressed_sparse_attention", "heavily_compressed_attention")
+_WINDOWED_KINDS = ("sliding_attention",) + _COMPRESSED_KINDS
 
 
 def kv_values_per_token(cfg, kind):
@@ -296,8 +299,8 @@ def kv_values_per_token(cfg, kind):
     Gemma 4 layer)."""
     if kind.attention not in _KV_KINDS or kind.kv_shared:
         return 0
-    if cfg.model_type == "deepseek_v4":  # one head, K = V: stored once (its window)
-        return cfg.head_dim
+    if cfg.layout.kv_store == "k_eq_v":  # one head, K = V: stored once (DeepSeek-V4)
+        return cfg.num_key_value_heads * cfg.head_dim
     if cfg.uses_mla:
         return cfg.kv_lora_rank + cfg.qk_rope_head_dim
     return 2 * (kind.kv_heads or cfg.num_key_value_heads) * (kind.head_dim or cfg.head_dim)
@@ -305,9 +308,10 @@ def kv_values_per_token(cfg, kind):
 
 def kv_tokens_kept(cfg, kind, seq_len):
     """Tokens a layer of ``kind`` keeps at context ``seq_len``: all of them, or at most
-    its window (sliding) or chunk (Llama-4's chunked attention)."""
-    if kind.attention == "sliding_attention" or cfg.model_type == "deepseek_v4":
-        return min(seq_len, cfg.sliding_window)   # DeepSeek-V4: every layer's window
+    its window (sliding; DeepSeek-V4's compressed kinds keep a window beside their
+    compressed entries) or chunk (Llama-4's chunked attention)."""
+    if kind.attention in _WINDOWED_KINDS:
+        return min(seq_len, cfg.sliding_window)
     if kind.attention == "chunked_attention":
         return min(seq_len, cfg.attention_chunk_size)
     return seq_len
@@ -325,10 +329,11 @@ def compressed_cache_values(cfg, seq_len):
     indexer one key of index_head_dim; an HCA layer one entry per 128 tokens. Whole windows
     only (the inputs of the window still filling, fewer than its rate, are not counted).
     0 for other models."""
-    if cfg.model_type != "deepseek_v4":
+    kinds = cfg.layer_schedule.counts()
+    if not any(k.attention in _COMPRESSED_KINDS for k in kinds):
         return 0
     values = 0
-    for kind, n in cfg.layer_schedule.counts().items():
+    for kind, n in kinds.items():
         if kind.attention == "compressed_sparse_attention":
             values += n * (seq_len // _v4_rate(cfg, kind.attention)) * (cfg.head_dim
                                                                          + cfg.index_head_dim)
@@ -424,8 +429,8 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     if n:  # LFM2's short convolution: its last conv_L_cache inputs of hidden_size channels
         values += n * cfg.hidden_size * cfg.conv_L_cache
     ids = 0
-    if cfg.model_type == "qwen4_exp_text":
-        n = sum(c for kind, c in cfg.layer_schedule.counts().items() if kind.ple)
+    n = sum(c for kind, c in cfg.layer_schedule.counts().items() if kind.ple)
+    if n:
         # a per-layer-embedding layer: its dilated convolution's window over all streams, and
         # the last ngram_size - 1 token ids (int64, 8 bytes each, whatever ``dtype``)
         values += n * cfg.hc_count * cfg.hidden_size * (cfg.ple_conv_kernel_size - 1) \
@@ -491,7 +496,7 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     of the rate, not a mean of it over steps; ``prefill`` averages every step of the
     prompt, so it counts each window the prompt closes, divided by ``seq_len``. The
     hyper-connections of the ``hc_mult`` residual streams are in ``matmul``
-    (:func:`_v4_extra_matmul`): per block, the weight that makes the mixing coefficients
+    (:func:`_hyper_connection_matmul`): per block, the weight that makes the mixing coefficients
     from all streams, and the mixing itself.
 
     Qwen4-Exp's attention layers: an indexer scores each complete block of
@@ -510,9 +515,10 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         raise ConfigError(f"mode: must be 'prefill' or 'decode' (got {mode!r})")
     pc = param_count(cfg)
     matmul = 2 * pc.matmul_active
-    v4 = _v4_terms(cfg) if cfg.model_type == "deepseek_v4" else None
-    if v4:
-        matmul += v4[0]
+    if cfg.layout.layer_input_streams:   # hyper-connected residual streams (DeepSeek-V4)
+        matmul += _hyper_connection_matmul(cfg)
+    compressed = any(k.attention in _COMPRESSED_KINDS for k in cfg.layer_schedule.counts())
+    v4 = _compressed_terms(cfg) if compressed else None
     nh = cfg.num_attention_heads
     # FLOPs summed over layers (all layers of one kind attend alike) and, in prefill, over
     # the prompt's positions, then divided by them once: whole numbers throughout. 2 FLOPs
@@ -529,7 +535,7 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         if v4:
             keys = _v4_key_sum(cfg, kind.attention, n_tok, mode)
             if kind.attention != "sliding_attention":
-                rate, pool, per_entry = v4[1][kind.attention]
+                rate, pool, per_entry = v4[kind.attention]
                 # windows closed: by this step (decode), or in the whole prompt (prefill)
                 closed = n_tok // rate if mode == "prefill" else int(n_tok % rate == 0)
                 total += count * pool * closed
@@ -539,7 +545,7 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
             keys = _key_sum(n_tok, cfg.sliding_window, mode)
         elif kind.attention == "chunked_attention":
             keys = _chunk_key_sum(n_tok, cfg.attention_chunk_size, mode)
-        elif kind.attention == "indexed_attention" and cfg.model_type == "qwen4_exp_text":
+        elif kind.attention == "indexed_attention" and cfg.layout.indexer == "block_select":
             r = cfg.indexer_compress_ratio
             blocks = _floor_sum(n_tok, r, mode)   # complete blocks of r keys, scored
             keys = (r * _floor_sum(n_tok, r, mode, cap=cfg.indexer_budget // r)
@@ -550,7 +556,7 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         else:
             keys = _key_sum(n_tok, None, mode)
         total += count * per_key * keys
-        if kind.indexer and cfg.model_type != "qwen4_exp_text":
+        if kind.indexer and cfg.layout.indexer == "lightning":
             # the lightning indexer scores every earlier key
             total += count * 2 * cfg.index_n_heads * (cfg.index_head_dim + 1) \
                 * _key_sum(n_tok, None, mode)
@@ -565,27 +571,27 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     return FlopCount(cfg.name, matmul, attention, mode, seq_len)
 
 
-def _v4_terms(cfg):
-    """DeepSeek-V4's per-config FLOP constants, counted once per (immutable) config:
-    (:func:`_v4_extra_matmul`, {CSA/HCA: (compress rate, FLOPs of pooling one window,
-    the indexer's FLOPs per compressed entry)})."""
+def _compressed_terms(cfg):
+    """The FLOP constants of DeepSeek-V4's compressed attention kinds, counted once per
+    (immutable) config: {CSA/HCA: (compress rate, FLOPs of pooling one window, the
+    indexer's FLOPs per compressed entry)}."""
     terms = cfg._cache.get("v4_flops")
     if terms is None:
         hd, di = cfg.head_dim, cfg.index_head_dim
         csa, hca = "compressed_sparse_attention", "heavily_compressed_attention"
         r, r2 = _v4_rate(cfg, csa), _v4_rate(cfg, hca)
-        terms = cfg._cache["v4_flops"] = (_v4_extra_matmul(cfg), {
+        terms = cfg._cache["v4_flops"] = {
             # CSA: 2 x rate inputs (two overlapping series) of the entry and the index key;
             # the indexer's heads score each entry and are summed, 2 x heads x (dim + 1)
             csa: (r, 2 * 2 * r * (hd + di), 2 * cfg.index_n_heads * (di + 1)),
-            hca: (r2, 2 * r2 * hd, 0)})    # HCA: rate inputs of the entry, no indexer
+            hca: (r2, 2 * r2 * hd, 0)}    # HCA: rate inputs of the entry, no indexer
     return terms
 
 
-def _v4_extra_matmul(cfg):
-    """DeepSeek-V4's hyper-connections per token, FLOPs (2 per multiply-add), all layers.
+def _hyper_connection_matmul(cfg):
+    """Hyper-connections per token (DeepSeek-V4's), FLOPs (2 per multiply-add), all layers.
 
-    The residual is ``hc_mult`` (m) streams of hidden_size (H). Around each block
+    The residual is m streams (``Layout.layer_input_streams`` names the field: hc_mult) of hidden_size (H). Around each block
     (attention, MoE: 2 per layer) a hyper-connection makes (m + 2) x m coefficients from
     all m x H stream values (a weight matrix: 2 x (m + 2) x m x m x H), collapses the
     streams into the block's input (pre: m x H multiply-adds) and writes the block's
@@ -594,7 +600,7 @@ def _v4_extra_matmul(cfg):
     collapses them once more: m coefficients (2 x m x m x H) and the collapse (2 x m x H).
     Normalisations, sigmoids and the Sinkhorn iterations over m x m are not counted (nor
     are norms and softmaxes anywhere)."""
-    m, H = cfg.hc_mult, cfg.hidden_size
+    m, H = getattr(cfg, cfg.layout.layer_input_streams), cfg.hidden_size
     per_hc = 2 * m * H * (m + 1) * (m + 2)
     return 2 * cfg.num_hidden_layers * per_hc + 2 * m * H * (m + 1)
 

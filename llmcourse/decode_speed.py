@@ -53,7 +53,8 @@ from .zoo import as_config
 __all__ = ["DECODE_SPEEDS", "decode_speeds", "ENGINE_FAMILIES", "engine_family",
            "DecodeSpeedModel", "fit_decode_speed", "decode_speed_model", "decode_speed_loo",
            "LooRow", "LEAVE_OUT", "decode_speed_band_check", "BandCheck", "ExpectedDecode",
-           "expected_decode_speed", "typical_decode_efficiency", "BAND_PERCENTILES"]
+           "expected_decode_speed", "typical_decode_efficiency", "BAND_PERCENTILES",
+           "outside_the_data", "wide_band", "OutsideCheck", "decode_speed_outside_check"]
 
 DECODE_SPEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
                              "decode_speeds.json")
@@ -333,6 +334,69 @@ def decode_speed_band_check(rows=None, configs=None):
     return out
 
 
+class OutsideCheck(NamedTuple):
+    """The band as :func:`expected_decode_speed` gives it, checked out of sample: each row
+    left out, judged against the rows left (inside the data, outside: band widened, or
+    withheld), and compared with the band it would get."""
+    rows: int
+    inside_data: int          # rows whose setup the other rows cover
+    widened: int              # rows outside the data (their band widened)
+    withheld: int             # rows that would get no estimate
+    held: int                 # rows whose measurement falls in the band they get
+    flagged: tuple            # ids of the rows outside the data or withheld
+
+    @property
+    def coverage(self):
+        """Share of the rows given a band whose band held the measurement."""
+        given = self.rows - self.withheld
+        return self.held / given if given else 0.0
+
+
+def decode_speed_outside_check(rows=None, configs=None):
+    """Leave each published row out and ask :func:`expected_decode_speed`'s question of it
+    with only the other rows: is its setup inside their data (the nested band applies), outside
+    (the band widens to the other rows' :func:`wide_band`) or withheld? Then whether the
+    measurement falls in the band it gets. The issue this answers: does the band hold out of
+    sample, and does it say "outside the data" where it is."""
+    key = ("outside",)
+    if rows is None and key in _CACHE:
+        return _CACHE[key]
+    rs = _rows_of(rows)
+    cfgs = {**_fixture_configs(), **(configs or {})}
+    pts = _points(rs, configs)
+    ids = [r["id"] for r in rs]
+    meas = [r["measured_tokens_per_s"] for r in rs]
+    loo = _loo(pts, ids, meas)
+    inside_data = widened = withheld = held = 0
+    flagged = []
+    for k, r in enumerate(rs):
+        rest = [x for j, x in enumerate(rs) if j != k]
+        cfg = _row_cfg(r, cfgs)
+        fam = engine_family(r["engine"], r.get("engine_version")
+                            if r["engine"] == "vLLM" else None)
+        withhold, widen = outside_the_data(cfg, r["gpu"], fam, r["tensor_parallel_size"], rest)
+        if withhold:
+            withheld += 1
+            flagged.append(r["id"])
+            continue
+        if widen:
+            widened += 1
+            flagged.append(r["id"])
+            lo, hi = _band([x.ratio for x in decode_speed_loo(rest, configs,
+                                                                leave_out="source")])
+        else:
+            inside_data += 1
+            inner = _loo([pts[j] for j in range(len(rs)) if j != k],
+                         [ids[j] for j in range(len(rs)) if j != k],
+                         [meas[j] for j in range(len(rs)) if j != k])
+            lo, hi = _band([x.ratio for x in inner])
+        held += lo <= loo[k].ratio <= hi
+    out = OutsideCheck(len(rs), inside_data, widened, withheld, held, tuple(flagged))
+    if rows is None:
+        _CACHE[key] = out
+    return out
+
+
 def decode_speed_model():
     """The model fitted to every row of :func:`decode_speeds` (cached)."""
     if "model" not in _CACHE:
@@ -368,22 +432,88 @@ class ExpectedDecode(NamedTuple):
     high_tokens_per_s: float = 0.0  # the band's 95th percentile
     memory_s: float = 0.0           # a x t_memory
     fixed_s: float = 0.0            # per-layer cost x layers
+    outside: tuple = ()             # why the setup is outside the measured rows (band widened)
+    withheld: str = ""              # why no estimate is given ("" when one is)
 
     @property
     def expected_tokens_per_s(self):
+        """The central estimate; None when it is withheld."""
+        if self.withheld:
+            return None
         return self.bound_tokens_per_s * self.efficiency
+
+    @property
+    def in_data(self):
+        """True when the setup is inside the measured rows (the band that held out of sample
+        applies as it is)."""
+        return not self.outside and not self.withheld
 
     @property
     def band(self):
         return self.low_tokens_per_s, self.high_tokens_per_s
 
     def __repr__(self):
+        if self.withheld:
+            return (f"ExpectedDecode({self.model} on {self.tensor_parallel_size} x {self.gpu}, "
+                    f"{self.engine}, batch 1: no estimate ({self.withheld}); bound "
+                    f"{self.bound_tokens_per_s:,.0f} tokens/s)")
+        why = f"; {'; '.join(self.outside)}: band widened" if self.outside else ""
         return (f"ExpectedDecode({self.model} on {self.tensor_parallel_size} x {self.gpu}, "
-                f"{self.engine}, batch 1, {self.seq_len:,} tokens: ~"
+                f"{self.engine}, batch 1, {self.seq_len:,} tokens{why}: ~"
                 f"{self.expected_tokens_per_s:,.0f} tokens/s ({self.label}), band "
                 f"{self.low_tokens_per_s:,.0f}-{self.high_tokens_per_s:,.0f}; bound "
                 f"{self.bound_tokens_per_s:,.0f}; step {1e3 * self.memory_s:.2f} ms reading + "
                 f"{1e3 * self.fixed_s:.2f} ms fixed)")
+
+
+def _coverage(rows=None):
+    """(engine family, GPU) pairs, MLA rows, and (family) with a MoE row at TP >= 4, of the
+    measured rows."""
+    rs = _rows_of(rows)
+    configs = _fixture_configs()
+    pairs, mla, moe_tp = set(), False, set()
+    for r in rs:
+        fam = engine_family(r["engine"], r.get("engine_version")
+                            if r["engine"] == "vLLM" else None)
+        from .hardware import as_gpu
+        pairs.add((fam, as_gpu(r["gpu"]).name))
+        cfg = _row_cfg(r, configs)
+        mla = mla or cfg.uses_mla
+        if cfg.is_moe and r["tensor_parallel_size"] >= 4:
+            moe_tp.add(fam)
+    return pairs, mla, moe_tp
+
+
+def outside_the_data(cfg, gpu, engine="vLLM", tensor_parallel_size=1, rows=None):
+    """(withhold, widen): why an estimate for this setup would be outside the measured rows.
+    ``withhold``: reasons no estimate is given (an MLA model, whose reads no row measures;
+    an engine without rows); ``widen``: reasons the band is widened (no row of this engine on
+    this GPU; a mixture of experts at TP >= 4 with no such row)."""
+    from .hardware import as_gpu
+    cfg = as_config(cfg)
+    fam = engine_family(engine)
+    name = as_gpu(gpu).name
+    pairs, mla, moe_tp = _coverage(rows)
+    withhold, widen = [], []
+    platform = getattr(as_gpu(gpu), "platform", "cuda")
+    if fam in ("vLLM", "vLLM V0", "SGLang") and platform not in ("cuda", "rocm"):
+        withhold.append(f"{fam} does not run on {name} ({platform})")
+    if cfg.uses_mla and not mla:
+        withhold.append("outside the data: no MLA row")
+    if not any(f == fam for f, _ in pairs):
+        withhold.append(f"outside the data: no {fam} row")
+    elif (fam, name) not in pairs:
+        widen.append(f"outside the data: no {fam} row on {name}")
+    if cfg.is_moe and tensor_parallel_size >= 4 and fam not in moe_tp:
+        widen.append(f"outside the data: no {fam} row of a mixture of experts at TP >= 4")
+    return withhold, widen
+
+
+def wide_band(rows=None):
+    """The band outside the data: the 5th-95th percentile of the measured / predicted ratios
+    when each row's whole source is left out (:func:`decode_speed_loo`, ``leave_out=
+    "source"``): what the model does on setups no row of its own source measured."""
+    return _band([x.ratio for x in decode_speed_loo(rows, leave_out="source")])
 
 
 def expected_decode_speed(cfg, gpu, engine="vLLM", tensor_parallel_size=1, weights=AS_SHIPPED,
@@ -392,20 +522,41 @@ def expected_decode_speed(cfg, gpu, engine="vLLM", tensor_parallel_size=1, weigh
     an ESTIMATE with a band: ``bandwidth_factor x t_memory + per-layer cost x layers`` of
     :func:`decode_speed_model`, and the 5th-95th percentile of its leave-one-out ratios
     (``low_tokens_per_s``, ``high_tokens_per_s``), which contained the measurement on 33 of
-    38 published rows left out (nested leave-one-out). ``weights``: a scheme name or a whole
-    number of bytes (a GGUF file's size)."""
-    from .serving import decode_step_per_gpu
+    38 published rows left out (nested leave-one-out). Beside it, always, the batch-1 bound
+    (``bound_tokens_per_s``).
+
+    Outside the measured rows (:func:`outside_the_data`) the answer says so: with no row of
+    the engine on this GPU, or a mixture of experts at TP >= 4 that no row measures, the band
+    widens to :func:`wide_band` (``outside``); for an MLA model, an engine without rows, or
+    weights that do not fit on the GPUs, no estimate is given (``withheld``, and
+    ``expected_tokens_per_s`` is None). ``weights``: a scheme name or a whole number of bytes
+    (a GGUF file's size)."""
+    from .hardware import as_gpu
+    from .serving import decode_step_per_gpu, weights_per_gpu
     fam = engine_family(engine)
     cfg = as_config(cfg)
-    b = decode_step_per_gpu(cfg, gpu, tensor_parallel_size, weights, kv_cache_dtype, seq_len, 1)
+    g = as_gpu(gpu)
+    b = decode_step_per_gpu(cfg, g, tensor_parallel_size, weights, kv_cache_dtype, seq_len, 1)
+    bound = b.tokens_per_s_per_user
+    withhold, widen = outside_the_data(cfg, g, fam, tensor_parallel_size)
+    per_gpu = weights if isinstance(weights, int) and not isinstance(weights, bool) else \
+        weights_per_gpu(cfg, tensor_parallel_size, 1, weights)
+    if isinstance(weights, int) and not isinstance(weights, bool):
+        per_gpu = weights // tensor_parallel_size
+    if per_gpu > g.reported_memory_bytes:
+        withhold.insert(0, f"no speed: the weights ({per_gpu / 1e9:,.1f} GB per GPU) do not "
+                           f"fit on {tensor_parallel_size} x {g.name}")
+    if withhold:
+        return ExpectedDecode(cfg.name, b.gpu, fam, tensor_parallel_size, seq_len, bound, 0.0,
+                              "withheld", 0.0, 0.0, 0.0, 0.0, tuple(widen), "; ".join(withhold))
     m = decode_speed_model()
     mem = m.bandwidth_factor * b.t_memory
     fixed = m.per_layer_s[fam] * cfg.num_hidden_layers
     t = mem + fixed
-    lo, hi = decode_speed_band_check().band
-    bound = b.tokens_per_s_per_user
+    lo, hi = wide_band() if widen else decode_speed_band_check().band
+    label = "estimate, outside the data" if widen else "estimate, not exact"
     return ExpectedDecode(cfg.name, b.gpu, fam, tensor_parallel_size, seq_len, bound,
-                          (1 / t) / bound, "estimate, not exact", lo / t, hi / t, mem, fixed)
+                          (1 / t) / bound, label, lo / t, hi / t, mem, fixed, tuple(widen))
 
 
 def typical_decode_efficiency(engine, gpu=None, cfg="Llama-3.1-8B"):

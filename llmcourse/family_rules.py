@@ -744,3 +744,35 @@ def qwen4_rules(r, head_dim):
     if int(head_dim * prf) > r["indexer_head_dim"]:
         _fail("indexer_head_dim", f"must hold the attention's rotary dimensions "
               f"({int(head_dim * prf)} = head_dim x partial_rotary_factor)", r["indexer_head_dim"])
+
+
+# --- an MHA baseline (llmcourse.sizing.mha_baseline): a family's own fields -----------------
+
+def gemma4_mha(cfg, full_attention):
+    """Gemma 4's MHA baseline: full layers with a KV head per query head too; with
+    ``full_attention``, every layer also stores its own K and V (no KV sharing)."""
+    changes = {}
+    if full_attention and cfg.get("num_kv_shared_layers"):
+        changes["num_kv_shared_layers"] = 0
+    if cfg.get("attention_k_eq_v") and cfg.get("per_layer_config") is None:
+        changes["num_global_key_value_heads"] = cfg.num_attention_heads
+    return changes
+
+
+def nemotron_h_mha(cfg, full_attention):
+    """Nemotron-H's: with ``full_attention`` the Mamba-2 blocks become attention blocks;
+    the MLP and MoE blocks stay."""
+    if not full_attention:
+        return {}
+    pattern = "".join("*" if k.attention == "mamba" else
+                      "E" if k.mlp == "moe" else "-" if k.mlp == "dense" else "*"
+                      for k in cfg.layer_schedule.expand("kinds"))
+    return {"hybrid_override_pattern": pattern, "layers_block_type": None}
+
+
+def granite_hidden_multiple(cfg):
+    """Granite 4.0: hidden_size keeps its Mamba-2 part (mamba_expand x hidden) in whole heads:
+    a multiple of mamba_n_heads / gcd(mamba_n_heads, mamba_expand)."""
+    from math import gcd
+    heads, expand = cfg.mamba_n_heads, cfg.mamba_expand
+    return heads // gcd(heads, expand)

@@ -27,7 +27,7 @@ from fractions import Fraction
 from .architectures import layer_groups
 from .config import ConfigError
 from .counts import param_count
-from .activations import global_terms, layer_terms, mlp_width
+from .activations import global_terms, has_frozen_form, layer_terms, mlp_width
 from .training import (FREED_TERMS, LOGIT_TERMS, StepPeaks, check_choice, check_int, recomputed_layer,
                        ATTENTION, FREED_BEFORE_LAYERS, GRAD_BETWEEN_LAYERS, RECOMPUTE,
                        RECOMPUTED_LAYER)
@@ -246,7 +246,7 @@ def _lora_activations(cfg, s, b, r, target_modules, recompute, attention, lora_d
             k = "norms"
             terms[k] -= ((act * h + 2 * f32) if biased else (f32 * h + f32)) * s * b
             readers = [d_in for d_in, t in ad if d_in == h and (
-                t.component == "attention" or cfg.family == "phi")
+                t.component == "attention" or cfg.layout.parallel)
                 and _module(t) not in ("o_proj", "out_proj", "dense")]
             if mask:
                 terms["lora_dropout_masks"] -= mask * sum(readers) * s * b
@@ -353,12 +353,12 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
     check_choice("recompute", recompute, RECOMPUTE)
     check_choice("attention", attention, ATTENTION)
     check_choice("device", device, tuple(DROPOUT_MASK_BYTES))
-    if cfg.model_type == "gemma4_text" and recompute != "full":
-        # Gemma 4's layer terms have no frozen-weight form yet, and no Gemma 4 LoRA step
-        # was measured: with every layer recomputed, only the checkpoints are held
-        raise ConfigError("recompute: a LoRA step of Gemma 4 is modelled with recompute='full' "
-                          f"only (what its layers save with frozen weights is not) (got "
-                          f"{recompute!r})")
+    if not has_frozen_form(cfg) and recompute != "full":
+        # (Gemma 4's layer terms have no frozen-weight form yet, and no Gemma 4 LoRA step
+        # was measured: with every layer recomputed, only the checkpoints are held)
+        raise ConfigError(f"recompute: a LoRA step of {cfg.name} is modelled with "
+                          f"recompute='full' only (what its layers save with frozen weights "
+                          f"is not) (got {recompute!r})")
     if isinstance(lora_dropout, bool) or not isinstance(lora_dropout, (int, float)) \
             or not 0 <= lora_dropout < 1:
         raise ConfigError(f"lora_dropout: must be a probability in [0, 1), e.g. 0.05 "

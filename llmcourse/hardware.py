@@ -68,6 +68,12 @@ class GPU:
     interconnect: str = ""
     runtime_memory_source: str = ""   # the log or device query the runtime total is quoted from
     unified_memory: bool = False      # shared with the CPU and the OS (DGX Spark, Apple silicon)
+    platform: str = "cuda"            # the runtime vLLM runs on: cuda, rocm (metal, tpu: not)
+    compute_capability: str = ""      # NVIDIA's (sm_XY as "X.Y"), where a kernel needs it
+    # unified memory: what the runtime reports free at boot, typically (vLLM refuses to start
+    # when it is below utilization x total); with the logged figures it comes from
+    boot_free_memory_bytes: int | None = None
+    boot_free_memory_source: str = ""
 
     @property
     def reported_memory_bytes(self):
@@ -83,8 +89,13 @@ class GPU:
 
     @property
     def memory_caveat(self):
-        """"" when the runtime's total is known; else what a plan must say beside the figure."""
+        """"" when the runtime's total is known; else what a plan must say beside the figure.
+        A unified-memory device with a known total says how much is free at boot, typically
+        (the CPU, the OS and the page cache hold the rest)."""
         if self.runtime_memory_known:
+            if self.unified_memory and self.boot_free_memory_bytes:
+                return (f"unified memory: {self.boot_free_memory_bytes / 2**30:.2f} GiB free at "
+                        f"boot, typically")
             return ""
         caveat = "datasheet capacity, runtime unknown"
         if self.unified_memory:
@@ -106,6 +117,13 @@ class GPU:
         if rt is not None and (isinstance(rt, bool) or not isinstance(rt, int) or rt <= 0):
             raise ConfigError(f"runtime_memory_bytes: must be a positive whole number "
                               f"of bytes for GPU {self.name!r} (got {rt!r})")
+        if self.platform not in ("cuda", "rocm", "metal", "tpu"):
+            raise ConfigError(f"platform: one of cuda, rocm, metal, tpu for GPU {self.name!r} "
+                              f"(got {self.platform!r})")
+        bf = self.boot_free_memory_bytes
+        if bf is not None and (isinstance(bf, bool) or not isinstance(bf, int) or bf <= 0):
+            raise ConfigError(f"boot_free_memory_bytes: must be a positive whole number of "
+                              f"bytes for GPU {self.name!r} (got {bf!r})")
         if not isinstance(self.unified_memory, bool):
             raise ConfigError(f"unified_memory: must be True or False for GPU {self.name!r} "
                               f"(got {self.unified_memory!r})")
@@ -169,7 +187,11 @@ def _table():
                       interconnect_bytes_per_s=r.get("interconnect_bytes_per_s"),
                       interconnect=r.get("interconnect", ""),
                       runtime_memory_source=r.get("runtime_memory_source", ""),
-                      unified_memory=bool(r.get("unified_memory", False)))
+                      unified_memory=bool(r.get("unified_memory", False)),
+                      platform=r.get("platform", "cuda"),
+                      compute_capability=r.get("compute_capability", ""),
+                      boot_free_memory_bytes=r.get("boot_free_memory_bytes"),
+                      boot_free_memory_source=r.get("boot_free_memory_source", ""))
             _TABLE[gpu.name] = (gpu, tuple(r.get("aliases", ())))
     return _TABLE
 
@@ -201,7 +223,8 @@ def load_gpu(name):
 
 _FIELDS = ("name", "memory_bytes", "bandwidth_bytes_per_s", "peak_flops", "source", "notes",
            "memory", "vendor", "runtime_memory_bytes", "interconnect_bytes_per_s", "interconnect",
-           "runtime_memory_source", "unified_memory")
+           "runtime_memory_source", "unified_memory", "platform", "compute_capability",
+           "boot_free_memory_bytes", "boot_free_memory_source")
 
 
 def as_gpu(gpu):

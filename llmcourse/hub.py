@@ -250,7 +250,7 @@ _SCALE_SUFFIXES = ("weight_scale_inv", "weight_scale", "weight_scale_2", "input_
                    "input_scale_inv", "weight_global_scale", "input_global_scale",
                    "weight_zero_point", "weight_g_idx", "weight_shape", "qzeros", "scales",
                    "g_idx", "absmax", "quant_map", "nested_absmax", "nested_quant_map",
-                   "quant_state", "k_scale", "v_scale")
+                   "quant_state", "k_scale", "v_scale", "input_zero_point")
 #: packed low-bit values: suffix -> how the values are packed
 _PACKED = {"weight_packed": "int", "qweight": "int", "_blocks": "mxfp4"}
 _DTYPE_BITS = {"F64": 64, "F32": 32, "F16": 16, "BF16": 16, "I64": 64, "I32": 32, "U32": 32,
@@ -436,6 +436,11 @@ def _packing(cfg, name, dtype):
     bits = _DTYPE_BITS.get(dtype, 16)
     if last.endswith("_blocks") and dtype == "U8":  # mxfp4: two e2m1 values per byte
         return 2
+    if last == "weight" and dtype == "U8":  # ModelOpt's NVFP4 / MXFP4: two e2m1 a byte
+        q = cfg.to_hf_config().get("quantization_config") or {}
+        if str(q.get("quant_method", "")).lower() in ("modelopt", "modelopt_fp4") or \
+                isinstance(q.get("quantization"), dict):   # hf_quant_config.json's layout
+            return 2
     if last in ("weight_packed", "qweight") and dtype in ("I32", "U32", "I8", "U8"):
         q = cfg.to_hf_config().get("quantization_config") or {}
         vb = q.get("bits") or q.get("w_bit")

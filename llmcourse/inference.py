@@ -97,9 +97,16 @@ def _weights(cfg, weights):
     return sw.total, sw, scheme.name, scheme.compute_dtype
 
 
+# the largest GPU count a plan takes: a 2026 cluster's scale-up domain is at most a few hundred
+# GPUs (NVL576); past that a count is a typing slip, not a setup
+MAX_GPUS = 4096
+
+
 def _pool(gpu, n_gpus, utilization):
     gpu = as_gpu(gpu)
     _whole("n_gpus", n_gpus)
+    if n_gpus > MAX_GPUS:
+        raise ConfigError(f"n_gpus: at most {MAX_GPUS:,} GPUs (got {n_gpus:,})")
     u = _utilization(utilization)
     capacity = gpu.memory_bytes * n_gpus
     usable = math.floor(u * capacity)

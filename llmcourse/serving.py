@@ -1,38 +1,40 @@
 """Will it start? The KV-cache budget as vLLM's V1 engine computes it, per GPU, by release.
 
-The idealised plan (:func:`llmcourse.memory_plan`: weights + KV <= 0.9 x datasheet
-capacity, all GPUs one pool) is the first, derivable step. This module is the second:
-what the engine does when it is launched (``vllm/v1/worker/gpu_worker.py:
-determine_available_memory``, ``vllm/v1/core/kv_cache_utils.py``,
-``vllm/engine/arg_utils.py``). Its accounting changed between releases, so the plan takes a
-``vllm_version``: ``"0.31"`` (the default, :data:`CURRENT_VLLM`: v0.31.0 of 5 October 2026,
-the newest release found) or ``"0.10"``/``"0.11"`` (October 2025); :data:`VLLM_RELEASES`
-holds the budget terms of each, with the PRs that changed them.
+The idealised plan (:func:`llmcourse.memory_plan`: weights + KV <= a fraction of the datasheet
+capacity, all GPUs one pool) is the first, derivable step. This module is the second: what the
+engine does when it is launched (``vllm/v1/worker/gpu_worker.py: determine_available_memory``,
+``vllm/v1/core/kv_cache_utils.py``, ``vllm/engine/arg_utils.py``). Its accounting changed
+between releases, so the plan takes a ``vllm_version``, any minor release from ``"0.10"`` to
+``"0.31"`` (the default, :data:`CURRENT_VLLM`: v0.31.0 of 5 October 2026, the newest release
+found); :data:`RELEASE_CHANGES` holds each change with the first release that has it and the
+pull request that made it, and :func:`vllm_changes` walks them for one launch.
 
 1. requested = ``gpu_memory_utilization`` x the total the GPU runtime reports
    (:attr:`GPU.reported_memory_bytes`: 79.18 GiB on an H100 80GB, not 80 GB); the default
-   utilization is 0.9 up to 0.11 and 0.92 in the current release (vLLM PR 38284);
+   utilization is 0.9 up to 0.20 and 0.92 from 0.21 (vLLM PR 38284); on a unified-memory
+   device (DGX Spark) vLLM refuses to start when less than that is free at boot;
 2. minus the weights as loaded on this GPU (its tensor-parallel shard, its pipeline stage);
 3. minus the peak activation of the profiling run (``gpu_model_runner.profile_run``: a
    dummy forward over ``max_num_batched_tokens`` tokens, then a dummy sampler run over
    ``min(max_num_seqs, max_num_batched_tokens)`` rows of full-vocabulary logits; the torch
    peak is the larger of the two) -- an ESTIMATE here (:func:`activation_peak_bytes`). The
-   sampler's bytes per logit depend on the release: 38 with PyTorch's sort (0.10/0.11 once
+   sampler's bytes per logit depend on the release: 38 with PyTorch's sort (up to 0.20, once
    PR 26859 turned FlashInfer's sampler off by default), 14 with FlashInfer's, on again by
-   default since PR 40376 (April 2026);
+   default from 0.21 (PR 40376);
 4. minus non-torch memory (cuBLAS/NCCL buffers created after vLLM's first snapshot): a
    STATED figure from published logs (:func:`non_torch_range`: 0.13 GiB on one GPU, 0.55
-   GiB with TP; logged 0.07-0.14 GiB on one GPU, 0.21-1.38 GiB with TP);
-5. minus, in the current release only, vLLM's own estimate of the CUDA-graph pool
-   (``profile_cudagraph_memory``, PR 30515, subtracted by default "since v0.21.0" as the
-   log says): a STATED figure (:data:`CUDA_GRAPH_ESTIMATE_BYTES`: 0.6 GiB, logged 0.13-4.2
-   GiB); in 0.10/0.11 the graphs are
-   captured after the KV cache is allocated and come out of the ``1 - utilization``
-   headroom instead;
-6. what is left is the KV cache, cut into blocks of ``block_size`` tokens (16) in every
-   attention layer of this GPU. The engine refuses to start when no block fits or when
-   one request of ``max_model_len`` tokens does not fit, with the messages in
-   :func:`vllm_plan`'s ``reason``.
+   GiB with TP; logged 0.07-0.14 GiB on one GPU, 0.21-1.38 GiB with TP; no ROCm figure kept);
+5. minus, from 0.21 on the V1 model runner, vLLM's own estimate of the CUDA-graph pool
+   (``profile_cudagraph_memory``, PR 30515, "default since v0.21.0" as the log says): an
+   ESTIMATE here from the model and its capture sizes (:func:`cuda_graph_estimate`; logged
+   0.13-4.2 GiB). Model Runner V2, the default for dense models from 0.22-0.26, returns 0
+   for it (issue 49224); up to 0.20 the graphs are captured after the KV cache is allocated
+   and come out of the ``1 - utilization`` headroom;
+6. what is left is the KV cache, laid out in vLLM's groups (:mod:`llmcourse.vllm_kv`): pages of
+   ``block_size`` tokens for attention layers, one padded page of state per request for Mamba
+   and DeltaNet layers; a sliding-window group needs only its window per request. The engine
+   refuses to start when no block fits or when one request of ``max_model_len`` tokens does
+   not fit, with the messages in :func:`vllm_plan`'s ``reason``.
 
 Tensor parallelism (vLLM's rules): the tensor-parallel size must divide
 ``num_attention_heads``; when it is below ``num_key_value_heads`` it must divide them
@@ -41,13 +43,14 @@ one (replicated) KV head. An MLA latent (DeepSeek) has no heads to split: every 
 caches the whole latent.
 
 Llama-3.1-8B on one H100 at max_model_len 16,000: 0.11 plans 0.9 x 79.18 - 14.99 - 4.73 -
-0.13 = 51.42 GiB = 421,200 KV tokens; 0.31 plans 0.92 x 79.18 - 14.99 - 1.79 - 0.13 - 0.60 =
-55.34 GiB = 453,312 tokens. :func:`vllm_changes` walks from one to the other, PR by PR.
+0.13 = 51.42 GiB = 421,200 KV tokens; 0.21 plans 0.92 x 79.18 - 14.99 - 1.79 - 0.13 - 0.47
+(graphs) = 55.46 GiB = 454,352; from 0.23 Llama runs on Model Runner V2 and the graphs leave
+the budget: 55.94 GiB = 458,224 tokens.
 
 Exact here: the arithmetic of steps 1, 2, 6 and the parallelism rules. Estimated: the
-activation peak. Stated: non-torch and CUDA-graph memory. Checked against published startup
-logs of both releases in ``llmcourse/data/vllm_logs.json`` (:func:`vllm_logs`;
-tests/test_vllm_logs.py).
+activation peak and the CUDA-graph pool. Stated: non-torch memory. Checked against published
+startup logs in ``llmcourse/data/vllm_logs.json`` (:func:`vllm_logs`; tests/test_vllm_logs.py);
+a reader's own log is read and explained by :mod:`llmcourse.vllm_log`.
 """
 
 from __future__ import annotations
@@ -63,7 +66,9 @@ from .hardware import as_gpu
 from .quantization import AS_SHIPPED, stored_weights
 from .zoo import as_config
 
-__all__ = ["VLLM_VERSION", "CURRENT_VLLM", "VLLM_RELEASES", "VllmRelease", "vllm_release",
+__all__ = ["VLLM_VERSION", "CURRENT_VLLM", "FIRST_VLLM", "VLLM_RELEASES", "VllmRelease",
+           "vllm_release", "RELEASE_CHANGES", "cuda_graph_capture_sizes", "CudaGraphEstimate",
+           "cuda_graph_estimate", "CUDA_GRAPH_BYTES_PER_LAYER_GRAPH", "PLATFORMS",
            "BLOCK_SIZE", "NON_TORCH_BYTES", "NON_TORCH_BYTES_TP", "NonTorchRange",
            "non_torch_range", "CUDA_GRAPH_BYTES", "CUDA_GRAPH_ESTIMATE_BYTES",
            "SAMPLER_BYTES_PER_LOGIT", "SAMPLERS", "VllmPlan", "vllm_plan", "BudgetChange",
@@ -89,10 +94,12 @@ NON_TORCH_BYTES_TP = round(0.55 * GiB)
 # Stated: "Graph capturing finished in N secs, took 0.3-0.9 GiB" in published 0.10/0.11 logs;
 # captured after the KV cache is allocated, from the headroom (not from the KV budget).
 CUDA_GRAPH_BYTES = round(0.5 * GiB)
-# Stated: vLLM's own estimate of the CUDA-graph pool, subtracted from the KV budget since
+# Kept for older notebooks: the single stated figure the plan used for vLLM's CUDA-graph
+# estimate before cuda_graph_estimate(). vLLM's own estimate, subtracted from the KV budget since
 # v0.21 ("CUDA graph memory profiling is enabled (default since v0.21.0)"). It captures two
-# graphs per mode and extrapolates (gpu_model_runner.profile_cudagraph_memory), so it is not a
-# function of the model the course can derive: "Estimated CUDA graph memory: 0.52 GiB total"
+# graphs per mode and extrapolates (gpu_model_runner.profile_cudagraph_memory); the course now
+# estimates it from the capture sizes (cuda_graph_estimate). Logged: "Estimated CUDA graph
+# memory: 0.52 GiB total"
 # for Qwen3-8B on one 24 GB GPU with the default 51 + 35 graphs (LMCache issue 3430, vLLM
 # 0.21.0), 0.73 and 1.62 GiB on one GPU (vLLM PR 39559), 0.37 GiB with 35 + 19 graphs; 0.17 to
 # 2.2 GiB per GPU with TP (noonghunna/club-3090 issue 127, vllm issue 50722). 0.6 GiB stated.
@@ -115,74 +122,143 @@ CUDA_GRAPH_ESTIMATE_RANGE_GIB = (0.13, 4.2)
 # default since PR 40376 (April 2026). The log says "Using FlashInfer for top-p & top-k
 # sampling" or "Falling back to the PyTorch-native implementation".
 SAMPLER_BYTES_PER_LOGIT = {"pytorch": 38, "flashinfer": 14}
+# Model Runner V2 (the default for dense models from 0.22-0.26 on) profiles with the
+# release's sampler here too: its two published logs disagree on more (v0.31.0, Llama-3.1-8B
+# on an A100 80GB: 1.44 GiB of peak activation, 1 GiB above this estimate; v0.27.1,
+# Qwen3-0.6B on a DGX Spark: 0.26 GiB for peak activation and graphs together, below it).
 SAMPLERS = tuple(SAMPLER_BYTES_PER_LOGIT)
-KV_CACHE_DTYPES = {"auto": None, "bf16": "bf16", "fp16": "fp16", "fp8": "fp8",
-                   "fp8_e4m3": "fp8", "fp8_e5m2": "fp8"}
 
 
 class VllmRelease(NamedTuple):
-    """The budget terms of one vLLM release line, with the changes that set them."""
+    """The budget terms of one vLLM minor release, with the changes that set them."""
     version: str                      # "0.11", "0.31"
     label: str                        # what the plan prints
     default_utilization: float        # gpu_memory_utilization when not given
-    sampler: str                      # the profiling run's default top-k/top-p sampler
+    sampler: str                      # the profiling run's default top-k/top-p sampler (V1)
     cuda_graph_in_budget: bool        # the CUDA-graph estimate is subtracted from the KV budget
-    cuda_graph_bytes: int             # stated graph pool (in the budget or in the headroom)
+    cuda_graph_bytes: int             # stated graph pool of 0.10-0.20 (from the headroom)
     big_gpu_tier: bool                # GPUs reporting >= 160 GiB get 16,384 batched tokens
-    sources: tuple                    # (what changed, where) pairs
+    sources: tuple                    # (what changed, where) pairs, every change up to it
+    kv_size_by_concurrency: bool = False   # "GPU KV cache size" = int(concurrency x len)
+    mrv2: tuple = ()                  # model types on Model Runner V2 by default ("dense": all)
+
+    @property
+    def minor(self):
+        return int(self.version.split(".")[1])
+
+    def kv_dtypes(self):
+        """The ``--kv-cache-dtype`` values this release accepts (of those the course models)."""
+        from .vllm_kv import KV_CACHE_DTYPES
+        return [n for n, d in KV_CACHE_DTYPES.items()
+                if self.minor >= int(d.since.split(".")[1])]
+
+    def model_runner(self, cfg):
+        """"v2" when this release runs ``cfg`` on Model Runner V2 by default (dense models
+        without Mamba or MLA), else "v1"."""
+        cfg = as_config(cfg)
+        dense = not (cfg.is_moe or cfg.uses_mla or any(
+            k.attention in ("linear_attention", "mamba", "conv")
+            for k in cfg.layer_schedule.counts()))
+        if not dense or not self.mrv2:
+            return "v1"
+        if "dense" in self.mrv2:
+            return "v2"
+        return "v2" if cfg.model_type in self.mrv2 else "v1"
 
 
-VLLM_RELEASES = {
-    "0.11": VllmRelease(
-        "0.11", "vLLM 0.10/0.11 (V1 engine, August-October 2025)", 0.9, "pytorch", False,
-        CUDA_GRAPH_BYTES, False,
-        (("determine_available_memory: KV = utilization x total - weights - torch peak of the "
-          "profiling run - non-torch increase", "vllm PR 19312 (June 2025, 0.9.2)"),
-         ("FlashInfer sampler off by default", "https://github.com/vllm-project/vllm/pull/26859"),
-         ("CUDA graphs captured after the KV cache, from the headroom",
-          "vllm/v1/worker/gpu_worker.py compile_or_warm_up_model (0.10/0.11)"))),
-    "0.31": VllmRelease(
-        "0.31", "vLLM 0.31 (v0.31.0 of 5 October 2026, the newest release found)", 0.92,
-        "flashinfer", True, CUDA_GRAPH_ESTIMATE_BYTES, True,
-        (("default gpu_memory_utilization 0.9 -> 0.92",
-          "https://github.com/vllm-project/vllm/pull/38284; vllm/config/cache.py at v0.30.0: "
-          "gpu_memory_utilization: float = Field(default=0.92, gt=0, le=1)"),
-         ("FlashInfer top-k/top-p sampler on by default again",
-          "https://github.com/vllm-project/vllm/pull/40376"),
-         ("CUDA-graph memory estimated during profiling and subtracted from the KV budget, "
-          "default since v0.21.0", "https://github.com/vllm-project/vllm/pull/30515"),
-         ("GPUs reporting >= 160 GiB default to 16,384 batched tokens for vllm serve too "
-          "(v0.28.0)", "https://github.com/vllm-project/vllm/pull/51726"),
-         ("the newest release found: v0.31.0, 5 October 2026",
-          "https://github.com/vllm-project/vllm/releases/tag/v0.31.0"))),
-}
-VLLM_RELEASES["0.10"] = VLLM_RELEASES["0.11"]
-CURRENT_VLLM = "0.31"
+_PR = "https://github.com/vllm-project/vllm/pull/"
+# (first minor release, field, value, what changed, where it is written). Releases 0.12-0.20
+# keep 0.11's budget: v0.16.0's vllm/config/cache.py still defaults gpu_memory_utilization to
+# 0.9, the 0.19 logs print the CUDA-graph estimate without subtracting it (vllm PR 39559), and
+# the estimate is "default since v0.21.0" in every later log.
+RELEASE_CHANGES = (
+    ("0.11", "base", None,
+     "determine_available_memory: KV = utilization x total - weights - torch peak of the "
+     "profiling run - non-torch increase", "vllm PR 19312 (June 2025, 0.9.2)"),
+    ("0.11", "sampler", "pytorch", "FlashInfer sampler off by default", _PR + "26859"),
+    ("0.11", "base", None, "CUDA graphs captured after the KV cache, from the headroom",
+     "vllm/v1/worker/gpu_worker.py compile_or_warm_up_model (0.10/0.11)"),
+    ("0.20", "kv_dtype", "int8_per_token_head",
+     "int8_per_token_head and fp8_per_token_head caches (Triton attention)", _PR + "38378"),
+    ("0.21", "default_utilization", 0.92, "default gpu_memory_utilization 0.9 -> 0.92",
+     _PR + "38284; vllm/config/cache.py at v0.30.0: gpu_memory_utilization: float = "
+     "Field(default=0.92, gt=0, le=1)"),
+    ("0.21", "sampler", "flashinfer", "FlashInfer top-k/top-p sampler on by default again",
+     _PR + "40376"),
+    ("0.21", "cuda_graph_in_budget", True,
+     "CUDA-graph memory estimated during profiling and subtracted from the KV budget, "
+     "default since v0.21.0", _PR + "30515"),
+    ("0.21", "kv_dtype", "nvfp4", "nvfp4 cache (FlashInfer trtllm-gen, SM100)",
+     _PR + "40177"),
+    ("0.22", "kv_size_by_concurrency", True,
+     "\"GPU KV cache size\" logged as int(max_concurrency x max_model_len), not "
+     "num_blocks // groups x block_size (vllm issue 40691: the two disagree for hybrid models; "
+     "logs of late May 2026 on print the new figure)",
+     "https://github.com/vllm-project/vllm/issues/40691"),
+    ("0.22", "mrv2", ("qwen3",), "Model Runner V2 the default for Qwen3 dense models",
+     _PR + "39337"),
+    ("0.23", "mrv2", ("qwen3", "llama", "mistral"),
+     "Model Runner V2 the default for Llama and Mistral dense models too", _PR + "43458"),
+    ("0.24", "kv_dtype", "int4_per_token_head", "int4_per_token_head cache (Triton attention)",
+     _PR + "40835"),
+    ("0.26", "mrv2", ("dense",),
+     "Model Runner V2 the default for dense models (since 0.25.1); its CUDA-graph estimate is "
+     "0, so nothing is subtracted for their graphs",
+     "https://github.com/vllm-project/vllm/issues/49224"),
+    ("0.28", "big_gpu_tier", True,
+     "GPUs reporting >= 160 GiB default to 16,384 batched tokens for vllm serve too (v0.28.0; "
+     "MI300X's 191.98 GiB included: vllm issue 53961)", _PR + "51726"),
+    ("0.31", "base", None, "the newest release found: v0.31.0, 5 October 2026",
+     "https://github.com/vllm-project/vllm/releases/tag/v0.31.0"),
+)
+FIRST_VLLM, CURRENT_VLLM = "0.10", "0.31"
+
+
+def _build_releases():
+    out = {}
+    for m in range(10, 32):
+        key = f"0.{m}"
+        fields = dict(default_utilization=0.9, sampler="pytorch", cuda_graph_in_budget=False,
+                      big_gpu_tier=False, kv_size_by_concurrency=False, mrv2=())
+        sources = []
+        for since, field, value, what, where in RELEASE_CHANGES:
+            if int(since.split(".")[1]) > max(m, 11):
+                continue
+            if field in fields:
+                fields[field] = value
+            if since != "0.31" or m == 31:
+                sources.append((what, where))
+        label = (f"vLLM {key} (v0.31.0 of 5 October 2026, the newest release found)"
+                 if key == CURRENT_VLLM else f"vLLM {key}")
+        if m <= 11:
+            label = "vLLM 0.10/0.11 (V1 engine, August-October 2025)"
+        out[key] = VllmRelease(key, label, fields["default_utilization"], fields["sampler"],
+                               fields["cuda_graph_in_budget"], CUDA_GRAPH_BYTES,
+                               fields["big_gpu_tier"], tuple(sources),
+                               fields["kv_size_by_concurrency"], tuple(fields["mrv2"]))
+    return out
+
+
+VLLM_RELEASES = _build_releases()
 VLLM_VERSION = VLLM_RELEASES[CURRENT_VLLM].label
-# the release lines the plan models: 0.10/0.11, and 0.21 (the CUDA-graph estimate in the
-# budget) to 0.31; 0.12-0.20 changed the defaults piece by piece and are not modelled
-_MODELLED = ("0.10", "0.11") + tuple(f"0.{m}" for m in range(21, 32))
 
 
 def vllm_release(version=None):
     """The :class:`VllmRelease` whose budget :func:`vllm_plan` follows for ``version``
-    (``"0.10"``, ``"0.11"``, or ``"0.21"`` to ``"0.31"``; None: :data:`CURRENT_VLLM`). A patch
-    version (``"0.11.0"``, ``"v0.28.1"``) counts as its minor release. 0.21-0.27 budget as 0.31
-    but give GPUs of >= 160 GiB vLLM's older 8,192 batched tokens."""
+    (``"0.10"`` to ``"0.31"``; None: :data:`CURRENT_VLLM`). A patch version (``"0.11.0"``,
+    ``"v0.28.1"``) counts as its minor release."""
     if version is None:
         return VLLM_RELEASES[CURRENT_VLLM]
+    if isinstance(version, VllmRelease):
+        return version
     if not isinstance(version, str):
         raise ConfigError(f"vllm_version: a release such as '0.11' or '0.31' (got {version!r})")
     parts = version.strip().lstrip("vV").split(".")
     key = ".".join(parts[:2])
-    if key not in _MODELLED:
-        raise ConfigError(f"vllm_version: the plan models 0.10/0.11 and 0.21-0.31, the newest "
-                          f"release found (got {version!r})")
-    if key in VLLM_RELEASES:
-        return VLLM_RELEASES[key]
-    cur = VLLM_RELEASES[CURRENT_VLLM]
-    return cur._replace(version=key, label=f"vLLM {key} (budgeted as {cur.version})",
-                        big_gpu_tier=int(parts[1]) >= 28)
+    if key not in VLLM_RELEASES:
+        raise ConfigError(f"vllm_version: the plan models vLLM {FIRST_VLLM} to {CURRENT_VLLM}, "
+                          f"the newest release found (got {version!r})")
+    return VLLM_RELEASES[key]
 
 
 def _whole(name, v, minimum=1):
@@ -327,7 +403,7 @@ def rope_cache_bytes(cfg):
     ``partial_rotary_factor``); 0 without rotary positions (learned ``wpe``)."""
     cfg = as_config(cfg)
     mpe = cfg.get("max_position_embeddings") or 0
-    if cfg.get("model_type") in ("gpt2",):
+    if cfg.layout.position_embedding:   # learned positions (GPT-2's wpe): no rotary cache
         return 0
     if cfg.uses_mla:
         rot = cfg.qk_rope_head_dim
@@ -460,6 +536,67 @@ def non_torch_range(tensor_parallel_size=1, gpu=None):
                          tuple(sorted(rows)))
 
 
+def cuda_graph_capture_sizes(max_num_seqs, max_cudagraph_capture_size=None):
+    """The batch sizes vLLM captures CUDA graphs for by default (CompilationConfig):
+    ``[1, 2, 4] + range(8, 256, 8) + range(256, largest + 1, 16)`` up to the largest,
+    ``max_cudagraph_capture_size`` (default ``min(2 x max_num_seqs, 512)``). At
+    max_num_seqs 256 that is 51 sizes up to 512, as vLLM logs "Profiling CUDA graph
+    memory: PIECEWISE=51 (largest=512), FULL=35 (largest=256)"."""
+    s = _whole("max_num_seqs", max_num_seqs)
+    top = min(2 * s, 512) if max_cudagraph_capture_size is None else _whole(
+        "max_cudagraph_capture_size", max_cudagraph_capture_size)
+    sizes = [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, top + 1, 16))
+    return [x for x in sizes if x <= top]
+
+
+class CudaGraphEstimate(NamedTuple):
+    """The CUDA-graph pool vLLM estimates at startup (an ESTIMATE here: vLLM measures two
+    graphs per mode and extrapolates; see :func:`cuda_graph_estimate`)."""
+    piecewise: int            # piecewise graphs (every capture size)
+    full: int                 # full graphs (uniform decode batches up to max_num_seqs)
+    largest: int
+    layers: int
+    bytes: int
+
+    def __repr__(self):
+        return (f"CudaGraphEstimate(PIECEWISE={self.piecewise} (largest={self.largest}), "
+                f"FULL={self.full}: ~{self.bytes / GiB:.2f} GiB)")
+
+
+# Per captured graph and layer of this GPU: stated from the one published estimate of a dense
+# model with known graphs on one GPU (Qwen3-8B, 36 layers, 51 + 35 graphs, "Estimated CUDA
+# graph memory: 0.52 GiB total", LMCache issue 3430, vLLM 0.21.0), less the forward's own
+# activations at the largest size (0.05 GiB): 0.47 GiB / (86 x 36) = 0.155 MiB.
+CUDA_GRAPH_BYTES_PER_LAYER_GRAPH = round(0.155 * 2 ** 20)
+
+
+def cuda_graph_estimate(cfg, max_num_seqs, tensor_parallel_size=1, pipeline_parallel_size=1,
+                        optimization_level=2, max_cudagraph_capture_size=None,
+                        enforce_eager=False):
+    """ESTIMATE of vLLM's "Estimated CUDA graph memory" on one GPU from the model and its
+    capture sizes: the forward's activations at the largest capture size (the pool keeps
+    them: :func:`profile_peak`'s forward term) plus a stated 0.155 MiB per graph and layer
+    (:data:`CUDA_GRAPH_BYTES_PER_LAYER_GRAPH`). The knobs: ``enforce_eager`` (``--enforce-eager``)
+    or ``optimization_level`` 0 (``-O0``) capture nothing; ``-O1`` captures the piecewise
+    graphs only; ``max_cudagraph_capture_size`` (``--compilation-config``) sets the largest.
+    Published estimates run from 0.13 to 4.2 GiB and vLLM's own can be far off (0 under Model
+    Runner V2: issue 49224; 118 GiB: issue 53013): the log line "equivalent to
+    --gpu-memory-utilization=..." and ``--kv-cache-memory-bytes`` are the levers."""
+    cfg = as_config(cfg)
+    if enforce_eager or optimization_level == 0:
+        return CudaGraphEstimate(0, 0, 0, 0, 0)
+    sizes = cuda_graph_capture_sizes(max_num_seqs, max_cudagraph_capture_size)
+    # full graphs for uniform decode batches: up to max_num_seqs and half the largest size
+    # (vLLM logs "FULL=35 (largest=256)" beside "PIECEWISE=51 (largest=512)")
+    full = [x for x in sizes if x <= min(max_num_seqs, sizes[-1] // 2)] \
+        if optimization_level >= 2 else []
+    layers = -(-cfg.num_hidden_layers // pipeline_parallel_size)
+    act = profile_peak(cfg, sizes[-1], 1, tensor_parallel_size).forward
+    n = len(sizes) + len(full)
+    return CudaGraphEstimate(len(sizes), len(full), sizes[-1], layers,
+                             act + n * layers * CUDA_GRAPH_BYTES_PER_LAYER_GRAPH)
+
+
 class VllmPlan(NamedTuple):
     """vLLM's budget on one GPU (the fullest one), in bytes, under one release's accounting
     (``vllm_version``)."""
@@ -478,7 +615,7 @@ class VllmPlan(NamedTuple):
     weight_bytes: int           # as loaded on this GPU
     activation_bytes: int       # profiling run's torch peak (estimate unless given)
     non_torch_bytes: int        # stated unless given
-    cuda_graph_bytes: int       # stated unless given; in the budget from 0.21, else headroom
+    cuda_graph_bytes: int       # estimate unless given; in the budget from 0.21 (V1 runner)
     kv_bytes_per_token: int     # on this GPU, all its attention layers
     reason: str                 # "" when it starts; else vLLM's message
     sampler: str = "pytorch"    # which top-k/top-p sampler the profiling run used
@@ -488,26 +625,66 @@ class VllmPlan(NamedTuple):
     cuda_graph_in_budget: bool = False
     memory_caveat: str = ""     # "datasheet capacity, runtime unknown" when it is
     non_torch_range: tuple = () # (low, high) bytes the logs show for this TP size
+    layout: object = None       # the KvCacheLayout (groups, pages)
+    kv_cache_memory_bytes: int = 0   # --kv-cache-memory-bytes: the budget, profiling skipped
+    model_runner: str = "v1"    # "v2": Model Runner V2 (no graph estimate in the budget)
+    caveats: tuple = ()         # what the plan does not model for this launch
+    free_memory_bytes: int = 0  # free at startup, where the check applies (0: not checked)
+    graphs: object = None       # the CudaGraphEstimate (capture sizes)
 
     @property
     def kv_budget_bytes(self):
         """Available KV cache memory (vLLM's log line), may be negative."""
+        if self.kv_cache_memory_bytes:
+            return self.kv_cache_memory_bytes
         graphs = self.cuda_graph_bytes if self.cuda_graph_in_budget else 0
         return self.requested_bytes - self.weight_bytes - self.activation_bytes \
             - self.non_torch_bytes - graphs
 
     @property
     def num_blocks(self):
-        return max(0, self.kv_budget_bytes // (self.kv_bytes_per_token * self.block_size))
+        if self.layout is None:
+            return max(0, self.kv_budget_bytes // (self.kv_bytes_per_token * self.block_size))
+        return self.layout.num_blocks(self.kv_budget_bytes)
+
+    @property
+    def kv_token_slots(self):
+        """Tokens one full-attention layer of this GPU can hold: num_blocks x block."""
+        return self.num_blocks * (self.layout.attention_block_size if self.layout
+                                  else self.block_size)
 
     @property
     def kv_tokens(self):
-        """GPU KV cache size: N tokens (whole blocks)."""
-        return self.num_blocks * self.block_size
+        """"GPU KV cache size: N tokens" as this release logs it."""
+        if self.layout is None:
+            return self.num_blocks * self.block_size
+        return self.layout.logged_tokens(self.num_blocks, self.max_model_len,
+                                         self.max_num_batched_tokens,
+                                         self.release.kv_size_by_concurrency)
+
+    @property
+    def max_concurrency(self):
+        """"Maximum concurrency for N tokens per request": the blocks of the pool over the
+        blocks one request of max_model_len takes from every KV cache group."""
+        if self.layout is None:
+            return self.kv_tokens / self.max_model_len
+        return self.layout.max_concurrency(self.num_blocks, self.max_model_len,
+                                           self.max_num_batched_tokens)
+
+    @property
+    def concurrent_requests(self):
+        """Requests of max_model_len tokens served at once: the concurrency, whole, capped
+        by max_num_seqs (the scheduler runs at most that many)."""
+        return min(int(self.max_concurrency), self.max_num_seqs)
 
     def _tokens_at(self, non_torch):
         budget = self.kv_budget_bytes + self.non_torch_bytes - non_torch
-        return max(0, budget // (self.kv_bytes_per_token * self.block_size)) * self.block_size
+        if self.layout is None:
+            return max(0, budget // (self.kv_bytes_per_token * self.block_size)) \
+                * self.block_size
+        return self.layout.logged_tokens(self.layout.num_blocks(budget), self.max_model_len,
+                                         self.max_num_batched_tokens,
+                                         self.release.kv_size_by_concurrency)
 
     @property
     def kv_tokens_range(self):
@@ -517,11 +694,6 @@ class VllmPlan(NamedTuple):
             return self.kv_tokens, self.kv_tokens
         low, high = self.non_torch_range
         return self._tokens_at(high), self._tokens_at(low)
-
-    @property
-    def max_concurrency(self):
-        """Maximum concurrency for max_model_len tokens per request (vLLM's "x")."""
-        return self.kv_tokens / self.max_model_len
 
     @property
     def starts(self):
@@ -544,6 +716,9 @@ class VllmPlan(NamedTuple):
 
     def terms(self):
         """The budget term by term (name, bytes, how it is known), as the lesson lists it."""
+        if self.kv_cache_memory_bytes:
+            return [("--kv-cache-memory-bytes", self.kv_cache_memory_bytes, "given"),
+                     ("KV cache", self.kv_budget_bytes, f"{self.kv_tokens:,} tokens")]
         out = [("total the runtime reports", self.total_bytes,
                 self.memory_caveat or "reported by the runtime (sourced)"),
                (f"requested = {self.gpu_memory_utilization} x total", self.requested_bytes,
@@ -552,7 +727,7 @@ class VllmPlan(NamedTuple):
                (f"profiling peak ({self.sampler} sampler)", -self.activation_bytes, "estimate"),
                ("non-torch memory", -self.non_torch_bytes, "stated")]
         if self.cuda_graph_in_budget:
-            out.append(("CUDA-graph estimate", -self.cuda_graph_bytes, "stated"))
+            out.append(("CUDA-graph estimate", -self.cuda_graph_bytes, "estimate"))
         out.append(("KV cache", self.kv_budget_bytes, f"{self.kv_tokens:,} tokens"))
         return out
 
@@ -577,37 +752,32 @@ def kv_bytes_needed(cfg, max_model_len, max_num_batched_tokens, tensor_parallel_
                     pipeline_parallel_size=1, kv_cache_dtype="bf16", block_size=BLOCK_SIZE):
     """Bytes of KV cache one request of ``max_model_len`` tokens needs on this GPU, as
     vLLM's ``check_enough_kv_cache_memory`` adds them up (``KVCacheSpec.
-    max_memory_usage_bytes``, 0.10/0.11): ``cdiv(max_model_len, block_size)`` blocks in a
+    max_memory_usage_bytes`` of every layer): ``cdiv(max_model_len, block_size)`` pages in a
     full-attention layer; ``cdiv(min(sliding_window - 1 + max_num_batched_tokens,
-    max_model_len), block_size) + 1`` blocks in a sliding-window layer;
+    max_model_len), block_size) + 1`` in a sliding-window layer;
     ``cdiv(min(attention_chunk_size + max_num_batched_tokens, max_model_len), block_size)``
-    in a chunked-local one; per GPU as :func:`kv_bytes_per_token_per_gpu` shares them."""
+    in a chunked-local one; one (padded) state page in a Mamba or DeltaNet layer."""
+    from .vllm_kv import kv_cache_layout
     cfg = as_config(cfg)
     mml = _whole("max_model_len", max_model_len)
     t = _whole("max_num_batched_tokens", max_num_batched_tokens)
     blk = _whole("block_size", block_size)
     check_parallelism(cfg, tensor_parallel_size, pipeline_parallel_size)
-    from .counts import dtype_bits, indexer_cache_bytes_per_token, kv_values_per_token
-    full_tokens = -(-mml // blk) * blk
-    values = 0   # per layer kind: its values per token (its own heads; 0 when KV-shared)
-    for kind, count in cfg.layer_schedule.counts().items():
-        per_token = kv_values_per_token(cfg, kind)
-        if kind.attention == "sliding_attention":
-            w = min(cfg.sliding_window - 1 + t, mml)
-            tokens = (-(-w // blk) + 1) * blk
-        elif kind.attention == "chunked_attention":
-            tokens = -(-min(cfg.attention_chunk_size + t, mml) // blk) * blk
-        else:
-            tokens = full_tokens
-        values += count * per_token * tokens
-    whole = (int(values * dtype_bits(kv_cache_dtype) / 8)
-             + indexer_cache_bytes_per_token(cfg, kv_cache_dtype) * full_tokens)
-    stage = _stage_layers(cfg, pipeline_parallel_size)
-    if cfg.uses_mla:
-        num, den = 1, 1
-    else:
-        num, den = kv_heads_per_rank(cfg, tensor_parallel_size), cfg.num_key_value_heads
-    return whole * stage * num // (cfg.num_hidden_layers * den)
+    layout = kv_cache_layout(cfg, tensor_parallel_size, pipeline_parallel_size,
+                             _kv_dtype_for(kv_cache_dtype), blk)
+    return layout.bytes_needed(mml, t)
+
+
+def _kv_dtype_for(name):
+    """The KvCacheDtype of a course or vLLM dtype name (no release check)."""
+    from .vllm_kv import KV_CACHE_DTYPES, kv_cache_dtype
+    key = {"bf16": "bfloat16", "fp16": "float16"}.get(str(name), str(name))
+    if key in KV_CACHE_DTYPES:
+        return KV_CACHE_DTYPES[key]
+    return kv_cache_dtype(name, CURRENT_VLLM)
+
+
+PLATFORMS = ("cuda", "rocm")
 
 
 def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
@@ -615,43 +785,75 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
               max_num_batched_tokens=None, kv_cache_dtype="auto", block_size=BLOCK_SIZE,
               weights=AS_SHIPPED, activation_bytes=None, non_torch_bytes=None,
               weight_bytes=None, usage="serve", sampler=None, vllm_version=None,
-              cuda_graph_bytes=None):
+              cuda_graph_bytes=None, enforce_eager=False, optimization_level=2,
+              max_cudagraph_capture_size=None, estimate_cuda_graphs=True,
+              kv_cache_memory_bytes=None, free_memory_bytes=None, model_runner=None,
+              mm_encoder_bytes=None, enable_prefix_caching=None):
     """The plan vLLM makes at startup on the fullest GPU of the group, as the release
-    ``vllm_version`` budgets it (default :data:`CURRENT_VLLM`, "0.31"; "0.10"/"0.11" for the
-    2025 accounting; see :func:`vllm_release`). The plan's ``vllm_version`` says which.
+    ``vllm_version`` budgets it (``"0.10"`` to ``"0.31"``, default :data:`CURRENT_VLLM`; see
+    :data:`RELEASE_CHANGES` for what changed when). The plan's ``vllm_version`` says which.
 
     ``gpu_memory_utilization`` defaults to the release's (0.92 since vLLM PR 38284, 0.9
     before). ``max_model_len`` defaults to the model's ``max_position_embeddings`` (as
     vLLM's does); ``max_num_seqs`` and ``max_num_batched_tokens`` to :func:`vllm_defaults`
     for ``usage`` (``"serve"``: ``vllm serve``; ``"llm"``: the offline ``LLM`` class).
-    ``kv_cache_dtype``: ``"auto"`` (the model's dtype) or ``"fp8"`` -- vLLM's cache dtypes
-    are fp8 only (int8/int4 caches exist in other engines). ``sampler``: the top-k/top-p
-    sampler of the profiling run, ``"pytorch"`` or ``"flashinfer"``
-    (:data:`SAMPLER_BYTES_PER_LOGIT`; default: the release's). ``activation_bytes``,
-    ``non_torch_bytes``, ``weight_bytes``, ``cuda_graph_bytes``: pass a log's figures to
-    replace the estimate and the stated figures.
+    ``kv_cache_dtype``: ``"auto"`` (the model's dtype), ``"fp8"`` (``fp8_e4m3``, ``fp8_e5m2``),
+    ``"int8_per_token_head"``, ``"fp8_per_token_head"``, ``"int4_per_token_head"``,
+    ``"nvfp4"``: each from its first release (:data:`llmcourse.vllm_kv.KV_CACHE_DTYPES`); an
+    older release refuses it in one line. The KV cache is laid out in vLLM's groups
+    (:func:`llmcourse.vllm_kv.kv_cache_layout`): a sliding-window group needs only its window
+    per request, a Mamba/DeltaNet group one padded state page.
+
+    CUDA graphs (from 0.21 on the V1 model runner, subtracted from the budget):
+    :func:`cuda_graph_estimate` from the capture sizes, or ``cuda_graph_bytes`` from a log;
+    ``enforce_eager``, ``optimization_level`` and ``max_cudagraph_capture_size`` change it,
+    ``estimate_cuda_graphs=False`` is ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0``, and
+    ``kv_cache_memory_bytes`` (``--kv-cache-memory-bytes``) sets the budget outright.
+    Model Runner V2 (the default for dense models from 0.22-0.26: ``model_runner``) subtracts
+    no graph estimate (issue 49224).
+
+    ``sampler``: the profiling run's top-k/top-p sampler (:data:`SAMPLER_BYTES_PER_LOGIT`;
+    default: the release's). ``activation_bytes``, ``non_torch_bytes``, ``weight_bytes``,
+    ``cuda_graph_bytes``, ``mm_encoder_bytes``: a log's figures in place of the estimates.
+    ``free_memory_bytes``: the memory free at startup; vLLM refuses when it is below the
+    request (on unified-memory devices the GPU's typical boot figure is used; 0: no check).
+    ``enable_prefix_caching``: a hybrid model's state layers then keep two pages a request
+    (vLLM's mamba_cache_mode "align"), not one.
 
     A GPU whose runtime total is not in the table is planned on its datasheet capacity and
-    the plan says so (``memory_caveat``: "datasheet capacity, runtime unknown").
+    the plan says so (``memory_caveat``); Apple silicon and TPUs are refused (vLLM's budget
+    here is its CUDA/ROCm worker's).
     """
+    from .vllm_kv import kv_cache_dtype as _kvd, kv_cache_layout
     cfg = as_config(cfg)
     gpu = as_gpu(gpu)
     release = vllm_release(vllm_version)
+    platform = getattr(gpu, "platform", "cuda") or "cuda"
+    if platform not in PLATFORMS:
+        raise ConfigError(f"gpu: vLLM's GPU worker budget planned here is CUDA's and ROCm's; "
+                          f"{gpu.name} runs another backend ({platform}), whose memory the "
+                          f"plan does not model")
     check_parallelism(cfg, tensor_parallel_size, pipeline_parallel_size)
     u = release.default_utilization if gpu_memory_utilization is None else \
         gpu_memory_utilization
     if isinstance(u, bool) or not isinstance(u, (int, float)) or not 0 < u <= 1:
         raise ConfigError(f"gpu_memory_utilization: must be a fraction in (0, 1] (got {u!r})")
-    key = str(kv_cache_dtype).lower()
-    if key not in KV_CACHE_DTYPES:
-        raise ConfigError(f"kv_cache_dtype: vLLM offers {', '.join(KV_CACHE_DTYPES)} "
-                          f"(got {kv_cache_dtype!r}; int8/int4 caches exist in other engines)")
-    sampler = release.sampler if sampler is None else sampler
+    model16 = "fp16" if str(cfg.get("torch_dtype") or cfg.get("dtype") or "") in \
+        ("float16", "torch.float16") else "bf16"
+    d = _kvd(kv_cache_dtype, release.version, cfg.uses_mla, gpu)
+    if d.name == "auto":
+        kv_dtype = model16
+    elif d.name in ("bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2"):
+        kv_dtype = {"bfloat16": "bf16", "float16": "fp16"}.get(d.name, "fp8")
+    else:
+        kv_dtype = d.name
+    runner = model_runner or release.model_runner(cfg)
+    if runner not in ("v1", "v2"):
+        raise ConfigError(f"model_runner: 'v1' or 'v2' (got {model_runner!r})")
+    if sampler is None:
+        sampler = release.sampler
     if sampler not in SAMPLER_BYTES_PER_LOGIT:
         raise ConfigError(f"sampler: one of {', '.join(SAMPLERS)} (got {sampler!r})")
-    kv_dtype = KV_CACHE_DTYPES[key] or ("fp16" if str(cfg.get("torch_dtype") or
-                                                      cfg.get("dtype") or "") in
-                                        ("float16", "torch.float16") else "bf16")
     _whole("block_size", block_size)
     mpe = cfg.get("max_position_embeddings")
     if max_model_len is None:
@@ -665,30 +867,64 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     max_num_seqs = seqs if max_num_seqs is None else _whole("max_num_seqs", max_num_seqs)
     max_num_batched_tokens = (batched if max_num_batched_tokens is None else
                               _whole("max_num_batched_tokens", max_num_batched_tokens))
+    if optimization_level not in (0, 1, 2, 3):
+        raise ConfigError(f"optimization_level: vLLM's -O0 to -O3 (got {optimization_level!r})")
     tp, pp = tensor_parallel_size, pipeline_parallel_size
+    # a hybrid model's state layers keep 2 pages a request when prefix caching is on
+    # (mamba_cache_mode "align"), 1 otherwise; vLLM leaves it off for them unless asked
+    state_pages = 2 if enable_prefix_caching else 1
+    layout = kv_cache_layout(cfg, tp, pp, d, block_size, state_pages=state_pages)
     total = gpu.reported_memory_bytes
-    # 0.10/0.11 multiply the float total by the utilization and truncate; the current
-    # release rounds the request up (request_memory: math.ceil(total * utilization))
+    # 0.10/0.11 multiply the float total by the utilization and truncate; the later releases
+    # round the request up (request_memory: math.ceil(total * utilization))
     requested = math.ceil(u * total) if release.cuda_graph_in_budget else math.floor(u * total)
     w = weights_per_gpu(cfg, tp, pp, weights) if weight_bytes is None else \
         _whole("weight_bytes", weight_bytes)
     act = activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs, tp, sampler) \
         if activation_bytes is None else _whole("activation_bytes", activation_bytes, 0)
+    caveats = []
+    if mm_encoder_bytes is not None:
+        act = max(act, _whole("mm_encoder_bytes", mm_encoder_bytes, 0))
+    elif cfg.is_multimodal:
+        caveats.append("the vision encoder's share of the profiling run is not estimated "
+                       "(it is 0 with every modality's --limit-mm-per-prompt at 0)")
     nt = (NON_TORCH_BYTES if tp * pp == 1 else NON_TORCH_BYTES_TP) \
         if non_torch_bytes is None else _whole("non_torch_bytes", non_torch_bytes, 0)
-    graphs = release.cuda_graph_bytes if cuda_graph_bytes is None else \
-        _whole("cuda_graph_bytes", cuda_graph_bytes, 0)
+    if platform == "rocm" and non_torch_bytes is None:
+        caveats.append("non-torch memory on ROCm (RCCL, hipBLASLt workspaces): no published "
+                       "figure kept, CUDA's used; a ROCm launch has logged ten times more")
+    in_budget = release.cuda_graph_in_budget and runner == "v1" and estimate_cuda_graphs
+    est = cuda_graph_estimate(cfg, max_num_seqs, tp, pp, optimization_level,
+                              max_cudagraph_capture_size, enforce_eager)
+    if cuda_graph_bytes is not None:
+        graphs = _whole("cuda_graph_bytes", cuda_graph_bytes, 0)
+    elif release.cuda_graph_in_budget:
+        graphs = est.bytes
+    else:
+        graphs = 0 if (enforce_eager or optimization_level == 0) else release.cuda_graph_bytes
     spread = non_torch_range(tp * pp, gpu)
-    per_token = kv_bytes_per_token_per_gpu(cfg, tp, pp, kv_dtype)
-
-    def needed(mml):
-        return kv_bytes_needed(cfg, mml, max_num_batched_tokens, tp, pp, kv_dtype, block_size)
-    need = needed(max_model_len)
+    per_token = sum(g.spec.bytes_per_token * (g.layers - g.padding)
+                    for g in layout.groups if g.spec.kind != "state")
+    kvmem = 0
+    if kv_cache_memory_bytes is not None:
+        kvmem = _whole("kv_cache_memory_bytes", kv_cache_memory_bytes)
+    free = 0
+    if free_memory_bytes is not None:
+        free = _whole("free_memory_bytes", free_memory_bytes, 0)
+    elif getattr(gpu, "boot_free_memory_bytes", None):
+        free = gpu.boot_free_memory_bytes
+    need = layout.bytes_needed(max_model_len, max_num_batched_tokens)
     plan = VllmPlan(cfg.name, gpu.name, tp, pp, u, max_model_len, max_num_seqs,
-                    max_num_batched_tokens, kv_dtype, block_size, total, requested, w, act,
-                    nt, graphs, per_token, "", sampler, usage, need, release.version,
-                    release.cuda_graph_in_budget, gpu.memory_caveat,
-                    (min(spread.low, nt), max(spread.high, nt)))
+                    max_num_batched_tokens, kv_dtype, layout.attention_block_size, total,
+                    requested, w, act, nt, graphs, per_token, "", sampler, usage, need,
+                    release.version, in_budget, gpu.memory_caveat,
+                    (min(spread.low, nt), max(spread.high, nt)), layout, kvmem, runner,
+                    tuple(caveats), free, est)
+    if free and not kvmem and free < requested:
+        return plan._replace(reason=(
+            f"Free memory on device ({free / GiB:.2f}/{total / GiB:.2f} GiB) on startup is "
+            f"less than desired GPU memory utilization ({u}, {requested / GiB:.2f} GiB). "
+            f"Decrease GPU memory utilization or reduce GPU memory used by other processes."))
     if plan.kv_budget_bytes <= 0 or plan.num_blocks == 0:
         return plan._replace(reason="No available memory for the cache blocks. Try "
                                     "increasing `gpu_memory_utilization` when initializing "
@@ -697,7 +933,8 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
         lo, hi = 0, max_model_len      # vLLM's estimate: the longest length that fits
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if needed(mid) <= plan.kv_budget_bytes else (lo, mid - 1)
+            ok = layout.bytes_needed(mid, max_num_batched_tokens) <= plan.kv_budget_bytes
+            lo, hi = (mid, hi) if ok else (lo, mid - 1)
         return plan._replace(reason=(
             f"To serve at least one request with the models's max seq len ({max_model_len}), "
             f"({need / GiB:.2f} GiB KV cache is needed, which is larger than the available KV "
@@ -724,45 +961,38 @@ class BudgetChange(NamedTuple):
 
 
 def vllm_changes(cfg, gpu, **settings):
-    """What changed between vLLM 0.10/0.11 and the current release, one term at a time, for
-    one launch (``settings``: :func:`vllm_plan`'s, except ``vllm_version``, ``sampler`` and
-    ``gpu_memory_utilization``, which the steps set): a list of :class:`BudgetChange`, each
-    with the plan after that change and the PR that made it. The first is the 0.10/0.11
-    plan, the last the current release's. Llama-3.1-8B on one H100 at max_model_len 16,000:
-    51.42 GiB (421,200 tokens) under 0.11; 53.00 GiB (434,176) with the default utilization
-    0.92 (PR 38284); 55.94 GiB (458,224) with FlashInfer's sampler (PR 40376: its profiling
-    peak is 1.79 GiB, not 4.73); 55.34 GiB = 453,312 tokens with the 0.6 GiB CUDA-graph
-    estimate subtracted (PR 30515)."""
-    for k in ("vllm_version", "sampler", "gpu_memory_utilization"):
-        if k in settings:
-            raise ConfigError(f"{k}: vllm_changes sets it at each step; plan one release with "
-                              f"vllm_plan(..., {k}=...) instead")
-    old, cur = VLLM_RELEASES["0.11"], VLLM_RELEASES[CURRENT_VLLM]
-    src = dict((what.split(" ")[0], where) for what, where in cur.sources)
-    steps = [(f"vLLM 0.10/0.11: utilization {old.default_utilization}, {old.sampler} sampler, "
-              f"CUDA graphs from the headroom", "the 0.11 accounting",
-              dict(vllm_version="0.11")),
-             (f"default gpu_memory_utilization {old.default_utilization} -> "
-              f"{cur.default_utilization}", src["default"],
-              dict(vllm_version="0.11", gpu_memory_utilization=cur.default_utilization)),
-             ("FlashInfer's top-k/top-p sampler on by default (14 B per logit, not 38)",
-              src["FlashInfer"], dict(vllm_version="0.11",
-                                      gpu_memory_utilization=cur.default_utilization,
-                                      sampler="flashinfer")),
-             ("the CUDA-graph estimate subtracted from the KV budget (default since v0.21.0)",
-              src["CUDA-graph"], dict(vllm_version="0.27"))]
-    out = [BudgetChange(w, s, vllm_plan(cfg, gpu, **settings, **kw)) for w, s, kw in steps]
-    last = vllm_plan(cfg, gpu, **settings)
-    if last.max_num_batched_tokens != out[-1].plan.max_num_batched_tokens:
-        out.append(BudgetChange("GPUs of >= 160 GiB: 16,384 batched tokens for vllm serve "
-                                "(v0.28.0)", src["GPUs"], last))
+    """What changed between vLLM 0.10/0.11 and the current release, release by release, for
+    one launch (``settings``: :func:`vllm_plan`'s, except ``vllm_version``): a list of
+    :class:`BudgetChange`, the first the 0.11 plan, then one per release whose changes
+    (:data:`RELEASE_CHANGES`, each with its PR) move this launch's KV budget, token count or
+    defaults, the last the current release's."""
+    if "vllm_version" in settings:
+        raise ConfigError("vllm_version: vllm_changes walks every release; plan one release "
+                          "with vllm_plan(..., vllm_version=...) instead")
+    prev = vllm_plan(cfg, gpu, vllm_version="0.11", **settings)
+    out = [BudgetChange("vLLM 0.10/0.11: utilization 0.9, the PyTorch sampler, CUDA graphs "
+                        "from the headroom", "the 0.11 accounting", prev)]
+    for m in range(12, int(CURRENT_VLLM.split(".")[1]) + 1):
+        key = f"0.{m}"
+        plan = vllm_plan(cfg, gpu, vllm_version=key, **settings)
+        moved = (plan.kv_budget_bytes, plan.kv_tokens, plan.max_num_batched_tokens,
+                 plan.starts) != (prev.kv_budget_bytes, prev.kv_tokens,
+                                  prev.max_num_batched_tokens, prev.starts)
+        if moved:
+            mine = [(w, s) for since, f, v, w, s in RELEASE_CHANGES
+                    if since == key and f != "kv_dtype"]
+            what = "; ".join(w for w, _ in mine) or "no budget term changed"
+            where = "; ".join(s for _, s in mine)
+            out.append(BudgetChange(f"vLLM {key}: {what}", where, plan))
+        prev = plan
     return out
 
 
 VLLM_LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vllm_logs.json")
 _LOG_SETTINGS = ("tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
                  "max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype",
-                 "block_size", "weights", "usage", "sampler")
+                 "block_size", "weights", "usage", "sampler", "enable_prefix_caching",
+                 "enforce_eager")
 _LOGS = {}
 
 
@@ -819,6 +1049,10 @@ def log_plan(row, cfg=None):
             cfg = name
     kw = {k: row[k] for k in _LOG_SETTINGS if row.get(k) is not None}
     kw["vllm_version"] = row.get("budget_release") or "0.11"
+    if row.get("free_memory_gib") is not None:
+        kw["free_memory_bytes"] = round(row["free_memory_gib"] * GiB)
+    elif as_gpu(row["gpu"]).boot_free_memory_bytes:
+        kw["free_memory_bytes"] = 0      # not in the excerpt: the startup check is not applied
     return vllm_plan(cfg, row["gpu"], **kw)
 
 

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 from .config import from_hf_config
 from .counts import flops_per_token, kv_cache_bytes, param_count, weight_bytes
+from .families import family_of
 from .zoo import as_config
 
 __all__ = ["mha_baseline", "plain_mha_cache_bytes", "gqa_memory_saving", "ffn_attention_split", "mlp_is_gated",
@@ -36,7 +37,7 @@ def mha_baseline(cfg, full_attention=False):
     it for the cache only: its weights are not DeepSeek's.
     """
     cfg = as_config(cfg)
-    if cfg.uses_mla or cfg.model_type == "deepseek_v4":
+    if cfg.uses_mla or cfg.layout.kv_store == "k_eq_v":
         # a cache baseline only: MHA over every token with the same heads (MLA's v_head_dim;
         # DeepSeek-V4's one K = V head of head_dim), as a Llama layout
         return from_hf_config({
@@ -51,21 +52,9 @@ def mha_baseline(cfg, full_attention=False):
     changes = {}
     if cfg.num_key_value_heads != cfg.num_attention_heads:
         changes["num_key_value_heads"] = cfg.num_attention_heads
-    if cfg.model_type == "gemma4_text":
-        # full layers with a KV head per query head too; with full_attention, every layer
-        # also stores its own K and V (no KV sharing)
-        if full_attention and cfg.get("num_kv_shared_layers"):
-            changes["num_kv_shared_layers"] = 0
-        if cfg.get("attention_k_eq_v") and cfg.get("per_layer_config") is None:
-            changes["num_global_key_value_heads"] = cfg.num_attention_heads
-    if cfg.model_type == "nemotron_h":
-        # the Mamba-2 blocks become attention blocks; the MLP and MoE blocks stay
-        if full_attention:
-            pattern = "".join("*" if k.attention == "mamba" else
-                              "E" if k.mlp == "moe" else "-" if k.mlp == "dense" else "*"
-                              for k in cfg.layer_schedule.expand("kinds"))
-            changes["hybrid_override_pattern"] = pattern
-            changes["layers_block_type"] = None
+    own = family_of(cfg.model_type).mha_baseline
+    if own is not None:   # the family's own fields for it (Gemma 4, Nemotron-H)
+        changes.update(own(cfg, full_attention))
     elif full_attention and any(t != "full_attention" for t in cfg.layer_types):
         # sliding, chunked and linear-attention layers all become full attention
         changes["layer_types"] = ["full_attention"] * cfg.num_hidden_layers

@@ -125,7 +125,8 @@ FREED_TERMS = ("final_norm", "log_probs", "labels", "final_softcap")
 def _stream_width(cfg):
     """Values a token's residual stream holds between layers: hidden_size, or hc_mult
     streams of it (DeepSeek-V4's hyper-connections: the layer's input, its checkpoint)."""
-    return cfg.hidden_size * (cfg.hc_mult if cfg.model_type == "deepseek_v4" else 1)
+    streams = cfg.layout.layer_input_streams
+    return cfg.hidden_size * (getattr(cfg, streams) if streams else 1)
 
 
 def _layer_matmul(tensors):
@@ -176,7 +177,7 @@ def recomputed_layer(cfg, lt, per_layer, is_moe, tensors, tokens, act, param, tp
         e_act = 4 if amp else act
         # the weighted output takes the wider of the expert's dtype and the routing
         # weight's (Mixtral keeps the weight in fp32)
-        w_out = 4 if cfg.model_type == "mixtral" else e_act
+        w_out = 4 if cfg.layout.router_weight_fp32 else e_act
         recompute_peak = 3 * k * h * w_out * tokens
         backward_peak = k * inter * e_act * tokens + (0 if frozen else E * h * inter * param)
         if frozen:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-from .families import _MULTIMODAL, _TEXT_ALIASES, ENTRIES, SUPPORTED_MODEL_TYPES, WRAPPERS
+from .families import (_MULTIMODAL, _TEXT_ALIASES, ENTRIES, NOT_DECODERS,
+                       SUPPORTED_MODEL_TYPES, WRAPPERS)
 from .layers import Axis, LayerSchedule, LayerTypes
 from .limits import (MAX_JSON_DEPTH, MAX_JSON_VALUES, MAX_LIST, MAX_SIZE, ConfigError, _fail,
                      _is_int, field_name, show)
@@ -30,7 +31,7 @@ NON_NEGATIVE = ("n_shared_experts", "first_k_dense_replace", "qk_nope_head_dim")
 # fields read elsewhere in the course, checked for their type when present
 NUMBER = ("rope_theta", "rms_norm_eps", "layer_norm_eps", "partial_rotary_factor")
 STRING = ("torch_dtype", "dtype", "hidden_act", "hidden_activation", "_name_or_path")
-OBJECT = ("text_config", "rope_scaling", "quantization_config")
+OBJECT = ("text_config", "rope_scaling", "quantization_config", "compress_rates")
 BOOLEAN = ("tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_window",
            "use_conv_bias", "use_bias", "attention_k_eq_v", "enable_moe_block",
            "attention_out_bias", "use_double_wide_mlp", "qk_layernorm", "qkv_bias",
@@ -148,6 +149,9 @@ def _validate(raw):
               mt)
     if mt in WRAPPERS:
         return _validate_text_config(raw, mt)
+    if mt in NOT_DECODERS:
+        _fail("model_type", f"{mt} is {NOT_DECODERS[mt]}; the course sizes decoder LLMs",
+              show_value=False)
     if mt not in ENTRIES:
         _fail("model_type", f"unsupported; {_unsupported_hint(mt)}", mt)
     fam = ENTRIES[mt]
@@ -165,8 +169,7 @@ def _validate(raw):
     heads, kv, head_dim = _check_heads(r, fam, mt, label)
     layers = r["num_hidden_layers"]
     experts, top_k = _check_experts(raw, r, fam, moe_field, label)
-    if fam.layout.attention == "mla" or fam.layout.shared_experts in ("deepseek",
-                                                                        "deepseek_always"):
+    if fam.layout.attention == "mla" or fam.layout.shared_experts == "n_shared":
         if r.get("n_shared_experts") is None:
             r["n_shared_experts"] = 0
     for step in fam.check:
@@ -178,7 +181,7 @@ def _validate(raw):
               "size is required", None)
     r["layer_types"] = lt
     return dict(
-        model_type=mt, family=_lineage(fam.layout), layout=fam.layout, moe_field=moe_field,
+        model_type=mt, layout=fam.layout, moe_field=moe_field, zero_experts_field=fam.zero_experts,
         hidden_size=r["hidden_size"], num_hidden_layers=layers, num_attention_heads=heads,
         num_key_value_heads=kv, head_dim=head_dim, vocab_size=r["vocab_size"],
         intermediate_size=r["intermediate_size"],
@@ -187,17 +190,6 @@ def _validate(raw):
         layer_types=lt, layer_schedule=schedule, sliding_window=r.get("sliding_window"),
         text_model_of=None, resolved=r,
     )
-
-
-def _lineage(layout):
-    """``ModelConfig.family``, kept for code that asks which kind of block a model has:
-    "deepseek" (multi-head latent attention), "phi" (attention and MLP side by side), a
-    family's own layer builder (``Layout.block``), else "llama" (the standard layer)."""
-    if layout.attention == "mla":
-        return "deepseek"
-    if layout.parallel:
-        return "phi"
-    return layout.block if layout.block != "decoder" else "llama"
 
 
 def _resolve(raw, fam):
@@ -226,8 +218,8 @@ def _resolve(raw, fam):
 def _refuse_nulls(raw, r, fam, label):
     """A null where transformers needs a value: refused, naming the default to fall back on."""
     for f, default in fam.defaults.items():
-        if default is not None and r.get(f) is None and f not in NULL_DERIVES \
-                and f not in fam.nullable:
+        if default is not None and r.get(f) is None and f not in fam.nullable \
+                and (f not in NULL_DERIVES or f in fam.never_null):
             _fail(label(f), f"must not be null (leave it out for the default, {default!r})",
                   None)
 

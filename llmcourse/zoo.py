@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from .config import ConfigError, ModelConfig, from_hf_config
-from .families import zoo_groups
+from .families import ENTRIES, WRAPPERS, zoo_groups
 
 __all__ = ["list_models", "load_model", "as_config", "model_family", "model_families",
            "FAMILIES", "CONFIG_DIR"]
@@ -13,7 +13,6 @@ __all__ = ["list_models", "load_model", "as_config", "model_family", "model_fami
 # family -> the model types it ships as, in the order pickers show the families (each
 # type's entry in llmcourse/families.py names its group)
 FAMILIES = zoo_groups()
-_FAMILY_OF = {mt: fam for fam, types in FAMILIES.items() for mt in types}
 
 CONFIG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
 _cache = {}
@@ -34,7 +33,8 @@ def model_family(model):
     ``model_type``; a type outside :data:`FAMILIES` is its own family."""
     cfg = as_config(model)
     outer = cfg.text_model_of  # Kimi K2.5 wraps DeepSeek-V3's layout: it is Kimi's
-    return _FAMILY_OF.get(outer) or _FAMILY_OF.get(cfg.model_type, cfg.model_type)
+    group = WRAPPERS[outer].group if outer else None
+    return group or ENTRIES[cfg.model_type].group or cfg.model_type
 
 
 def model_families(models=None):

@@ -1,10 +1,13 @@
-"""One row per supported ``model_type``: what the exactness test checks it with.
+"""What the exactness test checks a model type with: :class:`Row` (a type's own is
+``tests/families/<type>.py``, collected by ``tests/families/__init__.py``), the strategies
+that draw small random configs, the tiny configs whose caches are compared, and the work
+transformers' reference code does beyond the engine's FLOP count.
 
 tests/test_exact_vs_transformers.py holds every row against transformers 5.23 (tests/
-transformers_ref.py): small random configs of the type built on the meta device, the cache
-a tiny model holds after a CPU prefill, and the FLOPs PyTorch counts in one decode step.
-A type in ``lc.SUPPORTED_MODEL_TYPES`` without a row fails that test: adding a family adds
-its row here (CONTRIBUTING.md, "Adding a family").
+transformers_ref.py): small random configs of the type built on the meta device (total,
+active and routed-expert parameters, and every tensor by name and shape), the cache a
+tiny model holds after a CPU prefill, and the FLOPs PyTorch counts in one decode step.
+A type in ``lc.SUPPORTED_MODEL_TYPES`` without a file fails that test.
 
 Standard library, hypothesis and llmcourse only: the fast tests import it too.
 """
@@ -14,6 +17,8 @@ from typing import NamedTuple
 from hypothesis import strategies as st
 
 import llmcourse as lc
+from llmcourse.family_rules import one_kv_head
+from llmcourse.validation import REQUIRED
 
 
 class FlopsCase(NamedTuple):
@@ -28,15 +33,20 @@ class FlopsCase(NamedTuple):
 
 class Row(NamedTuple):
     """How the exactness test checks one model type."""
-    #: () -> a hypothesis strategy of small random config.json dicts of the type
-    random: object
+    #: () -> a hypothesis strategy of small random config.json dicts of the type written for
+    #: it (None: the generic draw below is enough)
+    random: object = None
     examples: int = 30
+    #: keyword arguments of :func:`small_configs`, the generic draw from the family's class
+    #: defaults every text type also gets (its own fields: ``fields={...}``); None: not drawn
+    small: dict | None = {}
+    #: real published config.json files of the type kept as test fixtures
+    #: (tests/fixtures/configs/, each with its source in tests/fixtures/README.md)
+    real: tuple = ()
     #: a drawn config also reads back equal from to_hf_config, and a copy one layer deeper
     #: (as a reader edits it) counts as built
     round_trip: bool = False
     deeper: bool = False
-    #: transformers may refuse a drawn config; then the engine must refuse it too, in a line
-    refused_ok: bool = False
     #: (model, cfg) -> weights the build allocates that no checkpoint holds (not counted)
     uncounted: object = None
     #: (d, cfg, model) -> further checks of a drawn config against its build
@@ -47,6 +57,71 @@ class Row(NamedTuple):
     tiny: tuple = ()
     #: decode steps whose FLOPs PyTorch counts (FlopsCase)
     flops: tuple = ()
+
+
+# booleans of a family's config that switch tensors on or off: drawn when the family has them
+SWITCHES = ("attention_bias", "mlp_bias", "use_qk_norm", "qk_layernorm", "use_bias",
+            "attention_out_bias", "tie_word_embeddings", "qkv_bias", "use_sliding_window")
+
+
+@st.composite
+def small_configs(draw, model_type, fields=None, switches=SWITCHES, explicit_head_dim=None):
+    """A small random config.json of ``model_type`` drawn from its family's own defaults (the
+    transformers config class's, as the entry keeps them): the sizes every family has, small
+    (heads and KV heads that divide, head_dim given where the class defaults one), the
+    routed-expert count and top-k of a MoE family, a small window where it slides, the
+    family's on/off switches; each drawn value is sometimes left out, so the class defaults
+    fill it in. ``fields``: ``{field: strategy, ...}`` or ``d -> {...}`` for the family's own
+    (a Mamba state size, a layer pattern); they are always given."""
+    fam = lc.families.ENTRIES[model_type]
+    name = lambda f: f if f in fam.defaults or f in fam.required else fam.attribute_map.get(f, f)  # noqa: E731
+    d8 = st.integers(1, 8)
+    kv = 1 if one_kv_head in fam.check else draw(st.integers(1, 4))
+    heads = kv * draw(st.integers(1, 3))
+    d = {"model_type": model_type, "vocab_size": draw(st.integers(16, 300))}
+    sizes = {"num_hidden_layers": draw(st.integers(1, 4)), "num_attention_heads": heads,
+             "intermediate_size": 4 * draw(d8), "max_position_embeddings": 64}
+    head_dim_given = (explicit_head_dim if explicit_head_dim is not None
+                      else fam.defaults.get("head_dim") is not None)
+    if head_dim_given:
+        sizes["head_dim"] = 2 * draw(d8)
+        sizes["hidden_size"] = 4 * draw(d8)
+    else:
+        sizes["hidden_size"] = heads * 2 * draw(d8)
+    if "num_key_value_heads" in fam.defaults or "num_key_value_heads" in fam.attribute_map:
+        sizes["num_key_value_heads"] = kv
+    if not lc.families.has_kv_heads(model_type):   # GPT-NeoX's MHA: no KV-head field
+        sizes.pop("num_key_value_heads", None)
+    for f, v in sizes.items():
+        key = name(f)
+        if key in fam.defaults or key in fam.required or f in REQUIRED:
+            d[key] = v
+    if fam.moe:
+        E = draw(st.integers(1, 8))
+        d[fam.moe] = E
+        d[name("num_experts_per_tok")] = draw(st.integers(1, E))
+        if "moe_intermediate_size" in fam.defaults or "moe_intermediate_size" in fam.required:
+            d["moe_intermediate_size"] = 2 * draw(d8)
+    if fam.defaults.get("sliding_window") is not None:
+        d["sliding_window"] = draw(st.integers(1, 64))
+    if "pad_token_id" in fam.defaults:   # the embedding's padding row must exist
+        d["pad_token_id"] = draw(st.one_of(st.none(), st.integers(0, d["vocab_size"] - 1)))
+    for f in switches:
+        if f in fam.defaults and isinstance(fam.defaults[f], bool):
+            d[f] = draw(st.booleans())
+    # each drawn value is sometimes left to the class default (the sizes always stay)
+    keep = {"model_type", "vocab_size", "hidden_size", "num_hidden_layers",
+            "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
+            "moe_intermediate_size", "pad_token_id", fam.moe, name("num_experts_per_tok"),
+            *(name(f) for f in ("hidden_size", "num_hidden_layers", "num_attention_heads",
+                                "num_key_value_heads", "head_dim", "intermediate_size"))}
+    for f in sorted(set(d) - keep):
+        if draw(st.booleans()) and fam.defaults.get(f) is not None:
+            del d[f]
+    extra = fields(d) if callable(fields) else fields or {}
+    for f, strategy in extra.items():
+        d[f] = draw(strategy) if isinstance(strategy, st.SearchStrategy) else strategy
+    return d
 
 
 def wrapped(outer, strategy):
@@ -649,12 +724,21 @@ def _longcat_zero_slots(model, cfg):
     """LongCat-Flash: ``LongcatFlashExperts`` allocates ``gate_up_proj`` for every slot the
     router can pick, n_routed_experts + zero_expert_num, but ``down_proj`` only for the real
     experts: a zero-computation expert returns its input and never reads its slot. The
-    gate_up_proj slots beyond down_proj's, read off the built tensors, are not weights."""
-    zero = 0
-    for layer in model.model.layers:
-        gate_up, down = layer.mlp.experts.gate_up_proj, layer.mlp.experts.down_proj
-        zero += (gate_up.shape[0] - down.shape[0]) * gate_up.shape[1] * gate_up.shape[2]
-    return zero
+    gate_up_proj slots beyond down_proj's, read off the built tensors, are not weights:
+    ``{name: the shape the real experts fill}``."""
+    out = {}
+    for name, p in model.named_parameters():
+        if name.endswith("mlp.experts.gate_up_proj"):
+            down = model.get_parameter(name[:-len("gate_up_proj")] + "down_proj")
+            out[name] = (down.shape[0],) + tuple(p.shape[1:])
+    return out
+
+
+def zero_slot_params(model, cfg=None):
+    """Parameters of LongCat-Flash's gate_up_proj slots beyond the real experts'."""
+    from math import prod
+    return sum(model.get_parameter(k).numel() - prod(shape)
+               for k, shape in _longcat_zero_slots(model, cfg).items())
 
 
 def _longcat_checks(d, cfg, model):
@@ -664,13 +748,14 @@ def _longcat_checks(d, cfg, model):
     import transformers_ref
     slots = {layer.mlp.experts.gate_up_proj.shape[0] - layer.mlp.experts.down_proj.shape[0]
              for layer in model.model.layers}
-    assert slots == {d["zero_expert_num"]}
+    zero = transformers_ref.hf_config(d).zero_expert_num   # as the config class reads it
+    assert slots == {zero} and cfg.zero_expert_num == zero
     assert cfg.num_hidden_layers == transformers_ref.hf_config(d).num_hidden_layers
-    routed = transformers_ref.routed_expert_params(model) - _longcat_zero_slots(model, cfg)
+    routed = transformers_ref.routed_expert_params(model) - zero_slot_params(model)
     E, k = cfg.num_experts, cfg.num_experts_per_tok
     pc = lc.param_count(cfg)
     per_expert = routed // E
-    assert pc.active_min == pc.total - per_expert * (E - max(k - d["zero_expert_num"], 0))
+    assert pc.active_min == pc.total - per_expert * (E - max(k - zero, 0))
 
 
 def _granite_checks(d, cfg, model):
@@ -832,99 +917,5 @@ def _longcat_zero_experts(d, counted, ours):
 
 # --- the rows ------------------------------------------------------------------------------
 
-_NEW = dict(examples=100, round_trip=True, deeper=True)   # each type its 100 random configs
-_OLD = dict(examples=20)
-
-ROWS = {
-    "gpt2": Row(lambda: new_family_configs("gpt2"), **_NEW),
-    "gpt_neox": Row(lambda: new_family_configs("gpt_neox"), **_NEW),
-    "llama": Row(lambda: zoo_based_configs(("llama",), small=True), **_OLD),
-    "llama4_text": Row(lambda: new_family_configs("llama4_text"), **_NEW),
-    "llama4": Row(lambda: new_family_configs("llama4"), **_NEW),
-    "mistral": Row(lambda: zoo_based_configs(("mistral",), small=True), **_OLD),
-    "mixtral": Row(lambda: zoo_based_configs(("mixtral",), small=True), **_OLD),
-    "ministral3": Row(lambda: dense_gqa_configs("ministral3"), flops=(FlopsCase(
-        {"model_type": "ministral3", "vocab_size": 64, "hidden_size": 32,
-         "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 4,
-         "num_key_value_heads": 2, "head_dim": 8, "max_position_embeddings": 64}),)),
-    "mistral3": Row(lambda: wrapped("mistral3", dense_gqa_configs("ministral3")), examples=10),
-    "qwen2": Row(lambda: zoo_based_configs(("qwen2",), small=True), **_OLD),
-    "qwen2_moe": Row(lambda: new_family_configs("qwen2_moe"), **_NEW),
-    "qwen3": Row(lambda: zoo_based_configs(("qwen3",), small=True), **_OLD),
-    "qwen3_moe": Row(lambda: zoo_based_configs(("qwen3_moe",), small=True), **_OLD),
-    "qwen3_next": Row(lambda: new_family_configs("qwen3_next"), **_NEW, tiny=(QWEN3_NEXT_TINY,)),
-    "qwen3_5_text": Row(lambda: qwen3_5_configs(False), examples=60, tiny=(QWEN3_5_TINY,),
-                        flops=(FlopsCase(FLOPS_QWEN3_5, gap=_qwen3_5_gap),)),
-    "qwen3_5_moe_text": Row(lambda: qwen3_5_configs(True), examples=60,
-                            tiny=(QWEN3_5_MOE_TINY,)),
-    "qwen3_5": Row(lambda: wrapped("qwen3_5", qwen3_5_configs(False)), examples=10),
-    "qwen3_5_moe": Row(lambda: wrapped("qwen3_5_moe", qwen3_5_configs(True)), examples=10),
-    "qwen4_exp_text": Row(qwen4_configs, examples=40, extra=_qwen4_checks, tiny=(QWEN4_TINY,),
-                          flops=tuple(FlopsCase(dict(QWEN4_TINY, indexer_budget=b), n,
-                                                _qwen4_gap)
-                                      for b, n in ((64, 20), (4, 20), (4, 9)))),
-    "qwen4_exp": Row(lambda: wrapped("qwen4_exp", qwen4_configs()), examples=10),
-    "gemma": Row(lambda: new_family_configs("gemma"), **_NEW),
-    "gemma2": Row(lambda: zoo_based_configs(("gemma2",), small=True), **_OLD),
-    "gemma3_text": Row(lambda: new_family_configs("gemma3_text"), **_NEW),
-    "gemma3": Row(lambda: new_family_configs("gemma3"), **_NEW),
-    "gemma4_text": Row(gemma4_configs, examples=40, refused_ok=True,
-                       tiny=tuple(dict(GEMMA4_TINY, **v) for v in GEMMA4_VARIANTS.values()),
-                       flops=tuple(FlopsCase(dict(GEMMA4_TINY, sliding_window=8, **v))
-                                   for v in GEMMA4_VARIANTS.values())),
-    "gemma4": Row(lambda: wrapped("gemma4", gemma4_configs()), examples=10, refused_ok=True),
-    "phi": Row(lambda: zoo_based_configs(("phi",), small=True), **_OLD),
-    "phi3": Row(lambda: new_family_configs("phi3"), **_NEW),
-    "olmo2": Row(lambda: new_family_configs("olmo2"), **_NEW),
-    "olmo3": Row(lambda: dense_gqa_configs("olmo3"), flops=(FlopsCase(
-        {"model_type": "olmo3", "vocab_size": 64, "hidden_size": 32, "intermediate_size": 24,
-         "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
-         "sliding_window": 8, "max_position_embeddings": 64}),)),
-    "granite": Row(lambda: new_family_configs("granite"), **_NEW),
-    "granitemoehybrid": Row(granite_configs, examples=60, deeper=True, extra=_granite_checks,
-                            tiny=(GRANITE_TINY,),
-                            flops=(FlopsCase(GRANITE_TINY, gap=_granite_gap),)),
-    "smollm3": Row(lambda: new_family_configs("smollm3"), **_NEW),
-    "glm4_moe": Row(lambda: new_family_configs("glm4_moe"), **_NEW),
-    "glm4_moe_lite": Row(lambda: mla_configs("glm4_moe_lite"),
-                         tiny=(dict(MLA_TINY, model_type="glm4_moe_lite"),),
-                         flops=(FlopsCase(dict(FLOPS_MLA, model_type="glm4_moe_lite"),
-                                          gap=_mla_reexpansion),)),
-    "glm_moe_dsa": Row(lambda: mla_configs("glm_moe_dsa"),
-                       tiny=(dict(MLA_TINY, model_type="glm_moe_dsa",
-                                  indexer_types=["full", "shared", "full"]),)),
-    "deepseek_v2": Row(lambda: zoo_based_configs(("deepseek_v2",), small=True), **_OLD),
-    "deepseek_v3": Row(lambda: zoo_based_configs(("deepseek_v3",), small=True), **_OLD),
-    "kimi_k25": Row(lambda: wrapped("kimi_k25", zoo_based_configs(("deepseek_v3",), small=True)),
-                    examples=10),
-    "deepseek_v32": Row(lambda: mla_configs("deepseek_v32"),
-                        tiny=(dict(MLA_TINY, model_type="deepseek_v32"),),
-                        flops=(FlopsCase(dict(FLOPS_MLA, model_type="deepseek_v32"),
-                                         gap=_mla_reexpansion),)),
-    "deepseek_v4": Row(v4_configs, flops=tuple(FlopsCase(FLOPS_V4, n, _v4_gap)
-                                               for n in (12, 23, 24))),
-    "mistral4": Row(lambda: mla_configs("mistral4")),
-    "starcoder2": Row(starcoder2_configs, round_trip=True, deeper=True,
-                      tiny=(STARCODER2_TINY,),
-                      flops=(FlopsCase(dict(STARCODER2_TINY, sliding_window=4)),)),
-    "gpt_oss": Row(lambda: zoo_based_configs(("gpt_oss",), small=True), **_OLD),
-    "minimax_m2": Row(minimax_configs, flops=(FlopsCase(
-        {"model_type": "minimax_m2", "vocab_size": 64, "hidden_size": 32,
-         "intermediate_size": 8, "num_hidden_layers": 2, "num_attention_heads": 4,
-         "num_key_value_heads": 2, "head_dim": 8, "num_local_experts": 4,
-         "num_experts_per_tok": 2, "max_position_embeddings": 64}),)),
-    "kimi_linear": Row(kimi_linear_configs, tiny=(KIMI_LINEAR_TINY,),
-                       flops=(FlopsCase(FLOPS_KIMI, gap=_kimi_gap),)),
-    # (Nemotron 3 Super's latent projections, moe_latent_size, count with its experts)
-    "nemotron_h": Row(nemotron_configs, examples=40, routed_component=False,
-                      tiny=(NEMOTRON_TINY,),
-                      flops=(FlopsCase(FLOPS_NEMOTRON, gap=_nemotron_gap),)),
-    "seed_oss": Row(lambda: dense_gqa_configs("seed_oss")),
-    "lfm2_moe": Row(lfm2_configs, examples=60, deeper=True, tiny=(LFM2_TINY,),
-                    flops=(FlopsCase(LFM2_TINY, gap=_lfm2_gap),)),
-    "longcat_flash": Row(longcat_configs, examples=40, uncounted=_longcat_zero_slots,
-                         extra=_longcat_checks, tiny=(LONGCAT_TINY,),
-                         flops=(FlopsCase(dict(LONGCAT_TINY, zero_expert_num=0),
-                                          gap=_longcat_gap),
-                                FlopsCase(LONGCAT_TINY, check=_longcat_zero_experts))),
-}
+NEW = dict(examples=100, round_trip=True, deeper=True)   # each type its 100 random configs
+OLD = dict(examples=20)

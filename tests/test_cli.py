@@ -43,6 +43,10 @@ def test_a_zoo_model_in_lines_a_reader_reads():
     speed = lc.expected_decode_speed(cfg, "H100", tensor_parallel_size=2)
     assert speed.label in lines[6] and "bound" in lines[6]
     assert f"{speed.low_tokens_per_s:,.0f}-{speed.high_tokens_per_s:,.0f}" in lines[6]
+    # one bound, the one the estimate uses: per GPU, TP's all-reduces included
+    assert f"bound {speed.bound_tokens_per_s:,.0f} tokens/s (per GPU" in lines[6]
+    # units: the datasheet side in GB, vLLM's figures in GiB as it logs them, each said
+    assert "GB" in lines[4] and "(GiB, as vLLM logs)" in lines[5]
 
 
 def test_json_has_the_engine_numbers():
@@ -58,8 +62,8 @@ def test_json_has_the_engine_numbers():
     plan = lc.memory_plan(cfg, "H100", 1, seq_len=8192, batch=4)
     assert r["fit"]["fits"] == plan.fits and r["fit"]["cache_bytes"] == plan.cache_bytes
     assert r["vllm"]["kv_tokens"] == lc.vllm_plan(cfg, "H100", max_model_len=8192).kv_tokens
-    step = lc.decode_step_time(cfg, "H100", seq_len=4096)
-    assert r["decode"]["bound_tokens_per_s"] == pytest.approx(step.tokens_per_s_per_user)
+    speed = lc.expected_decode_speed(cfg, "H100", seq_len=4096)
+    assert r["decode"]["bound_tokens_per_s"] == pytest.approx(speed.bound_tokens_per_s)
     # the default setup, the Trainer with FSDP, with its sharding stage overridden
     mem = lc.training_memory(cfg, 2048, 1, setup="hf-trainer-fsdp", zero_stage=2, dp=4)
     assert r["training"]["peak_bytes"] == mem.peak and r["training"]["gpus"] == 4
@@ -123,11 +127,47 @@ def test_the_release_is_todays_unless_named(capsys):
         assert r["vllm"]["release"] == plan.release.label
         assert r["vllm"]["utilization"] == plan.release.default_utilization
     assert r["vllm"]["kv_tokens"] == 421_200          # 0.11's budget, as its log shows
-    assert cli.main(["Llama-3.1-8B", "--vllm-version", "0.15"]) == 2
+    assert cli.main(["Llama-3.1-8B", "--vllm-version", "0.9"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "vllm_version" in err
+
+
+def test_no_speed_for_what_cannot_load_and_vllms_cache_dtypes(capsys):
+    from llmcourse import cli
+    assert cli.main(["Meta-Llama-3-70B", "--gpu", "H100", "--context", "8192", "--json"]) == 1
+    r = json.loads(capsys.readouterr().out)
+    assert r["decode"]["expected_tokens_per_s"] is None
+    assert r["decode"]["withheld"].startswith("no speed: the weights")
+    assert cli.main(["DeepSeek-V3", "--gpu", "H200", "--tp", "8", "--context", "32768"]) == 0
+    out = capsys.readouterr().out
+    assert "no estimate with vLLM: outside the data: no MLA row" in out
+    assert cli.main(["Llama-3.1-8B", "--kv-dtype", "int8_per_token_head", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    plan = lc.vllm_plan("Llama-3.1-8B", "H100", kv_cache_dtype="int8_per_token_head")
+    assert r["vllm"]["kv_tokens"] == plan.kv_tokens and r["kv_cache"]["dtype"] == "int8"
+    assert cli.main(["Llama-3.1-8B", "--kv-dtype", "int4_per_token_head",
+                     "--vllm-version", "0.21"]) == 2
+    assert "came in 0.24" in capsys.readouterr().err
+
+
+def test_a_named_training_setup(capsys):
+    from llmcourse import cli
+    assert cli.main(["Llama-3.1-8B", "--setup", "hf-trainer-fsdp", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    mem = lc.training_memory("Llama-3.1-8B", 4096, 1,
+                             **lc.setup_settings("hf-trainer-fsdp", dp=8))
+    assert r["training"]["setup"] == "hf-trainer-fsdp" and r["training"]["peak_bytes"] == mem.peak
 
 
 def test_the_console_script_is_the_same_command():
     (script,) = [e for e in entry_points(group="console_scripts") if e.name == "llmcourse"]
     assert script.value == "llmcourse.cli:main"
+
+
+def test_docs_hub_states_no_count_of_the_shipped_configs_that_is_wrong():
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "hub.md").read_text(encoding="utf-8")
+    for n in re.findall(r"ships (\d+) real `config\.json`", text):
+        assert int(n) == len(lc.list_models())
+    assert "lc.list_models()" in text

@@ -8,6 +8,9 @@ the student's working copy, reads the URL the server prints for the reader to op
 and requires the server to answer at it with the working copy: every notebook, no
 stored output (an exercise's answer must not be readable before its check).
 Then the copy as a student's work: made once, never overwritten, new lessons added.
+
+`make lecture` the same way: the page Voila serves (it runs the notebook before it answers)
+holds the lesson and its explorer, and none of the student's material.
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ import socket
 import subprocess
 import time
 import urllib.request
+from html import unescape
 from pathlib import Path
+
+from student_text import student_text_in
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,3 +119,65 @@ def test_a_copy_for_graded_work_leaves_out_the_worked_solutions(tmp_path):
         assert len(after) == len(before) - len(dropped)
         assert any('lc.exercises.check("' in "".join(c["source"]) for c in after)  # exercises stay
     assert solutions_before >= len(lessons) * 3 and solutions_after == 0
+
+
+def _page_text(html):
+    """The text of a served page, as a reader could reach it (collapsed blocks included)."""
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S | re.I)
+    return unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+def test_make_lecture_serves_the_lab_without_the_students_cells(tmp_path):
+    port = _free_port()
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "cfg"),
+               JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"))
+    log = tmp_path / "lecture.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            ["make", "-s", "lecture", f"LECTURE={tmp_path / 'lecture'}",
+             f"LECTURE_ARGS=--no-browser --port={port} --Voila.port_retries=0 "
+             "--Voila.ip=127.0.0.1"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline, html = time.monotonic() + 180, None
+            while time.monotonic() < deadline and proc.poll() is None and html is None:
+                try:  # the first answer comes once the notebook has run
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=150) as r:
+                        html = r.read().decode()
+                except OSError:
+                    time.sleep(0.5)
+            text = log.read_text(errors="replace")
+            assert html is not None, f"`make lecture` served nothing:\n{text[-2000:]}"
+            page = _page_text(html)
+            assert "Lesson 8 · The what-if lab" in page
+            assert "application/vnd.jupyter.widget-view+json" in html   # the lab is on the page
+            assert "Traceback" not in page, page[page.find("Traceback") - 200:][:2000]
+            assert student_text_in(page) == []
+            served = json.loads((tmp_path / "lecture" / "08_whatif_lab.ipynb").read_text())
+            assert not any("student" in c.get("metadata", {}).get("tags", [])
+                           for c in served["cells"])
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def test_test_fast_needs_no_browser_and_the_venv_can_be_elsewhere(tmp_path):
+    """A contributor without root or apt runs `make test-fast`: nothing in it installs
+    Chromium; `make test` (CI, as root) still does. VENV in the environment points the
+    commands at another virtual environment."""
+    venv = tmp_path / "venv"
+
+    def plan(target):   # what make would run (-n: nothing runs)
+        out = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True,
+                             timeout=60, env=dict(os.environ, VENV=str(venv)))
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+    fast, full = plan("test-fast"), plan("test")
+    assert "apt-get" not in fast and "chromium" not in fast
+    assert f"{venv}/bin/python -m pytest" in fast and f"-m venv {venv}" in fast
+    assert "apt-get install -y -q chromium" in full and f"{venv}/bin/python -m pytest" in full

@@ -243,3 +243,52 @@ def test_bad_input_is_a_one_line_error_naming_the_field(call, field):
         call()
     assert isinstance(e.value, ValueError)
     assert str(e.value).startswith(f"{field}:") and "\n" not in str(e.value)
+
+
+def test_outside_the_data_the_band_widens_or_is_withheld_saying_why():
+    # no MLA model among the measured rows: DeepSeek-V3 on 8 x H200 gets no estimate, only
+    # its bound (the systems review: ~264 tok/s had been answered, "tens" expected)
+    ds = lc.expected_decode_speed("DeepSeek-V3", "H200", tensor_parallel_size=8)
+    assert ds.withheld == "outside the data: no MLA row" and ds.expected_tokens_per_s is None
+    assert ds.bound_tokens_per_s > 0 and "no estimate" in repr(ds)
+    # no vLLM row on an H200: the band widens to the source-left-out band
+    h200 = lc.expected_decode_speed("Llama-3.1-8B", "H200")
+    assert h200.outside == ("outside the data: no vLLM row on H200 SXM 141GB",)
+    lo, hi = lc.decode_speed.wide_band()
+    assert h200.low_tokens_per_s / h200.expected_tokens_per_s == pytest.approx(lo)
+    assert h200.high_tokens_per_s / h200.expected_tokens_per_s == pytest.approx(hi)
+    assert hi - lo > 0.5                      # far wider than the nested band (0.82-1.18)
+    assert "band widened" in repr(h200)
+    # a mixture of experts at TP >= 4 with vLLM: no such row
+    moe = lc.expected_decode_speed("Qwen3-235B-A22B", "H100", tensor_parallel_size=8)
+    assert any("mixture of experts at TP >= 4" in w for w in moe.outside)
+    # inside the data: the nested band as before
+    h100 = lc.expected_decode_speed("Llama-3.1-8B", "H100")
+    assert h100.in_data and h100.outside == () and h100.withheld == ""
+    # vLLM on a Mac: withheld
+    assert "does not run" in lc.expected_decode_speed("Qwen3-8B", "M3 Max").withheld
+    # llama.cpp on a Mac is in the data
+    assert lc.expected_decode_speed("Meta-Llama-3-8B", "M2 Ultra", "llama.cpp").in_data
+
+
+def test_no_speed_for_a_setup_that_cannot_load():
+    e = lc.expected_decode_speed("Meta-Llama-3-70B", "H100")
+    assert e.withheld.startswith("no speed: the weights (141.1 GB per GPU) do not fit")
+    # on two H100s it loads (70.6 GB a GPU): a speed again
+    assert lc.expected_decode_speed("Meta-Llama-3-70B", "H100", tensor_parallel_size=2
+                                    ).withheld == ""
+
+
+def test_the_band_out_of_sample_with_the_outside_rule():
+    """Each row left out, judged by the others: inside their data (the nested band), outside
+    (the widened band) or withheld; the band then holds the measurement on at least 80% of the
+    rows given one (the issue's bar), and flags the rows no other row covers."""
+    c = lc.decode_speed.decode_speed_outside_check()
+    rows = lc.decode_speed.decode_speeds()["rows"]
+    assert c.rows == len(rows) == 38
+    assert c.inside_data + c.widened + c.withheld == c.rows
+    assert c.coverage >= 0.8
+    # the only vLLM V1 row on an H100 and the only SGLang row on an A100 40GB: no other row
+    # of their engine on their GPU
+    assert set(c.flagged) == {"yobitel-llama3.1-8b-h100", "rb-qwen2.5-7b-sglang-a100-40gb"}
+    assert (c.held, c.widened, c.withheld) == (34, 2, 0)

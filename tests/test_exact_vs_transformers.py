@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 import llmcourse as lc
 import transformers_ref  # torch + transformers: requirements-test.txt (never skipped)
 from config_files import fixture_json, shrunk, zoo_json
-from family_rows import QWEN4_TINY, ROWS, V4_TINY
+from families import ROWS
+from family_rows import QWEN4_TINY, V4_TINY, small_configs
 
 slow = pytest.mark.slow
 # real configs kept as test fixtures, not in the zoo (tests/fixtures/README.md)
@@ -61,71 +62,14 @@ def test_breakdown_sums_to_total(zoo_name):
     assert pc.non_embedding == pc.total - pc.embedding
 
 
-def _is_dense(name):
-    return not lc.load_model(name).is_moe
-
-
-def _transformers_name(cfg, name):
-    """Our names are the checkpoint's; transformers names a few tensors differently."""
-    if cfg.model_type == "gpt2" and not name.startswith("lm_head."):
-        return "transformer." + name  # GPT-2's checkpoint was saved without the prefix
-    if cfg.model_type == "gpt_neox" and name == "embed_out.weight":
-        return "lm_head.weight"  # transformers 5 renames Pythia's embed_out on load
-    if cfg.model_type == "kimi_linear":  # the forget gate moves into a submodule on load
-        for x in ("f_a_proj", "f_b_proj", "dt_bias", "A_log"):
-            name = name.replace(f"self_attn.{x}", f"self_attn.forget_gate.{x}")
-        for x in "qkv":  # three convolutions, stacked into one on load
-            name = name.replace(f"self_attn.{x}_conv1d.", "self_attn.conv1d.")
-    if name.startswith("backbone."):  # Nemotron-H's checkpoint prefix, renamed on load
-        return "model." + name[len("backbone."):]
-    if ".block_sparse_moe.gate." in name or ".block_sparse_moe.e_score" in name:
-        # Mixtral's and MiniMax-M2's checkpoint names for the router (and MiniMax's bias)
-        return name.replace("block_sparse_moe", "mlp")
-    return name
-
-
 @slow
-@pytest.mark.parametrize("name", [n for n in lc.list_models() if _is_dense(n)])
-def test_weight_shapes_tensor_by_tensor(name):
-    """Dense models: the same tensor names and shapes as transformers' state dict
-    (which, like the checkpoint listing, includes a tied lm_head.weight)."""
-    _, meta_shapes, _ = transformers_ref.zoo_meta(name)
-    cfg = lc.load_model(name)
-    ws = lc.weight_shapes(cfg)
-    # a multi-token-prediction layer shipped beside the model (Qwen3.5) is listed, never built
-    ws = ws[~ws["note"].str.contains("mtp, not built by transformers", regex=False)]
-    ours = {_transformers_name(cfg, n): s for n, s in zip(ws["name"], ws["shape"])}
-    assert len(ours) == len(ws), "duplicate tensor names"
-    assert ours == meta_shapes
-
-
-@slow
-@pytest.mark.parametrize("name", [n for n in lc.list_models() if not _is_dense(n)])
-def test_moe_weight_shapes_hold_every_parameter(name):
-    """MoE models are listed with checkpoint names (experts one by one), which differ from
-    transformers' fused expert tensors; the non-expert tensors must match by name and
-    shape, and the element counts must add up to the meta model's parameters."""
-    total, meta_shapes, routed = transformers_ref.zoo_meta(name)
-    cfg = lc.load_model(name)
-    ws = lc.weight_shapes(cfg)
-    ws = ws[ws["note"] != "mtp, not built by transformers"]  # (test_family_layouts.py)
-    counted = ws[ws["note"] == ""]
-    assert int(counted["numel"].sum()) == total
-    experts = ws["component"] == "experts"
-    assert int(ws.loc[experts, "numel"].sum()) == routed
-    shards = {}  # Qwen4-Exp's n-gram tables: saved in shards, concatenated (rows) on load
-    for n, shape in zip(ws.loc[~experts, "name"], ws.loc[~experts, "shape"]):
-        if ".ngram_embedding.shard_" in n:
-            table = n.split(".shard_")[0] + ".weight"
-            shards[table] = (shards.get(table, (0,))[0] + shape[0], shape[1])
-            continue
-        stacked = "_conv1d." in n  # Kimi-Linear's q, k and v convolutions: one tensor on load
-        n = _transformers_name(cfg, n)
-        if stacked:
-            shape = (3 * shape[0],) + tuple(shape[1:])
-        assert meta_shapes[n] == shape, n
-    for n, shape in shards.items():
-        assert meta_shapes[n] == shape, n
+def test_checkpoint_loads_into_the_build_tensor_by_tensor(zoo_name):
+    """The tensors weight_shapes lists, under the checkpoint's names (experts one by one
+    where the checkpoint stores them so), loaded as transformers' from_pretrained loads a
+    checkpoint (its renamings and weight converters): every tensor of the meta build, name
+    by name and shape by shape, and nothing else."""
+    cfg = lc.load_model(zoo_name)
+    transformers_ref.tensors_as_built(cfg, transformers_ref.zoo_model(zoo_name))
 
 
 def test_deepseek_v3_active_parameters():
@@ -264,25 +208,70 @@ def test_fixture_saved_and_shrunk_counts_the_same(fixture, tmp_path):
 
 # --- every supported type: random configs, tiny models, decode steps -------------------------
 
+def _built_or_refused_alike(d):
+    """True where transformers builds ``d``; where it refuses (its config class or its
+    model), the engine refuses it too, in a one-line ValueError."""
+    try:
+        transformers_ref.meta_model(d)
+    except Exception as e:   # its config class (a validation error) or its modules refuse
+        try:
+            lc.from_hf_config(d)
+        except ValueError as ours:
+            assert "\n" not in str(ours)
+            return False
+        raise AssertionError(f"transformers refuses ({type(e).__name__}: {e}), the engine "
+                             f"counts it: {d}") from None
+    return True
+
+
+GENERIC = [mt for mt, row in ROWS.items() if row.small is not None and mt in lc.families.ENTRIES]
+
+
 @slow
-@pytest.mark.parametrize("model_type", sorted(ROWS))
+@pytest.mark.parametrize("model_type", GENERIC)
+def test_configs_from_the_class_defaults_match_transformers(model_type):
+    """Small random configs drawn from the family's own class defaults (tests/family_rows.py,
+    small_configs): built by transformers, they count as the engine counts them, tensor by
+    tensor; refused by it, the engine refuses them too."""
+    row = ROWS[model_type]
+
+    @settings(max_examples=15, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(small_configs(model_type, **row.small))
+    def check(d):
+        if _built_or_refused_alike(d):
+            cfg = transformers_ref.counts_as_built(d, row.uncounted, row.routed_component)
+            if row.extra:
+                row.extra(d, cfg, transformers_ref.meta_model(d))
+    check()
+
+
+@slow
+@pytest.mark.parametrize("model_type,fixture", [(mt, f) for mt, row in ROWS.items()
+                                                for f in row.real])
+def test_real_configs_count_as_transformers_builds_them(model_type, fixture):
+    """Each type's real published config.json (a test fixture): as built, tensor by tensor."""
+    d = fixture_json(fixture)
+    assert d["model_type"] == model_type
+    transformers_ref.counts_as_built(d, ROWS[model_type].uncounted,
+                                     ROWS[model_type].routed_component)
+
+
+@slow
+@pytest.mark.parametrize("model_type", sorted(mt for mt, row in ROWS.items() if row.random))
 def test_random_configs_match_transformers(model_type):
     """Small random configs of the type, written from scratch (optional keys sometimes left
     out, so transformers' defaults and ours fill them in): total, active and routed-expert
-    parameters equal the model transformers builds from the same config.json."""
+    parameters equal the model transformers builds from the same config.json, tensor by
+    tensor; a config transformers refuses, the engine refuses too."""
     row = ROWS[model_type]
 
     @settings(max_examples=row.examples, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow])
     @given(row.random())
     def check(d):
-        if row.refused_ok:
-            try:
-                transformers_ref.hf_config(d)
-            except ValueError:  # transformers refuses it: so must the engine, in one line
-                with pytest.raises(ValueError):
-                    lc.from_hf_config(d)
-                return
+        if not _built_or_refused_alike(d):
+            return
         cfg = transformers_ref.counts_as_built(d, row.uncounted, row.routed_component)
         if row.extra:
             row.extra(d, cfg, transformers_ref.meta_model(d))
@@ -314,7 +303,9 @@ def test_tiny_model_cache_equals_the_engine(model_type, i):
     assert kv + indexer == lc.kv_cache_bytes(cfg, seq, batch=batch, dtype="fp32")
     total = sum(p.numel() for p in model.parameters())
     if row.uncounted:
-        total -= row.uncounted(model, cfg)
+        from math import prod
+        total -= sum(model.get_parameter(k).numel() - prod(shape)
+                     for k, shape in row.uncounted(model, cfg).items())
     assert lc.param_count(cfg).total == total
 
 

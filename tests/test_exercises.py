@@ -172,13 +172,6 @@ def test_design_and_concept(toy):
         base.concept("toy-c3", "99_toy", "a", {"b": "", "c": "c is wrong"}, "why")
 
 
-def test_lecture_mode_prints_nothing_for_an_unanswered_exercise(toy, monkeypatch):
-    toy(base.predict, "toy-v", lambda: 1, "because")
-    monkeypatch.setenv("VOILA_KERNEL_ID", "k")
-    assert str(lc.exercises.check("toy-v", None)) == ""
-    assert lc.exercises.check("toy-v", 1)
-
-
 # --- unit slips, named even when rounded -------------------------------------------------
 
 def test_unit_slips_are_named_rounded_or_not(toy):

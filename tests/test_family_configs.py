@@ -16,7 +16,7 @@ import llmcourse as lc
 import transformers_ref  # torch + transformers: requirements-test.txt (never skipped)
 from config_files import fixture_json, zoo_json
 from family_rows import (GEMMA4_TINY, GEMMA4_VARIANTS, GRANITE_TINY, KIMI_LINEAR_TINY,
-                         LFM2_TINY, QWEN4_TINY, _longcat_zero_slots)
+                         LFM2_TINY, QWEN4_TINY, zero_slot_params)
 
 slow = pytest.mark.slow
 QWEN4 = "Qwen3.8-Flash-Next"
@@ -26,7 +26,7 @@ def _longcat_real(d):
     """transformers' build of a LongCat-Flash config, less the zero experts' slots it
     allocates (tests/family_rows.py)."""
     m = transformers_ref.meta_model(d)
-    return sum(p.numel() for p in m.parameters()) - _longcat_zero_slots(m, None)
+    return sum(p.numel() for p in m.parameters()) - zero_slot_params(m)
 
 
 def one_line_error(d, field):

@@ -16,7 +16,7 @@ import pytest
 import llmcourse as lc
 import transformers_ref  # torch + transformers: requirements-test.txt (never skipped)
 from config_files import fixture_json, zoo_json
-from family_rows import GRANITE_TINY, LFM2_TINY, QWEN4_TINY, _longcat_zero_slots
+from family_rows import GRANITE_TINY, LFM2_TINY, QWEN4_TINY, zero_slot_params
 
 slow = pytest.mark.slow
 QWEN4 = "Qwen3.8-Flash-Next"
@@ -212,7 +212,7 @@ def test_longcat_build_allocates_zero_expert_slots():
     m = transformers_ref.meta_model(d)
     cfg = lc.from_hf_config(d)
     meta = sum(p.numel() for p in m.parameters())
-    zero = _longcat_zero_slots(m, cfg)
+    zero = zero_slot_params(m, cfg)
     slots = {layer.mlp.experts.gate_up_proj.shape[0] - layer.mlp.experts.down_proj.shape[0]
              for layer in m.model.layers}
     assert slots == {d["zero_expert_num"]} == {256}
@@ -452,7 +452,7 @@ def test_longcat_weight_shapes_match_the_build_tensor_by_tensor():
     fused = {n for n in meta if n.endswith(("experts.gate_up_proj", "experts.down_proj"))}
     assert ours == {n: s for n, s in meta.items() if n not in fused}
     m = transformers_ref.meta_model(d)
-    routed = transformers_ref.routed_expert_params(m) - _longcat_zero_slots(m, None)
+    routed = transformers_ref.routed_expert_params(m) - zero_slot_params(m, None)
     assert int(ws.loc[experts, "numel"].sum()) == routed
     assert set(ws.loc[experts, "expert"]) == set(range(8))
 

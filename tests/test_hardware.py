@@ -167,3 +167,40 @@ def test_unknown_runtime_and_unified_memory_are_said_beside_the_figure():
     assert not lc.load_gpu("H100").unified_memory
     with pytest.raises(ValueError, match="^unified_memory:"):
         lc.GPU("x", 10**9, 1e9, {"bf16": 1e12}, unified_memory="yes")
+
+
+def test_the_workstation_laptop_and_unified_memory_gpus_of_2026():
+    for n in ("RTX PRO 4500 Blackwell", "RTX PRO 5000 Blackwell", "RTX 5080", "RTX 5090 Laptop",
+              "RTX 5080 Laptop", "L20", "Jetson Thor", "GB10"):
+        g = lc.load_gpu(n)
+        assert g.source and g.compute_capability
+    # runtime totals only where a log prints them: PR 51590's 33,689,829,376 B on the PRO 4500
+    assert lc.load_gpu("RTX PRO 4500").reported_memory_bytes == 33689829376
+    for n in ("RTX PRO 5000", "RTX 5080", "RTX 5090 Laptop", "L20", "Jetson Thor"):
+        assert lc.load_gpu(n).memory_caveat.startswith("datasheet capacity, runtime unknown")
+
+
+def test_dgx_spark_total_and_free_memory_at_boot_from_its_logs():
+    import json
+    import statistics
+    with open(lc.hardware.GPU_TABLE, encoding="utf-8") as fh:
+        row = next(g for g in json.load(fh)["gpus"] if g["name"].startswith("DGX Spark"))
+    g = lc.load_gpu("GB10")
+    assert round(g.reported_memory_bytes / 2**30, 2) == 121.69     # "(X/121.69 GiB)"
+    free = [o["free_gib"] for o in row["boot_free_memory_observations"]]
+    assert len(free) == 6 and min(free) == 97.07 and max(free) == 114.54
+    assert round(g.boot_free_memory_bytes / 2**30, 2) == round(statistics.median(free), 2)
+    # vLLM's default 0.92 asks for 111.95 GiB, above what all but a clean box has free
+    plan = lc.vllm_plan("Qwen3-8B", "GB10")
+    assert plan.reason.startswith("Free memory on device (103.74/121.69 GiB) on startup is "
+                                  "less than desired GPU memory utilization (0.92, 111.95 GiB)")
+    assert lc.vllm_plan("Qwen3-8B", "GB10", gpu_memory_utilization=0.8).starts
+    assert lc.vllm_plan("Qwen3-8B", "GB10", free_memory_bytes=115 * 2**30).starts
+
+
+def test_the_platform_vllms_budget_is_planned_on():
+    assert {lc.load_gpu(n).platform for n in ("H100", "GB10", "RTX 5090")} == {"cuda"}
+    assert lc.load_gpu("MI300X").platform == "rocm"
+    assert lc.load_gpu("M3 Max").platform == "metal" and lc.load_gpu("TPU v5e").platform == "tpu"
+    with pytest.raises(ValueError, match="^platform:"):
+        lc.GPU("x", 10**9, 1e9, {"bf16": 1e12}, platform="opencl")

@@ -89,9 +89,15 @@ def test_explorer_shows_vllms_startup_plan_per_gpu():
     assert plan.vllm_version == lc.serving.CURRENT_VLLM and plan.gpu_memory_utilization == 0.92
     assert ex.value("vllm_starts") is True
     assert ex.value("vllm_kv_bytes") == plan.kv_budget_bytes
-    assert ex.value("vllm_cuda_graph_bytes") == plan.cuda_graph_bytes > 0
+    # Model Runner V2 (today's for a dense model) subtracts no CUDA-graph estimate
+    assert plan.model_runner == "v2" and ex.value("vllm_cuda_graph_bytes") == 0
+    assert "Model Runner V2" in next(r.text for r in ex.rows
+                                     if r.key == "vllm_cuda_graph_bytes")
     assert all(r.label.startswith(f"vLLM {plan.vllm_version}") for r in ex.rows
                if r.key.startswith("vllm_"))
+    # the concurrency as vLLM logs it, and how many requests that serves at once
+    text = next(r.text for r in ex.rows if r.key == "vllm_concurrency")
+    assert text.startswith(f"{plan.max_concurrency:,.2f}x: {plan.concurrent_requests:,} requests")
     # the release menu: 0.11 budgets with its sort sampler and its graphs in the headroom
     ex.set(vllm_version="0.11", utilization=0.9)
     old = lc.vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, weights="bf16",
@@ -113,9 +119,21 @@ def test_explorer_shows_vllms_startup_plan_per_gpu():
     # a lower utilization leaves less cache
     ex.set(n_gpus=1, utilization=0.5)
     assert ex.value("vllm_kv_bytes") < plan.kv_budget_bytes
-    # int4 KV is not a vLLM cache dtype: said in place, the explorer keeps working
+    # int4: vLLM's int4_per_token_head cache (0.24 on), scales included
     ex.set(kv_dtype="int4")
+    assert ex.error == "" and ex.value("vllm_starts") is True
+    int4 = lc.vllm_plan("Llama-3.1-8B", "H100", max_model_len=8192, weights="bf16",
+                        gpu_memory_utilization=0.5, kv_cache_dtype="int4_per_token_head")
+    assert ex.value("vllm_kv_bytes") == int4.kv_budget_bytes
+    # ... which 0.11 refuses, in place
+    ex.set(vllm_version="0.11")
     assert ex.error == "" and ex.value("vllm_starts") is False
+    # a GPU count no setup has is a one-line message; a Mac is not planned under CUDA's budget
+    ex.set(vllm_version=lc.serving.CURRENT_VLLM, kv_dtype="bf16", n_gpus=10**9)
+    assert ex.error.startswith("n_gpus: at most")
+    ex.set(n_gpus=1, gpu="MacBook Pro M3 Max 128GB")
+    assert ex.error == "" and ex.value("vllm_starts") is False
+    assert "metal" in next(r.text for r in ex.rows if r.key == "vllm_starts")
 
 
 def test_fit_figure_shows_the_idealised_plan_beside_vllms_budget_on_one_gpu():
@@ -132,9 +150,12 @@ def test_fit_figure_shows_the_idealised_plan_beside_vllms_budget_on_one_gpu():
     tops = [p.get_y() + p.get_height() for p in right.patches]
     assert abs(max(tops) - v.total_bytes / 2**30) < 1e-9     # the parts fill what is reported
     assert f"{v.kv_tokens:,} tokens" in right.get_title()
-    # a cache dtype vLLM does not have: said in the right panel's title, no error
-    int4 = lc.plots.fit_data("Llama-3.1-8B", "H100", kv_dtype="int4")
-    assert int4["vllm"] is None and "int4" in int4["vllm_reason"]
+    # vLLM refusing: a short title, and its whole message inside the panel (not clipped)
+    three = lc.plots.fit_figure("Llama-3.1-8B", "H100", n_gpus=3, seq_len=8192)
+    right = three.axes[1]
+    assert right.get_title().endswith("refuses")
+    shown = " ".join(t.get_text().replace("\n", " ") for t in right.texts)
+    assert "must be divisible by tensor parallel size (3)." in shown
 
 
 def test_speed_explorer_shows_the_per_gpu_bound_and_both_critical_batches():

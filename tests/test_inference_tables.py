@@ -40,5 +40,6 @@ def test_gpu_table_shows_what_the_runtime_reports_or_says_it_is_unknown():
     assert math.isnan(t.loc["H20 96GB", "runtime reports (GiB)"])
     shown = lc.tables.gpu_table()
     assert shown.loc["H20 96GB", "runtime reports (GiB)"] == "runtime unknown"
-    assert shown.loc["DGX Spark GB10 128GB", "runtime reports (GiB)"] == \
+    assert shown.loc["DGX Spark GB10 128GB", "runtime reports (GiB)"] == "121.69 (unified)"
+    assert shown.loc["Jetson AGX Thor 128GB", "runtime reports (GiB)"] == \
         "runtime unknown (unified)"

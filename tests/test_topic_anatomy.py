@@ -142,6 +142,13 @@ def test_layer_kind_names_the_mlp_each_family_has():
     assert "sliding window 4,096" in kind(lc.load_model("gemma-2-2b"), 0)
     assert kind(lc.load_model("Llama-3.2-3B"), 0) == "GQA 24:8 · SwiGLU MLP"
     assert "GELU MLP (fc1, fc2" in kind(lc.load_model("phi-2"), 0)
+    # plain MLPs are not gated, whatever their names (GPT-2's c_fc and c_proj, Pythia's)
+    assert kind(lc.load_model("gpt2"), 0).endswith(
+        "GELU MLP (c_fc, c_proj, with biases; tanh GELU)")
+    assert kind(lc.load_model("pythia-1b"), 0).endswith(
+        "GELU MLP (dense_h_to_4h, dense_4h_to_h, with biases)")
+    assert kind(lc.load_model("starcoder2-15b"), 0).endswith(
+        "GELU MLP (c_fc, c_proj, with biases; tanh GELU)")
     ex = lc.widgets.EXPLORERS["layer_anatomy"]()
     ex.set(model="gemma-2-2b")
     assert "GeGLU" in ex.value("kind") and "SwiGLU" not in ex.value("kind")

@@ -196,12 +196,15 @@ def test_ffn_derive_names_the_plain_families_a_phi_only_rule_misses():
 
 
 def test_the_plain_mlp_families_are_read_from_every_dense_models_tensors():
-    """The lesson says the zoo's plain MLPs are exactly GPT-2, GPT-NeoX and phi: every
-    dense zoo model's tensors agree (two matrices with biases there, three elsewhere)."""
-    from llmcourse.tables.ffn import PLAIN_MLP_TYPES, dense_models, mlp_layout
+    """The lesson says the zoo's plain MLPs are exactly GPT-2, GPT-NeoX, phi and StarCoder2:
+    every dense zoo model's tensors agree (two matrices with biases there, three
+    elsewhere), and so does each family's layout."""
+    from llmcourse.tables.ffn import dense_models, mlp_layout
     plain = {lc.load_model(m).model_type for m in dense_models()
              if not any(x["gated"] for x in mlp_layout(lc.load_model(m)))}
-    assert plain == set(PLAIN_MLP_TYPES)
+    assert plain == {"gpt2", "gpt_neox", "phi", "starcoder2"}
+    assert plain == {lc.load_model(m).model_type for m in dense_models()
+                     if lc.load_model(m).layout.mlp == "plain"}
     for m in dense_models():
         cfg = lc.load_model(m)
         layout = mlp_layout(cfg)

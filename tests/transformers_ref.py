@@ -93,13 +93,80 @@ def routed_expert_params(m):
 
 
 @functools.lru_cache(maxsize=None)
+def zoo_model(name):
+    """The meta build of a zoo model (kept for the tests that read it)."""
+    import llmcourse as lc
+    return meta_model(lc.load_model(name).to_hf_config())
+
+
 def zoo_meta(name):
     """(total parameters, {state-dict name: shape}, routed-expert parameters) of a zoo model."""
-    import llmcourse as lc
-    m = meta_model(lc.load_model(name).to_hf_config())
+    m = zoo_model(name)
     total = sum(p.numel() for p in m.parameters())
     shapes = {k: tuple(v.shape) for k, v in m.state_dict().items()}
     return total, shapes, routed_expert_params(m)
+
+
+# --- the checkpoint, read as transformers reads one -----------------------------------------
+
+def loaded_shapes(model, checkpoint):
+    """``{state-dict name: shape}`` that transformers' ``from_pretrained`` makes of a
+    checkpoint ``{name: shape}``: its own renamings and weight converters for the model
+    (``conversion_mapping.py``: experts stored one by one merged into one tensor, prefixes
+    changed, q/k/v convolutions stacked ...) and its base-model prefix rule, applied to meta
+    tensors of those shapes. A tensor two checkpoint names would load into is an error."""
+    from copy import deepcopy
+
+    from transformers.conversion_mapping import get_model_conversion_mapping
+    from transformers.core_model_loading import (WeightConverter, WeightRenaming,
+                                                 dot_natural_key, rename_source_key)
+    mapping = get_model_conversion_mapping(model)
+    renamings = [t for t in mapping if isinstance(t, WeightRenaming)]
+    converters = [t for t in mapping if isinstance(t, WeightConverter)]
+    by_pattern = {p: c for c in converters for p in c.source_patterns}
+    meta, prefix = model.state_dict(), model.base_model_prefix
+    out, pending = {}, {}
+    for key, shape in sorted(checkpoint.items(), key=lambda kv: dot_natural_key(kv[0])):
+        new, pattern = rename_source_key(key, renamings, converters, prefix, meta)
+        if new not in meta and key in meta:   # as from_pretrained: keep the name as it is
+            new, pattern = rename_source_key(key, [], [], prefix, meta)
+        if pattern is None:
+            assert new not in out, f"{key} and another checkpoint tensor both load as {new}"
+            out[new] = tuple(shape)
+            continue
+        converter = pending.setdefault(new, deepcopy(by_pattern[pattern]))
+        converter.add_tensor(new, key, pattern, torch.empty(tuple(shape), device="meta"))
+    for name, converter in pending.items():
+        for target, t in converter.convert(name, model=model, config=model.config).items():
+            out[target] = tuple((t[0] if isinstance(t, list) else t).shape)
+    return out
+
+
+def engine_checkpoint(cfg):
+    """``{name: shape}``: the checkpoint as the engine lists it (``weight_shapes``), without
+    the multi-token-prediction modules transformers does not build."""
+    import llmcourse as lc
+    ws = lc.weight_shapes(cfg)
+    ws = ws[~ws["note"].str.contains("mtp, not built by transformers", regex=False)]
+    listing = dict(zip(ws["name"], ws["shape"]))
+    assert len(listing) == len(ws), "two tensors of one name"
+    return listing
+
+
+def tensors_as_built(cfg, model, oversized=None):
+    """Every tensor the engine lists, loaded as transformers loads a checkpoint, is in the
+    meta build under that name with that shape, and the build holds no other
+    (``oversized``: ``{name: shape}``, built tensors larger than any checkpoint's, with the
+    shape a checkpoint fills: LongCat-Flash's zero-expert slots)."""
+    ours = loaded_shapes(model, engine_checkpoint(cfg))
+    theirs = {k: tuple(v.shape) for k, v in model.state_dict().items()}
+    for k, shape in (oversized or {}).items():
+        assert k in theirs, f"{k} is not in the build"
+        theirs[k] = shape
+    extra, missing = sorted(set(ours) - set(theirs)), sorted(set(theirs) - set(ours))
+    assert not extra and not missing, f"listed, not built: {extra[:5]}; built, not listed: {missing[:5]}"
+    wrong = {k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]}
+    assert not wrong, f"(engine, transformers) shapes differ: {dict(list(wrong.items())[:5])}"
 
 
 # --- the checks every exactness test makes, in one place ---------------------------------
@@ -128,18 +195,24 @@ def active_as_built(total, routed, cfg):
     return total - routed // E * (E - k)
 
 
-def counts_as_built(d, uncounted=None, routed_component=True):
+def counts_as_built(d, uncounted=None, routed_component=True, tensors=True):
     """The engine's total, active and routed-expert parameters of ``d`` equal transformers'
-    meta build (less ``uncounted(model, cfg)``: weights the build allocates that no checkpoint
-    holds, LongCat-Flash's zero-expert slots). ``routed_component``: the breakdown's
-    "experts" component is the routed experts alone. Returns the engine's config."""
+    meta build (less ``uncounted(model, cfg)``: ``{name: shape a checkpoint fills}`` of
+    tensors the build allocates larger, LongCat-Flash's zero-expert slots), and
+    (``tensors``) its checkpoint listing loads into that build tensor by tensor.
+    ``routed_component``: the breakdown's "experts" component is the routed experts alone.
+    Returns the engine's config."""
     import llmcourse as lc
+    from math import prod
     cfg = lc.from_hf_config(d)
     m = meta_model(d)
     total, routed = sum(p.numel() for p in m.parameters()), routed_expert_params(m)
-    if uncounted is not None:
-        extra = uncounted(m, cfg)
-        total, routed = total - extra, routed - extra
+    oversized = uncounted(m, cfg) if uncounted is not None else {}
+    if tensors:
+        tensors_as_built(cfg, m, oversized)
+    built = dict(m.named_parameters())
+    extra = sum(built[k].numel() - prod(shape) for k, shape in oversized.items())
+    total, routed = total - extra, routed - extra
     pc = lc.param_count(cfg)
     assert pc.total == total
     if cfg.is_moe:

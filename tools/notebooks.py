@@ -12,6 +12,12 @@ models' random ids are renumbered in the order the run created them (the same ru
 the same ids, and a stored widget still renders: every reference is renamed with it), and
 consecutive prints to one stream are stored as one output (the kernel's split of them into
 messages depends on timing).
+
+It also marks what is the student's (``llmcourse.student_copy``, the one rule): every
+exercise prompt, answer cell, worked solution, the "How to use this course" cell and any
+homework carries the cell tag ``student``, and no other cell does; a Markdown cell where
+teaching text and an exercise meet is split at the exercise's heading. ``make lecture``
+serves a copy without those cells.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ import json
 import re
 import sys
 from pathlib import Path
+
+from llmcourse.student_copy import mark_student_cells
 
 _ID = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
 
@@ -73,7 +81,9 @@ def _coalesce_streams(outputs: list) -> list:
 
 
 def normalise(nb: dict, name: str) -> dict:
-    """The notebook without volatile metadata (see the module docstring)."""
+    """The notebook without volatile metadata, its student cells tagged (see the module
+    docstring)."""
+    mark_student_cells(nb)
     for cell in nb.get("cells", []):
         cell.get("metadata", {}).pop("execution", None)
         if "outputs" in cell:

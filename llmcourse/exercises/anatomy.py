@@ -43,9 +43,9 @@ def _model_params(cfg):
     nh, nkv = cfg.num_attention_heads, cfg.num_key_value_heads
     inter, vocab, layers = cfg.intermediate_size, cfg.vocab_size, cfg.num_hidden_layers
     layer = 2 * d * hd * (nh + nkv) + 3 * d * inter + 2 * d
-    if cfg.model_type == "qwen3":           # QK-norm: q_norm and k_norm, head_dim each
+    if cfg.layout.qk_norm:                  # QK-norm (Qwen3): q_norm and k_norm, head_dim each
         layer += 2 * hd
-    if cfg.model_type == "qwen2":           # biases on q, k, v: one per output unit
+    if cfg.layout.qkv_bias is True:         # biases on q, k, v (Qwen2): one per output unit
         layer += (nh + 2 * nkv) * hd
     embedding = vocab * d
     lm_head = 0 if cfg.tie_word_embeddings else vocab * d
@@ -67,7 +67,7 @@ def _no_qk_norm(cfg):
 def _bias_as_hidden(cfg):
     """Qwen2's three biases taken as hidden_size wide each (k and v are n_kv · d_h)."""
     extra = 0
-    if cfg.model_type == "qwen2":
+    if cfg.layout.qkv_bias is True:
         hd, nkv = cfg.head_dim, cfg.num_key_value_heads
         extra = cfg.num_hidden_layers * (3 * cfg.hidden_size - (cfg.num_attention_heads + 2 * nkv) * hd)
     return _model_params(cfg) + extra

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -172,11 +171,6 @@ def _get(id):
     if id not in EXERCISES:
         raise ValueError(f"exercise: no exercise {id!r}; known: {', '.join(sorted(EXERCISES))}")
     return EXERCISES[id]
-
-
-def _in_lecture_mode():
-    """True in a Voila page (lecture mode), where an unanswered exercise prints nothing."""
-    return "VOILA_KERNEL_ID" in os.environ or "VOILA_REQUEST_URL" in os.environ
 
 
 def _is_number(x):
@@ -343,8 +337,6 @@ def check(id, answer):
     the expected value when it is wrong. Returns a :class:`Verdict` (truthy if right)."""
     ex = _get(id)
     if answer is None or answer is ...:
-        if _in_lecture_mode():
-            return Verdict("", False)
         return Verdict(_with_hint(f"[{id}] No answer yet: write yours in place of None, "
                                   "then run this cell again.", ex), False)
     ok, msg = _CHECKERS[ex.kind](ex, _whole(answer))

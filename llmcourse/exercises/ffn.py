@@ -37,13 +37,14 @@ predict(
 )
 
 
-PLAIN = ("gpt2", "gpt_neox", "phi", "starcoder2")   # two matrices, each with a bias
+def _plain(cfg):               # a plain MLP (up, down), not gated: two matrices with biases
+    return cfg.layout.mlp == "plain"
 
 
 def _ffn_params_solution(cfg):
     """The worked solution: FFN parameters of one layer of a dense model."""
     d, inter = cfg.hidden_size, cfg.intermediate_size
-    if cfg.model_type in PLAIN:   # plain: 2 matrices, each with a bias
+    if _plain(cfg):               # plain: 2 matrices, each with a bias
         return 2 * d * inter + inter + d
     return 3 * d * inter                                 # gated: gate, up, down; no biases
 
@@ -57,18 +58,18 @@ def _all_gated(cfg):           # three matrices everywhere: plain MLPs counted a
 
 
 def _no_biases(cfg):           # the right matrices, the biases forgotten
-    k = 2 if cfg.model_type in PLAIN else 3
+    k = 2 if _plain(cfg) else 3
     return k * cfg.hidden_size * cfg.intermediate_size
 
 
 def _all_plain(cfg):           # two matrices everywhere: gated MLPs counted as plain
     return 2 * cfg.hidden_size * cfg.intermediate_size + (
-        cfg.intermediate_size + cfg.hidden_size if cfg.model_type in PLAIN else 0)
+        cfg.intermediate_size + cfg.hidden_size if _plain(cfg) else 0)
 
 
-def _phi_only(cfg):            # phi-2 as the only plain MLP
+def _phi_only(cfg):            # phi-2 (attention and MLP side by side) as the only plain MLP
     d, inter = cfg.hidden_size, cfg.intermediate_size
-    return 2 * d * inter + inter + d if cfg.model_type == "phi" else 3 * d * inter
+    return 2 * d * inter + inter + d if cfg.layout.parallel else 3 * d * inter
 
 
 derive(

@@ -225,17 +225,18 @@ design(
     why="One L40S cannot hold the 61 GiB of weights; TP=2 puts 30.52 GiB on each of the "
         "40.87 GiB today's vLLM may use (0.92 x the 44.42 GiB an L40S reports). It also "
         "subtracts a profiling peak (an estimate: 256 rows x 151,936 logits x 14 B with "
-        "FlashInfer's sampler, 0.53 GiB), non-torch memory (0.55 GiB, stated) and its CUDA-graph "
-        "estimate (0.6 GiB, stated), leaving 8.66 GiB of KV cache per GPU: 70,960 tokens at 128 "
-        "KiB per token per GPU (4 of the 8 KV heads). Any max_model_len from 8,192 to 17,740 "
-        "holds 4 requests or more; the default of 40,960 starts but holds 1.73. Under vLLM 0.11 "
-        "(0.9, the PyTorch sort's 38 B a logit, no graphs in the budget) the limit was 15,368.",
+        "FlashInfer's sampler, 0.53 GiB) and non-torch memory (0.55 GiB, stated); a dense "
+        "Qwen3 runs on Model Runner V2, which subtracts no CUDA-graph estimate. That leaves "
+        "9.26 GiB of KV cache per GPU: 75,872 tokens at 128 KiB per token per GPU (4 of the 8 "
+        "KV heads). Any max_model_len from 8,192 to 18,960 holds 4 requests or more; the "
+        "default of 40,960 starts but holds 1.85. Under vLLM 0.11 (0.9, the PyTorch sort's "
+        "38 B a logit) the limit was 15,368.",
     solution={"tensor_parallel_size": 2, "max_model_len": 16384},
     hint="per GPU: the weights divided by the tensor-parallel size, then the KV heads each GPU "
          "keeps; concurrency = KV tokens / max_model_len. lc.vllm_plan (or the explorer's "
          "vLLM rows) tries a setting.",
     wrong=({"tensor_parallel_size": 1, "max_model_len": 8192},
            {"tensor_parallel_size": 2, "max_model_len": 40960},
-           {"tensor_parallel_size": 2, "max_model_len": 17741},
+           {"tensor_parallel_size": 2, "max_model_len": 18961},
            {"tensor_parallel_size": 3, "max_model_len": 16384}),
 )

@@ -244,6 +244,11 @@ VLLM_PARTS = (("weight_bytes", "weights", "weights"),
               ("headroom", "headroom", "reserve"))
 
 
+# the explorer's cache dtypes as vLLM names them
+VLLM_KV = {"bf16": "auto", "fp16": "auto", "fp8": "fp8", "int8": "int8_per_token_head",
+           "int4": "int4_per_token_head"}
+
+
 def fit_data(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=8192, batch=1,
              utilization=None, vllm_version=None):
     """What lesson 9's figure shows (pure): the idealised plan (``plan``), and the startup
@@ -257,13 +262,14 @@ def fit_data(cfg, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", seq_len=81
     gpu = as_gpu(gpu)
     plan = memory_plan(cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch)
     vllm, reason = None, ""
-    if kv_dtype not in ("bf16", "fp8"):
-        reason = f"vLLM's cache dtypes are auto and fp8, not {kv_dtype}"
+    # the explorer's cache dtypes, as vLLM names them (int8 and int4: per token-head scales)
+    vkv = VLLM_KV.get(kv_dtype)
+    if vkv is None:
+        reason = f"vLLM has no {kv_dtype} KV cache"
     else:
         try:
             vllm = vllm_plan(cfg, gpu, tensor_parallel_size=n_gpus, max_model_len=seq_len,
-                             gpu_memory_utilization=utilization,
-                             kv_cache_dtype="fp8" if kv_dtype == "fp8" else "auto",
+                             gpu_memory_utilization=utilization, kv_cache_dtype=vkv,
                              weights=weights, vllm_version=release)
         except (ConfigError, ValueError) as e:
             reason = str(e).splitlines()[0]
@@ -341,14 +347,26 @@ def draw_fit(fig, data):
                    color="black" if plan.fits else color_of("highlight"), y=1.0)
 
     v = data["vllm"]
-    if v is None:
-        _stack(right, st["vllm"], {}, 1)
-        right.set_ylim(0, 1)
-        st["rt"].set_visible(False)
-        st["rt_text"].set_visible(False)
-        right.set_title("vLLM: " + _short(data["vllm_reason"]), color=color_of("highlight"),
-                        y=1.0)
-        return left, right
+    st.setdefault("msg", right.text(0.5, 0.5, "", ha="center", va="center", wrap=True,
+                                    transform=right.transAxes, fontsize=TEXT_SIZES["label"],
+                                    color=color_of("highlight")))
+    st["msg"].set_text("")
+    if v is None or not v.starts:
+        # vLLM's own message, whole, inside the panel (a title would clip it)
+        message = data["vllm_reason"] if v is None else v.reason
+        if v is None:
+            _stack(right, st["vllm"], {}, 1)
+            right.set_ylim(0, 1)
+            st["rt"].set_visible(False)
+            st["rt_text"].set_visible(False)
+            right.set_title(f"vLLM {data['vllm_version']}: not planned" if data["vllm_reason"]
+                            .startswith(("gpu:", "model:", "kv_cache_dtype:")) else
+                            f"vLLM {data['vllm_version']} refuses", color=color_of("highlight"),
+                            y=1.0)
+            st["msg"].set_text(_wrap(message))
+            right.yaxis.set_visible(False)
+            return left, right
+    right.yaxis.set_visible(True)
     total = v.total_bytes / GiB
     sizes = {"weight_bytes": v.weight_bytes / GiB, "activation_bytes": v.activation_bytes / GiB,
              "non_torch_bytes": v.non_torch_bytes / GiB,
@@ -371,9 +389,17 @@ def draw_fit(fig, data):
         right.set_title(f"vLLM {v.vllm_version}, TP={v.tensor_parallel_size}: "
                         f"{v.kv_tokens:,} tokens, {v.max_concurrency:,.1f}x", y=1.0)
     else:
-        right.set_title(f"vLLM {v.vllm_version} refuses: " + _short(v.reason),
+        right.set_title(f"vLLM {v.vllm_version} refuses (TP={v.tensor_parallel_size})",
                         color=color_of("highlight"), y=1.0)
+        st["msg"].set_text(_wrap(v.reason))
     return left, right
+
+
+def _wrap(text, width=46, lines=9):
+    """vLLM's message broken into lines that fit the panel (the first ``lines`` of them)."""
+    import textwrap
+    out = textwrap.wrap(text, width)
+    return "\n".join(out[:lines]) + ("…" if len(out) > lines else "")
 
 
 def _short(reason, most=42):

@@ -13,6 +13,7 @@ from ..units import count_of
 import html
 
 from ..config import ConfigError
+from ..architectures import kind_tensors
 from ..counts import weight_shapes
 from ..units import MB, MiB
 from ..zoo import as_config
@@ -50,22 +51,46 @@ def attention_text(cfg):
     return f"{kind}, {h} heads" if kind in ("MLA", "MHA") else f"{kind} {h}:{kv}"
 
 
-def _mlp_text(cfg):
-    act = str(cfg.get("hidden_activation") or cfg.get("hidden_act") or "")
-    if cfg.family == "phi":
-        return "GELU MLP (fc1, fc2, with biases)"
-    if cfg.model_type == "nemotron_h":
-        return "ReLU² MLP (up, down: not gated)"
-    if act.startswith("gelu"):
-        return "GeGLU MLP (tanh GELU)" if "tanh" in act else "GeGLU MLP"
-    return "SwiGLU MLP"
+# activation functions by their transformers (ACT2FN) names: (name, a note)
+_ACT_NAMES = {"silu": ("SiLU", ""), "swish": ("SiLU", ""), "relu": ("ReLU", ""),
+              "relu2": ("ReLU²", ""), "gelu": ("GELU", ""), "gelu_new": ("GELU", "tanh GELU"),
+              "gelu_pytorch_tanh": ("GELU", "tanh GELU"), "gelu_fast": ("GELU", "tanh GELU"),
+              "quick_gelu": ("GELU", "quick GELU")}
+_GATED = {"SiLU": "SwiGLU", "GELU": "GeGLU", "ReLU": "ReGLU"}
+
+
+def _mlp_text(cfg, tensors):
+    """The dense MLP of a layer in words, read off its tensors (gated: gate, up, down;
+    plain: two matrices) and the activation its config names: 'SwiGLU MLP',
+    'GeGLU MLP (tanh GELU)', 'GELU MLP (fc1, fc2, with biases; tanh GELU)'."""
+    from ..activations import mlp_width
+    act = next((str(cfg.get(f)) for f in cfg.layout.activation_field if cfg.get(f)), "")
+    name, note = _ACT_NAMES.get(act, (act or "unnamed activation", ""))
+    _, gated = mlp_width(tensors, cfg.hidden_size, "mlp")
+    biased = any(t.component == "mlp" and t.name.endswith(".bias") for t in tensors)
+    if gated:
+        notes = [n for n in (note, "with biases" if biased else "") if n]
+        return f"{_GATED.get(name, name + '-gated')} MLP" + (f" ({'; '.join(notes)})" if notes else "")
+    names = [t.name.split(".")[-2] for t in tensors if t.component == "mlp" and t.matmul
+             and len(t.shape) == 2 and "per_layer" not in t.name]
+    inside = ", ".join(names) + (", with biases" if biased else "") + (f"; {note}" if note else "")
+    return f"{name} MLP ({inside})"
+
+
+def is_standard_block(cfg):
+    """Whether a model's layers are the standard pre-norm decoder block traced by
+    :func:`decoder_trace`: RMSNorm, q/k/v/o attention (biases and a QK-norm shared by the
+    heads allowed), a gated MLP under Llama's names, no experts."""
+    L, std = cfg.layout, type(cfg.layout)()
+    same = ("block", "attention", "attention_prefix", "attention_names", "output_gate", "sinks",
+            "stored_in_out", "mlp", "mlp_prefix", "mlp_names", "norm", "layer_norms",
+            "parallel", "layer_prefix", "embedding", "position_embedding", "final_norm",
+            "extra_globals", "lm_head")
+    return (all(getattr(L, f) == getattr(std, f) for f in same)
+            and L.qk_norm in (None, "shared") and not cfg.is_moe)
 
 
 # --- the trace of one layer ---------------------------------------------------------
-
-# model types whose decoder block is exactly the pre-norm RMSNorm / attention / SwiGLU
-# block traced below (Granite's multipliers and SmolLM3's NoPE layers add no tensors)
-TRACED_TYPES = ("llama", "mistral", "qwen2", "qwen3", "granite", "smollm3")
 
 
 def decoder_trace(model, layer=0):
@@ -74,15 +99,16 @@ def decoder_trace(model, layer=0):
     Each row is a step of the forward pass: the operation, the checkpoint tensor
     it uses (shapes from :func:`llmcourse.weight_shapes`, stored ``(out, in)``),
     its parameters, and the activation shape after the step. Supports the dense
-    SwiGLU family with this exact block (see ``TRACED_TYPES``); others, whose blocks
+    SwiGLU family with this exact block (see :func:`is_standard_block`); others, whose blocks
     differ (Gemma's four norms and GeGLU, OLMo-2's post-norms, Phi's fused or parallel
     blocks, MoE), raise a one-line ``ValueError``.
     """
     import pandas as pd
     cfg = as_config(model)
-    if cfg.model_type not in TRACED_TYPES or cfg.is_moe:
-        raise ConfigError(f"model: decoder_trace covers dense llama-style models "
-                          f"({', '.join(TRACED_TYPES)}), not {cfg.model_type!r}")
+    if not is_standard_block(cfg):
+        raise ConfigError(f"model: decoder_trace covers dense models with the standard "
+                          f"pre-norm block (RMSNorm, q/k/v/o attention, a gated MLP), not "
+                          f"{cfg.name}'s ({cfg.model_type})")
     ws = weight_shapes(cfg).set_index("name")
     H, V, I = cfg.hidden_size, cfg.vocab_size, cfg.intermediate_size
     nh, kv, hd, L = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim, cfg.num_hidden_layers
@@ -167,7 +193,7 @@ def layer_kind(cfg, layer):
     from ..plots.anatomy import layer_tensors
     k = cfg.layer_schedule.kind_at(layer)
     kind = k.attention
-    if kind == "linear_attention" and cfg.model_type == "kimi_linear":
+    if kind == "linear_attention" and cfg.layout.linear_attention == "kda":
         attn = (f"Kimi Delta Attention (linear attention), {cfg.linear_num_heads} heads of "
                 f"{cfg.linear_head_dim}")
     elif kind == "linear_attention":  # Qwen3-Next's gated DeltaNet: no KV heads, no cache
@@ -186,11 +212,12 @@ def layer_kind(cfg, layer):
         if k.kv_heads or k.head_dim:  # Gemma 4's full layers
             attn += (f", here {count_of(k.kv_heads or cfg.num_key_value_heads, 'KV head')} of "
                      f"{k.head_dim or cfg.head_dim}")
-    if kind == "sliding_attention" and cfg.model_type != "deepseek_v4":
+    k_eq_v = cfg.layout.kv_store == "k_eq_v"
+    if kind == "sliding_attention" and not k_eq_v:
         attn += f", sliding window {cfg.sliding_window:,}"
     if kind == "chunked_attention":
         attn += f", chunks of {cfg.attention_chunk_size:,}"
-    if cfg.model_type == "deepseek_v4":
+    if k_eq_v:   # DeepSeek-V4: every layer a window, the compressed kinds more
         attn = f"one K = V head of {cfg.head_dim}, {cfg.num_attention_heads} query heads"
         attn += f", sliding window {cfg.sliding_window:,}" if kind == "sliding_attention" else ""
         if kind == "compressed_sparse_attention":
@@ -201,7 +228,7 @@ def layer_kind(cfg, layer):
             attn += (f", window {cfg.sliding_window:,} + all compressed entries (1 per "
                      f"{cfg.compress_rates['heavily_compressed_attention'] if cfg.get('compress_rates') else 128}"
                      " tokens)")
-    if kind == "indexed_attention" and cfg.model_type == "qwen4_exp_text":
+    if kind == "indexed_attention" and cfg.layout.indexer == "block_select":
         # Qwen4-Exp's indexer picks blocks of indexer_compress_ratio keys, up to a budget
         attn += (f", sparse: {cfg.indexer_budget:,} keys in blocks of "
                  f"{cfg.indexer_compress_ratio} chosen by an indexer")
@@ -211,18 +238,21 @@ def layer_kind(cfg, layer):
     if k.kv_shared:
         attn += ", K and V of an earlier layer"
     tensors = layer_tensors(cfg, layer)
+    layer_t = kind_tensors(cfg, k)
     if any(t["component"] == "experts" for t in tensors):
         shared = (cfg.get("n_shared_experts") or 1) if any(
             t["component"] == "shared_experts" for t in tensors) else 0
         routed = "hash-routed" if k.mlp == "hash_moe" else "routed"
         mlp = f"MoE: {cfg.num_experts} {routed} experts, top-{cfg.num_experts_per_tok}" + (
             f", {count_of(shared, 'shared expert')}" if shared else "")
-        if cfg.model_type == "gemma4_text":
-            mlp = f"{_mlp_text(cfg)} and {mlp}"
+        L = cfg.layout
+        down = f"{L.mlp_prefix}.{L.mlp_names[-1]}.weight"
+        if any(t.name == down for t in layer_t):   # a dense MLP beside the experts (Gemma 4)
+            mlp = f"{_mlp_text(cfg, layer_t)} and {mlp}"
     elif k.mlp == "none":
         mlp = "no MLP"
     else:
-        mlp = _mlp_text(cfg)
+        mlp = _mlp_text(cfg, layer_t)
     return f"{attn} · {mlp}"
 
 

@@ -6,13 +6,7 @@ from ..counts import param_count
 from ..sizing import context_within_max, ffn_attention_split
 from ..zoo import as_config, list_models, load_model
 
-__all__ = ["dense_models", "ffn_share_table", "mlp_layout", "PLAIN_MLP_TYPES"]
-
-# the families whose MLP is plain (two matrices, each with a bias; GELU between them):
-# GPT-2 (c_fc, c_proj), GPT-NeoX/Pythia (dense_h_to_4h, dense_4h_to_h), phi (fc1, fc2),
-# StarCoder2 (c_fc, c_proj). Every other dense family of the zoo gates its MLP
-# (tests/test_topic_ffn.py reads it from the tensors of every zoo model).
-PLAIN_MLP_TYPES = ("gpt2", "gpt_neox", "phi", "starcoder2")
+__all__ = ["dense_models", "ffn_share_table", "mlp_layout"]
 
 
 def dense_models(by_size=False):

@@ -4,6 +4,8 @@ own arithmetic, the q/k/v/o shapes and the MHA split, is done in the notebook.)"
 
 from __future__ import annotations
 
+import re
+
 from ..counts import weight_shapes
 from ..zoo import as_config, list_models, load_model
 from .anatomy import wide
@@ -106,24 +108,30 @@ def _per_projection(in_out, name):
 
 def _file_and_module(cfg, tensor, shape):
     """(as the Hub file stores it, as a transformers 5 module holds it) for one tensor
-    of layer 0. They differ for two families: Mixtral's file keeps one w1/w3/w2 per expert,
-    which transformers 5 merges on load into gate_up_proj and down_proj for all experts
-    (its ``conversion_mapping.py``); gpt-oss's file keeps its experts in MXFP4, blocks of
-    32 values in 16 bytes with one scale each, which transformers dequantizes and
-    transposes on load (``integrations/mxfp4.py``)."""
+    of layer 0. They differ where a file keeps one tensor per routed expert (Mixtral's
+    w1/w3/w2, DeepSeek's and Qwen's gate/up/down_proj), which transformers 5 merges on load
+    into gate_up_proj and down_proj for all experts (its ``conversion_mapping.py``), and
+    where a file keeps experts in MXFP4 (gpt-oss: blocks of 32 values in 16 bytes with one
+    scale each), which transformers dequantizes and transposes on load
+    (``integrations/mxfp4.py``)."""
     short = tensor.split(".")[-2] if tensor.endswith(".weight") else tensor.split(".")[-1]
     here = f"{short} {tuple(shape)}"
-    if cfg.model_type == "mixtral" and ".experts." in tensor:
-        E, H, I = cfg.num_local_experts, cfg.hidden_size, cfg.intermediate_size
-        module = (f"experts.gate_up_proj ({E}, {2 * I}, {H})" if short in ("w1", "w3")
+    E, H = cfg.num_experts, cfg.hidden_size
+    if re.search(r"\.experts\.(\d+|\{e\}|\*)\.", tensor):   # one tensor per expert in the file
+        I = shape[0] if short in _GATE_OR_UP else shape[1]
+        module = (f"experts.gate_up_proj ({E}, {2 * I}, {H})" if short in _GATE_OR_UP
                   else f"experts.down_proj ({E}, {H}, {I})")
         return here, module
-    if cfg.model_type == "gpt_oss" and "experts." in tensor:
-        E, H, I = cfg.num_local_experts, cfg.hidden_size, cfg.intermediate_size
-        rows, cols = (2 * I, H) if "gate_up" in tensor else (H, I)
+    quant = cfg.get("quantization_config") or {}
+    if quant.get("quant_method") == "mxfp4" and "experts." in tensor and len(shape) == 3:
+        rows, cols = shape[2], shape[1]   # stored (experts, in, out) once loaded
         return (f"{short}_blocks ({E}, {rows}, {cols // 32}, 16) + _scales "
                 f"({E}, {rows}, {cols // 32}), MXFP4"), here
     return here, here
+
+
+# per-expert checkpoint tensors that transformers 5 merges into gate_up_proj on load
+_GATE_OR_UP = ("w1", "w3", "gate_proj", "up_proj")
 
 
 def shape_table_claims():

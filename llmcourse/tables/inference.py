@@ -8,7 +8,7 @@ from ..quantization import AS_SHIPPED, list_schemes, stored_weights
 from ..zoo import as_config
 from . import fmt
 
-__all__ = ["gpu_table", "weights_table", "limits_table"]
+__all__ = ["gpu_table", "weights_table", "limits_table", "kv_dtypes_table"]
 
 
 def gpu_table(gpus=None, formatted=True):
@@ -42,6 +42,9 @@ def gpu_table(gpus=None, formatted=True):
             out.loc[name, "runtime reports (GiB)"] = ("runtime unknown (unified)"
                                                        if g.unified_memory else
                                                        "runtime unknown")
+        elif g.unified_memory:             # known total, shared with the CPU and the OS
+            out.loc[name, "runtime reports (GiB)"] = (
+                f"{df.loc[name, 'runtime reports (GiB)']:,.2f} (unified)")
     for gpu, flops in stand_ins.items():   # say which figure the ridge point was taken from
         out.loc[gpu, "bf16 TFLOP/s"] = f"{flops / 1e12:,.1f} ({as_gpu(gpu).peak_dtype('bf16')})"
     return out
@@ -100,3 +103,26 @@ def limits_table(models, gpu, n_gpus=1, weights=AS_SHIPPED, kv_dtype="bf16", bat
         rows.append(row)
     df = pd.DataFrame(rows).set_index("model")
     return fmt(df) if formatted else df
+
+
+def kv_dtypes_table(model="Llama-3.1-8B"):
+    """vLLM's cache dtypes (:data:`llmcourse.vllm_kv.KV_CACHE_DTYPES`): the first release that
+    accepts each, the attention backend that reads it, the bytes one token takes in ``model``'s
+    cache (values and the scales the page holds) and where that is written."""
+    import re
+
+    import pandas as pd
+    from ..vllm_kv import KV_CACHE_DTYPES
+    from ..zoo import as_config
+    cfg = as_config(model)
+    rows = []
+    for name, d in KV_CACHE_DTYPES.items():
+        if name in ("bfloat16", "float16"):
+            continue
+        per_head = d.bytes_per_token_head(cfg.head_dim)
+        rows.append({"kv_cache_dtype": name, "first release": d.since,
+                     "backend": d.backend or "any", "bytes per token": (
+                         cfg.num_hidden_layers * cfg.num_key_value_heads * per_head),
+                     "where": ("vLLM PR " + ", ".join(re.findall(r"pull/(\d+)", d.source))
+                               if "pull/" in d.source else "vllm/config/cache.py")})
+    return pd.DataFrame(rows).set_index("kv_cache_dtype")

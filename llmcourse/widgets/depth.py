@@ -8,32 +8,18 @@ from ..approx import (SEQ_LEN, approx_params_12Ld2, dense_models, layer_params,
                       outside_layers_params, prompt_len)
 from ..counts import flops_per_token, param_count, weight_bytes
 from ..units import human_bytes, human_count
+from ..families import family_of
 from ..zoo import load_model
 from .base import Explorer, Row, int_text, model_dropdown, register, selection
 
 __all__ = ["depth_width_explorer", "depth_width_rows", "depth_width_config", "hidden_options",
            "layer_options", "engine_only_fields"]
 
-# Fields a config.json may carry but transformers does not build from, per model_type: a
-# what-if on them would count a model that transformers cannot make (checked by building
-# the edited config on the meta device, tests/test_topic_whatif.py). The explorers leave
-# these boxes out and say why.
-_ENGINE_ONLY = {
-    "gpt2": {"num_key_value_heads": "transformers' GPT-2 has no KV heads: one fused c_attn "
-                                    "projects q, k and v, 3 × hidden wide",
-             "head_dim": "GPT-2's head_dim is always hidden / heads"},
-    "gpt_neox": {"num_key_value_heads": "transformers' GPT-NeoX (Pythia) has no KV heads: one "
-                                        "fused query_key_value projects q, k and v, 3 × hidden wide",
-                 "head_dim": "GPT-NeoX's head_dim is always hidden / heads"},
-    "deepseek_v4": {"num_key_value_heads": "DeepSeek-V4's attention keeps one compressed key-value "
-                                           "head per layer and reads no num_key_value_heads"},
-}
-
-
 def engine_only_fields(cfg):
     """``{field: why}``: the config fields transformers ignores for ``cfg``'s family, so a
-    change to them would be an engine-only what-if (GQA for GPT-2 or Pythia)."""
-    return dict(_ENGINE_ONLY.get(cfg.model_type, {}))
+    change to them would be an engine-only what-if (GQA for GPT-2 or Pythia): the explorers
+    leave these boxes out and say why (tests/test_topic_whatif.py builds every edit)."""
+    return dict(family_of(cfg.model_type).engine_only)
 
 
 def layer_options(cfg, top=160):
@@ -49,9 +35,9 @@ def hidden_options(cfg, top=16384):
     Granite 4.0, widths whose Mamba-2 part splits into its mamba_n_heads)."""
     explicit = "head_dim" in cfg.to_hf_config() and cfg.to_hf_config()["head_dim"] is not None
     step = 128 if explicit or cfg.uses_mla else math.lcm(128, cfg.num_attention_heads)
-    if cfg.model_type == "granitemoehybrid":   # Mamba-2 width mamba_expand x hidden in whole heads
-        heads, expand = cfg.mamba_n_heads, cfg.mamba_expand
-        step = math.lcm(step, heads // math.gcd(heads, expand))
+    multiple = family_of(cfg.model_type).hidden_multiple
+    if multiple:   # the family's own (Granite 4.0: its Mamba-2 part in whole heads)
+        step = math.lcm(step, multiple(cfg))
     opts = list(range(step, top + 1, step))
     return sorted(set(opts) | {cfg.hidden_size})
 
@@ -67,8 +53,7 @@ def depth_width_config(base, num_hidden_layers, hidden_size, num_attention_heads
         changes["hidden_size"] = hidden_size
         changes["intermediate_size"] = max(
             64, 64 * round(base.intermediate_size * hidden_size / base.hidden_size / 64))
-        if base.model_type == "granitemoehybrid":   # the Mamba-2 heads widen with the model
-            changes["mamba_d_head"] = "auto"
+        changes.update(family_of(base.model_type).on_width)   # re-derived with the width
     if num_attention_heads is not None and num_attention_heads != base.num_attention_heads:
         changes["num_attention_heads"] = num_attention_heads
     if num_key_value_heads is not None and num_key_value_heads != base.num_key_value_heads:

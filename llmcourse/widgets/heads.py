@@ -8,7 +8,6 @@ from ..units import count_of
 from ..counts import kv_cache_bytes, param_count
 from ..zoo import list_models, load_model
 from .base import Explorer, Row, divisors, dropdown, model_dropdown, register, selection
-from .kvcache import NO_KV_HEADS
 
 __all__ = ["heads_rows", "heads_explorer", "HEAD_DIMS"]
 
@@ -25,7 +24,7 @@ def _head_options(cfg, upto=256):
 def _kv_options(cfg, heads):
     """KV-head counts to offer for ``heads`` query heads: its divisors, or the head count
     alone where the family is MHA only in transformers (GPT-2, GPT-NeoX)."""
-    return [heads] if cfg.model_type in NO_KV_HEADS else divisors(heads)
+    return [heads] if not cfg.has_kv_heads else divisors(heads)
 
 
 def _model_head_dim(cfg):
@@ -97,11 +96,11 @@ def heads_explorer(model="Meta-Llama-3-8B"):
         "num_key_value_heads": selection("KV heads", _kv_options(c0, c0.num_attention_heads),
                                          c0.num_key_value_heads, width="300px"),
     }
-    controls["num_key_value_heads"].disabled = c0.model_type in NO_KV_HEADS
+    controls["num_key_value_heads"].disabled = not c0.has_kv_heads
 
     def config(v):
         kv = v["num_key_value_heads"]
-        if base["cfg"].model_type in NO_KV_HEADS:   # MHA only: one KV head per query head
+        if not base["cfg"].has_kv_heads:   # MHA only: one KV head per query head
             kv = v["num_attention_heads"]
         return base["cfg"].replace(num_attention_heads=v["num_attention_heads"],
                                    num_key_value_heads=kv, head_dim=v["head_dim"] or None)
@@ -141,7 +140,7 @@ def heads_explorer(model="Meta-Llama-3-8B"):
             controls["head_dim"].value = _model_head_dim(cfg)
             controls["num_key_value_heads"].options = _kv_options(cfg, cfg.num_attention_heads)
             controls["num_key_value_heads"].value = cfg.num_key_value_heads
-            controls["num_key_value_heads"].disabled = cfg.model_type in NO_KV_HEADS
+            controls["num_key_value_heads"].disabled = not cfg.has_kv_heads
     ex.on_change("num_attention_heads", on_heads)
 
     def sync_while_held(change):  # heads set inside a hold() (several controls at once):

@@ -22,7 +22,8 @@ VLLM_RELEASE_MENU = [CURRENT_VLLM, "0.11"]
 GiB = 2 ** 30
 BATCHES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 GB = 1e9
-# the cache dtypes a reader can pick: vLLM's (bf16, fp8) and other engines' (int8, int4)
+# the cache dtypes a reader can pick (vLLM's plan takes int8 and int4 as its per-token-head
+# caches, int8_per_token_head and int4_per_token_head, with their scales)
 CACHE_DTYPES = [d for d in KV_DTYPES if d not in ("fp16", "fp32")]
 
 
@@ -41,8 +42,11 @@ def vllm_rows(data):
     if p is None:
         return [Row(label, "vllm_starts", False, data["vllm_reason"])]
     caveat = f" ({p.memory_caveat})" if p.memory_caveat else ""
-    graphs = (f"{p.cuda_graph_bytes / GiB:,.2f} GiB (a stated figure)"
-              if p.cuda_graph_in_budget else "none: captured later, from the headroom")
+    graphs = (f"{p.cuda_graph_bytes / GiB:,.2f} GiB (an estimate from "
+              f"{p.graphs.piecewise + p.graphs.full} capture sizes)"
+              if p.cuda_graph_in_budget else
+              "none: Model Runner V2 subtracts none" if p.model_runner == "v2" and
+              p.release.cuda_graph_in_budget else "none: captured later, from the headroom")
     return [
         Row(label, "vllm_starts", p.starts,
             "starts" if p.starts else f"refuses: {p.reason.split('. ')[0]}"),
@@ -57,9 +61,11 @@ def vllm_rows(data):
             p.cuda_graph_bytes if p.cuda_graph_in_budget else 0, graphs),
         Row(f"vLLM {release}: KV cache per GPU", "vllm_kv_bytes", p.kv_budget_bytes,
             f"{p.kv_budget_bytes / GiB:,.2f} GiB = {p.kv_tokens:,} tokens"),
-        Row(f"vLLM {release}: concurrency at {data['seq_len']:,} tokens", "vllm_concurrency",
-            round(p.max_concurrency, 2), f"{p.max_concurrency:,.2f}x"),
-    ]
+        Row(f"vLLM {release}: concurrency at {data['seq_len']:,} tokens (its KV cache "
+            f"groups)", "vllm_concurrency", round(p.max_concurrency, 2),
+            f"{p.max_concurrency:,.2f}x: {p.concurrent_requests:,} requests at once "
+            f"(max_num_seqs {p.max_num_seqs:,})"),
+    ] + [Row(f"vLLM {release}: not modelled", "vllm_caveat", 0, c) for c in p.caveats]
 
 
 def fit_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch):
@@ -202,13 +208,21 @@ def speed_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len):
                     mb, f"{mb:,}" if mb else "none: the weights do not fit"))
     try:
         e = expected_decode_speed(cfg, gpu, "vLLM", n_gpus, weights, kv_dtype, seq_len)
-        rows.append(Row("vLLM at batch 1: to expect (an estimate)", "expected_vllm",
-                        round(e.expected_tokens_per_s, 1),
-                        f"~{e.expected_tokens_per_s:,.0f} tokens/s, band "
-                        f"{e.low_tokens_per_s:,.0f}-{e.high_tokens_per_s:,.0f} (held out of "
-                        f"sample on {_band_coverage()})"))
     except ValueError:
-        pass
+        e = None
+    if e is not None:
+        rows.append(Row("batch 1: the bound (per GPU)", "bound_batch1",
+                        round(e.bound_tokens_per_s, 1), f"{e.bound_tokens_per_s:,.0f} tokens/s"))
+        if e.withheld:
+            rows.append(Row("vLLM at batch 1: to expect", "expected_vllm", 0,
+                            f"no estimate: {e.withheld}"))
+        else:
+            held = (f"held out of sample on {_band_coverage()}" if not e.outside else
+                    "; ".join(e.outside) + ": band widened")
+            rows.append(Row("vLLM at batch 1: to expect (an estimate)", "expected_vllm",
+                            round(e.expected_tokens_per_s, 1),
+                            f"~{e.expected_tokens_per_s:,.0f} tokens/s, band "
+                            f"{e.low_tokens_per_s:,.0f}-{e.high_tokens_per_s:,.0f} ({held})"))
     return rows
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..counts import kv_cache_bytes, linear_state_bytes
-from ..families import ENTRIES, has_kv_heads, kv_heads_fixed
+from ..families import kv_heads_fixed
 from ..sizing import gqa_memory_saving, mha_baseline, plain_mha_cache_bytes
 from ..units import count_of, human_bytes
 from ..zoo import load_model
@@ -11,18 +11,13 @@ from .base import (Explorer, Row, divisors, dropdown, int_text, model_dropdown, 
                    selection)
 
 __all__ = ["kv_cache_explorer", "kv_cache_rows", "kv_variants", "LAYER_PATTERNS",
-           "with_layer_pattern", "layer_patterns_for", "kv_head_options", "NO_KV_HEADS"]
+           "with_layer_pattern", "layer_patterns_for", "kv_head_options"]
 
 SEQ_LENS = [2**k for k in range(9, 19)]
 BATCHES = [1, 2, 4, 8, 16, 32, 64]
 LAYER_PATTERNS = ["as shipped", "all full attention", "alternate sliding/full",
                   "all sliding window"]
 
-
-# transformers' configs for these model types have no num_key_value_heads: their
-# attention is MHA only (GPT2Config, GPTNeoXConfig), so no KV-head count is offered
-# families whose transformers config has no KV heads (MHA only): the engine's rule
-NO_KV_HEADS = tuple(mt for mt in ENTRIES if not has_kv_heads(mt))
 
 
 def _pattern_types(cfg, pattern):
@@ -72,7 +67,7 @@ def layer_patterns_for(cfg):
 def kv_head_options(cfg):
     """The KV-head counts to offer: the divisors of the query heads, or only the model's
     own where its family has no KV heads in transformers (GPT-2, GPT-NeoX: MHA only)."""
-    if cfg.model_type in NO_KV_HEADS:
+    if not cfg.has_kv_heads:
         return [cfg.num_key_value_heads]
     return divisors(cfg.num_attention_heads)
 
@@ -103,7 +98,7 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
             "per layer, once" if cfg.uses_mla else
             f"{kind}: {heads} query heads, {count_of(kv, 'KV head')} ({heads // kv}:1)"
             + ("; MHA only: transformers' config for this family has no KV heads"
-               if cfg.model_type in NO_KV_HEADS else ""))
+               if not cfg.has_kv_heads else ""))
     plain = plain_mha_cache_bytes(cfg, seq_len, batch, dtype)
     saved = 1 - cache / plain if plain else 0.0
     return [
@@ -166,7 +161,7 @@ def kv_variants(cfg):
     baseline, MQA (not for MLA) and, if it has sliding-window layers, the same
     model with every layer full attention."""
     h, kv = cfg.num_attention_heads, cfg.num_key_value_heads
-    if cfg.model_type == "deepseek_v4":
+    if cfg.layout.kv_store == "k_eq_v":   # DeepSeek-V4: one K = V head, a window
         return [(f"window of {cfg.sliding_window:,} + compressed entries", cfg),
                 (f"MHA, same {h} heads of {cfg.head_dim}", mha_baseline(cfg))]
     if cfg.uses_mla:
@@ -175,7 +170,7 @@ def kv_variants(cfg):
     out = [(f"this setting ({_kind(cfg)}, {count_of(kv, 'KV head')})", cfg)]
     if kv != h:
         out.append((f"MHA ({h} KV heads)", mha_baseline(cfg)))
-    if kv != 1 and has_kv_heads(cfg.model_type):   # GPT-2, GPT-NeoX: transformers builds
+    if kv != 1 and cfg.has_kv_heads:   # GPT-2, GPT-NeoX: transformers builds
         out.append(("MQA (1 KV head)", cfg.replace(num_key_value_heads=1)))   # no MQA for them
     if any(t != "full_attention" for t in cfg.layer_types):
         why = "no window" if set(cfg.layer_types) <= {"full_attention", "sliding_attention"} \

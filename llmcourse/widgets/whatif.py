@@ -19,6 +19,7 @@ from ..compare import SUMMARY_KEYS, change_percent, config_diff, size_summary
 from ..config import ConfigError, as_moe, config_from_json, from_hf_config
 from ..limits import MAX_LIST
 from ..counts import param_count
+from ..families import family_of
 from ..units import human_bytes, human_count
 from ..zoo import list_models, load_model
 from .base import Explorer, Row, dropdown, int_text, register, selection
@@ -45,16 +46,19 @@ ZERO_MEANS_NONE = {
 }
 _MLA_FIELDS = ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
                "v_head_dim")
-# families whose sliding window transformers cannot remove: DeepSeek-V4 keeps one in every
-# layer, and Gemma 4's config class refuses a null sliding_window
-_WINDOW_STAYS = ("deepseek_v4", "gemma4_text")
 
 
 def _zero_means_none(cfg, field):
-    """Whether 0 in ``field``'s box means null (none) for this model."""
-    if field == "sliding_window" and cfg.model_type in _WINDOW_STAYS:
+    """Whether 0 in ``field``'s box means null (none) for this model: not where its family
+    refuses a null there (DeepSeek-V4 keeps a window in every layer; Gemma 4's config class
+    refuses a null sliding_window)."""
+    if field not in ZERO_MEANS_NONE:
         return False
-    return field in ZERO_MEANS_NONE
+    try:   # (no window: an explicit layer list then becomes all full attention)
+        cfg.replace(**{field: None}, **({"layer_types": None} if field == "sliding_window" else {}))
+    except ValueError:
+        return False
+    return True
 _DENSE_TOP_K = 2  # the top-k offered when a dense model is given experts
 
 
@@ -89,10 +93,22 @@ def _moe_field_of(cfg):
     return as_moe(cfg, 2, 1).moe_field
 
 
+def _changes_count(cfg, field):
+    """Whether ``field`` sizes anything in this model: one more changes its total (not so
+    for intermediate_size where every layer is MoE, as in Qwen3-MoE)."""
+    value = cfg.get(field)
+    if not isinstance(value, int) or isinstance(value, bool):
+        return False
+    try:
+        bumped = cfg.replace(**{field: value + 1})
+    except ValueError:
+        return False
+    return param_count(bumped).total != param_count(cfg).total
+
+
 def _intermediate_matters(cfg):
     """False when every layer is MoE and intermediate_size sizes nothing (Qwen3-MoE)."""
-    bumped = cfg.replace(intermediate_size=cfg.intermediate_size + 1)
-    return param_count(bumped).total != param_count(cfg).total
+    return _changes_count(cfg, "intermediate_size")
 
 
 def _fields_for(cfg):
@@ -111,7 +127,7 @@ def _fields_for(cfg):
     fields.append("vocab_size")
     if _can_be_moe(cfg):
         fields += ["num_experts", "num_experts_per_tok"]
-    if cfg.is_moe and cfg.model_type in ("qwen3_moe", "deepseek_v2", "deepseek_v3"):
+    if cfg.is_moe and _changes_count(cfg, "moe_intermediate_size"):
         fields.append("moe_intermediate_size")
     if cfg.uses_mla:
         fields += ["n_shared_experts", "first_k_dense_replace"]
@@ -142,8 +158,8 @@ def _field_change(base, field, value):
     """``{config.json field: value}`` for a box's value (0 means null where the box
     says so; no window also makes an explicit layer_types list all full attention; a
     new width re-derives Granite 4.0's Mamba-2 head size, as the depth explorer does)."""
-    if field == "hidden_size" and base.model_type == "granitemoehybrid":
-        return {field: value, "mamba_d_head": "auto"}
+    if field == "hidden_size":   # fields the family re-derives with the width (Granite 4.0)
+        return {field: value, **family_of(base.model_type).on_width}
     if _zero_means_none(base, field) and value == 0:
         value = None
     if field == "sliding_window" and value is None:

@@ -329,6 +329,20 @@ def problems(page, root: str | None = None) -> list[str]:
     return page.evaluate(_PROBLEMS_JS, root)
 
 
+def page_text(page) -> str:
+    """Every piece of text in the page's document, as a reader could reach it: what is on
+    screen and what one click shows (a collapsed ``<details>``), scripts and styles left out."""
+    page.wait_for_load_state("load", timeout=RUN_ALL_MS)  # Voila streams the page cell by cell
+    return page.evaluate("""() => {
+      const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {acceptNode:
+        n => n.parentElement && n.parentElement.closest('script, style, template, noscript')
+          ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+      const out = [];
+      while (walk.nextNode()) out.push(walk.currentNode.nodeValue);
+      return out.join(' ');
+    }""")
+
+
 def popups(page) -> list[str]:
     """Dialogs and toasts that would cover the content."""
     return page.evaluate("""() => [...document.querySelectorAll(

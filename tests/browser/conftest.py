@@ -92,16 +92,18 @@ def lab(chromium_path, lab_root, jupyter_env, work_dir):
 
 @pytest.fixture(scope="session")
 def voila_root(work_dir):
-    """A temporary copy of notebooks/ as committed (Voila runs each page anyway)."""
+    """The lecture copies of notebooks/, made as `make lecture` makes them (without the
+    student's cells, outputs cleared: Voila runs each page anyway)."""
+    from llmcourse.student_copy import make_lecture_copy
     root = work_dir / "voila" / "notebooks"
-    shutil.copytree(bh.NOTEBOOKS, root,
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    make_lecture_copy(str(bh.NOTEBOOKS), str(root))
     return root
 
 
 @pytest.fixture(scope="session")
 def voila_tree(chromium_path, voila_root, jupyter_env, work_dir):
-    """``voila notebooks/ --theme=light``: every lesson as an app (/voila/render/NAME)."""
+    """``voila <lecture copies>/ --theme=light`` (`make lecture LAB=notebooks/`): every lesson
+    as an app (/voila/render/NAME)."""
     srv = None
     try:
         srv = bh.start_voila(voila_root, jupyter_env, work_dir / "voila-tree.log")
@@ -113,7 +115,7 @@ def voila_tree(chromium_path, voila_root, jupyter_env, work_dir):
 
 @pytest.fixture(scope="session")
 def voila_lab(chromium_path, voila_root, jupyter_env, work_dir):
-    """Exactly what `make lecture` runs: ``voila notebooks/<LAB> --theme=light``."""
+    """What `make lecture` runs: ``voila <lecture copy of LAB> --theme=light``."""
     srv = None
     try:
         srv = bh.start_voila(voila_root / bh.lecture_default(), jupyter_env,

@@ -1,6 +1,7 @@
 """The harness itself, on small notebooks written here (independent of the lessons):
 it sees a live explorer, follows a change to the engine's value, sees the one-line
-message, and it does notice a traceback and a widget that did not render."""
+message, and it does notice a traceback, a widget that did not render and, on a Voila
+page, the student's material."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 import browser_helpers as bh
 import llmcourse as lc
+from student_text import student_text_in
 
 pytestmark = pytest.mark.browser
 
@@ -76,24 +78,33 @@ def test_harness_sees_tracebacks_and_unrendered_widgets(lab, lab_root, lab_page)
     assert "ZeroDivisionError" in text and "widget shown as text" in text, text
 
 
-def test_harness_sees_exercise_prompts_in_lecture_mode(voila_tree, voila_root, projector_page):
-    """On a Voila page an exercise prompt is a problem; `check(id, None)` prints none there.
-    Each page has an explorer: once it renders, every cell's output is on the page."""
+def test_harness_sees_the_students_material_and_the_lecture_copy_has_none(
+        voila_tree, voila_root, projector_page):
+    """Served as written, a page with an exercise, its answer cell and a collapsed worked
+    solution shows the student's material (the checks above would fail); its lecture copy
+    (as `make lecture` makes it) shows none, and its explorer still renders."""
+    from llmcourse.student_copy import make_lecture_copy
     ex = lc.exercises.list_exercises()[0]
-    prompt = bh.write_notebook(voila_root / "harness_prompt.ipynb", [
-        ("code", "import llmcourse as lc\nlc.widgets.kv_cache_explorer()"),
-        ("code", f"print('[{ex.id}] No answer yet: write yours in place of None, "
-                 "then run this cell again.')"),
-    ])
-    quiet = bh.write_notebook(voila_root / "harness_quiet.ipynb", [
-        ("code", "import llmcourse as lc\nlc.widgets.kv_cache_explorer()"),
+    (voila_root.parent / "raw").mkdir(exist_ok=True)
+    raw = bh.write_notebook(voila_root.parent / "raw" / "harness_exercise.ipynb", [
+        ("code", "import llmcourse as lc"),
+        ("markdown", f"### Exercise {ex.id} · {ex.kind}\n\nWrite your answer in place of `None`."),
         ("code", f"prediction = None\nlc.exercises.check({ex.id!r}, prediction)"),
+        ("markdown", "## The explorer"),
+        ("code", "lc.widgets.kv_cache_explorer()"),
+        ("markdown", f"<details><summary>Solution {ex.id} · worked</summary>\n\nsecret\n</details>"),
     ])
+    (voila_root / raw.name).write_text(raw.read_text())          # served as written
+    make_lecture_copy(str(raw), str(voila_root / "lecture"))      # and as its lecture copy
     page = projector_page
-    for nb, expect_prompt in ((prompt, True), (quiet, False)):
-        page.goto(f"{voila_tree.url}/voila/render/{nb.name}", wait_until="commit",
+    for path, expect_student in ((raw.name, True), (f"lecture/{raw.name}", False)):
+        page.goto(f"{voila_tree.url}/voila/render/{path}", wait_until="commit",
                   timeout=bh.PAGE_LOAD_MS)
         bh.ExplorerView(page, "kv_cache").wait_rendered(timeout=bh.RUN_ALL_MS)
-        found = [p for p in bh.problems(page) if p.startswith("exercise prompt")]
-        assert bool(found) == expect_prompt, (nb.name, bh.problems(page))
+        found = student_text_in(bh.page_text(page))
+        prompts = [p for p in bh.problems(page) if p.startswith("exercise prompt")]
+        assert bool(found) == expect_student, (path, found)
+        assert bool(prompts) == expect_student, (path, bh.problems(page))
+        if expect_student:   # the collapsed solution counts, though not on screen
+            assert any(f"Solution {ex.id}" in f for f in found), found
     assert page.errors == []

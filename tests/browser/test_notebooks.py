@@ -5,8 +5,10 @@ JupyterLab: open the notebook (a copy with outputs cleared), Run All Cells, no
 error output, every explorer is a live widget; then for each explorer change a
 control as a person would and see the engine's exact value for the new setting,
 type an impossible setting and see the engine's one-line message, and put the
-control back and see the widget work again. Voila: the page loads without code,
-the explorers render, a change updates the table and the figure.
+control back and see the widget work again. Voila (`make lecture`, a lecture copy):
+the page loads without code and without the student's material (no exercise, answer
+cell or worked solution, not even collapsed), the explorers render, a change updates
+the table and the figure.
 
 Screenshots (1280x800 in JupyterLab, 1280x720 in Voila) go to
 artifacts/screenshots/. Adding a notebook = adding one entry to SPECS.
@@ -21,6 +23,7 @@ import pytest
 import browser_helpers as bh
 from browser_helpers import ExplorerCheck, Invalid, NotebookSpec
 import llmcourse as lc
+from student_text import student_text_in
 
 pytestmark = pytest.mark.browser
 
@@ -239,7 +242,8 @@ def test_notebook_in_jupyterlab(spec, lab, lab_root, lab_page):
 
 @pytest.mark.parametrize("spec", SPECS, ids=str)
 def test_notebook_as_lecture(spec, request, voila_root, projector_page):
-    """`make lecture` (LAB=...) shows the notebook in Voila: no code, live explorers."""
+    """`make lecture` (LAB=...) shows the lesson in Voila: no code, nothing of the student's
+    (no exercise, answer cell, worked solution or how-to-use text), live explorers."""
     assert (voila_root / spec.notebook).exists()
     if spec.notebook == bh.lecture_default():  # exactly `voila notebooks/<LAB>`
         url = request.getfixturevalue("voila_lab").url + "/"
@@ -252,6 +256,8 @@ def test_notebook_as_lecture(spec, request, voila_root, projector_page):
     assert page.locator(".jp-CodeCell .jp-InputArea:visible, .cm-editor:visible").count() == 0, (
         "code is shown")
     assert bh.problems(page) == []
+    found = student_text_in(bh.page_text(page))
+    assert found == [], f"the student's material on the projector: {found}"
     bh.screenshot(page, f"lecture-{spec.stem}-top")
     for check, view in zip(spec.explorers, views):
         exercise(page, check, view, f"lecture-{spec.stem}-{check.explorer}", invalid=False)

@@ -1,0 +1,107 @@
+"""One entry per Hugging Face ``model_type``: everything the engine knows about a family.
+
+An entry (:class:`Family`) says how to read a ``config.json`` of the type (the defaults its
+transformers ``*Config`` class gives keys a file leaves out, its own names for standard
+fields, the fields it requires or lets be null), how its layers are built (a
+:class:`~llmcourse.architectures.Layout`: attention, MLP, experts, norms, checkpoint names,
+biases), where its routed-expert count lives, its layer schedule, and the few rules of its
+own the generic ones in :mod:`llmcourse.validation` do not cover (functions in
+:mod:`llmcourse.family_rules`). A multimodal wrapper whose language model sits in its
+``text_config`` is a :class:`Wrapper`. Adding a family: CONTRIBUTING.md, "Adding a family".
+The entries live in this package's modules, one per lineage (``classic``, ``llama``,
+``qwen``, ``gemma``, ``latent``, ``hybrid``), each an ``ENTRIES`` dict; a new lineage is a
+new module listed in ``MODULES``. Standard library only.
+"""
+
+from __future__ import annotations
+
+
+from .. import family_rules as rules
+from . import classic, gemma, hybrid, latent, llama, qwen
+from .base import Family, Wrapper
+
+__all__ = ["Family", "Wrapper", "ENTRIES", "WRAPPERS", "SUPPORTED_MODEL_TYPES", "NOT_DECODERS",
+           "GROUP_ORDER", "family_of", "zoo_groups", "has_kv_heads", "kv_heads_fixed"]
+
+#: the modules holding the entries, in the order the zoo's pickers show them
+MODULES = (classic, llama, qwen, gemma, latent, hybrid)
+ENTRIES = {}
+for _module in MODULES:
+    _clash = set(ENTRIES) & set(_module.ENTRIES)
+    if _clash:
+        raise ValueError(f"model types with two entries: {sorted(_clash)}")
+    ENTRIES.update(_module.ENTRIES)
+
+WRAPPERS = {
+    "gemma3": Wrapper("gemma3_text"),
+    "gemma4": Wrapper("gemma4_text"),
+    "llama4": Wrapper("llama4_text"),
+    "qwen3_5": Wrapper("qwen3_5_text"),
+    "qwen3_5_moe": Wrapper("qwen3_5_moe_text"),
+    "qwen4_exp": Wrapper("qwen4_exp_text"),
+    # Kimi K2.5: DeepSeek-V3's layout, 384 experts
+    "kimi_k25": Wrapper("deepseek_v3", also=dict(kimi_k2="deepseek_v3"), group="Kimi"),
+    # Ministral 3 (Mistral Small 3.x: mistral inside)
+    "mistral3": Wrapper("ministral3", also=dict(mistral="mistral")),
+}
+
+SUPPORTED_MODEL_TYPES = tuple(sorted(set(ENTRIES) | set(WRAPPERS)))
+
+_ENCODER = "an encoder-only model (a causal-LM head on a bidirectional encoder)"
+_ENCODER_DECODER = "the decoder of an encoder-decoder model"
+#: types transformers registers for causal language modelling that are not decoder LLMs:
+#: what each is, for the one-line refusal ("the course sizes decoder LLMs")
+NOT_DECODERS = {
+    **dict.fromkeys(("bert", "bert-generation", "big_bird", "camembert", "data2vec-text",
+                     "electra", "ernie", "megatron-bert", "rembert", "roberta",
+                     "roberta-prelayernorm", "roc_bert", "roformer", "xlm", "xlm-roberta",
+                     "xlm-roberta-xl", "xmod"), _ENCODER),
+    **dict.fromkeys(("bart", "bigbird_pegasus", "blenderbot", "blenderbot-small", "marian",
+                     "mbart", "mvp", "pegasus", "plbart", "prophetnet"), _ENCODER_DECODER),
+    "trocr": "the text decoder of an image-to-text encoder-decoder (OCR)",
+    "whisper": "a speech-recognition encoder-decoder",
+    "moshi": "a speech-text model (audio codec streams)",
+    "moss_transcribe_diarize": "a speech transcription model",
+    "musicgen": "a music-generation model (audio codebooks)",
+    "musicgen_melody": "a music-generation model (audio codebooks)",
+    "xlnet": "a permutation language model (two-stream attention), not a causal decoder",
+    "reformer": "a Reformer (LSH attention, reversible layers), not a standard decoder",
+}
+
+#: the order the zoo's model pickers show the families in (a group not listed follows them)
+GROUP_ORDER = ("GPT-2", "Pythia", "Llama", "Mistral", "Qwen", "Gemma", "Phi", "OLMo", "Granite",
+               "SmolLM", "GLM", "DeepSeek", "gpt-oss", "MiniMax", "Kimi", "Nemotron")
+
+
+def family_of(model_type):
+    """The :class:`Family` entry of a (text) model type; KeyError if it has none."""
+    return ENTRIES[model_type]
+
+
+def zoo_groups():
+    """``{group: (model types...)}``: the families the zoo's pickers show, in GROUP_ORDER."""
+    groups = {g: [] for g in GROUP_ORDER}
+    for mt, entry in list(ENTRIES.items()) + list(WRAPPERS.items()):
+        if entry.group:
+            groups.setdefault(entry.group, []).append(mt)
+    return {g: tuple(types) for g, types in groups.items() if types}
+
+
+# a wrapper's default text type, and the (wrapper, text type) pairs read as another type
+_MULTIMODAL = {outer: w.text for outer, w in WRAPPERS.items()}
+_TEXT_ALIASES = {(outer, inner): mt for outer, w in WRAPPERS.items()
+                 for inner, mt in w.also.items()}
+
+
+def has_kv_heads(model_type):
+    """False where transformers builds one k and one v for every head and reads no
+    num_key_value_heads (GPT-2, GPT-NeoX): such a family's KV heads are its heads."""
+    return rules.one_kv_per_head not in ENTRIES[model_type].check
+
+
+def kv_heads_fixed(cfg):
+    """True where a config has no KV-head count to choose: multi-head latent attention (a
+    latent, not KV heads), DeepSeek-V4 (one K = V head), GPT-2 and GPT-NeoX (MHA only)."""
+    return (cfg.uses_mla or not has_kv_heads(cfg.model_type)
+            or rules.one_kv_head in ENTRIES[cfg.model_type].check)
+

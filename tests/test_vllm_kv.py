@@ -1,0 +1,173 @@
+"""The KV cache as vLLM lays it out (llmcourse.vllm_kv): the cache dtypes of each release with
+their bytes per token (values and scales, as the page holds them), the layers' groups, the
+pool's blocks, and the two figures the startup log prints ("GPU KV cache size", "Maximum
+concurrency"), each derived here by hand from the config and vLLM's rules, and checked against
+published logs where one prints them."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import llmcourse as lc
+from llmcourse.config import ConfigError
+from llmcourse.vllm_kv import KV_CACHE_DTYPES, kv_cache_dtype, kv_cache_layout
+
+GiB = 2 ** 30
+DATA = json.loads(Path(lc.serving.VLLM_LOGS).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name, per_head", [
+    ("auto", 2 * 128 * 2), ("fp8", 2 * 128), ("fp8_e5m2", 2 * 128),
+    ("int8_per_token_head", 2 * (128 + 4)),          # a value a byte + an fp32 scale, K and V
+    ("fp8_per_token_head", 2 * (128 + 4)),
+    ("int4_per_token_head", 2 * (64 + 4)),           # two values a byte + the fp32 scales
+    ("nvfp4", 2 * (64 + 8)),                         # two values a byte + an fp8 scale per 16
+])
+def test_bytes_per_token_of_each_cache_dtype(name, per_head):
+    # Llama-3.1-8B: 32 layers x 8 KV heads of 128
+    plan = lc.vllm_plan("Llama-3.1-8B", "B200", max_model_len=8192, kv_cache_dtype=name)
+    assert plan.kv_bytes_per_token == 32 * 8 * per_head
+    assert plan.layout.page_bytes == 16 * 8 * per_head
+
+
+def test_nvfp4_page_as_its_pr_states_it():
+    # vllm PR 37192: "~3.5x compression over BF16 (65536 / 18432 bytes per page at
+    # head_size=128, 8 heads, block_size=16)"
+    d = KV_CACHE_DTYPES["nvfp4"]
+    assert 16 * 8 * d.bytes_per_token_head(128) == 18432
+    assert 16 * 8 * KV_CACHE_DTYPES["bfloat16"].bytes_per_token_head(128) == 65536
+
+
+@pytest.mark.parametrize("name, release, first", [
+    ("int8_per_token_head", "0.19", "0.20"), ("fp8_per_token_head", "0.11", "0.20"),
+    ("int4_per_token_head", "0.23", "0.24"), ("nvfp4", "0.20", "0.21")])
+def test_a_release_without_the_dtype_refuses_it_in_one_line(name, release, first):
+    with pytest.raises(ConfigError) as e:
+        lc.vllm_plan("Llama-3.1-8B", "B200", max_model_len=8192, kv_cache_dtype=name,
+                     vllm_version=release)
+    msg = str(e.value)
+    assert msg.startswith(f"kv_cache_dtype: vLLM {release} has no '{name}' cache; it came in "
+                          f"{first}") and "\n" not in msg
+    assert lc.vllm_plan("Llama-3.1-8B", "B200", max_model_len=8192, kv_cache_dtype=name,
+                        vllm_version=first).starts
+    assert name in lc.vllm_release(first).kv_dtypes()
+    assert name not in lc.vllm_release(release).kv_dtypes()
+
+
+def test_each_new_dtype_cites_its_pr():
+    for name in ("int8_per_token_head", "int4_per_token_head", "nvfp4"):
+        assert "github.com/vllm-project/vllm/pull/" in KV_CACHE_DTYPES[name].source
+    assert "38378" in KV_CACHE_DTYPES["int8_per_token_head"].source
+    assert "40835" in KV_CACHE_DTYPES["int4_per_token_head"].source
+    assert "40177" in KV_CACHE_DTYPES["nvfp4"].source
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: kv_cache_dtype("int8", "0.31"), "kv_cache_dtype"),
+    (lambda: kv_cache_dtype("fp4", "0.31"), "kv_cache_dtype"),
+    (lambda: lc.vllm_plan("DeepSeek-V3", "B200", tensor_parallel_size=8,
+                          kv_cache_dtype="int8_per_token_head"), "kv_cache_dtype"),
+    (lambda: lc.vllm_plan("Llama-3.1-8B", "H100", kv_cache_dtype="nvfp4"), "kv_cache_dtype"),
+    (lambda: lc.vllm_plan("DeepSeek-V3.2", "B200", tensor_parallel_size=8), "model"),
+    (lambda: lc.vllm_plan("Qwen3-8B", "M3 Max"), "gpu"),
+    (lambda: lc.vllm_plan("Qwen3-8B", "TPU v5e"), "gpu"),
+])
+def test_what_vllm_or_the_plan_cannot_take_is_one_line(call, field):
+    with pytest.raises(ConfigError) as e:
+        call()
+    assert str(e.value).startswith(f"{field}:") and "\n" not in str(e.value)
+
+
+def test_int8_hint_names_vllms_spelling():
+    with pytest.raises(ConfigError, match="int8_per_token_head"):
+        kv_cache_dtype("int8", "0.31")
+
+
+def test_a_sliding_window_group_needs_only_its_window_per_request():
+    # gpt-oss-20b on an RTX 4090 (today's defaults there: 256 sequences, 2,048 batched
+    # tokens): 12 sliding layers (window 128) and 12 full, 8 KV heads of 64, bf16: two groups
+    # of 12, pages of 16 x 8 x 64 x 2 x 2 = 32,768 B
+    plan = lc.vllm_plan("gpt-oss-20b", "RTX 4090")
+    lay = plan.layout
+    assert [g.spec.kind for g in lay.groups] == ["sliding", "full"] and lay.group_size == 12
+    assert lay.page_bytes == 32768
+    nb = plan.kv_budget_bytes // (32768 * 12)
+    assert plan.num_blocks == nb
+    full = -(-131072 // 16)                              # 8,192 pages
+    sliding = -(-min(128 - 1 + 2048, 131072) // 16) + 1  # 137 pages: its window and a chunk
+    assert plan.max_concurrency == nb / (full + sliding)
+    assert plan.kv_tokens == int(nb / (full + sliding) * 131072)   # 0.22 on: conc x len
+    # counted as one pool of full-size tokens (the old plan) it would be half of that
+    per_token_all = 24 * 8 * 64 * 2 * 2
+    assert plan.max_concurrency > 1.9 * (plan.kv_budget_bytes // per_token_all / 131072)
+    old = lc.vllm_plan("gpt-oss-20b", "RTX 4090", vllm_version="0.21")
+    assert old.kv_tokens == old.num_blocks // 2 * 16     # up to 0.21: blocks // groups x 16
+
+
+def test_gemma_3_groups_and_padding_layers():
+    # gemma-3-1b-it: 22 sliding layers and 4 full: groups of 4 (the fewest), 6 sliding groups
+    # of which the last is padded with 2 empty layers ("Add 2 padding layers")
+    lay = lc.vllm_plan("gemma-3-1b-it", "L4").layout
+    assert lay.group_size == 4 and lay.padding_layers == 2
+    assert sorted(g.spec.kind for g in lay.groups) == ["full"] + ["sliding"] * 6
+
+
+def test_gemma_4_pages_unified_by_a_larger_block():
+    # gemma-4-31B: sliding layers 16 KV heads of 256, full layers 4 of 512: a full page is
+    # half a sliding page, so its block doubles to 32 tokens
+    lay = lc.vllm_plan("gemma-4-31B", "H100").layout
+    blocks = {g.spec.kind: g.spec.block_size for g in lay.groups}
+    assert blocks == {"sliding": 16, "full": 32}
+    cfg = lc.load_model("gemma-4-31B")
+    assert lay.page_bytes == 16 * cfg.num_key_value_heads * cfg.head_dim * 2 * 2
+
+
+@pytest.mark.parametrize("row_id", [r["id"] for r in DATA["launches"] if "layout_check" in r])
+def test_a_hybrid_models_state_pages_reproduce_the_logged_tokens(row_id):
+    # Qwen3.6-35B-A3B on an RTX 5090, vLLM 0.24.0, fp8 KV, prefix caching: from the logged
+    # available memory the plan's layout gives the logged token count and concurrency exactly.
+    # By hand: a DeltaNet layer's state, conv (2 x 16 x 128 + 32 x 128) x 3 in bf16 and
+    # 32 x 128 x 128 in fp32 (mamba_ssm_dtype), is 2,146,304 B; an attention token is
+    # 2 x 2 x 256 = 1,024 B in fp8, so the block is 16 x cdiv(2,146,304, 16 x 1,024) = 2,096
+    # tokens; 30 DeltaNet + 10 attention layers make 4 groups of 10; a request takes
+    # cdiv(131,072, 2,096) = 63 attention pages and 2 pages in each of 3 state groups.
+    row = next(r for r in DATA["launches"] if r["id"] == row_id)
+    kv, tokens, conc = (row["logged"][k] for k in ("kv_gib", "kv_tokens", "max_concurrency"))
+    state = (2 * 16 * 128 + 32 * 128) * 3 * 2 + 32 * 128 * 128 * 4
+    assert state == 2146304 and 16 * -(-state // (16 * 1024)) == 2096
+    nb = round(kv * GiB) // state // 10
+    assert int(nb / (63 + 3 * 2) * 131072) == tokens and round(nb / 69, 2) == conc
+    plan = lc.vllm_plan("Qwen3.6-35B-A3B", "RTX 5090", vllm_version=row["budget_release"],
+                        kv_cache_memory_bytes=round(kv * GiB), **row["layout_check"])
+    assert plan.layout.attention_block_size == 2096 and plan.layout.page_bytes == state
+    assert plan.kv_tokens == tokens and round(plan.max_concurrency, 2) == conc
+
+
+def test_state_pages_without_prefix_caching():
+    a = lc.vllm_plan("Qwen3.6-35B-A3B", "B200", max_model_len=131072, vllm_version="0.31")
+    b = lc.vllm_plan("Qwen3.6-35B-A3B", "B200", max_model_len=131072, vllm_version="0.31",
+                     enable_prefix_caching=True)
+    pages = -(-131072 // a.layout.attention_block_size)
+    assert a.layout.blocks_per_request(131072, 16384) == pages + 3
+    assert b.layout.blocks_per_request(131072, 16384) == pages + 6
+
+
+def test_mamba2_state_of_nemotron_h():
+    # Nemotron-3-Nano: 64 heads of 64, 8 groups of state 128, conv kernel 4, bf16:
+    # conv (64 x 64 + 2 x 8 x 128) x 3 + 64 x 64 x 128 state values, 2 B each
+    cfg = lc.load_model("Nemotron-3-Nano-30B-A3B")
+    state = ((64 * 64 + 2 * 8 * 128) * 3 + 64 * 64 * 128) * 2
+    lay = kv_cache_layout(cfg)
+    one_token = 2 * cfg.num_key_value_heads * cfg.head_dim * 2
+    assert lay.attention_block_size == 16 * -(-state // (16 * one_token))
+    assert lay.page_bytes == lay.attention_block_size * one_token
+
+
+def test_the_request_check_counts_every_real_layer():
+    # vLLM 0.11, gpt-oss-120b on one H100 (issue 27508): "4.54 GiB KV cache is needed"
+    cfg = lc.from_hf_config(json.loads((Path(__file__).parent / "fixtures" / "configs" /
+                                        "gpt-oss-120b.json").read_text()), name="gpt-oss-120b")
+    need = lc.serving.kv_bytes_needed(cfg, 131072, 1024)
+    by_hand = 18 * 8 * 64 * 2 * 2 * (131072 + 16 * (-(-(127 + 1024) // 16) + 1))
+    assert need == by_hand and f"{need / GiB:.2f}" == "4.54"
