@@ -164,6 +164,7 @@ def test_the_tool_setups_name_their_loop_and_precision():
 
 
 # Re-measured now: one small first micro-batch of pure bf16 as the Trainer runs it.
+@pytest.mark.slow
 def test_remeasure_a_first_micro_batch_now():
     config = dict(P.LOOP_MODELS["llama (MQA 6:1, tied, vocabulary 5,000)"], hidden_size=96,
                   num_hidden_layers=2, intermediate_size=224, head_dim=16, vocab_size=4096)

@@ -241,6 +241,7 @@ def test_gradient_checkpointing_peak_is_within_3_percent_of_pytorch(r):
     _check_checkpointed(r, _engine(r, recompute="full"))
 
 
+@pytest.mark.slow
 def test_remeasure_one_checkpointed_lora_step_now():
     config = M.MODELS["llama (GQA 8:2, SwiGLU)"]
     r = L.measure(config, 1, 256, "all-linear", 0.0, checkpointing=True)
@@ -249,6 +250,7 @@ def test_remeasure_one_checkpointed_lora_step_now():
     _check_checkpointed(r, _engine(r, recompute="full"))
 
 
+@pytest.mark.slow
 def test_remeasure_one_lora_step_now():
     config = M.MODELS["llama (GQA 8:2, SwiGLU)"]
     r = L.measure(config, 1, 256, "all-linear", 0.05)
