@@ -39,6 +39,7 @@ CASES = [(name, tm) for name in M.MODELS for tm in ("attention", ["q_proj", "v_p
 CASES += [(name, "all-linear") for name in M.MODELS if "experts" not in name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, target_modules", CASES)
 def test_trainable_parameters_equal_peft(name, target_modules):
     config = M.MODELS[name]
@@ -48,6 +49,7 @@ def test_trainable_parameters_equal_peft(name, target_modules):
         _peft_trainable(config, 8, tm)
 
 
+@pytest.mark.slow
 def test_llama_3_1_8b_all_linear_r16_equals_peft():
     cfg = lc.load_model("Llama-3.1-8B")
     n = lora_params(cfg, 16, "all-linear")
