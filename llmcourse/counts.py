@@ -556,7 +556,8 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         if cfg.uses_mla:
             per_key = 2 * nh * (cfg.qk_nope_head_dim + cfg.qk_rope_head_dim + cfg.v_head_dim)
         else:
-            per_key = 2 * nh * 2 * (kind.head_dim or cfg.head_dim)
+            # q.k, then the V sum over value_width head_dim-wide vectors (DiffLlama: 2)
+            per_key = 2 * nh * (1 + cfg.layout.value_width) * (kind.head_dim or cfg.head_dim)
         if v4:
             keys = _v4_key_sum(cfg, kind.attention, n_tok, mode)
             if kind.attention != "sliding_attention":
