@@ -1,4 +1,5 @@
-"""How the exactness test checks cohere."""
+"""How the exactness test checks cohere (use_qk_norm, drawn with the generic switches, adds
+per-head q and k norms)."""
 
 from family_rows import Row
 

@@ -1,4 +1,4 @@
-"""How the exactness test checks persimmon."""
+"""How the exactness test checks persimmon (qk_layernorm, drawn with the generic switches)."""
 
 from family_rows import Row
 
