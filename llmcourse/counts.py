@@ -497,7 +497,9 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     attending to ``seq_len`` cached tokens. A sliding-window layer attends to at
     most ``sliding_window`` tokens, a chunked layer (Llama-4) to the tokens of its own
     ``attention_chunk_size`` chunk. Attention costs 2 FLOPs per multiply-add for
-    Q.K (qk head_dim) and for the V sum (v head_dim), per query head. A
+    Q.K (qk head_dim) and for the V sum (v head_dim), per query head (DiffLlama's
+    differential attention sums ``Layout.value_width`` = 2 head_dim-wide values under each
+    score). A
     linear-attention layer (Qwen3-Next's gated DeltaNet) costs the same at any
     context length: per value head, three products the size of its
     ``linear_key_head_dim x linear_value_head_dim`` state (the state's prediction

@@ -297,15 +297,6 @@ def _head_is_hidden_over_heads(r, raw):
     r["head_dim"] = None
 
 
-def _rope_theta_given(r, head_dim):
-    """MinistralConfig has no default RoPE base: without rope_theta (or rope_parameters with
-    one) transformers cannot build the model."""
-    rp = r.get("rope_parameters") or r.get("rope_scaling") or {}
-    if r.get("rope_theta") is None and not (isinstance(rp, dict) and rp.get("rope_theta")):
-        _fail("rope_theta", "required for model_type 'ministral' (its config class has no "
-              "default; transformers cannot build the model without one)", None)
-
-
 # the keys of the plain Llama-style config classes, with their usual defaults
 _LLAMA = dict(num_key_value_heads=None, head_dim=None, tie_word_embeddings=False,
               attention_bias=False, layer_types=None)
@@ -407,6 +398,7 @@ ENTRIES = {
         layout=Layout(qkv_bias=False, o_bias=False, mlp_bias=False, qk_norm="shared",
                       layer_norms=("post_attention_layernorm", "post_feedforward_layernorm")),
         layers=_exaone4_layers,
+        nullable=("sliding_window_pattern",),
         never_null=("num_key_value_heads",),
         defaults=dict(vocab_size=102400, hidden_size=4096, intermediate_size=16384,
                       num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=32,
@@ -625,14 +617,13 @@ ENTRIES = {
                       classifier_bias=False, local_attention=128, layer_types=None,
                       tie_word_embeddings=True)),
     # Ministral (8B, 2410): Mistral's layout (no biases, every layer sliding when
-    # sliding_window is set); transformers builds it only from a config that gives head_dim
-    # and the RoPE base, which the class does not default
+    # sliding_window is set); transformers builds it only from a config that gives head_dim,
+    # which the class does not default or derive
     "ministral": Family(
         group="Mistral",
         layout=Layout(qkv_bias=False, o_bias=False, mlp_bias=False),
         required=("head_dim",),
         never_null=("num_key_value_heads",),
-        check=(_rope_theta_given,),
         defaults=dict(vocab_size=32000, hidden_size=4096, intermediate_size=14336,
                       num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8,
                       head_dim=None, max_position_embeddings=131072, pad_token_id=None,

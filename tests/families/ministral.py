@@ -1,5 +1,6 @@
 """How the exactness test checks ministral: transformers builds it only from a config that
-gives head_dim and rope_theta (its class defaults neither), so the draws give both."""
+gives head_dim (its class neither defaults nor derives one), so the draws give it (and a RoPE base,
+which the class defaults to 10000)."""
 
 from hypothesis import strategies as st
 
