@@ -74,6 +74,7 @@ ENTRIES = {
         moe="n_routed_experts",
         layers=rules.deepseek_layers,
         attribute_map=dict(num_experts="n_routed_experts"),
+        divisible_heads=True,
         nullable=("moe_layer_freq",),
         check=(rules.dense_prefix_fits,),
         defaults=dict(_COMMON, vocab_size=102400, hidden_size=4096, intermediate_size=11008,
