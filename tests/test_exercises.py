@@ -8,6 +8,7 @@ printed, run as a student pastes it) is tests/test_lessons.py's.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -28,6 +29,10 @@ def test_worked_solution_passes(ex_id):
     verdict = lc.exercises.check(ex_id, _solution(ex))
     assert verdict, verdict
     assert verdict.startswith(f"[{ex_id}] Right") and "Right. Right" not in verdict
+    if verdict.startswith(f"[{ex_id}] Right. "):
+        after = verdict[len(f"[{ex_id}] Right. "):]
+        assert not re.match(r"[a-z]{2,}[ :]", after), \
+            f"{ex_id}: a sentence opens in lower case: {verdict}"
 
 
 @pytest.mark.parametrize("ex_id", sorted(EXS))

@@ -354,6 +354,8 @@ def check(id, answer):
         if msg.startswith("Yes"):  # a concept's "Yes." says what "Right." says
             msg = msg[3:].lstrip(" .,:;")
         lead = "" if msg.startswith("Right") else "Right. "
+        if lead and re.match(r"[a-z]{2,}[ :]", msg):   # a sentence after "Right. " opens
+            msg = msg[0].upper() + msg[1:]              # with a capital ("The cache ...")
         return Verdict(f"[{id}] {lead}{msg}".rstrip(), True)
     end = "" if msg.endswith((".", "?", "!")) else "."
     return Verdict(_with_hint(f"[{id}] Not yet: {msg}{end}", ex), False)
