@@ -105,12 +105,23 @@ def test_figures(make):
 def test_exercise_expectations_by_hand():
     """The registry test (tests/test_exercises.py) feeds each exercise its solution and its
     wrong answers; here the expected values are derived by hand, not by the engine."""
-    # depth-1: Meta-Llama-3-8B's layer = 2.5 d^2 + 10.5 d^2 + 2d; outside: 2 V d + d
+    # depth-1: Qwen3-0.6B's layer = q, o (16 heads of 128 on d = 1,024), k, v (8 KV heads),
+    # a 3,072-wide gated MLP, two norms and QK-norm (2 x 128); outside: one tied V x d
+    # embedding and the final norm
+    d, V = 1024, 151_936
+    q_layer = 2 * d * 16 * 128 + 2 * d * 8 * 128 + 3 * d * 3072 + 2 * d + 2 * 128
+    q_outside = V * d + d
+    assert lc.exercises.check("depth-1", (56 * q_layer + q_outside) / (28 * q_layer + q_outside))
+    assert not lc.exercises.check("depth-1", 2.0)
+    v = lc.exercises.check("depth-1", (56 * q_layer + 2 * V * d + d) / (28 * q_layer + 2 * V * d + d))
+    assert not v
+    # Meta-Llama-3-8B's layer = 2.5 d^2 + 10.5 d^2 + 2d; outside: 2 V d + d (the table
+    # under the exercise): 1.87, which is not Qwen3-0.6B's answer
     d, V = 4096, 128_256
     layer = 2 * d * 4096 + 2 * d * 1024 + 3 * d * 14336 + 2 * d
     outside = 2 * V * d + d
-    assert lc.exercises.check("depth-1", (64 * layer + outside) / (32 * layer + outside))
-    assert not lc.exercises.check("depth-1", 2.0)
+    v = lc.exercises.check("depth-1", (64 * layer + outside) / (32 * layer + outside))
+    assert not v and "Meta-Llama-3-8B's ratio" in v, v
     # depth-3: 64 layers of d = 3072 (24 heads of 128, 8 KV heads) and d_ff = 9088 hold
     # Llama-3-8B's budget within 0.2%
     d2 = 3072
@@ -198,8 +209,10 @@ def test_depth_change_table_stays_within_the_context():
 def test_depth2_names_the_mistake_it_matches():
     v = lc.exercises.check("depth-2", lc.exercises.depth._mha_coefficient)
     assert not v and "GQA" in v
-    v = lc.exercises.check("depth-2", lc.exercises.depth._two_matrix_mlp)
+    v = lc.exercises.check("depth-2", lc.exercises.depth._all_plain)
     assert not v and "three" in v
+    v = lc.exercises.check("depth-2", lc.exercises.depth._all_gated)
+    assert not v and "phi-2" in v and "plain" in v
     v = lc.exercises.check("depth-2", lc.exercises.depth._head_dim_from_hidden)
     assert not v and "head_dim is its own field" in v
     # the worked solution's coefficient for Qwen3-32B: 3.2 + 0.4 + 15 = 18.6

@@ -212,27 +212,40 @@ def test_a_setting_beyond_the_zoo_widens_the_axes(ex):
     assert x0 < x < x1 and y0 < y < y1
 
 
-def test_moe2_allows_the_total_from_the_engine_and_names_the_mistakes():
-    def active_params(cfg):
-        total = lc.param_count(cfg).total
-        d, E, k = cfg.hidden_size, cfg.num_experts, cfg.num_experts_per_tok
-        d_e = cfg.get("moe_intermediate_size") or cfg.intermediate_size
-        moe_layers = cfg.num_hidden_layers - (cfg.get("first_k_dense_replace") or 0)
-        return total - moe_layers * (E - k) * 3 * d * d_e
-    assert check("moe-2", active_params)
-    assert EXERCISES["moe-2"].allowed == ("param_count",)
-    # other counting functions still refuse
-    v = check("moe-2", lambda cfg: lc.weight_shapes(cfg)["numel"].sum())
-    assert not v and "lc.weight_shapes" in v and "lc.param_count" in v
+def test_moe2_the_weights_a_token_multiplies_by_hand():
+    """moe-2 by hand for Qwen3-30B-A3B: 48 layers of q, o (32 heads of 128 on d = 2,048),
+    k, v (4 KV heads), a 128 x 2,048 router and 8 experts of 3 x 2,048 x 768; then the
+    untied 151,936 x 2,048 lm_head. The embedding row is looked up, the norms scale."""
+    d, L, V = 2048, 48, 151_936
+    per_layer = 2 * d * 32 * 128 + 2 * d * 4 * 128 + 128 * d + 8 * 3 * d * 768
+    by_hand = L * per_layer + V * d
+    assert by_hand == 3_041_656_832
+    v = check("moe-2", lambda cfg: by_hand if cfg.name == "Qwen3-30B-A3B"
+              else lc.exercises.moe._multiplied_by_fields(cfg))
+    assert v, v
+    assert EXERCISES["moe-2"].allowed == ()
+    v = check("moe-2", lambda cfg: lc.param_count(cfg).matmul_active)
+    assert not v and "lc.param_count" in v
     names = {
-        "first_k_dense_replace": lc.exercises.moe._forgets_dense_layers,
-        "shared experts": lc.exercises.moe._drops_shared,
-        "k / E": lc.exercises.moe._fraction_of_total,
-        "that is the total": lc.exercises.moe._all_experts,
+        "input embedding": lc.exercises.moe._with_lookup,
+        "norm": lc.exercises.moe._active_count,
+        "lm_head is left out": lc.exercises.moe._without_head,
+        "only the num_experts_per_tok": lc.exercises.moe._every_expert,
+        "router is a matmul": lc.exercises.moe._no_router,
+        "32 heads of 128": lc.exercises.moe._head_dim_from_hidden,
     }
     for words, fn in names.items():
         v = check("moe-2", fn)
         assert not v and words in v, (words, v)
+
+
+def test_moe2_a_tied_head_is_still_multiplied():
+    """On a tied what-if (Qwen3-0.6B as 16 experts, top-4) leaving the head out is named."""
+    def tied_head_skipped(cfg):
+        full = lc.exercises.moe._multiplied_by_fields(cfg)
+        return full - cfg.vocab_size * cfg.hidden_size if cfg.tie_word_embeddings else full
+    v = check("moe-2", tied_head_skipped)
+    assert not v and "Qwen3-0.6B" in v and "tied head is multiplied" in v, v
 
 
 def test_moe_table_writes_gib_and_gflop_with_two_decimals_and_names_layer_kinds():
