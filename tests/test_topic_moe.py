@@ -85,6 +85,17 @@ def test_every_moe_model_round_trips(ex, model):
 
 def test_tables():
     conv = lc.tables.active_conventions_table(formatted=False)
+    # every published figure names its source, and a notebook shows the name as a link
+    shown = lc.tables.active_conventions_table()
+    html = shown._repr_html_()
+    for model, (_, _, name, url) in lc.tables.PUBLISHED.items():
+        assert conv.loc[model, "source"] == name
+        assert f'<a href="{url}" target="_blank">{name}</a>' in html
+    assert "source" in repr(shown) and shown.loc["gpt-oss-20b", "published active"] == "3.6B"
+    lesson = lc.tables.active_conventions_table(
+        ["Mixtral-8x7B-v0.1", "Qwen3-30B-A3B", "gpt-oss-20b", "DeepSeek-V3"], totals=False)
+    assert list(lesson.columns) == ["published active", "engine active", "active - input embedding",
+                                    "active - embedding - lm_head", "source"]
     pc = lc.param_count(lc.load_model("gpt-oss-20b"))
     assert conv.loc["gpt-oss-20b", "active - input embedding"] == pc.active - pc.embedding
     assert conv.loc["DeepSeek-V3", "engine active"] == 37_552_282_624
