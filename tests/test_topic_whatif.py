@@ -11,7 +11,7 @@ import pytest
 import llmcourse as lc
 from llmcourse.compare import SUMMARY_KEYS, compare_configs, config_diff, size_summary
 from llmcourse.widgets.base import EXPLORERS, Row
-from llmcourse.widgets.whatif import CompareRow, edited_config, whatif_lab
+from llmcourse.widgets.whatif import CompareRow, diff_text, edited_config, whatif_lab
 
 SEQ, BATCH = 8192, 1
 
@@ -70,6 +70,35 @@ def test_config_diff_lists_changed_fields():
                                  ("num_key_value_heads", 8, 4),
                                  ("num_local_experts", None, 64)]
     assert config_diff(a, a) == []
+
+
+@pytest.mark.parametrize("name", [m for m in lc.list_models() if lc.load_model(m).is_multimodal])
+def test_a_wrapper_says_what_its_figures_hold(name):
+    """The lab's note for a multimodal model: the towers are in its total, and how big."""
+    from llmcourse.widgets.whatif import towers_note
+    cfg = lc.load_model(name)
+    comp = lc.param_count(cfg).components
+    note = towers_note(cfg)
+    assert "text_config" in note and f"vision {comp['vision'] / 1e9:,.2f}B" in note, note
+    assert lc.param_count(cfg).total - lc.param_count(cfg.text_model).total == \
+        comp["vision"] + comp["audio"]
+    lab = whatif_lab(name)
+    assert note in lab.changes.value.replace("&#x27;", "'")
+    assert towers_note(lc.load_model("Qwen3-8B")) == ""
+
+
+@pytest.mark.parametrize("name", [m for m in lc.list_models() if lc.load_model(m).is_multimodal])
+def test_a_wrapper_edit_is_diffed_field_by_field(name):
+    """One edit of a multimodal wrapper changes one field of its text_config: the diff
+    and the lab's line name that field, not the whole text_config before and after."""
+    cfg = lc.load_model(name)
+    n = cfg.num_hidden_layers
+    edited = cfg.replace(num_hidden_layers=n - 1)
+    changed = dict((k, (a, b)) for k, a, b in config_diff(cfg, edited))
+    assert changed.pop("text_config.num_hidden_layers") == (n, n - 1), changed
+    assert all(k.startswith("text_config.") for k in changed), changed   # its per-layer lists
+    text = diff_text(cfg, edited)
+    assert f"text_config.num_hidden_layers: {n} → {n - 1}" in text and len(text) < 300, text
 
 
 def test_unchanged_fields_are_not_written():
