@@ -7,7 +7,7 @@ import llmcourse.approx as approx
 from llmcourse import plots
 from llmcourse.exercises import EXERCISES, check
 from llmcourse.widgets import EXPLORERS
-from llmcourse.widgets.depth import depth_width_config, hidden_options
+from llmcourse.widgets.depth import depth_width_config, depth_width_explorer, hidden_options
 
 
 def _figure_ok(fig):
@@ -84,7 +84,7 @@ def test_approx_helpers():
     assert abs(approx.approx_params_12Ld2(phi) / approx.layer_params(phi) - 1) < 0.001
     for m in approx.dense_models():
         cfg = lc.load_model(m)
-        pc = lc.param_count(cfg)
+        pc = lc.param_count(cfg.text_model)   # the layers are the language model's
         assert approx.layer_params(cfg) + approx.outside_layers_params(cfg) == pc.total
     df = lc.tables.twelve_ld2_table(formatted=False)
     assert df.loc["Meta-Llama-3-8B", "12·L·d²"] == 12 * 32 * 4096 ** 2
@@ -251,3 +251,42 @@ def test_layers_slider_offers_only_depths_the_model_can_have(ex):
     assert ex.error == ""
     ex.set(model="Meta-Llama-3-8B")
     assert min(ex.controls["num_hidden_layers"].options) == 1
+
+
+WRAPPERS = [m for m in lc.approx.dense_models() if lc.load_model(m).is_multimodal]
+
+
+@pytest.mark.parametrize("name", WRAPPERS)
+def test_a_multimodal_models_layers_are_its_language_models(name):
+    """Depth and width are the language model's: a wrapper's vision (and audio) tower is
+    no decoder layer. The layers hold the text model's total less its embedding, untied
+    head and final norm; the explorer and the tables count the text model and say so."""
+    cfg = lc.load_model(name)
+    text = cfg.text_model
+    pc = lc.param_count(text)
+    assert lc.approx.layer_params(cfg) == lc.approx.layer_params(text) \
+        == pc.total - lc.approx.outside_layers_params(text)
+    # what lies outside the layers is the language model's: its embedding at least
+    assert pc.embedding <= lc.approx.outside_layers_params(text) < pc.total - lc.approx.layer_params(cfg) + 1
+    assert lc.param_count(cfg).total > pc.total            # the towers are in the whole
+    row = lc.tables.twelve_ld2_table([name], formatted=False).iloc[0]
+    assert row["exact total"] == pc.total and row.name == text.name
+    ex = depth_width_explorer(name)
+    assert ex.error == "" and ex.value("total") == pc.total
+
+
+DENSE_06 = ['gpt2', 'pythia-1b', 'phi-2', 'Qwen3-0.6B', 'Llama-3.2-1B', 'Qwen3-1.7B', 'gemma-2-2b',
+            'Llama-3.2-3B', 'Qwen3-4B', 'Qwen2-7B', 'Meta-Llama-3-8B', 'Qwen3-8B',
+            'Mistral-Nemo-Base-2407', 'Qwen3-14B', 'Qwen3-32B', 'Meta-Llama-3-70B']
+
+
+@pytest.mark.parametrize("make", [
+    lambda: plots.approx_error_bars(DENSE_06), lambda: plots.embedding_share_bars(DENSE_06),
+    lambda: plots.params_vs_layers("Meta-Llama-3-8B", mark_layers=64), lambda: plots.depth_width_bars(),
+])
+def test_lesson_figures_are_shown_at_full_size(make):
+    """The lesson's figures fit MAX_DISPLAY_HEIGHT: shown whole, 12-pt text at 12 pt."""
+    from llmcourse.plots.style import MAX_DISPLAY_HEIGHT, figure_png
+    fig = make()
+    w, h = fig.get_size_inches() * fig.dpi
+    assert h <= MAX_DISPLAY_HEIGHT and figure_png(fig)[1] == {"width": round(w), "height": round(h)}

@@ -14,7 +14,7 @@ def _figure_ok(fig):
     from matplotlib.figure import Figure
     assert isinstance(fig, Figure)
     ax = fig.axes[0]
-    assert ax.get_title()
+    assert ax.get_title() or (fig._suptitle and fig._suptitle.get_text())
     assert ax.get_xlabel() and ax.get_ylabel()
     assert ax.get_legend() is not None
     plots.png_bytes(fig)
@@ -265,3 +265,41 @@ def test_moe_table_writes_gib_and_gflop_with_two_decimals_and_names_layer_kinds(
         assert all(v.split(".")[1].isdigit() and len(v.split(".")[1]) == 2 for v in t[col]), t[col]
     assert t.loc["Qwen3.6-35B-A3B", "layer kinds"] == "30 linear + 10 full"
     assert t.loc["DeepSeek-V3", "layer kinds"] == "61 full"
+
+
+CORE_07 = ["Qwen3-32B", "Qwen3-30B-A3B", "Qwen3-235B-A22B", "Mixtral-8x7B-v0.1", "gpt-oss-20b",
+           "Qwen1.5-MoE-A2.7B-Chat", "GLM-4.5-Air", "Llama-4-Scout-17B-16E-Instruct", "DeepSeek-V2",
+           "DeepSeek-V3"]
+NEW_2026 = ["Qwen3.6-35B-A3B", "gemma-4-26B-A4B", "GLM-4.7-Flash", "MiniMax-M2.7",
+            "Nemotron-3-Nano-30B-A3B", "DeepSeek-V3.2", "GLM-5.1", "Kimi-K2.5", "DeepSeek-V4-Flash",
+            "Qwen3.8-Flash-Next"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: plots.total_vs_active_bars(CORE_07),
+    lambda: plots.memory_vs_compute(lc.tables.dense_models() + CORE_07[1:]),
+    lambda: plots.total_vs_active_bars(NEW_2026, title="The MoEs of 2026: a token uses 3% to 15% "
+                                       "of the weights (one exception: next section)"),
+])
+def test_lesson_figures_are_shown_whole(make):
+    """Shown at full size (12-pt text at 12 pt on a 1280x720 projector), every text
+    inside the figure (the appendix's title lost its last word at the right edge)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from llmcourse.plots.style import MAX_DISPLAY_HEIGHT, figure_png
+    fig = make()
+    w, h = fig.get_size_inches() * fig.dpi
+    assert h <= MAX_DISPLAY_HEIGHT and figure_png(fig)[1] == {"width": round(w), "height": round(h)}
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    r = canvas.get_renderer()
+    texts = [t for ax in fig.axes for t in (ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts)]
+    texts = [t for t in texts + list(fig.texts) + [fig._suptitle] if t is not None and t.get_text()]
+    for t in texts:
+        box = t.get_window_extent(r)
+        assert fig.bbox.x0 - 1 <= box.x0 and box.x1 <= fig.bbox.x1 + 1, t.get_text()
+
+
+def test_the_lessons_plane_names_every_moe_it_shows():
+    fig = plots.memory_vs_compute(lc.tables.dense_models() + CORE_07[1:])
+    names = {t.get_text() for t in fig.axes[0].texts}
+    assert {"GLM-4.5-Air", "DeepSeek-V2"} <= names

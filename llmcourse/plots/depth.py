@@ -44,8 +44,9 @@ def draw_params_vs_layers(fig, cfg, mark_layers=None, max_layers=None, title=Non
     Two points are marked: the real depth (``real_layers``, default ``cfg``'s own;
     a circle) and the what-if (``mark_layers``, default ``cfg``'s own; a diamond),
     when they differ. Draws on ``fig``; a second call on the same figure moves the
-    existing artists (fast enough for a live explorer)."""
-    cfg = as_config(cfg)
+    existing artists (fast enough for a live explorer). A multimodal wrapper is drawn as
+    its language model."""
+    cfg = as_config(cfg).text_model
     L = mark_layers or cfg.num_hidden_layers
     real = real_layers or cfg.num_hidden_layers
     top = max_layers or max(128, 8 * -(-int(1.25 * max(L, real)) // 8))
@@ -123,7 +124,7 @@ def params_vs_layers(model, mark_layers=None, max_layers=None, title=None):
 @styled
 def approx_error_bars(models=None):
     """How far 12·L·d² lands from the exact parameters in the layers, per model."""
-    cfgs = [as_config(m) for m in (models if models is not None else dense_models())]
+    cfgs = [as_config(m).text_model for m in (models if models is not None else dense_models())]
     errs = [(c.name, 100 * (approx_params_12Ld2(c) - layer_params(c)) / layer_params(c))
             for c in cfgs]
     errs.sort(key=lambda t: t[1])
@@ -156,7 +157,8 @@ def approx_error_bars(models=None):
 def embedding_share_bars(models=None):
     """Share of the token embedding (and an untied lm_head) in each model's total,
     horizontal bars with each share written at the end of its own segment."""
-    cfgs = sorted((as_config(m) for m in (models if models is not None else dense_models())),
+    cfgs = sorted((as_config(m).text_model
+                   for m in (models if models is not None else dense_models())),
                   key=lambda c: param_count(c).total, reverse=True)
     fig, ax = new_figure(size=(11, 0.2 * len(cfgs) + 1.7))    # 16 rows: under 5 in
     names, emb, head = [], [], []
@@ -190,7 +192,7 @@ def depth_width_bars(models=("Qwen3-14B", "Qwen3-32B", "Meta-Llama-3-8B", "Qwen3
                      title="Depth versus width: the MLPs hold most of every model's parameters"):
     """Stacked bars per component (billions) for models of different depth and width,
     each wide enough segment labelled with its component."""
-    cfgs = [as_config(m) for m in models]
+    cfgs = [as_config(m).text_model for m in models]
     fig, ax = new_figure(size=(11, 0.8 * len(cfgs) + 1.8))
     parts = ("attention", "mlp", "norms", "embedding", "lm_head")
     labels = {"attention": "attention", "mlp": "MLP", "norms": "norms",

@@ -18,7 +18,8 @@ FFN_RATIOS = [1 + i / 4 for i in range(29)]  # 1.0 .. 8.0
 
 
 def _cfgs(models):
-    return [as_config(m) for m in models]
+    """The language models (a multimodal wrapper's towers are no part of its FFN story)."""
+    return [as_config(m).text_model for m in models]
 
 
 def _is_gated(cfg):

@@ -33,7 +33,7 @@ _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
              "Llama-4-Scout-17B-16E-Instruct": (-7, 4, "right"), "GLM-4.5-Air": (7, -13, "left"),
              "Qwen1.5-MoE-A2.7B-Chat": (9, -9, "left"), "DeepSeek-V3": (-9, 3, "right"),
              "Qwen3.6-35B-A3B": (4, -18, "left"), "Kimi-K2.5": (6, 9, "left"),
-             "gemma-4-E2B": (0, -20, "center")}
+             "gemma-4-E2B": (0, -20, "center"), "DeepSeek-V4-Flash": (8, -14, "left")}
 # shorter names where the zoo name would run across other points
 _SHORT = {"Llama-4-Scout-17B-16E-Instruct": "Llama-4-Scout", "Qwen1.5-MoE-A2.7B-Chat":
           "Qwen1.5-MoE-A2.7B", "Qwen3-Next-80B-A3B": "Qwen3-Next-80B-A3B",
