@@ -54,20 +54,21 @@ def _coefficient(cfg):
     return layer_params(cfg) / (cfg.num_hidden_layers * cfg.hidden_size ** 2)
 
 
-_PLAIN = ("gpt2", "gpt_neox", "phi", "starcoder2")   # lesson 5: the zoo's plain MLPs
+def _plain(cfg):   # a plain MLP (lesson 5: GPT-2, GPT-NeoX, phi, StarCoder2): two matrices
+    return cfg.layout.mlp == "plain"
 
 
 def _coefficient_by_fields(cfg):
     """The worked solution: the matrices of one decoder layer, over d²."""
     d, n_h, n_kv, d_h, d_ff = (cfg.hidden_size, cfg.num_attention_heads,
                                cfg.num_key_value_heads, cfg.head_dim, cfg.intermediate_size)
-    mlp = 2 if cfg.model_type in _PLAIN else 3
+    mlp = 2 if _plain(cfg) else 3
     return (2 * d * n_h * d_h + 2 * d * n_kv * d_h + mlp * d * d_ff) / d ** 2
 
 
 def _mha_coefficient(cfg):  # k and v as wide as q: GQA forgotten
     d = cfg.hidden_size
-    mlp = 2 if cfg.model_type in _PLAIN else 3
+    mlp = 2 if _plain(cfg) else 3
     return (4 * d * cfg.num_attention_heads * cfg.head_dim + mlp * d * cfg.intermediate_size) / d ** 2
 
 
@@ -87,7 +88,7 @@ def _head_dim_from_hidden(cfg):  # head_dim taken as hidden / heads (wrong for Q
     d, n_h, n_kv, d_ff = (cfg.hidden_size, cfg.num_attention_heads, cfg.num_key_value_heads,
                           cfg.intermediate_size)
     d_h = d // n_h
-    mlp = 2 if cfg.model_type in _PLAIN else 3
+    mlp = 2 if _plain(cfg) else 3
     return (2 * d * n_h * d_h + 2 * d * n_kv * d_h + mlp * d * d_ff) / d ** 2
 
 
