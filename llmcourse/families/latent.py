@@ -87,7 +87,8 @@ ENTRIES = {
     # DeepSeek-V3: DeepSeek-V2's layout with the router's load-balancing bias
     "deepseek_v3": Family(
         group="DeepSeek",
-        layout=Layout(attention="mla", router_buffer=True, shared_experts="n_shared"),
+        layout=Layout(attention="mla", router_buffer=True, shared_experts="n_shared",
+                      mtp="nextn_layers"),
         moe="n_routed_experts",
         layers=rules.deepseek_layers,
         attribute_map=dict(num_local_experts="n_routed_experts",
