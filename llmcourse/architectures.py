@@ -25,7 +25,8 @@ from .limits import ConfigError
 
 __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
            "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
-           "register_block"]
+           "register_block", "layer_config", "LAYER_STATES", "LAYER_FLOPS",
+           "register_layer_state", "register_layer_flops"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -128,6 +129,18 @@ class Layout(NamedTuple):
     layer_input_streams: str | None = None
     # the config fields naming the MLP's activation function, the first one set wins
     activation_field: tuple = ("hidden_activation", "hidden_act")
+    # the config field giving V's head width where it differs from q and k's head_dim
+    # (MiMo-V2-Flash's v_head_dim: 192-wide q and k, 128-wide v), None: head_dim
+    value_head_dim: str | None = None
+    # how the hyper-connections around each block mix the streams: "mixed" (DeepSeek-V4:
+    # pre, post and an m x m residual mix) or "pre_post" (HY-V4's: pre and post only)
+    hyper_connection: str = "mixed"
+    # a name in LAYER_STATES: a fixed state per sequence a layer keeps beside its K and V
+    # (Inkling's short-convolution windows, ZAYA's convolution window and delayed value)
+    layer_state: str | None = None
+    # a name in LAYER_FLOPS: work per token a layer does beyond its weights and its
+    # attention over the keys (Inkling's relative-position logits)
+    layer_flops: str | None = None
 
 
 def _flag(c, spec):
@@ -861,6 +874,63 @@ BLOCKS = {"decoder": _decoder_layer,
           "two_mla_sublayers": _longcat_sublayer,
           # Qwen4-Exp: hyper-connected streams, n-gram embeddings in some layers
           "hyper_connected_ngram": _qwen4_layer}
+
+
+#: fixed states per sequence beside a layer's K and V (``Layout.layer_state``):
+#: ``f(cfg, kind) -> values`` for one layer of ``kind`` and one sequence (0: none)
+LAYER_STATES = {}
+#: work per token beyond a layer's weights and its attention over the keys
+#: (``Layout.layer_flops``): ``f(cfg, kind) -> FLOPs`` for one layer of ``kind``
+LAYER_FLOPS = {}
+
+
+def register_layer_state(name):
+    """Register ``f(cfg, kind) -> values`` under ``name``, for ``Layout(layer_state=name)``."""
+    def add(f):
+        if name in LAYER_STATES:
+            raise ValueError(f"a layer state named {name!r} exists already")
+        LAYER_STATES[name] = f
+        return f
+    return add
+
+
+def register_layer_flops(name):
+    """Register ``f(cfg, kind) -> FLOPs`` under ``name``, for ``Layout(layer_flops=name)``."""
+    def add(f):
+        if name in LAYER_FLOPS:
+            raise ValueError(f"layer FLOPs named {name!r} exist already")
+        LAYER_FLOPS[name] = f
+        return f
+    return add
+
+
+class _LayerConfig:
+    """A config as one layer of a kind sees it: the kind's ``own_fields`` over the model's
+    (transformers' per_layer_config). Read-only; everything else is the model's."""
+
+    __slots__ = ("_cfg", "_own")
+
+    def __init__(self, cfg, own):
+        object.__setattr__(self, "_cfg", cfg)
+        object.__setattr__(self, "_own", own)
+
+    def __getattr__(self, key):
+        own = object.__getattribute__(self, "_own")
+        if key in own:
+            return own[key]
+        return getattr(object.__getattribute__(self, "_cfg"), key)
+
+    def get(self, key, default=None):
+        own = object.__getattribute__(self, "_own")
+        if key in own:
+            return default if own[key] is None else own[key]
+        return object.__getattribute__(self, "_cfg").get(key, default)
+
+
+def layer_config(cfg, kind):
+    """``cfg`` as a layer of ``kind`` reads it: its own heads, head width, ranks
+    (``LayerKind.own_fields``) over the model's; ``cfg`` itself where it has none."""
+    return _LayerConfig(cfg, dict(kind.own_fields)) if kind.own_fields else cfg
 
 
 def register_block(name):

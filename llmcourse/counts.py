@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import (COMPONENTS, global_tensors, layer_groups, layer_prefix, mamba_dims,
-                            mtp_tensors)
+from .architectures import (COMPONENTS, LAYER_FLOPS, LAYER_STATES, global_tensors, layer_config,
+                            layer_groups, layer_prefix, mamba_dims, mtp_tensors)
 from .config import ConfigError
 from .limits import MAX_WEIGHT_ROWS, show
 from .towers import checkpoint_name, tower_tensors
@@ -324,11 +324,14 @@ def kv_values_per_token(cfg, kind):
     Gemma 4 layer)."""
     if kind.attention not in _KV_KINDS or kind.kv_shared:
         return 0
+    cfg = layer_config(cfg, kind)   # a layer's own heads, widths and ranks (per_layer_config)
     if cfg.layout.kv_store == "k_eq_v":  # one head, K = V: stored once (DeepSeek-V4)
         return cfg.num_key_value_heads * cfg.head_dim
     if cfg.uses_mla:
         return cfg.kv_lora_rank + cfg.qk_rope_head_dim
-    return 2 * (kind.kv_heads or cfg.num_key_value_heads) * (kind.head_dim or cfg.head_dim)
+    hd = kind.head_dim or cfg.head_dim
+    vd = cfg.get(cfg.layout.value_head_dim, hd) if cfg.layout.value_head_dim else hd
+    return (kind.kv_heads or cfg.num_key_value_heads) * (hd + vd)
 
 
 def kv_tokens_kept(cfg, kind, seq_len):
@@ -453,6 +456,10 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     n = counts.get("conv", 0)
     if n:  # LFM2's short convolution: its last conv_L_cache inputs of hidden_size channels
         values += n * cfg.hidden_size * cfg.conv_L_cache
+    state = LAYER_STATES.get(cfg.layout.layer_state)
+    if state:   # a state beside the layer's K and V (short-convolution windows, ...)
+        values += sum(n * state(layer_config(cfg, kind), kind)
+                      for kind, n in cfg.layer_schedule.counts().items())
     ids = 0
     n = sum(c for kind, c in cfg.layer_schedule.counts().items() if kind.ple)
     if n:
@@ -544,19 +551,25 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         matmul += _hyper_connection_matmul(cfg)
     compressed = any(k.attention in _COMPRESSED_KINDS for k in cfg.layer_schedule.counts())
     v4 = _compressed_terms(cfg) if compressed else None
-    nh = cfg.num_attention_heads
     # FLOPs summed over layers (all layers of one kind attend alike) and, in prefill, over
     # the prompt's positions, then divided by them once: whole numbers throughout. 2 FLOPs
     # per multiply-add, per query head, over q.k (qk head_dim) and the V sum (v head_dim)
     n_tok = seq_len
     total = 0
+    extra = LAYER_FLOPS.get(cfg.layout.layer_flops)
     for kind, count in cfg.layer_schedule.counts().items():
+        lc = layer_config(cfg, kind)   # a layer's own heads, widths and ranks
+        if extra:   # work beyond the weights and the keys, the same at any context
+            total += count * extra(lc, kind) * (n_tok if mode == "prefill" else 1)
         if kind.attention not in _KV_KINDS:
             continue
+        nh = lc.num_attention_heads
         if cfg.uses_mla:
-            per_key = 2 * nh * (cfg.qk_nope_head_dim + cfg.qk_rope_head_dim + cfg.v_head_dim)
+            per_key = 2 * nh * (lc.qk_nope_head_dim + lc.qk_rope_head_dim + lc.v_head_dim)
         else:
-            per_key = 2 * nh * 2 * (kind.head_dim or cfg.head_dim)
+            hd = kind.head_dim or lc.head_dim
+            vd = lc.get(cfg.layout.value_head_dim, hd) if cfg.layout.value_head_dim else hd
+            per_key = 2 * nh * (hd + vd)
         if v4:
             keys = _v4_key_sum(cfg, kind.attention, n_tok, mode)
             if kind.attention != "sliding_attention":
@@ -570,6 +583,11 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
             keys = _key_sum(n_tok, cfg.sliding_window, mode)
         elif kind.attention == "chunked_attention":
             keys = _chunk_key_sum(n_tok, cfg.attention_chunk_size, mode)
+        elif kind.attention == "indexed_attention" and cfg.layout.indexer == "block_max":
+            keys = _block_max_key_sum(cfg, n_tok, mode)
+            # the indexer scores every earlier key: index_n_heads products of index_head_dim
+            total += count * 2 * cfg.index_n_heads * cfg.index_head_dim * _key_sum(n_tok, None,
+                                                                                   mode)
         elif kind.attention == "indexed_attention" and cfg.layout.indexer == "block_select":
             r = cfg.indexer_compress_ratio
             blocks = _floor_sum(n_tok, r, mode)   # complete blocks of r keys, scored
@@ -594,6 +612,33 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         m = mamba_dims(cfg)
         attention += n["mamba"] * 4 * m.heads * m.head_dim * m.state
     return FlopCount(cfg.name, matmul, attention, mode, seq_len)
+
+
+def _block_max_key_sum(cfg, n, mode):
+    """Keys a MiniMax-M3 sparse-attention query attends to: its indexer keeps the
+    ``index_topk_blocks`` (T) best blocks of ``index_block_size`` (B) keys, the
+    ``index_local_blocks`` blocks up to its own always among them. While the keys fill at
+    most T blocks that is every key; past them, T - 1 whole earlier blocks and its own
+    block up to itself: (T - 1) x B + ((i - 1) mod B) + 1 at position i (decode: i = n;
+    prefill: summed over 1..n). Which blocks a query keeps beyond its local ones depends on
+    the scores, but not how many keys they hold; with no local block, or more local blocks
+    than T, it does, and the FLOPs are refused."""
+    B, T, local = cfg.index_block_size, cfg.index_topk_blocks, cfg.index_local_blocks
+    if not 1 <= local <= T:
+        raise ConfigError(f"index_local_blocks: with {local} local blocks and "
+                          f"index_topk_blocks={T}, how many keys a query attends to depends on "
+                          "the indexer's scores; FLOPs are counted for 1 to index_topk_blocks")
+
+    def own(m):   # sum of ((i - 1) mod B) + 1 for i = 1..m
+        q, r = divmod(m, B)
+        return q * B * (B + 1) // 2 + r * (r + 1) // 2
+
+    full = T * B   # positions whose keys fit in T blocks attend to every key
+    if mode == "decode":
+        return n if n <= full else (T - 1) * B + (n - 1) % B + 1
+    if n <= full:
+        return n * (n + 1) // 2
+    return full * (full + 1) // 2 + (T - 1) * B * (n - full) + own(n) - own(full)
 
 
 def _compressed_terms(cfg):
@@ -627,6 +672,9 @@ def _hyper_connection_matmul(cfg):
     are norms and softmaxes anywhere)."""
     m, H = getattr(cfg, cfg.layout.layer_input_streams), cfg.hidden_size
     per_hc = 2 * m * H * (m + 1) * (m + 2)
+    if cfg.layout.hyper_connection == "pre_post":
+        # HY-V4's: 2m coefficients (2 x 2m x m x H), the collapse and the write-back, no mix
+        per_hc = 4 * m * H * (m + 1)
     return 2 * cfg.num_hidden_layers * per_hc + 2 * m * H * (m + 1)
 
 

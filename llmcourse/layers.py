@@ -66,6 +66,10 @@ class LayerKind(NamedTuple):
     # Qwen4-Exp's per-layer embedding (PLE): 0 = none, k = the layer holds the k-th hashed
     # n-gram table (ple_layer_ids, in order; each table's size differs)
     ple: int = 0
+    # the layer's own values of config fields, ((field, value), ...), as transformers'
+    # per_layer_config gives them (a sliding layer's own heads, head width, MLA ranks);
+    # read through :func:`llmcourse.architectures.layer_config`. () = the model's
+    own_fields: tuple = ()
 
     def describe(self):
         """``'sliding_attention, moe'`` (``', NoPE'`` appended for a layer without RoPE,
@@ -83,6 +87,8 @@ class LayerKind(NamedTuple):
             text += f", {self.kv_heads} KV heads"
         if self.ple:
             text += f", n-gram embedding {self.ple}"
+        for field, value in self.own_fields:
+            text += f", {field} {value}"
         return text if self.rope else text + ", NoPE"
 
 

@@ -118,6 +118,10 @@ def _layout_not_modelled(cfg):
         return "the Kimi Delta Attention state beside its MLA cache"
     if "conv" in kinds:
         return "the short-convolution state"
+    if cfg.layout.layer_state:
+        return "the fixed state its attention layers keep beside K and V"
+    if cfg.layout.value_head_dim or any(k.own_fields for k in cfg.layer_schedule.counts()):
+        return "the per-layer head shapes (V narrower than K, or a layer's own heads)"
     return None
 
 

@@ -1,0 +1,926 @@
+"""2026's large mixture-of-experts decoders and their new layers.
+
+A.X-K1 and A.X-K2 (SK Telecom), Beam (Reflection), dots3-note (rednote), Flint, Hy3 and
+Hy4 (Tencent), Inkling and Inkling 2 (Thinking Machines), Kolibri 1 (Aleph Alpha), Laguna
+(poolside), MiMo-V2-Flash (Xiaomi), MiniMax-M3's language model, ZAYA1 (Zyphra) and
+Cohere's Compass language model: most are the decoder layer with a few choices changed
+(a gate on the attention output, sinks, QK-norm, layers of their own heads, MLA with
+a sparse-attention indexer, hyper-connected streams, short convolutions beside
+attention); each entry is a :class:`~llmcourse.families.Family` (CONTRIBUTING.md, "Adding
+a family"), each layer shape a builder registered below under what it is. A layer with
+heads, widths or ranks of its own (transformers' ``per_layer_config``, a sliding layer's
+``swa_*`` fields) carries them as ``LayerKind.own_fields``. Standard library only.
+"""
+
+from __future__ import annotations
+
+from ..architectures import (Layout, Tensor, _indexer, _linear, _mla, _norm, _swiglu,
+                             layer_config, register_block, register_layer_flops,
+                             register_layer_state)
+from ..family_rules import _mlp_types_axis
+from ..layers import Axis
+from ..limits import MAX_LIST, MAX_SIZE, _fail, _is_int
+from .. import family_rules as rules
+from .base import _COMMON, _INDEXER, _MLA, Family
+
+
+# --- reading a config -------------------------------------------------------------------
+
+def _list_of(r, field, values, what=None):
+    """``r[field]`` as a per-layer list of ``values`` (one per layer), or None if absent."""
+    L = r["num_hidden_layers"]
+    v = r.get(field)
+    if v is None:
+        return None
+    if not isinstance(v, list) or len(v) != L or len(v) > MAX_LIST or not all(
+            isinstance(x, str) and x in values for x in v):
+        _fail(field, f"must list {what or ' or '.join(values)} for each of the {L:,} layers", v)
+    return list(v)
+
+
+def _whole(r, field, lo=1):
+    v = r.get(field)
+    if not _is_int(v) or not lo <= v <= MAX_SIZE:
+        _fail(field, "must be a whole number" + (", 1 or more" if lo else ", 0 or more"), v)
+    return v
+
+
+def _attention_types(r, default, kinds=("full_attention", "sliding_attention")):
+    """The attention kind of each layer: layer_types (read here, so the generic reading
+    does not map its names), else ``default(i)``."""
+    L = r["num_hidden_layers"]
+    lt = _list_of(r, "layer_types", kinds)
+    r["layer_types"] = None
+    if lt is None:
+        if L > MAX_LIST:
+            _fail("num_hidden_layers", f"the default layer pattern is listed for at most "
+                  f"{MAX_LIST:,} layers", L)
+        lt = [default(i) for i in range(L)]
+    return lt
+
+
+def _sparse_mlp(r, default):
+    """``mlp_layer_types`` ("dense" / "sparse"), else ``default(i)`` (True: sparse)."""
+    L = r["num_hidden_layers"]
+    mlt = _list_of(r, "mlp_layer_types", ("dense", "sparse"))
+    if mlt is None:
+        return [default(i) for i in range(min(L, MAX_LIST))]
+    return [v == "sparse" for v in mlt]
+
+
+def _no_window_refused(r, lt, name):
+    if "sliding_attention" in lt and r.get("sliding_window") is None:
+        _fail("sliding_window", f"{name}'s sliding-attention layers need a window (transformers "
+              "refuses a null one)", None)
+
+
+def _moe_axis(sparse):
+    return Axis.from_list(["moe" if s else "dense" for s in sparse], field="mlp_layer_types")
+
+
+# --- layers -------------------------------------------------------------------------------
+
+def _qkvo(c, q_out=None, v_width=None, bias=None, o_bias=None, prefix="self_attn."):
+    """q, k, v and o projections of a GQA layer (q_out: q's width when it also carries a
+    gate; v_width: V's head width where it is not head_dim)."""
+    H, nh, kv, hd = c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim
+    vd = v_width or hd
+    b = bool(c.get("attention_bias")) if bias is None else bias
+    ob = b if o_bias is None else o_bias
+    return (_linear(prefix + "q_proj", q_out or nh * hd, H, "attention", b)
+            + _linear(prefix + "k_proj", kv * hd, H, "attention", b)
+            + _linear(prefix + "v_proj", kv * vd, H, "attention", b)
+            + _linear(prefix + "o_proj", H, nh * vd, "attention", ob))
+
+
+def _qk_norm(c, prefix="self_attn."):
+    return _norm(prefix + "q_norm", c.head_dim) + _norm(prefix + "k_norm", c.head_dim)
+
+
+def _experts_one_by_one(c, inter, prefix="mlp.experts.{e}"):
+    """Routed experts as the checkpoint stores them, one by one (transformers fuses them
+    on load, conversion_mapping.py's qwen2_moe rule)."""
+    return _swiglu(prefix, c.hidden_size, inter, "experts", routed=True,
+                   per_expert=c.num_experts)
+
+
+def _experts_fused(c, inter, prefix="mlp.experts."):
+    """Routed experts stored fused, (experts, out, in), as transformers holds them."""
+    E, H = c.num_experts, c.hidden_size
+    fz = dict(routed=True, fused=E, out_in=True)
+    return [Tensor(prefix + "gate_up_proj", (E, 2 * inter, H), "experts", True, **fz),
+            Tensor(prefix + "down_proj", (E, H, inter), "experts", True, **fz)]
+
+
+def _router(c, name="mlp.gate", bias_buffer="mlp.gate.e_score_correction_bias", rows=None):
+    """A router's weight and its load-balancing bias (a buffer), when it has one."""
+    E = rows or c.num_experts
+    t = _linear(name, E, c.hidden_size, "router")
+    if bias_buffer:
+        t.append(Tensor(bias_buffer, (c.num_experts,), "router", buffer=True))
+    return t
+
+
+def _norms(c, *names):
+    return [t for n in names for t in _norm(n, c.hidden_size)]
+
+
+@register_block("gated_attention_moe")
+def _gated_attention_layer(c, kind):
+    """The GQA decoder layers of Kolibri 1, Laguna, Hy3, Flint, Beam and MiniMax-M3, each
+    as its family's data says (``Layout``: QK-norm, sinks, biases; the rest read here):
+    attention (q, k, v, o) with its extras, then a dense MLP or routed experts with their
+    router and shared experts, and the layer's norms."""
+    c = layer_config(c, kind)
+    mt = c.model_type
+    return _GQA[mt](c, kind)
+
+
+def _kolibri1(c, kind):
+    """Kolibri 1: Exaone-4 attention (QK-norm, no biases), routed experts with a
+    load-balancing bias and an ungated shared expert in every layer, four norms (the
+    checkpoint's post_attn_norm and post_ffn_norm)."""
+    H = c.hidden_size
+    t = _qkvo(c, bias=False) + _qk_norm(c)
+    t += (_router(c) + _experts_one_by_one(c, c.moe_intermediate_size)
+          + _swiglu("mlp.shared_experts", H, c.shared_expert_intermediate_size,
+                    "shared_experts"))
+    return t + _norms(c, "input_layernorm", "post_attention_layernorm", "post_attn_norm",
+                      "post_ffn_norm")
+
+
+def _laguna(c, kind):
+    """Laguna: QK-norm, a softplus gate on the attention output (one per head, or one per
+    channel with gating "per-element"), the layer's own head count; the first layer's MLP
+    dense, the rest routed experts whose load-balancing bias is a parameter (stored under
+    the experts) and one shared expert."""
+    H, nh, hd = c.hidden_size, c.num_attention_heads, c.head_dim
+    g = c.get("gating", True)
+    t = _qkvo(c) + _qk_norm(c)
+    t += _linear("self_attn.g_proj", nh if g is True or g == "per-head" else nh * hd, H,
+                 "attention")
+    if kind.mlp == "moe":
+        t += (_router(c, bias_buffer=None)
+              + [Tensor("mlp.experts.e_score_correction_bias", (c.num_experts,), "router")]
+              + _experts_one_by_one(c, c.moe_intermediate_size)
+              + _swiglu("mlp.shared_expert", H, c.shared_expert_intermediate_size,
+                        "shared_experts"))
+    else:
+        t += _swiglu("mlp", H, c.intermediate_size, "mlp")
+    return t + _norms(c, "input_layernorm", "post_attention_layernorm")
+
+
+def _hy_v3(c, kind):
+    """Hy3: QK-norm; the first layer's MLP dense, the rest routed experts (the checkpoint's
+    mlp.router.gate and expert_bias) with num_shared_experts shared experts fused into one
+    MLP (shared_mlp; mlp_bias on both)."""
+    H, mb = c.hidden_size, bool(c.get("mlp_bias"))
+    t = _qkvo(c) + _qk_norm(c)
+    if kind.mlp == "moe":
+        # (num_shared_experts 0 falls back to intermediate_size, as HYV3MLP does)
+        shared = c.moe_intermediate_size * c.num_shared_experts or c.intermediate_size
+        t += (_router(c, "mlp.router.gate", "mlp.expert_bias")
+              + _experts_one_by_one(c, c.moe_intermediate_size)
+              + _swiglu("mlp.shared_mlp", H, shared, "shared_experts", mb))
+    else:
+        t += _swiglu("mlp", H, c.intermediate_size, "mlp", mb)
+    return t + _norms(c, "input_layernorm", "post_attention_layernorm")
+
+
+def _flint(c, kind):
+    """Flint: QK-norm and a sink per head (the checkpoint's softmax_offset); routed
+    experts with an ungated shared expert, or a dense MLP in mlp_only_layers."""
+    H = c.hidden_size
+    t = _qkvo(c) + _qk_norm(c) + [Tensor("self_attn.softmax_offset", (c.num_attention_heads,),
+                                         "attention")]
+    if kind.mlp == "moe":
+        t += (_router(c, bias_buffer=None) + _experts_one_by_one(c, c.moe_intermediate_size)
+              + _swiglu("mlp.shared_expert", H, c.shared_expert_intermediate_size,
+                        "shared_experts"))
+    else:
+        t += _swiglu("mlp", H, c.intermediate_size, "mlp")
+    return t + _norms(c, "input_layernorm", "post_attention_layernorm")
+
+
+def _beam(c, kind):
+    """Beam: QK-norm and a sigmoid gate on the attention output (gate_proj, a bias per
+    head); routed experts with a load-balancing bias and no shared expert, or a dense MLP
+    in the first layers; Gemma's four norms."""
+    H, nh, hd = c.hidden_size, c.num_attention_heads, c.head_dim
+    t = (_qkvo(c) + _qk_norm(c) + _linear("self_attn.gate_proj", nh * hd, H, "attention")
+         + [Tensor("self_attn.gate_bias", (nh,), "attention")])
+    if kind.mlp == "moe":
+        t += _router(c) + _experts_one_by_one(c, c.moe_intermediate_size)
+    else:
+        t += _swiglu("mlp", H, c.intermediate_size, "mlp")
+    return t + _norms(c, "input_layernorm", "post_attention_layernorm",
+                      "pre_feedforward_layernorm", "post_feedforward_layernorm")
+
+
+def _mimo_v2_flash(c, kind):
+    """MiMo-V2-Flash: q and k of head_dim, v of v_head_dim; sliding layers twice the KV
+    heads and a sink per head (the checkpoint's attention_sink_bias); the first layer's MLP
+    dense, the rest routed experts with a load-balancing bias, no shared expert."""
+    H = c.hidden_size
+    t = _qkvo(c, v_width=c.v_head_dim, o_bias=False)
+    if kind.attention == "sliding_attention":
+        t.append(Tensor("self_attn.attention_sink_bias", (c.num_attention_heads,), "attention"))
+    if kind.mlp == "moe":
+        t += _router(c) + _experts_one_by_one(c, c.moe_intermediate_size)
+    else:
+        t += _swiglu("mlp", H, c.intermediate_size, "mlp")
+    return t + _norms(c, "input_layernorm", "post_attention_layernorm")
+
+
+def _minimax_m3(c, kind):
+    """MiniMax-M3's language model: QK-norm per head; a sparse layer's block indexer
+    (index_n_heads query heads and one key of index_head_dim, each normed); routed experts
+    stored fused (the experts' width is intermediate_size) with a load-balancing bias and
+    a shared expert of shared_intermediate_size, or a dense MLP of dense_intermediate_size,
+    both with gate and up in one matrix."""
+    H = c.hidden_size
+    t = _qkvo(c, bias=False) + _qk_norm(c)
+    if kind.indexer:
+        n, d, a = c.index_n_heads, c.index_head_dim, "self_attn.indexer."
+        t += (_linear(a + "q_proj", n * d, H, "attention") + _linear(a + "k_proj", d, H, "attention")
+              + _norm(a + "q_norm", d) + _norm(a + "k_norm", d))
+    if kind.mlp == "moe":
+        S = c.shared_intermediate_size
+        t += (_router(c) + _experts_fused(c, c.intermediate_size)
+              + _linear("mlp.shared_experts.gate_up_proj", 2 * S, H, "shared_experts")
+              + _linear("mlp.shared_experts.down_proj", H, S, "shared_experts"))
+    else:
+        D = c.dense_intermediate_size
+        t += (_linear("mlp.gate_up_proj", 2 * D, H, "mlp")
+              + _linear("mlp.down_proj", H, D, "mlp"))
+    return t + _norms(c, "input_layernorm", "post_attention_layernorm")
+
+
+_GQA = {"kolibri1": _kolibri1, "laguna": _laguna, "hy_v3": _hy_v3, "flint": _flint,
+        "beam": _beam, "mimo_v2_flash": _mimo_v2_flash, "minimax_m3_vl_text": _minimax_m3}
+
+
+# --- MLA layers -----------------------------------------------------------------------------
+
+def _deepseek_moe(c, shared_width):
+    """DeepSeek-V3's MoE as these families store it: the router and its load-balancing
+    bias, experts one by one, the shared experts in one MLP of ``shared_width``."""
+    return (_router(c) + _experts_one_by_one(c, c.moe_intermediate_size)
+            + _swiglu("mlp.shared_experts", c.hidden_size, shared_width, "shared_experts"))
+
+
+def _gated_norm(c, name):
+    """A-X K2's gated RMSNorm: the norm and a low-rank sigmoid gate (the checkpoint's W_down,
+    W_up; transformers' mlp.fc1, mlp.fc2)."""
+    H, r = c.hidden_size, c.gated_norm_rank
+    return (_norm(f"{name}.norm", H) + _linear(f"{name}.W_down", r, H, "norms")
+            + _linear(f"{name}.W_up", H, r, "norms"))
+
+
+@register_block("latent_attention_moe")
+def _latent_layer(c, kind):
+    """The MLA decoder layers of A.X-K1, A.X-K2, Hy4 and dots3-note, each as its family's
+    data says: DeepSeek's multi-head latent attention with the family's extras (a gate on
+    the output, sinks, the sparse-attention indexer), a dense MLP or DeepSeek-V3's MoE,
+    the layer's norms."""
+    c = layer_config(c, kind)
+    return _MLA_LAYERS[c.model_type](c, kind)
+
+
+def _axk1(c, kind):
+    """A.X-K1: DeepSeek-V3 (a low-rank query always) with an RMSNorm on the MoE's output
+    (post_mlp_layernorm: the checkpoint stores it in the layer; transformers in mlp)."""
+    H = c.hidden_size
+    t = _mla(c)
+    if kind.mlp == "moe":
+        t += (_deepseek_moe(c, c.moe_intermediate_size * c.n_shared_experts)
+              + _norm("post_mlp_layernorm", H))
+    else:
+        t += _swiglu("mlp", H, c.intermediate_size, "mlp")
+    return t + _norms(c, "input_layernorm", "post_attention_layernorm")
+
+
+def _axk2(c, kind):
+    """A.X-K2: DeepSeek-V3.2's sparse attention with the query up-projection and a sigmoid
+    output gate in one matrix (q_b_proj, transformers' q_gate_proj, from the query latent
+    and its norm side by side), a gated input norm in every layer and a gated MoE norm."""
+    H, nh, qr = c.hidden_size, c.num_attention_heads, c.q_lora_rank
+    nope, rope, vd = c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim
+    b = bool(c.get("attention_bias"))
+    t = (_linear("self_attn.q_a_proj", qr, H, "attention", b)
+         + _norm("self_attn.q_a_layernorm", qr)
+         + _linear("self_attn.q_b_proj", nh * (nope + rope + vd), 2 * qr, "attention")
+         + _linear("self_attn.kv_a_proj_with_mqa", c.kv_lora_rank + rope, H, "attention", b)
+         + _norm("self_attn.kv_a_layernorm", c.kv_lora_rank)
+         + _linear("self_attn.kv_b_proj", nh * (nope + vd), c.kv_lora_rank, "attention")
+         + _linear("self_attn.o_proj", H, nh * vd, "attention", b)
+         + _indexer(c))
+    t += _gated_norm(c, "input_layernorm")
+    if kind.mlp == "moe":
+        t += (_deepseek_moe(c, c.moe_intermediate_size * c.n_shared_experts)
+              + _gated_norm(c, "post_attention_layernorm"))
+    else:
+        t += _swiglu("mlp", H, c.intermediate_size, "mlp") + _norm("post_attention_layernorm", H)
+    return t
+
+
+def _hy_v4(c, kind):
+    """Hy4: GLM-5's sparse MLA (layers with their own indexer or reusing the previous one's
+    choice) with a sigmoid output gate (gate_proj, v_head_dim per head) and a sink per
+    head; a dense MLP in the first layer, DeepSeek-V3's MoE (experts fused) after; two
+    pre/post hyper-connections (fn, base, scale) over hc_mult streams."""
+    H, nh, m = c.hidden_size, c.num_attention_heads, c.hc_mult
+    t = (_mla(c) + (_indexer(c) if kind.indexer else [])
+         + _linear("self_attn.gate_proj", nh * c.v_head_dim, H, "attention")
+         + [Tensor("self_attn.sinks", (nh,), "attention")])
+    if kind.mlp == "moe":
+        t += (_router(c) + _experts_fused(c, c.moe_intermediate_size)
+              + _swiglu("mlp.shared_experts", H, c.moe_intermediate_size * c.n_shared_experts,
+                        "shared_experts"))
+    else:
+        t += _swiglu("mlp", H, c.intermediate_size, "mlp")
+    t += _norms(c, "input_layernorm", "post_attention_layernorm")
+    for hc in ("attn_hc", "ffn_hc"):
+        t += [Tensor(f"{hc}.fn", (2 * m, m * H), "norms"), Tensor(f"{hc}.base", (2 * m,), "norms"),
+              Tensor(f"{hc}.scale", (2,), "norms")]
+    return t
+
+
+def _dots3(c, kind):
+    """dots3-note: MLA (a low-rank query) with an RMSNorm on the shared RoPE key and a
+    sigmoid gate per head (g_proj); sparse layers run GLM-5's indexer, sliding layers have
+    their own heads and ranks; DeepSeek-V3's MoE with shared experts of
+    shared_experts_intermediate_size each, or a dense MLP."""
+    H = c.hidden_size
+    t = (_mla(c) + _norm("self_attn.k_rope_only_layernorm", c.qk_rope_head_dim)
+         + _linear("self_attn.g_proj", c.num_attention_heads, H, "attention")
+         + (_indexer(c) if kind.indexer else []))
+    if kind.mlp == "moe":
+        t += _deepseek_moe(c, c.shared_experts_intermediate_size * c.n_shared_experts)
+    else:
+        t += _swiglu("mlp", H, c.intermediate_size, "mlp")
+    return t + _norms(c, "input_layernorm", "post_attention_layernorm")
+
+
+_MLA_LAYERS = {"axk1": _axk1, "axk2": _axk2, "hy_v4": _hy_v4, "dots3_note": _dots3,
+               "dots3_note_text": _dots3}
+
+
+# --- layer schedules and rules -----------------------------------------------------------------
+
+def _kolibri1_layers(r):
+    """Kolibri 1: four sliding-window layers to one full (layer_types); RoPE on the sliding
+    layers only (Exaone 4's rule); routed experts in every layer."""
+    lt = _attention_types(r, lambda i: "full_attention" if (i + 1) % 5 == 0
+                          else "sliding_attention")
+    _no_window_refused(r, lt, "Kolibri 1")
+    return dict(attention=Axis.from_list(lt, field="layer_types"),
+                rope=Axis.from_list([v == "sliding_attention" for v in lt], field="layer_types"),
+                mlp=Axis.constant("moe"))
+
+
+def _laguna_layers(r):
+    """Laguna: layer_types (full by default), mlp_layer_types (the first dense), and each
+    layer's own head count (num_attention_heads_per_layer)."""
+    if r.get("moe_apply_router_weight_on_input"):
+        _fail("moe_apply_router_weight_on_input", "transformers' Laguna does not implement it "
+              "(it refuses true)", True)
+    lt = _attention_types(r, lambda i: "full_attention")
+    L = r["num_hidden_layers"]
+    heads = r.get("num_attention_heads_per_layer")
+    if heads is not None:
+        if not isinstance(heads, list) or len(heads) != L or not all(
+                _is_int(h) and 0 < h <= MAX_SIZE for h in heads):
+            _fail("num_attention_heads_per_layer", f"must give a positive head count for each "
+                  f"of the {L:,} layers", heads)
+        own = Axis.from_list([(("num_attention_heads", h),) if h != r["num_attention_heads"]
+                              else () for h in heads], field="num_attention_heads_per_layer")
+    else:
+        own = Axis.constant(())
+    return dict(attention=Axis.from_list(lt, field="layer_types"),
+                mlp=_moe_axis(_sparse_mlp(r, lambda i: i > 0)), own_fields=own)
+
+
+def _hy_v3_layers(r):
+    return dict(attention=Axis.constant("full_attention"),
+                mlp=_moe_axis(_sparse_mlp(r, lambda i: i > 0)))
+
+
+def _flint_layers(r):
+    """Flint: full attention in the first two layers, every fourth from layer 1 and the
+    last, sliding windows elsewhere (layer_types); RoPE on the sliding layers only (a full
+    layer is NoPE); experts except in mlp_only_layers ([0, 1]) and where (i + 1) does not
+    divide by decoder_sparse_step."""
+    L = r["num_hidden_layers"]
+    lt = _attention_types(r, lambda i: "full_attention" if i < 2 or i % 4 == 1 or i == L - 1
+                          else "sliding_attention")
+    mol = r.get("mlp_only_layers")
+    mol = [0, 1] if mol is None else mol
+    if not isinstance(mol, list) or len(mol) > MAX_LIST or not all(_is_int(i) for i in mol):
+        _fail("mlp_only_layers", "must be a list of layer indices", mol)
+    step = _whole(r, "decoder_sparse_step")
+    mlp = Axis.every(step, "moe", "dense", phase=step - 1, field="decoder_sparse_step")
+    mlp = mlp.override([i for i in mol if 0 <= i < L], "dense")
+    window = r.get("sliding_window") is not None
+    return dict(attention=Axis.from_list(lt, field="layer_types"), mlp=mlp,
+                rope=Axis.from_list([v == "sliding_attention" and window for v in lt],
+                                    field="layer_types"))
+
+
+def _beam_layers(r):
+    """Beam: five sliding-window layers to one full, the last full (layer_types); the first
+    three MLPs dense (mlp_layer_types); RoPE where rope_parameters gives the layer type one
+    (the full layers are NoPE by default)."""
+    L = r["num_hidden_layers"]
+    given = r.get("layer_types") is not None
+    lt = _attention_types(r, lambda i: "sliding_attention" if (i + 1) % 6 else "full_attention")
+    if not given and lt:
+        lt[-1] = "full_attention"
+    rp = r.get("rope_parameters")
+    rope = {"sliding_attention": True, "full_attention": False}
+    if isinstance(rp, dict) and set(rp) & set(rope):
+        rope = {k: rp.get(k) is not None for k in rope}
+    return dict(attention=Axis.from_list(lt, field="layer_types"),
+                rope=Axis.from_list([rope[v] for v in lt], field="layer_types"),
+                mlp=_moe_axis(_sparse_mlp(r, lambda i: i >= min(3, L))))
+
+
+def _mimo_prepare(r, raw):
+    """transformers reads the hub's sliding_window_size as the window less one."""
+    v = raw.get("sliding_window_size")
+    if v is not None:
+        if not _is_int(v) or not 0 < v < MAX_SIZE:
+            _fail("sliding_window_size", "must be a positive whole number", v)
+        r["sliding_window"] = v + 1
+
+
+def _mimo_layers(r):
+    """MiMo-V2-Flash: full attention in the first layer and every sixth, sliding windows
+    elsewhere (with twice the KV heads); the first MLP dense, the rest MoE."""
+    lt = _attention_types(r, lambda i: "full_attention" if i == 0 or (i + 1) % 6 == 0
+                          else "sliding_attention")
+    kv = r.get("num_key_value_heads") or r["num_attention_heads"]
+    own = [(("num_key_value_heads", 2 * kv),) if v == "sliding_attention" else () for v in lt]
+    return dict(attention=Axis.from_list(lt, field="layer_types"),
+                own_fields=Axis.from_list(own, field="layer_types"),
+                mlp=_moe_axis(_sparse_mlp(r, lambda i: i > 0)))
+
+
+def _mimo_check(r, head_dim):
+    """A sliding layer's 2 x num_key_value_heads must divide the query heads at runtime;
+    transformers builds any, so only the width is checked."""
+    vd = r.get("v_head_dim")
+    if not _is_int(vd) or vd <= 0:
+        _fail("v_head_dim", "must be a positive whole number", vd)
+
+
+_M3_SPARSE = {"sparse_num_index_heads": "index_n_heads", "sparse_index_dim": "index_head_dim",
+              "sparse_block_size": "index_block_size", "sparse_topk_blocks": "index_topk_blocks",
+              "sparse_local_block": "index_local_blocks"}
+
+
+def _minimax_m3_prepare(r, raw):
+    """The hub's sparse_attention_config and moe_layer_freq, read as MiniMaxM3VLTextConfig
+    reads them."""
+    sc = raw.get("sparse_attention_config")
+    if sc is not None and not isinstance(sc, dict):
+        _fail("sparse_attention_config", "must be a JSON object", sc)
+    sc = sc or {}
+    for legacy, flat in _M3_SPARSE.items():
+        if legacy in sc:
+            r[flat] = sc[legacy]
+    L = r["num_hidden_layers"]
+    freq = sc.get("sparse_attention_freq")
+    if r.get("layer_types") is None and freq is not None:
+        if not isinstance(freq, list) or len(freq) > MAX_LIST:
+            _fail("sparse_attention_config.sparse_attention_freq", "must list one flag per layer",
+                  freq)
+        r["layer_types"] = ["minimax_m3_sparse" if f else "full_attention" for f in freq]
+    mlf = raw.get("moe_layer_freq")
+    if r.get("mlp_layer_types") is None and mlf is not None:
+        if not isinstance(mlf, list) or len(mlf) > MAX_LIST:
+            _fail("moe_layer_freq", "must list one flag per layer", mlf)
+        r["mlp_layer_types"] = ["sparse" if f else "dense" for f in mlf]
+    del L
+
+
+def _minimax_m3_layers(r):
+    """MiniMax-M3: full attention, or block-sparse attention with its own indexer
+    ("minimax_m3_sparse", transformers' name; the engine's indexed_attention); every MLP
+    MoE unless mlp_layer_types says dense."""
+    lt = _attention_types(r, lambda i: "full_attention",
+                          kinds=("full_attention", "minimax_m3_sparse"))
+    attn = Axis.from_list(["indexed_attention" if v == "minimax_m3_sparse" else v for v in lt],
+                          field="layer_types")
+    return dict(attention=attn, indexer=attn.map(lambda v: v == "indexed_attention"),
+                mlp=_moe_axis(_sparse_mlp(r, lambda i: True)))
+
+
+def _legacy_dense_prefix(r):
+    """first_k_dense_replace and moe_layer_freq (legacy keys, not fields): sparse where
+    i >= first_k_dense_replace and i % moe_layer_freq == 0 (A.X-K1, A.X-K2)."""
+    fk = r.get("first_k_dense_replace")
+    fk = 1 if fk is None else fk
+    freq = r.get("moe_layer_freq")
+    freq = 1 if freq is None else freq
+    if not _is_int(fk) or fk < 0:
+        _fail("first_k_dense_replace", "must be a whole number, 0 or more", fk)
+    if not _is_int(freq) or freq <= 0:
+        _fail("moe_layer_freq", "must be a positive whole number", freq)
+    return lambda i: i >= fk and i % freq == 0
+
+
+def _axk1_layers(r):
+    return dict(attention=Axis.constant("full_attention"),
+                mlp=_moe_axis(_sparse_mlp(r, _legacy_dense_prefix(r))))
+
+
+def _axk2_layers(r):
+    _attention_types(r, lambda i: "indexed_attention", kinds=("indexed_attention",))
+    return dict(attention=Axis.constant("indexed_attention"), indexer=Axis.constant(True),
+                mlp=_moe_axis(_sparse_mlp(r, _legacy_dense_prefix(r))))
+
+
+def _axk2_check(r, head_dim):
+    """A.X-K2Config.validate_architecture: grouped routing set whole, dividing the experts."""
+    ng, tg = r.get("n_group"), r.get("topk_group")
+    if (ng is None) != (tg is None):
+        _fail("n_group" if ng is None else "topk_group", "n_group and topk_group must be set "
+              "together (both null: routing over all experts)", ng if ng is None else tg)
+    if ng is not None:
+        if not _is_int(ng) or ng <= 0 or r["n_routed_experts"] % ng:
+            _fail("n_group", f"must divide n_routed_experts={r['n_routed_experts']}", ng)
+        if not _is_int(tg) or not 0 < tg <= ng:
+            _fail("topk_group", f"must be 1 to n_group={ng}", tg)
+
+
+def _hy_v4_layers(r):
+    """Hy4: sparse MLA in every layer; the first and every fourth from layer 1 run their
+    own indexer, the others reuse the last one's choice (indexer_types "full"/"shared");
+    the first MLP dense."""
+    _attention_types(r, lambda i: "indexed_attention", kinds=("indexed_attention",))
+    it = _list_of(r, "indexer_types", ("full", "shared"))
+    if it is None:
+        L = r["num_hidden_layers"]
+        own = Axis.cycle((True, 1), (False, 3), prefix=[(True, min(L, 1))], field="indexer_types")
+    else:
+        own = Axis.from_list([v == "full" for v in it], field="indexer_types")
+    return dict(attention=Axis.constant("indexed_attention"), indexer=own,
+                mlp=_moe_axis(_sparse_mlp(r, lambda i: i > 0)))
+
+
+def _hy_v4_derive(r, raw):
+    """HYV4Config sets num_key_value_heads to the head count (MLA has no KV heads)."""
+    r["num_key_value_heads"] = r["num_attention_heads"]
+
+
+# dots3-note's sliding layers: their own MLA (the hub's swa_* keys, Dots3NoteTextConfig's
+# defaults), transformers' per_layer_config saves them per layer
+_DOTS3_SWA = dict(num_attention_heads=64, num_key_value_heads=64, q_lora_rank=1024,
+                  kv_lora_rank=1024, head_dim=256, qk_nope_head_dim=192, v_head_dim=128)
+_DOTS3_FIELDS = tuple(_DOTS3_SWA) + ("qk_rope_head_dim",)
+
+
+def _dots3_prepare(r, raw):
+    """A dots3_note config holds its text model at the top level; a saved one (or a
+    dots3_note_text) may nest it in text_config, which then wins, as Dots3NoteConfig reads
+    it."""
+    tc = raw.get("text_config")
+    if r["model_type"] == "dots3_note" and tc is not None:
+        if not isinstance(tc, dict):
+            _fail("text_config", "must be a JSON object", tc)
+        keep = {k: r[k] for k in ("model_type",)}
+        from . import frontier   # (this module's own entry: its defaults)
+        defaults = frontier.ENTRIES["dots3_note"].defaults
+        r.clear()
+        r.update(defaults)
+        r.update(tc)
+        r.update(keep)
+    for k in ("vision_config", "audio_config"):
+        if raw.get(k) is not None:
+            _fail(k, "dots3-note's vision and audio encoders have no builder here "
+                  "(transformers' causal LM of the type leaves them out too); remove it to "
+                  "size the language model", show_value=False)
+
+
+def _dots3_layers(r):
+    """dots3-note: sparse MLA (GLM-5's indexer) in the first two layers and every fourth
+    from layer 1, sliding-window MLA elsewhere with the sliding layers' own heads and ranks
+    (the hub's swa_* keys, or per_layer_config as transformers saves it); MoE from
+    first_k_dense_replace (1) on, where moe_layer_freq says."""
+    L = r["num_hidden_layers"]
+    use_dsa = r.get("use_dsa")
+    plc = r.get("per_layer_config")
+    if use_dsa is None and plc is None:
+        use_dsa = True
+    full = "full_attention" if use_dsa is False else "indexed_attention"
+    window = r.get("use_sliding_window", True)
+    given = r.get("layer_types")
+    lt = _attention_types(r, lambda i: full if not window or i < 2 or i % 4 == 1
+                          else "sliding_attention",
+                          kinds=("full_attention", "indexed_attention", "sliding_attention"))
+    if use_dsa is not None and given is not None:   # use_dsa renames the given ones
+        old, new = ("full_attention", "indexed_attention") if use_dsa else (
+            "indexed_attention", "full_attention")
+        lt = [new if v == old else v for v in lt]
+    if r.get("sliding_window") is None:
+        r["sliding_window"] = r.get("sliding_window_size", 512)
+    swa = {k: r.get("swa_" + k, v) for k, v in _DOTS3_SWA.items()}
+    swa["qk_rope_head_dim"] = r.get("swa_qk_rope_head_dim",
+                                    swa["head_dim"] - swa["qk_nope_head_dim"])
+    by_layer = {}
+    if plc is None:
+        by_layer = {i: swa for i, v in enumerate(lt) if v == "sliding_attention"}
+    else:
+        if not isinstance(plc, dict) or len(plc) > MAX_LIST:
+            _fail("per_layer_config", "must map layer indices to their own settings", plc)
+        for key, ov in plc.items():
+            try:
+                i = int(key)
+            except (TypeError, ValueError):
+                i = -1
+            if not 0 <= i < L or not isinstance(ov, dict):
+                _fail("per_layer_config", f"keys must be layer indices in 0..{L - 1:,}, each "
+                      "with an object of settings", key)
+            extra = set(ov) - set(_DOTS3_FIELDS)
+            if extra:
+                _fail("per_layer_config", f"only a layer's own MLA heads and ranks are modelled "
+                      f"here (layer {i}: {', '.join(sorted(extra))})", show_value=False)
+            by_layer[i] = ov
+    own = []
+    for i in range(L):
+        ov = by_layer.get(i, {})
+        for f, v in ov.items():
+            if not _is_int(v) or not 0 < v <= MAX_SIZE:
+                _fail(f"per_layer_config.{i}.{f}" if plc is not None else f"swa_{f}",
+                      "must be a positive whole number", v)
+        own.append(tuple(sorted((f, v) for f, v in ov.items() if v != r.get(f))))
+    fk = r.get("first_k_dense_replace", 1)
+    freq = r.get("moe_layer_freq", 1)
+    if isinstance(freq, list):
+        if len(freq) < L:
+            _fail("moe_layer_freq", f"must give a flag for each of the {L:,} layers", freq)
+        sparse = lambda i: i >= fk and bool(freq[i])   # noqa: E731
+    else:
+        if not _is_int(freq) or freq <= 0:
+            _fail("moe_layer_freq", "must be a positive whole number or a list", freq)
+        sparse = lambda i: i >= fk and i % freq == 0   # noqa: E731
+    if not _is_int(fk) or fk < 0:
+        _fail("first_k_dense_replace", "must be a whole number, 0 or more", fk)
+    for i, v in enumerate(lt):
+        c = dict(r, **dict(own[i]))
+        if c.get("num_key_value_heads", c["num_attention_heads"]) != c["num_attention_heads"]:
+            _fail("num_key_value_heads", "must match num_attention_heads (dots3-note's MLA)",
+                  c.get("num_key_value_heads"))
+        if v == "indexed_attention" and c["qk_rope_head_dim"] > r["index_head_dim"]:
+            _fail("qk_rope_head_dim", f"must not exceed index_head_dim={r['index_head_dim']}",
+                  c["qk_rope_head_dim"])
+        if v == "sliding_attention" and c["head_dim"] != c["qk_nope_head_dim"] + c[
+                "qk_rope_head_dim"]:
+            _fail("swa_head_dim", "must equal the sliding layers' qk_nope_head_dim + "
+                  "qk_rope_head_dim", c["head_dim"])
+    return dict(attention=Axis.from_list(lt, field="layer_types"),
+                indexer=Axis.from_list([v == "indexed_attention" for v in lt],
+                                       field="layer_types"),
+                own_fields=Axis.from_list(own, field="per_layer_config"),
+                mlp=_moe_axis(_sparse_mlp(r, sparse)))
+
+
+def _dots3_check(r, head_dim):
+    """Dots3NoteTextConfig.validate_architecture's rules beyond the layers'."""
+    if (r.get("n_shared_experts") or 0) < 1:
+        _fail("n_shared_experts", "dots3-note needs at least one shared expert",
+              r.get("n_shared_experts"))
+    ng, tg, E = r["n_group"], r["topk_group"], r["n_routed_experts"]
+    if not _is_int(ng) or ng < 1 or E % ng:
+        _fail("n_group", f"must divide n_routed_experts={E}", ng)
+    if E // ng < 2:
+        _fail("n_group", "grouped routing needs at least two experts per group", ng)
+    if not _is_int(tg) or not 1 <= tg <= ng:
+        _fail("topk_group", f"must be 1 to n_group={ng}", tg)
+
+
+# --- the entries ---------------------------------------------------------------------------
+
+def _common(*drop):
+    """The common keys less those the family's class does not have."""
+    return {k: v for k, v in _COMMON.items() if k not in drop}
+
+
+def _laguna_check(r, head_dim):
+    """Laguna's gate: true, "per-head" or "per-element" (anything else: per element)."""
+    g = r.get("gating")
+    if not (isinstance(g, bool) or isinstance(g, str)):
+        _fail("gating", "must be true/false, \"per-head\" or \"per-element\"", g)
+
+
+ENTRIES = {
+    # Kolibri 1 (Aleph Alpha): Exaone 4's attention in windows, 384 routed experts and an
+    # ungated shared expert in every layer, four norms per layer. No dense MLP:
+    # intermediate_size is not a field (read as the experts' width)
+    "kolibri1": Family(
+        layout=Layout(block="gated_attention_moe", qk_norm="shared", qkv_bias=False,
+                      o_bias=False, router="sigmoid", router_buffer=True),
+        moe="num_experts",
+        layers=_kolibri1_layers,
+        attribute_map=dict(num_experts="num_local_experts"),
+        own_wins=("num_experts",),
+        positive=("shared_expert_intermediate_size",),
+        derive=(rules.experts_only_derive,),
+        defaults=dict(_common("attention_bias"), vocab_size=128000, hidden_size=2560,
+                      num_hidden_layers=50, num_attention_heads=48, num_key_value_heads=4,
+                      head_dim=128, max_position_embeddings=262144, sliding_window=513,
+                      moe_intermediate_size=512, shared_expert_intermediate_size=512,
+                      num_experts_per_tok=6, num_local_experts=384, norm_topk_prob=False)),
+    # Laguna (poolside): QK-norm, a softplus gate on the attention output, layers with
+    # their own head counts, the first MLP dense and routed experts with a shared expert
+    "laguna": Family(
+        layout=Layout(block="gated_attention_moe", qk_norm="shared", output_gate=False,
+                      router="sigmoid", router_norm_topk=True),
+        moe="num_experts",
+        layers=_laguna_layers,
+        attention_kinds=("full_attention", "sliding_attention"),
+        positive=("shared_expert_intermediate_size", "moe_intermediate_size"),
+        enums=dict(),
+        depth_lists=dict(num_attention_heads_per_layer="repeat"),
+        check=(_laguna_check,),
+        defaults=dict(_COMMON, vocab_size=100352, hidden_size=2048, intermediate_size=8192,
+                      num_hidden_layers=40, num_attention_heads=48, num_key_value_heads=8,
+                      head_dim=128, max_position_embeddings=131072, sliding_window=512,
+                      moe_intermediate_size=512, shared_expert_intermediate_size=512,
+                      num_experts_per_tok=8, num_experts=256, gating=True,
+                      num_attention_heads_per_layer=None, mlp_layer_types=None,
+                      moe_apply_router_weight_on_input=False)),
+    # Hy3 (Tencent): QK-norm, the first MLP dense, 192 routed experts with a
+    # load-balancing bias and one shared expert
+    "hy_v3": Family(
+        layout=Layout(block="gated_attention_moe", qk_norm="shared", router="sigmoid",
+                      router_norm_topk=True, router_buffer=True),
+        moe="num_experts",
+        layers=_hy_v3_layers,
+        attention_kinds=("full_attention",),
+        attribute_map=dict(num_local_experts="num_experts"),
+        non_negative=("num_shared_experts",),
+        defaults=dict(_COMMON, vocab_size=120832, hidden_size=4096, intermediate_size=13312,
+                      num_hidden_layers=80, num_attention_heads=64, num_key_value_heads=8,
+                      head_dim=128, max_position_embeddings=131072, mlp_bias=False,
+                      num_experts=192, num_experts_per_tok=8, num_shared_experts=1,
+                      moe_intermediate_size=1536, mlp_layer_types=None)),
+    # Flint: QK-norm and sinks, sliding windows with RoPE and full NoPE layers, routed
+    # experts with an ungated shared expert after two dense layers
+    "flint": Family(
+        layout=Layout(block="gated_attention_moe", qk_norm="shared", sinks=True,
+                      router="sigmoid", router_norm_topk=True),
+        moe="num_experts",
+        layers=_flint_layers,
+        positive=("shared_expert_intermediate_size", "moe_intermediate_size",
+                  "decoder_sparse_step"),
+        nullable=("mlp_only_layers",),
+        defaults=dict(_COMMON, vocab_size=150144, hidden_size=2048, intermediate_size=6144,
+                      num_hidden_layers=49, num_attention_heads=32, num_key_value_heads=4,
+                      head_dim=128, max_position_embeddings=262144, sliding_window=513,
+                      decoder_sparse_step=1, moe_intermediate_size=512,
+                      shared_expert_intermediate_size=1024, num_experts_per_tok=6,
+                      num_experts=256, norm_topk_prob=True, mlp_only_layers=None)),
+    # Beam (Reflection): QK-norm, a sigmoid gate on the attention output, sliding layers
+    # with RoPE and full NoPE layers, Gemma's four norms, experts without a shared expert
+    "beam": Family(
+        layout=Layout(block="gated_attention_moe", qk_norm="shared", final_softcap=True,
+                      layer_norms=("input_layernorm", "post_attention_layernorm",
+                                   "pre_feedforward_layernorm", "post_feedforward_layernorm"),
+                      router="grouped", router_norm_topk=True, router_buffer=True),
+        moe="num_experts",
+        layers=_beam_layers,
+        positive=("moe_intermediate_size",),
+        defaults=dict(_COMMON, vocab_size=151936, hidden_size=5120, intermediate_size=20480,
+                      num_hidden_layers=52, num_attention_heads=48, num_key_value_heads=8,
+                      head_dim=128, max_position_embeddings=8192, sliding_window=512,
+                      moe_intermediate_size=2560, num_experts_per_tok=8, num_experts=256,
+                      norm_topk_prob=True, mlp_layer_types=None, n_group=8, topk_group=4,
+                      final_logit_softcapping=30.0)),
+    # MiMo-V2-Flash (Xiaomi): 192-wide q and k, 128-wide v; five sliding layers (twice the
+    # KV heads, sinks) to one full; the first MLP dense, 256 routed experts after
+    "mimo_v2_flash": Family(
+        layout=Layout(block="gated_attention_moe", value_head_dim="v_head_dim",
+                      router="grouped", router_norm_topk=True, router_buffer=True),
+        moe="n_routed_experts",
+        layers=_mimo_layers,
+        attribute_map=dict(num_local_experts="n_routed_experts"),
+        positive=("v_head_dim", "moe_intermediate_size"),
+        prepare=(_mimo_prepare,),
+        defaults=dict(_COMMON, vocab_size=152576, hidden_size=4096, intermediate_size=16384,
+                      num_hidden_layers=48, num_attention_heads=64, num_key_value_heads=4,
+                      head_dim=192, v_head_dim=128, max_position_embeddings=131072,
+                      sliding_window=129, moe_intermediate_size=2048, num_experts_per_tok=8,
+                      n_routed_experts=256, n_group=1, topk_group=1, norm_topk_prob=True,
+                      mlp_layer_types=None)),
+    # MiniMax-M3's language model: QK-norm, block-sparse attention (an indexer keeps the
+    # best blocks of keys) in some layers, MoE with a fused shared expert
+    "minimax_m3_vl_text": Family(
+        group="MiniMax",
+        layout=Layout(block="gated_attention_moe", qk_norm="shared", norm="rms_one_plus_w",
+                      indexer="block_max", router="sigmoid", router_norm_topk=True,
+                      router_buffer=True),
+        moe="num_local_experts",
+        layers=_minimax_m3_layers,
+        attention_kinds=("full_attention", "indexed_attention"),
+        attribute_map=dict(num_experts="num_local_experts"),
+        own_wins=("num_experts",),
+        positive=("dense_intermediate_size", "shared_intermediate_size", "index_n_heads",
+                  "index_head_dim", "index_block_size", "index_topk_blocks"),
+        non_negative=("index_local_blocks",),
+        prepare=(_minimax_m3_prepare,),
+        defaults=dict(_COMMON, vocab_size=200064, hidden_size=6144, intermediate_size=3072,
+                      num_hidden_layers=60, num_attention_heads=64, num_key_value_heads=4,
+                      head_dim=128, max_position_embeddings=524288, num_experts_per_tok=4,
+                      num_local_experts=128, dense_intermediate_size=12288,
+                      shared_intermediate_size=3072, mlp_layer_types=None, index_n_heads=4,
+                      index_head_dim=128, index_block_size=128, index_topk_blocks=16,
+                      index_local_blocks=1)),
+    # A.X-K1 (SK Telecom): DeepSeek-V3 with an RMSNorm on the MoE output
+    "axk1": Family(
+        layout=Layout(block="latent_attention_moe", attention="mla", router_buffer=True,
+                      shared_experts="n_shared", router="grouped", router_norm_topk=True),
+        moe="n_routed_experts",
+        layers=_axk1_layers,
+        attention_kinds=("full_attention",),
+        attribute_map=dict(num_local_experts="n_routed_experts"),
+        required=_MLA + ("q_lora_rank",),
+        never_null=("q_lora_rank",),
+        defaults=dict(_COMMON, vocab_size=163840, hidden_size=7168, intermediate_size=18432,
+                      moe_intermediate_size=2048, num_hidden_layers=61, num_attention_heads=64,
+                      num_key_value_heads=64, n_shared_experts=1, n_routed_experts=192,
+                      kv_lora_rank=512, q_lora_rank=1536, qk_rope_head_dim=64,
+                      v_head_dim=128, qk_nope_head_dim=128, n_group=8, topk_group=4,
+                      num_experts_per_tok=8, max_position_embeddings=32768,
+                      mlp_layer_types=None)),
+    # A.X-K2 (SK Telecom): DeepSeek-V3.2's sparse attention with a gated query, gated norms
+    "axk2": Family(
+        layout=Layout(block="latent_attention_moe", attention="mla", router_buffer=True,
+                      shared_experts="n_shared", router="grouped", router_norm_topk=True),
+        moe="n_routed_experts",
+        layers=_axk2_layers,
+        attention_kinds=("indexed_attention",),
+        attribute_map=dict(num_local_experts="n_routed_experts"),
+        required=_MLA + ("q_lora_rank",) + _INDEXER,
+        never_null=("q_lora_rank",),
+        positive=("index_topk", "index_head_dim", "index_n_heads", "gated_norm_rank"),
+        nullable=(),
+        check=(_axk2_check,),
+        defaults=dict(_COMMON, vocab_size=163840, hidden_size=2048, intermediate_size=5120,
+                      moe_intermediate_size=512, num_hidden_layers=48, num_attention_heads=32,
+                      num_key_value_heads=32, n_shared_experts=1, n_routed_experts=128,
+                      kv_lora_rank=128, q_lora_rank=384, qk_rope_head_dim=32, v_head_dim=64,
+                      qk_nope_head_dim=64, n_group=None, topk_group=None, num_experts_per_tok=8,
+                      max_position_embeddings=131072, mlp_layer_types=None, index_topk=2048,
+                      index_head_dim=128, index_n_heads=16, gated_norm_rank=16)),
+    # Hy4 (Tencent): GLM-5's sparse MLA with a gate and sinks, hyper-connected streams
+    "hy_v4": Family(
+        layout=Layout(block="latent_attention_moe", attention="mla", router_buffer=True,
+                      shared_experts="n_shared", extra_globals="hc_head",
+                      layer_input_streams="hc_mult", hyper_connection="pre_post",
+                      router="grouped", router_norm_topk=True, sinks=True),
+        moe="n_routed_experts",
+        layers=_hy_v4_layers,
+        attention_kinds=("indexed_attention",),
+        attribute_map=dict(num_local_experts="n_routed_experts"),
+        required=_MLA + ("q_lora_rank",) + _INDEXER,
+        never_null=("q_lora_rank",),
+        positive=("index_topk", "index_head_dim", "index_n_heads", "hc_mult"),
+        derive=(_hy_v4_derive,),
+        defaults=dict(_COMMON, vocab_size=120832, hidden_size=2816, intermediate_size=6912,
+                      moe_intermediate_size=768, num_hidden_layers=34, num_attention_heads=32,
+                      num_key_value_heads=32, pad_token_id=120002, n_routed_experts=256,
+                      n_shared_experts=1, num_experts_per_tok=8, n_group=1, topk_group=1,
+                      q_lora_rank=1536, kv_lora_rank=512, qk_nope_head_dim=192,
+                      qk_rope_head_dim=64, v_head_dim=256, mlp_layer_types=None,
+                      index_topk=2048, index_head_dim=128, index_n_heads=16, indexer_types=None,
+                      max_position_embeddings=262144, hc_mult=4)),
+}
+
+_DOTS3_DEFAULTS = dict(
+    _COMMON, vocab_size=152064, hidden_size=5120, intermediate_size=13824,
+    moe_intermediate_size=1536, num_hidden_layers=46, num_attention_heads=128,
+    num_key_value_heads=128, n_shared_experts=1, n_routed_experts=256, kv_lora_rank=512,
+    q_lora_rank=1024, qk_rope_head_dim=64, v_head_dim=128, qk_nope_head_dim=128, n_group=1,
+    topk_group=1, num_experts_per_tok=8, max_position_embeddings=524288, pad_token_id=151659,
+    mlp_layer_types=None, index_topk=2048, index_head_dim=128, index_n_heads=64,
+    shared_experts_intermediate_size=1536)
+_DOTS3 = dict(
+    layout=Layout(block="latent_attention_moe", attention="mla", router_buffer=True,
+                  router="grouped", router_norm_topk=True),
+    moe="n_routed_experts",
+    layers=_dots3_layers,
+    attention_kinds=("full_attention", "indexed_attention", "sliding_attention"),
+    attribute_map=dict(num_local_experts="n_routed_experts"),
+    required=_MLA + ("q_lora_rank",) + _INDEXER,
+    never_null=("q_lora_rank",),
+    positive=("index_topk", "index_head_dim", "index_n_heads",
+              "shared_experts_intermediate_size", "n_group", "topk_group"),
+    prepare=(_dots3_prepare,),
+    check=(_dots3_check,))
+# dots3-note (rednote): sparse MLA with a gate per head, sliding MLA layers of their own
+# shape, DeepSeek-V3's MoE. Its causal LM: dots3_note holds the text model at the top
+# level (a saved one in text_config), dots3_note_text is it alone
+ENTRIES["dots3_note_text"] = Family(defaults=_DOTS3_DEFAULTS, **_DOTS3)
+ENTRIES["dots3_note"] = Family(defaults=dict(_DOTS3_DEFAULTS, text_config=None), **_DOTS3)
