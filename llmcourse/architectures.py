@@ -25,8 +25,8 @@ from .limits import ConfigError
 
 __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
            "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
-           "register_block", "layer_config", "LAYER_STATES", "LAYER_FLOPS",
-           "register_layer_state", "register_layer_flops"]
+           "register_block", "layer_config", "LAYER_STATES", "EXTRA_FLOPS",
+           "register_layer_state", "register_extra_flops"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -121,7 +121,7 @@ class Layout(NamedTuple):
     final_norm: str | None = "model.norm"
     extra_globals: str | None = None          # GLOBAL_EXTRAS: tensors beside the head
     lm_head: str = "lm_head"
-    lm_head_bias: bool = False
+    lm_head_bias: object = False      # True, or the field that says (lm_head_bias)
     never_tied: bool = False          # transformers never ties this head, whatever the config
     mtp: str | None = None            # a multi-token-prediction module the checkpoint ships
     # the field counting the residual streams a layer's input holds (DeepSeek-V4's
@@ -138,9 +138,10 @@ class Layout(NamedTuple):
     # a name in LAYER_STATES: a fixed state per sequence a layer keeps beside its K and V
     # (Inkling's short-convolution windows, ZAYA's convolution window and delayed value)
     layer_state: str | None = None
-    # a name in LAYER_FLOPS: work per token a layer does beyond its weights and its
-    # attention over the keys (Inkling's relative-position logits)
-    layer_flops: str | None = None
+    # a name in EXTRA_FLOPS: work per token beyond the weights and the attention over the
+    # keys, the same at any context (Inkling's relative-position logits, Inkling 2's
+    # attention over the earlier blocks' outputs)
+    extra_flops: str | None = None
 
 
 def _flag(c, spec):
@@ -879,9 +880,9 @@ BLOCKS = {"decoder": _decoder_layer,
 #: fixed states per sequence beside a layer's K and V (``Layout.layer_state``):
 #: ``f(cfg, kind) -> values`` for one layer of ``kind`` and one sequence (0: none)
 LAYER_STATES = {}
-#: work per token beyond a layer's weights and its attention over the keys
-#: (``Layout.layer_flops``): ``f(cfg, kind) -> FLOPs`` for one layer of ``kind``
-LAYER_FLOPS = {}
+#: work per token beyond the weights and the attention over the keys, the same at any
+#: context (``Layout.extra_flops``): ``f(cfg) -> FLOPs`` for one token, the whole model
+EXTRA_FLOPS = {}
 
 
 def register_layer_state(name):
@@ -894,12 +895,12 @@ def register_layer_state(name):
     return add
 
 
-def register_layer_flops(name):
-    """Register ``f(cfg, kind) -> FLOPs`` under ``name``, for ``Layout(layer_flops=name)``."""
+def register_extra_flops(name):
+    """Register ``f(cfg) -> FLOPs`` under ``name``, for ``Layout(extra_flops=name)``."""
     def add(f):
-        if name in LAYER_FLOPS:
-            raise ValueError(f"layer FLOPs named {name!r} exist already")
-        LAYER_FLOPS[name] = f
+        if name in EXTRA_FLOPS:
+            raise ValueError(f"extra FLOPs named {name!r} exist already")
+        EXTRA_FLOPS[name] = f
         return f
     return add
 
@@ -1025,7 +1026,7 @@ def global_tensors(cfg):
     if extra and not before_norm:
         t += extra(cfg)
     t.append(Tensor(f"{L.lm_head}.weight", (V, H), "lm_head", matmul=True, tied=tied))
-    if L.lm_head_bias:
+    if _flag(cfg, L.lm_head_bias):   # (True, or the config field that says: ZAYA1's)
         t.append(Tensor(f"{L.lm_head}.bias", (V,), "lm_head"))
     return t
 

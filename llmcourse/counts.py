@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import (COMPONENTS, LAYER_FLOPS, LAYER_STATES, global_tensors, layer_config,
+from .architectures import (COMPONENTS, EXTRA_FLOPS, LAYER_STATES, global_tensors, layer_config,
                             layer_groups, layer_prefix, mamba_dims, mtp_tensors)
 from .config import ConfigError
 from .limits import MAX_WEIGHT_ROWS, show
@@ -556,11 +556,11 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     # per multiply-add, per query head, over q.k (qk head_dim) and the V sum (v head_dim)
     n_tok = seq_len
     total = 0
-    extra = LAYER_FLOPS.get(cfg.layout.layer_flops)
+    extra = EXTRA_FLOPS.get(cfg.layout.extra_flops)
+    if extra:   # work beyond the weights and the keys, the same at any context
+        total += extra(cfg) * (n_tok if mode == "prefill" else 1)
     for kind, count in cfg.layer_schedule.counts().items():
         lc = layer_config(cfg, kind)   # a layer's own heads, widths and ranks
-        if extra:   # work beyond the weights and the keys, the same at any context
-            total += count * extra(lc, kind) * (n_tok if mode == "prefill" else 1)
         if kind.attention not in _KV_KINDS:
             continue
         nh = lc.num_attention_heads

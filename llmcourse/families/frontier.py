@@ -14,8 +14,8 @@ heads, widths or ranks of its own (transformers' ``per_layer_config``, a sliding
 
 from __future__ import annotations
 
-from ..architectures import (Layout, Tensor, _indexer, _linear, _mla, _norm, _swiglu,
-                             layer_config, register_block, register_layer_flops,
+from ..architectures import (GLOBAL_EXTRAS, Layout, Tensor, _indexer, _linear, _mla, _norm,
+                             _swiglu, layer_config, register_block, register_extra_flops,
                              register_layer_state)
 from ..family_rules import _mlp_types_axis
 from ..layers import Axis
@@ -366,6 +366,208 @@ _MLA_LAYERS = {"axk1": _axk1, "axk2": _axk2, "hy_v4": _hy_v4, "dots3_note": _dot
                "dots3_note_text": _dots3}
 
 
+# --- attention beside short convolutions (ZAYA, Inkling, Inkling 2) ------------------------------
+
+def _conv(name, channels, kernel, component="attention", bias=False):
+    """A depthwise causal convolution's taps (a weight per channel and tap: FLOPs, matmul)."""
+    t = [Tensor(f"{name}.weight", (channels, 1, kernel), component, matmul=True)]
+    if bias:
+        t.append(Tensor(f"{name}.bias", (channels,), component))
+    return t
+
+
+@register_block("compressed_convolutional_attention")
+def _zaya_layer(c, kind):
+    """A ZAYA1 layer. Compressed convolutional attention: q and k projections mixed by a
+    causal depthwise convolution (cca_time0 taps) and a grouped one (cca_time1 taps, a
+    group per head of q and k), v half from the current token and half from the previous
+    one (two projections), a learned key scale per KV head; then top-1 routing over the
+    experts and one "skip" choice, by a router MLP on a down-projection (its state carried
+    from the previous layer's router, scaled, from layer 1 on); learned scales and biases
+    on both residual adds."""
+    c = layer_config(c, kind)
+    H, nh, kv, hd = c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim
+    R, E, b = c.router_hidden_size, c.num_experts, bool(c.get("attention_bias"))
+    C = (nh + kv) * hd
+    a = "self_attn.qkv_proj."
+    t = (_linear("self_attn.o_proj", H, nh * hd, "attention", b)
+         + _linear(a + "q_proj", nh * hd, H, "attention", b)
+         + _linear(a + "k_proj", kv * hd, H, "attention", b)
+         + _linear(a + "v_proj_current", kv * hd // 2, H, "attention", b)
+         + _linear(a + "v_proj_delayed", kv * hd // 2, H, "attention", b)
+         + _conv(a + "conv_qk_depthwise", C, c.cca_time0, bias=True)
+         + [Tensor(a + "conv_qk_grouped.weight", (C, hd, c.cca_time1), "attention", matmul=True),
+            Tensor(a + "conv_qk_grouped.bias", (C,), "attention"),
+            Tensor("self_attn.qk_norm.temp", (kv,), "attention")])
+    g = "mlp.gate."
+    t += _linear(g + "down_proj", R, H, "router", True)
+    if c.get("use_eda", True):   # from layer 1 on: the previous router's state, scaled
+        t.append(Tensor(g + "router_states_scale", (R,), "router"))
+    t += (_norm(g + "router_mlp.norm", R) + _linear(g + "router_mlp.fc1", R, R, "router", True)
+          + _linear(g + "router_mlp.fc2", R, R, "router", True)
+          + _linear(g + "router_mlp.out_proj", E + 1, R, "router")
+          + [Tensor(g + "balancing_biases", (E + 1,), "router", buffer=True)]
+          + _experts_fused(c, c.moe_intermediate_size))
+    t += _norms(c, "input_layernorm", "post_attention_layernorm")
+    for r in ("post_attention_residual_scale", "post_mlp_residual_scale"):
+        for x in ("hidden_states_scale", "hidden_states_bias", "residual_scale", "residual_bias"):
+            t.append(Tensor(f"{r}.{x}", (H,), "norms"))
+    return t
+
+
+@register_layer_state("compressed_convolution")
+def _zaya_state(c, kind):
+    """ZAYA1's convolution window, (cca_time0 - 1) + (cca_time1 - 1) positions of q and k,
+    and the previous token's delayed-value projection (half of v)."""
+    if kind.attention not in ("full_attention", "sliding_attention"):
+        return 0
+    C = (c.num_attention_heads + c.num_key_value_heads) * c.head_dim
+    return C * (c.cca_time0 - 1 + c.cca_time1 - 1) + c.num_key_value_heads * c.head_dim // 2
+
+
+def _zaya_globals(cfg):
+    """ZAYA1: a learned scale and bias on the embeddings (before the final norm), and the
+    head's bias with lm_head_bias (after it)."""
+    H = cfg.hidden_size
+    return [Tensor("model.input_hidden_states_scale", (H,), "embedding"),
+            Tensor("model.input_hidden_states_bias", (H,), "embedding")]
+
+
+@register_block("short_convolution_attention")
+def _inkling_layer(c, kind):
+    """An Inkling layer: GQA (the sliding layers' own heads and head width) with q and k
+    RMS-normed per head, short causal convolutions over k and v, a relative-position bias
+    made per token (r_proj to d_rel per head, mixed by a learned table over rel_extent
+    distances, the window in a sliding layer); short convolutions over the attention's
+    and the MLP's outputs; routed experts whose router also scores n_shared_experts shared
+    experts (stored stacked) and keeps a global scale, or a dense MLP with one."""
+    c = layer_config(c, kind)
+    H, nh, kv, hd, K = (c.hidden_size, c.num_attention_heads, c.num_key_value_heads,
+                        c.head_dim, c.conv_kernel_size)
+    t = (_qkvo(c, bias=False) + _linear("self_attn.r_proj", nh * c.d_rel, H, "attention")
+         + _conv("self_attn.k_sconv.conv1d", kv * hd, K)
+         + _conv("self_attn.v_sconv.conv1d", kv * hd, K) + _qk_norm(c)
+         + [Tensor("self_attn.rel_logits_proj.proj", (c.d_rel, c.rel_extent), "attention")])
+    if kind.mlp == "moe":
+        E, S, I = c.num_experts, c.n_shared_experts, c.moe_intermediate_size
+        t += (_linear("mlp.gate", E + S, H, "router")
+              + [Tensor("mlp.gate.global_scale", (1,), "router"),
+                 Tensor("mlp.gate.e_score_correction_bias", (E,), "router", buffer=True)]
+              + _experts_fused(c, I)
+              + [Tensor("mlp.shared_experts.gate_proj", (S, I, H), "shared_experts", True),
+                 Tensor("mlp.shared_experts.up_proj", (S, I, H), "shared_experts", True),
+                 Tensor("mlp.shared_experts.down_proj", (S, H, I), "shared_experts", True)])
+    else:
+        t += (_swiglu("mlp", H, c.intermediate_size, "mlp")
+              + [Tensor("mlp.global_scale", (1,), "mlp")])
+    return (t + _norms(c, "input_layernorm", "post_attention_layernorm")
+            + _conv("attn_sconv.conv1d", H, K, "norms") + _conv("mlp_sconv.conv1d", H, K, "norms"))
+
+
+@register_layer_state("short_convolutions")
+def _sconv_state(c, kind):
+    """Inkling's and Inkling 2's four short convolutions: the last conv_kernel_size inputs
+    of each (k and v: KV heads x head_dim channels; the attention's and the MLP's
+    outputs: hidden_size)."""
+    return (2 * c.num_key_value_heads * c.head_dim + 2 * c.hidden_size) * c.conv_kernel_size
+
+
+@register_extra_flops("relative_position_logits")
+def _rel_logits_flops(cfg):
+    """Inkling's relative-position bias: each token's relative state (d_rel per head) mixed
+    by the learned table into a bias for each of rel_extent distances, 2 x heads x d_rel x
+    rel_extent FLOPs per layer, whatever the context."""
+    total = 0
+    for kind, n in cfg.layer_schedule.counts().items():
+        c = layer_config(cfg, kind)
+        total += n * 2 * c.num_attention_heads * c.d_rel * c.rel_extent
+    return total
+
+
+def _inkling2_block_states(cfg):
+    """(block states entering layer i, ...) of Inkling 2's attention residuals: every
+    n_layers_per_attn_res_block-th layer from 0 adds its input to them."""
+    n = cfg.n_layers_per_attn_res_block
+    return lambda i: 0 if i == 0 else (i - 1) // n + 1
+
+
+@register_extra_flops("relative_logits_block_residuals")
+def _inkling2_flops(cfg):
+    """Inkling 2: the relative-position bias (as Inkling's), and its attention residuals:
+    before attention (from layer 1; 3 queries in a full layer, for q, k and v's inputs; 1
+    in a sliding one) and before the MLP (1 query), each query attends over the block
+    states so far and the layer's input (hidden_size each: 2 x 2 x hidden_size FLOPs per
+    state), as the final one before the head does."""
+    total = _rel_logits_flops(cfg)
+    H, L, n = cfg.hidden_size, cfg.num_hidden_layers, cfg.n_layers_per_attn_res_block
+    if L > MAX_LIST:
+        _fail("num_hidden_layers", "Inkling 2's attention residuals are counted for at most "
+              f"{MAX_LIST:,} layers", L)
+    states = _inkling2_block_states(cfg)
+    for i in range(L):
+        full = cfg.layer_schedule.kind_at(i).attention == "full_attention"
+        nb = states(i)
+        if i > 0:
+            total += (3 if full else 1) * 4 * H * (nb + 1)
+        total += 4 * H * (nb + (i % n == 0) + 1)
+    return total + 4 * H * (states(L) + 1)
+
+
+@register_block("short_convolution_attention_residuals")
+def _inkling2_layer(c, kind):
+    """An Inkling 2 layer. Attention (the sliding layers' own heads and width): q, k, v, o,
+    a per-token relative-position bias (r_proj and its table), a sigmoid output gate, a sink
+    logit per head made per token (sink_proj), learned scales before clipping q's and the
+    relative states' norms; short convolutions over k and v (static in a sliding layer;
+    in a full layer static taps plus taps projected per token, and q, k and v each from its
+    own normed input); short convolutions over the attention's and the MLP's outputs;
+    routed experts in every layer. Attention residuals: a learned query (three in a full
+    layer) per input attends over the earlier blocks' outputs (none before layer 0's
+    attention)."""
+    c = layer_config(c, kind)
+    H, nh, kv, hd, K = (c.hidden_size, c.num_attention_heads, c.num_key_value_heads,
+                        c.head_dim, c.conv_kernel_size)
+    full = kind.attention == "full_attention"
+    a = "self_attn."
+    t = (_qkvo(c, bias=False) + _linear(a + "r_proj", nh * c.d_rel, H, "attention")
+         + [Tensor(a + "rel_logits_proj.proj", (c.d_rel, c.rel_extent), "attention")]
+         + _linear(a + "gate_proj", nh * hd, H, "attention")
+         + _linear(a + "sink_proj", nh, H, "attention")
+         + [Tensor(a + "q_l2_clip.scale", (nh, hd), "attention"),
+            Tensor(a + "rel_l2_clip.scale", (nh, c.d_rel), "attention")])
+    for x in ("k", "v"):
+        if full:   # static taps plus per-token taps: K multiply-adds per channel, as a conv
+            t += ([Tensor(f"{a}{x}_sconv.static_weight", (K, kv * hd), "attention", matmul=True)]
+                  + _linear(f"{a}{x}_sconv.weight_proj", kv * K, H, "attention"))
+        else:
+            t += _conv(f"{a}{x}_sconv.conv1d", kv * hd, K)
+    if c.get("attention_input", True):
+        t.append(Tensor("attention_input.query", (3, H) if full else (H,), "norms"))
+    t += [Tensor("mlp_input.query", (H,), "norms")]
+    t += (_router(c) + _experts_fused(c, c.moe_intermediate_size)
+          + _norms(c, *(("q_input_layernorm", "k_input_layernorm", "v_input_layernorm")
+                        if full else ("input_layernorm",)), "post_attention_layernorm")
+          + _conv("post_attention_convolution.conv1d", H, K, "norms")
+          + _conv("post_mlp_convolution.conv1d", H, K, "norms"))
+    return t
+
+
+def _embed_norm(cfg):
+    """Inkling: an RMSNorm on the token embedding (and Inkling 2's learned query of the
+    final attention residual)."""
+    t = _norm("model.embed_tokens.embed_norm", cfg.hidden_size)
+    if cfg.layout.block == "short_convolution_attention_residuals":
+        t.append(Tensor("model.final_input.query", (cfg.hidden_size,), "norms"))
+    return t
+
+
+for _name, _extra in (("input_scale_bias", (_zaya_globals, True)),
+                      ("embedding_norm", (_embed_norm, True))):
+    if _name in GLOBAL_EXTRAS:
+        raise ValueError(f"global tensors named {_name!r} exist already")
+    GLOBAL_EXTRAS[_name] = _extra
+
+
 # --- layer schedules and rules -----------------------------------------------------------------
 
 def _kolibri1_layers(r):
@@ -496,7 +698,7 @@ def _minimax_m3_prepare(r, raw):
             _fail("sparse_attention_config.sparse_attention_freq", "must list one flag per layer",
                   freq)
         r["layer_types"] = ["minimax_m3_sparse" if f else "full_attention" for f in freq]
-    mlf = raw.get("moe_layer_freq")
+    mlf = r.pop("moe_layer_freq", None)   # (read here: a list, not the generic number)
     if r.get("mlp_layer_types") is None and mlf is not None:
         if not isinstance(mlf, list) or len(mlf) > MAX_LIST:
             _fail("moe_layer_freq", "must list one flag per layer", mlf)
@@ -596,11 +798,14 @@ def _dots3_prepare(r, raw):
         r.update(defaults)
         r.update(tc)
         r.update(keep)
-    for k in ("vision_config", "audio_config"):
-        if raw.get(k) is not None:
-            _fail(k, "dots3-note's vision and audio encoders have no builder here "
-                  "(transformers' causal LM of the type leaves them out too); remove it to "
-                  "size the language model", show_value=False)
+    if r["model_type"] == "dots3_note":
+        for k in ("vision_config", "audio_config"):
+            if raw.get(k) is not None:
+                _fail(k, "dots3-note's vision and audio encoders have no builder here (its "
+                      "causal LM, which transformers builds for the type, leaves them out); "
+                      "remove it to size the language model", show_value=False)
+    # moe_layer_freq: a number or a flag per layer (read by the layer schedule)
+    r["moe_layer_freq_read"] = r.pop("moe_layer_freq", None)
 
 
 def _dots3_layers(r):
@@ -656,7 +861,8 @@ def _dots3_layers(r):
                       "must be a positive whole number", v)
         own.append(tuple(sorted((f, v) for f, v in ov.items() if v != r.get(f))))
     fk = r.get("first_k_dense_replace", 1)
-    freq = r.get("moe_layer_freq", 1)
+    freq = r.get("moe_layer_freq_read")
+    freq = 1 if freq is None else freq
     if isinstance(freq, list):
         if len(freq) < L:
             _fail("moe_layer_freq", f"must give a flag for each of the {L:,} layers", freq)
@@ -687,7 +893,13 @@ def _dots3_layers(r):
 
 
 def _dots3_check(r, head_dim):
-    """Dots3NoteTextConfig.validate_architecture's rules beyond the layers'."""
+    """Dots3NoteTextConfig.validate_architecture's rules beyond the layers'; a dots3_note
+    config's default vision and audio adapters write 5120-wide vectors, which its text
+    model must take (Dots3NoteConfig's rule)."""
+    if r["model_type"] == "dots3_note" and r["hidden_size"] != 5120:
+        _fail("hidden_size", "must be 5120 in a dots3_note config (the width its default "
+              "vision and audio adapters write; dots3_note_text has no such rule)",
+              r["hidden_size"])
     if (r.get("n_shared_experts") or 0) < 1:
         _fail("n_shared_experts", "dots3-note needs at least one shared expert",
               r.get("n_shared_experts"))
@@ -698,6 +910,126 @@ def _dots3_check(r, head_dim):
         _fail("n_group", "grouped routing needs at least two experts per group", ng)
     if not _is_int(tg) or not 1 <= tg <= ng:
         _fail("topk_group", f"must be 1 to n_group={ng}", tg)
+
+
+def _hybrid_types(r, default):
+    """ZAYA1's and Inkling's layer_types: "hybrid" (full attention beside the layer's fixed
+    state) and "hybrid_sliding" (in a window), read as full and sliding attention."""
+    L = r["num_hidden_layers"]
+    lt = _list_of(r, "layer_types", ("hybrid", "hybrid_sliding"))
+    r["layer_types"] = None
+    if lt is None:
+        if L > MAX_LIST:
+            _fail("num_hidden_layers", f"the default layer pattern is listed for at most "
+                  f"{MAX_LIST:,} layers", L)
+        lt = [default(i) for i in range(L)]
+    return ["sliding_attention" if v == "hybrid_sliding" else "full_attention" for v in lt]
+
+
+def _zaya_layers(r):
+    """ZAYA1: every layer "hybrid" (full attention; "hybrid_sliding" layers need a window),
+    routed experts in every layer; layer 0's router has no state from a previous one."""
+    if r.get("num_experts_per_tok") != 1:
+        _fail("num_experts_per_tok", "ZAYA1 routes each token to one expert (or none): "
+              "transformers supports 1 only", r.get("num_experts_per_tok"))
+    lt = _hybrid_types(r, lambda i: "hybrid")
+    _no_window_refused(r, lt, "ZAYA1")
+    L = r["num_hidden_layers"]
+    own = Axis.cycle(((), 1), prefix=[((("use_eda", False),), min(L, 1))], field="layers")
+    return dict(attention=Axis.from_list(lt, field="layer_types"), mlp=Axis.constant("moe"),
+                own_fields=own)
+
+
+def _zaya_derive(r, raw):
+    """The router's extra choice: no expert at all (top-1 of num_experts + 1)."""
+    r["skip_experts"] = 1
+
+
+def _inkling_prepare(r, raw):
+    """InklingTextConfig's legacy keys: dense_intermediate_size (the dense MLP's width; then
+    intermediate_size is the experts'), dense_mlp_idx (the first layers dense)."""
+    if raw.get("dense_intermediate_size") is not None:
+        r["moe_intermediate_size"] = r["intermediate_size"]
+        r["intermediate_size"] = raw["dense_intermediate_size"]
+
+
+def _swa_fields(r, pairs):
+    """A sliding layer's own values of fields: ((field, value), ...) where they differ."""
+    return tuple(sorted((f, r[swa]) for f, swa in pairs if r.get(swa) != r.get(f)))
+
+
+def _inkling_layers(r):
+    """Inkling: five sliding-window layers ("hybrid_sliding", local_layer_ids) to one full
+    ("hybrid"); the sliding ones with their own heads, KV heads and head width (swa_*) and a
+    relative bias over the window; the first dense_mlp_idx MLPs dense (mlp_layer_types)."""
+    L = r["num_hidden_layers"]
+    local = r.get("local_layer_ids")
+    if local is not None:
+        if not isinstance(local, list) or len(local) > MAX_LIST or not all(
+                _is_int(i) for i in local):
+            _fail("local_layer_ids", "must be a list of layer indices", local)
+        local = set(local)
+    lt = _hybrid_types(r, lambda i: "hybrid_sliding" if (
+        i in local if local is not None else (i + 1) % 6) else "hybrid")
+    swa = _swa_fields(r, (("num_attention_heads", "swa_num_attention_heads"),
+                          ("num_key_value_heads", "swa_num_key_value_heads"),
+                          ("head_dim", "swa_head_dim")))
+    if r.get("sliding_window_size") != r.get("rel_extent"):
+        swa = tuple(sorted(swa + (("rel_extent", r.get("sliding_window_size")),)))
+    for f, v in swa:
+        if not _is_int(v) or not 0 < v <= MAX_SIZE:
+            _fail("swa_" + f if f != "rel_extent" else "sliding_window_size",
+                  "must be a positive whole number", v)
+    dense = r.get("dense_mlp_idx")
+    dense = 0 if dense is None else dense
+    if not _is_int(dense):
+        _fail("dense_mlp_idx", "must be a whole number", dense)
+    return dict(attention=Axis.from_list(lt, field="layer_types"),
+                own_fields=Axis.from_list([swa if v == "sliding_attention" else ()
+                                           for v in lt], field="layer_types"),
+                mlp=_moe_axis(_sparse_mlp(r, lambda i: i >= dense)))
+
+
+def _inkling2_layers(r):
+    """Inkling 2: five sliding-window layers to one full (layer_types), the sliding ones
+    with their own heads, KV heads, head width and the window as their relative extent;
+    experts in every layer; layer 0 without the attention residual before its attention."""
+    lt = _hybrid_types(r, lambda i: "hybrid" if (i + 1) % 6 == 0 else "hybrid_sliding")
+    swa = _swa_fields(r, (("num_attention_heads", "swa_num_attention_heads"),
+                          ("num_key_value_heads", "swa_num_key_value_heads"),
+                          ("head_dim", "swa_head_dim")))
+    if r.get("sliding_window_size") != r.get("rel_extent"):
+        swa = tuple(sorted(swa + (("rel_extent", r.get("sliding_window_size")),)))
+    first = (("attention_input", False),)
+    own = [tuple(sorted((swa if v == "sliding_attention" else ()) + (first if i == 0 else ())))
+           for i, v in enumerate(lt)]
+    return dict(attention=Axis.from_list(lt, field="layer_types"),
+                own_fields=Axis.from_list(own, field="layer_types"), mlp=Axis.constant("moe"))
+
+
+def _cohere_compass_layers(r):
+    """Cohere Compass: every layer full attention unless layer_types says (sliding layers
+    in a window); RoPE where rope_parameters gives the layer's type settings. transformers
+    builds only with rope_parameters keyed by layer type (its rotary tables are per type)."""
+    lt = _attention_types(r, lambda i: "full_attention")
+    rp = r.get("rope_parameters")
+    if not isinstance(rp, dict) or not set(lt) <= set(rp):
+        _fail("rope_parameters", "Cohere Compass needs an entry (settings or null) for each "
+              f"layer type ({', '.join(sorted(set(lt)))}): transformers cannot build it "
+              "otherwise", show_value=False)
+    for k in set(lt):
+        if rp[k] is not None and not isinstance(rp[k], dict):
+            _fail(f"rope_parameters.{k}", "must be an object or null", rp[k])
+    return dict(attention=Axis.from_list(lt, field="layer_types"),
+                rope=Axis.from_list([rp[v] is not None for v in lt], field="layer_types"))
+
+
+def _cohere_compass_derive(r, raw):
+    """CohereCompassTextConfig's head_dim without one given: hidden_size //
+    num_attention_heads, rounded down (a given one wins)."""
+    h, n = r.get("hidden_size"), r.get("num_attention_heads")
+    if r.get("head_dim") is None and _is_int(h) and _is_int(n) and n > 0:
+        r["head_dim"] = h // n
 
 
 # --- the entries ---------------------------------------------------------------------------
@@ -739,6 +1071,7 @@ ENTRIES = {
                       router="sigmoid", router_norm_topk=True),
         moe="num_experts",
         layers=_laguna_layers,
+        never_null=("sliding_window",),
         attention_kinds=("full_attention", "sliding_attention"),
         positive=("shared_expert_intermediate_size", "moe_intermediate_size"),
         enums=dict(),
@@ -773,6 +1106,7 @@ ENTRIES = {
                       router="sigmoid", router_norm_topk=True),
         moe="num_experts",
         layers=_flint_layers,
+        never_null=("sliding_window",),
         positive=("shared_expert_intermediate_size", "moe_intermediate_size",
                   "decoder_sparse_step"),
         nullable=("mlp_only_layers",),
@@ -805,6 +1139,7 @@ ENTRIES = {
                       router="grouped", router_norm_topk=True, router_buffer=True),
         moe="n_routed_experts",
         layers=_mimo_layers,
+        never_null=("sliding_window",),
         attribute_map=dict(num_local_experts="n_routed_experts"),
         positive=("v_head_dim", "moe_intermediate_size"),
         prepare=(_mimo_prepare,),
@@ -847,7 +1182,7 @@ ENTRIES = {
         attribute_map=dict(num_local_experts="n_routed_experts"),
         required=_MLA + ("q_lora_rank",),
         never_null=("q_lora_rank",),
-        defaults=dict(_COMMON, vocab_size=163840, hidden_size=7168, intermediate_size=18432,
+        defaults=dict(_common("head_dim"), vocab_size=163840, hidden_size=7168, intermediate_size=18432,
                       moe_intermediate_size=2048, num_hidden_layers=61, num_attention_heads=64,
                       num_key_value_heads=64, n_shared_experts=1, n_routed_experts=192,
                       kv_lora_rank=512, q_lora_rank=1536, qk_rope_head_dim=64,
@@ -867,7 +1202,7 @@ ENTRIES = {
         positive=("index_topk", "index_head_dim", "index_n_heads", "gated_norm_rank"),
         nullable=(),
         check=(_axk2_check,),
-        defaults=dict(_COMMON, vocab_size=163840, hidden_size=2048, intermediate_size=5120,
+        defaults=dict(_common("head_dim"), vocab_size=163840, hidden_size=2048, intermediate_size=5120,
                       moe_intermediate_size=512, num_hidden_layers=48, num_attention_heads=32,
                       num_key_value_heads=32, n_shared_experts=1, n_routed_experts=128,
                       kv_lora_rank=128, q_lora_rank=384, qk_rope_head_dim=32, v_head_dim=64,
@@ -888,7 +1223,7 @@ ENTRIES = {
         never_null=("q_lora_rank",),
         positive=("index_topk", "index_head_dim", "index_n_heads", "hc_mult"),
         derive=(_hy_v4_derive,),
-        defaults=dict(_COMMON, vocab_size=120832, hidden_size=2816, intermediate_size=6912,
+        defaults=dict(_common("head_dim"), vocab_size=120832, hidden_size=2816, intermediate_size=6912,
                       moe_intermediate_size=768, num_hidden_layers=34, num_attention_heads=32,
                       num_key_value_heads=32, pad_token_id=120002, n_routed_experts=256,
                       n_shared_experts=1, num_experts_per_tok=8, n_group=1, topk_group=1,
@@ -899,7 +1234,7 @@ ENTRIES = {
 }
 
 _DOTS3_DEFAULTS = dict(
-    _COMMON, vocab_size=152064, hidden_size=5120, intermediate_size=13824,
+    _common("head_dim"), vocab_size=152064, hidden_size=5120, intermediate_size=13824,
     moe_intermediate_size=1536, num_hidden_layers=46, num_attention_heads=128,
     num_key_value_heads=128, n_shared_experts=1, n_routed_experts=256, kv_lora_rank=512,
     q_lora_rank=1024, qk_rope_head_dim=64, v_head_dim=128, qk_nope_head_dim=128, n_group=1,
@@ -924,3 +1259,79 @@ _DOTS3 = dict(
 # level (a saved one in text_config), dots3_note_text is it alone
 ENTRIES["dots3_note_text"] = Family(defaults=_DOTS3_DEFAULTS, **_DOTS3)
 ENTRIES["dots3_note"] = Family(defaults=dict(_DOTS3_DEFAULTS, text_config=None), **_DOTS3)
+
+# ZAYA1 (Zyphra): compressed convolutional attention, top-1 routing with a "skip" choice
+ENTRIES["zaya"] = Family(
+    layout=Layout(block="compressed_convolutional_attention", layer_state="compressed_convolution",
+                  extra_globals="input_scale_bias", lm_head_bias="lm_head_bias"),
+    moe="num_experts",
+    zero_experts="skip_experts",
+    layers=_zaya_layers,
+    attention_kinds=("hybrid", "hybrid_sliding"),
+    positive=("router_hidden_size", "cca_time0", "cca_time1", "moe_intermediate_size"),
+    derive=(rules.experts_only_derive, _zaya_derive),
+    engine_only=dict(skip_experts="the router's extra choice (no expert): a constant 1"),
+    defaults=dict(_COMMON, vocab_size=262272, hidden_size=2048, num_hidden_layers=40,
+                  num_attention_heads=8, num_key_value_heads=2, head_dim=128,
+                  max_position_embeddings=131072, tie_word_embeddings=True,
+                  moe_intermediate_size=2048, num_experts_per_tok=1, num_experts=16,
+                  pad_token_id=0, lm_head_bias=False, router_hidden_size=256, cca_time0=2,
+                  cca_time1=2))
+_INKLING_MAP = dict(sliding_window="sliding_window_size", num_local_experts="n_routed_experts",
+                    sconv_kernel_size="conv_kernel_size",
+                    model_max_length="max_position_embeddings")
+# Inkling (Thinking Machines): GQA with short convolutions and a per-token relative bias,
+# sliding layers of their own shape, experts with shared experts the router also scores
+ENTRIES["inkling_text"] = Family(
+    layout=Layout(block="short_convolution_attention", layer_state="short_convolutions",
+                  extra_flops="relative_position_logits", extra_globals="embedding_norm",
+                  qk_norm="shared", never_tied=True, router="sigmoid", router_buffer=True),
+    moe="n_routed_experts",
+    layers=_inkling_layers,
+    attention_kinds=("hybrid", "hybrid_sliding"),
+    attribute_map=_INKLING_MAP,
+    positive=("swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim",
+              "sliding_window_size", "d_rel", "rel_extent", "conv_kernel_size",
+              "moe_intermediate_size"),
+    non_negative=("n_shared_experts",),
+    prepare=(_inkling_prepare,),
+    defaults=dict(_common("attention_bias", "sliding_window"), vocab_size=201024,
+                  hidden_size=6144, num_hidden_layers=66, num_attention_heads=64,
+                  num_key_value_heads=8, head_dim=128, swa_num_attention_heads=64,
+                  swa_num_key_value_heads=16, swa_head_dim=128, sliding_window_size=512,
+                  d_rel=16, rel_extent=1024, local_layer_ids=None,
+                  max_position_embeddings=131072, conv_kernel_size=4, mlp_layer_types=None,
+                  intermediate_size=24576, moe_intermediate_size=3072, n_routed_experts=256,
+                  num_experts_per_tok=6, n_shared_experts=2))
+# Inkling 2: Inkling's layers with gated attention, sinks made per token, dynamic
+# convolutions in the full layers and attention residuals over the earlier blocks
+ENTRIES["inkling2_text"] = Family(
+    layout=Layout(block="short_convolution_attention_residuals",
+                  layer_state="short_convolutions", extra_globals="embedding_norm",
+                  extra_flops="relative_logits_block_residuals", never_tied=True,
+                  router="sigmoid", router_buffer=True, final_softcap=True),
+    moe="n_routed_experts",
+    layers=_inkling2_layers,
+    attention_kinds=("hybrid", "hybrid_sliding"),
+    attribute_map=dict(_INKLING_MAP, intermediate_size="moe_intermediate_size",
+                       routed_scaling_factor="route_scale"),
+    positive=("swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim",
+              "sliding_window_size", "d_rel", "rel_extent", "conv_kernel_size",
+              "n_layers_per_attn_res_block"),
+    defaults=dict(_common("attention_bias", "sliding_window"), vocab_size=201024,
+                  hidden_size=4608, num_hidden_layers=48, num_attention_heads=48,
+                  num_key_value_heads=8, head_dim=128, swa_num_attention_heads=48,
+                  swa_num_key_value_heads=8, swa_head_dim=128, sliding_window_size=1024,
+                  d_rel=16, rel_extent=1024, max_position_embeddings=1048576,
+                  conv_kernel_size=4, moe_intermediate_size=2304, n_routed_experts=384,
+                  num_experts_per_tok=8, n_layers_per_attn_res_block=6,
+                  final_logit_softcapping=30.0))
+# Cohere Compass's language model: Cohere 2's parallel block (attention and MLP side by
+# side after one LayerNorm without a bias), rotary tables per layer type
+ENTRIES["cohere_compass_text"] = Family(
+    layout=Layout(parallel=True, layer_norms=("input_layernorm",), norm="layer_no_bias"),
+    layers=_cohere_compass_layers,
+    derive=(_cohere_compass_derive,),
+    defaults=dict(_COMMON, vocab_size=256000, hidden_size=8192, intermediate_size=22528,
+                  num_hidden_layers=40, num_attention_heads=64, max_position_embeddings=8192,
+                  pad_token_id=0, tie_word_embeddings=True, sliding_window=4096))

@@ -1,5 +1,7 @@
-"""How the exactness test checks mimo_v2_flash."""
+"""How the exactness test checks mimo_v2_flash (V narrower than K: its cache and FLOPs)."""
 
-from family_rows import Row
+from family_rows import FlopsCase, Row
+from frontier_rows import MIMO_TINY, mimo_configs
 
-ROW = Row()
+ROW = Row(mimo_configs, examples=30, round_trip=True, tiny=(MIMO_TINY,),
+          flops=(FlopsCase(MIMO_TINY),))
