@@ -873,8 +873,15 @@ def _dots3_layers(r):
         sparse = lambda i: i >= fk and i % freq == 0   # noqa: E731
     if not _is_int(fk) or fk < 0:
         _fail("first_k_dense_replace", "must be a whole number, 0 or more", fk)
+    by_type = {}
+    for v, o in zip(lt, own):
+        if by_type.setdefault(v, o) != o:
+            _fail("per_layer_config", f"its {v} layers must share one shape (transformers reads "
+                  "the settings per layer type)", show_value=False)
     for i, v in enumerate(lt):
         c = dict(r, **dict(own[i]))
+        c.setdefault("head_dim", None)
+        c["head_dim"] = 256 if c["head_dim"] is None else c["head_dim"]   # the class's
         if c.get("num_key_value_heads", c["num_attention_heads"]) != c["num_attention_heads"]:
             _fail("num_key_value_heads", "must match num_attention_heads (dots3-note's MLA)",
                   c.get("num_key_value_heads"))
