@@ -63,6 +63,23 @@ def test_a_gemma4_assistant_cannot_be_built_by_transformers_at_all():
             lc.from_hf_config({"model_type": mt, "text_config": dict(text, **extra)})
 
 
+def test_hy3_checkpoint_size_is_its_published_total():
+    """tencent/Hy3's model.safetensors.index.json gives metadata.total_size 597,572,342,272
+    bytes (tests/families/hy_v3.py has the source): its 80 layers as counted here and, beside
+    them, the MTP layer 80 transformers does not build, in bf16, with every layer's
+    expert_bias (192) stored in fp32. The MTP layer by hand: attention (q and o 8,192 x
+    4,096, k and v 1,024 x 4,096, two q/k norms of 128), 192 experts and a shared one of 3
+    x 1,536 x 4,096, a router of 192 x 4,096, two layer norms, eh_proj (4,096 x 8,192) and
+    its enorm, hnorm and final norm."""
+    from config_files import fixture_json
+    cfg = lc.from_hf_config(fixture_json("configs/Hy3.json"))
+    H = 4096
+    attention = 2 * 8192 * H + 2 * 1024 * H + 2 * 128
+    moe = 193 * 3 * 1536 * H + 192 * H
+    mtp = attention + moe + 2 * H + 8192 * H + 3 * H
+    assert 2 * (lc.param_count(cfg).total + mtp) + 4 * 80 * 192 == 597_572_342_272
+
+
 # --- by hand: what the new layers keep and compute -------------------------------------------
 
 def test_minimax_m3_sparse_layer_attends_to_its_kept_blocks():

@@ -648,7 +648,9 @@ def _beam_layers(r):
 
 
 def _mimo_prepare(r, raw):
-    """transformers reads the hub's sliding_window_size as the window less one."""
+    """transformers reads the hub's sliding_window_size as the window less one, and builds
+    nothing from its moe_layer_freq list (mlp_layer_types or the default say)."""
+    r.pop("moe_layer_freq", None)
     v = raw.get("sliding_window_size")
     if v is not None:
         if not _is_int(v) or not 0 < v < MAX_SIZE:
