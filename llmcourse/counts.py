@@ -319,9 +319,11 @@ _WINDOWED_KINDS = ("sliding_attention",) + _COMPRESSED_KINDS
 
 def kv_values_per_token(cfg, kind):
     """Values one token adds to the cache of one layer of ``kind`` (a LayerKind): 2 x KV
-    heads x head_dim (the kind's own, for Gemma 4's full layers), MLA's latent plus its
-    RoPE key, 0 for a layer that caches nothing (linear attention, Mamba, a KV-shared
-    Gemma 4 layer)."""
+    heads x head_dim (the kind's own, for Gemma 4's full layers; a layer's own heads and
+    widths, ``kind.own_fields``; K at head_dim and V at its own width where the layout names
+    one, MiMo-V2-Flash's v_head_dim), MLA's latent plus its RoPE key (the layer's own ranks
+    in dots3-note's sliding layers), 0 for a layer that caches nothing (linear attention,
+    Mamba, a KV-shared Gemma 4 layer)."""
     if kind.attention not in _KV_KINDS or kind.kv_shared:
         return 0
     cfg = layer_config(cfg, kind)   # a layer's own heads, widths and ranks (per_layer_config)
@@ -432,7 +434,9 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     hidden_size`` stream values, and the last ``ngram_size - 1`` token ids (int64) their
     n-gram hashes continue from.
     An LFM2 short-convolution layer keeps only the convolution's last ``conv_L_cache``
-    inputs of ``hidden_size`` channels.
+    inputs of ``hidden_size`` channels. Where attention layers keep a state beside their K
+    and V (``Layout.layer_state``), it is added: Inkling's four short convolutions'
+    windows, ZAYA1's q/k convolution window and delayed value.
 
     ``dtype`` is the storage type of both states (default bf16, the model's
     weights' type; transformers' reference kernels keep the recurrent state in
@@ -530,6 +534,14 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     hyper-connections of the ``hc_mult`` residual streams are in ``matmul``
     (:func:`_hyper_connection_matmul`): per block, the weight that makes the mixing coefficients
     from all streams, and the mixing itself.
+
+    MiniMax-M3's sparse layers (``indexer == "block_max"``) attend to the keys of the
+    ``index_topk_blocks`` blocks of ``index_block_size`` their indexer keeps, its own block
+    up to itself among them (every key while they fit), and the indexer scores every key
+    (``index_n_heads`` products of ``index_head_dim``). Work the same at any context beyond
+    the weights (``Layout.extra_flops``: Inkling's relative-position logits, Inkling 2's
+    attention residuals) is added to ``attention``. A layer's own heads and widths
+    (``kind.own_fields``) and V's own width (``Layout.value_head_dim``) are its own.
 
     Qwen4-Exp's attention layers: an indexer scores each complete block of
     ``indexer_compress_ratio`` (r) earlier keys (the mean of their keys, one key head) with
@@ -669,7 +681,8 @@ def _hyper_connection_matmul(cfg):
     matrix (comb: m x m x H): 2 x m x H x (m + 1) x (m + 2) per hyper-connection. The head
     collapses them once more: m coefficients (2 x m x m x H) and the collapse (2 x m x H).
     Normalisations, sigmoids and the Sinkhorn iterations over m x m are not counted (nor
-    are norms and softmaxes anywhere)."""
+    are norms and softmaxes anywhere). HY-V4's hyper-connections (``hyper_connection`` "pre_post")
+    make 2m coefficients and have no m x m mix: 4 x m x H x (m + 1) each."""
     m, H = getattr(cfg, cfg.layout.layer_input_streams), cfg.hidden_size
     per_hc = 2 * m * H * (m + 1) * (m + 2)
     if cfg.layout.hyper_connection == "pre_post":
