@@ -112,6 +112,16 @@ def test_zaya_keeps_its_convolution_window_and_delayed_value():
     assert lc.kv_cache_bytes(cfg, 100) == 40 * 100 * 2 * 2 * 128 * 2
 
 
+def test_zaya_routes_to_one_expert_or_none():
+    """ZAYA1's router picks one of its 16 experts or a 17th choice, no expert at all: a token
+    uses one expert's weights at most (3 x 2,048 x 2,048 a layer, 40 layers) and none at
+    least."""
+    pc = lc.param_count(lc.from_hf_config({"model_type": "zaya"}))
+    one_expert = 40 * 3 * 2048 * 2048
+    assert pc.active == pc.total - 15 * one_expert
+    assert pc.active_min == pc.total - 16 * one_expert
+
+
 def test_inkling_keeps_four_short_convolution_windows():
     """Inkling's defaults: each layer keeps the last 4 inputs of its k and v convolutions (a
     full layer's 8 KV heads x 128, a sliding layer's 16 x 128) and of its two output

@@ -1279,7 +1279,6 @@ ENTRIES["zaya"] = Family(
     attention_kinds=("hybrid", "hybrid_sliding"),
     positive=("router_hidden_size", "cca_time0", "cca_time1", "moe_intermediate_size"),
     derive=(rules.experts_only_derive, _zaya_derive),
-    engine_only=dict(skip_experts="the router's extra choice (no expert): a constant 1"),
     defaults=dict(_COMMON, vocab_size=262272, hidden_size=2048, num_hidden_layers=40,
                   num_attention_heads=8, num_key_value_heads=2, head_dim=128,
                   max_position_embeddings=131072, tie_word_embeddings=True,
