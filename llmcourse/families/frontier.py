@@ -242,7 +242,8 @@ def _minimax_m3(c, kind):
     t = _qkvo(c, bias=False) + _qk_norm(c)
     if kind.indexer:
         n, d, a = c.index_n_heads, c.index_head_dim, "self_attn.indexer."
-        t += (_linear(a + "q_proj", n * d, H, "attention") + _linear(a + "k_proj", d, H, "attention")
+        t += (_linear(a + "q_proj", n * d, H, "attention")
+              + _linear(a + "k_proj", d, H, "attention")
               + _norm(a + "q_norm", d) + _norm(a + "k_norm", d))
     if kind.mlp == "moe":
         S = c.shared_intermediate_size
@@ -1191,7 +1192,8 @@ ENTRIES = {
         attribute_map=dict(num_local_experts="n_routed_experts"),
         required=_MLA + ("q_lora_rank",),
         never_null=("q_lora_rank",),
-        defaults=dict(_common("head_dim"), vocab_size=163840, hidden_size=7168, intermediate_size=18432,
+        defaults=dict(_common("head_dim"), vocab_size=163840, hidden_size=7168,
+                      intermediate_size=18432,
                       moe_intermediate_size=2048, num_hidden_layers=61, num_attention_heads=64,
                       num_key_value_heads=64, n_shared_experts=1, n_routed_experts=192,
                       kv_lora_rank=512, q_lora_rank=1536, qk_rope_head_dim=64,
@@ -1211,7 +1213,8 @@ ENTRIES = {
         positive=("index_topk", "index_head_dim", "index_n_heads", "gated_norm_rank"),
         nullable=(),
         check=(_axk2_check,),
-        defaults=dict(_common("head_dim"), vocab_size=163840, hidden_size=2048, intermediate_size=5120,
+        defaults=dict(_common("head_dim"), vocab_size=163840, hidden_size=2048,
+                      intermediate_size=5120,
                       moe_intermediate_size=512, num_hidden_layers=48, num_attention_heads=32,
                       num_key_value_heads=32, n_shared_experts=1, n_routed_experts=128,
                       kv_lora_rank=128, q_lora_rank=384, qk_rope_head_dim=32, v_head_dim=64,
@@ -1232,7 +1235,8 @@ ENTRIES = {
         never_null=("q_lora_rank",),
         positive=("index_topk", "index_head_dim", "index_n_heads", "hc_mult"),
         derive=(_hy_v4_derive,),
-        defaults=dict(_common("head_dim"), vocab_size=120832, hidden_size=2816, intermediate_size=6912,
+        defaults=dict(_common("head_dim"), vocab_size=120832, hidden_size=2816,
+                      intermediate_size=6912,
                       moe_intermediate_size=768, num_hidden_layers=34, num_attention_heads=32,
                       num_key_value_heads=32, pad_token_id=120002, n_routed_experts=256,
                       n_shared_experts=1, num_experts_per_tok=8, n_group=1, topk_group=1,
