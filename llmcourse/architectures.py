@@ -25,7 +25,8 @@ from .limits import ConfigError
 
 __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
            "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
-           "register_block", "register_global_extras", "NO_WEIGHT_NORMS"]
+           "register_block", "register_global_extras", "NO_WEIGHT_NORMS", "layer_config",
+           "LAYER_STATES", "EXTRA_FLOPS", "register_layer_state", "register_extra_flops"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -132,6 +133,19 @@ class Layout(NamedTuple):
     layer_input_streams: str | None = None
     # the config fields naming the MLP's activation function, the first one set wins
     activation_field: tuple = ("hidden_activation", "hidden_act")
+    # the config field giving V's head width where it differs from q and k's head_dim
+    # (MiMo-V2-Flash's v_head_dim: 192-wide q and k, 128-wide v), None: head_dim
+    value_head_dim: str | None = None
+    # how the hyper-connections around each block mix the streams: "mixed" (DeepSeek-V4:
+    # pre, post and an m x m residual mix) or "pre_post" (HY-V4's: pre and post only)
+    hyper_connection: str = "mixed"
+    # a name in LAYER_STATES: a fixed state per sequence a layer keeps beside its K and V
+    # (Inkling's short-convolution windows, ZAYA's convolution window and delayed value)
+    layer_state: str | None = None
+    # a name in EXTRA_FLOPS: work per token beyond the weights and the attention over the
+    # keys, the same at any context (Inkling's relative-position logits, Inkling 2's
+    # attention over the earlier blocks' outputs)
+    extra_flops: str | None = None
 
 
 def _flag(c, spec):
@@ -874,6 +888,63 @@ BLOCKS = {"decoder": _decoder_layer,
           "hyper_connected_ngram": _qwen4_layer}
 
 
+#: fixed states per sequence beside a layer's K and V (``Layout.layer_state``):
+#: ``f(cfg, kind) -> values`` for one layer of ``kind`` and one sequence (0: none)
+LAYER_STATES = {}
+#: work per token beyond the weights and the attention over the keys, the same at any
+#: context (``Layout.extra_flops``): ``f(cfg) -> FLOPs`` for one token, the whole model
+EXTRA_FLOPS = {}
+
+
+def register_layer_state(name):
+    """Register ``f(cfg, kind) -> values`` under ``name``, for ``Layout(layer_state=name)``."""
+    def add(f):
+        if name in LAYER_STATES:
+            raise ValueError(f"a layer state named {name!r} exists already")
+        LAYER_STATES[name] = f
+        return f
+    return add
+
+
+def register_extra_flops(name):
+    """Register ``f(cfg) -> FLOPs`` under ``name``, for ``Layout(extra_flops=name)``."""
+    def add(f):
+        if name in EXTRA_FLOPS:
+            raise ValueError(f"extra FLOPs named {name!r} exist already")
+        EXTRA_FLOPS[name] = f
+        return f
+    return add
+
+
+class _LayerConfig:
+    """A config as one layer of a kind sees it: the kind's ``own_fields`` over the model's
+    (transformers' per_layer_config). Read-only; everything else is the model's."""
+
+    __slots__ = ("_cfg", "_own")
+
+    def __init__(self, cfg, own):
+        object.__setattr__(self, "_cfg", cfg)
+        object.__setattr__(self, "_own", own)
+
+    def __getattr__(self, key):
+        own = object.__getattribute__(self, "_own")
+        if key in own:
+            return own[key]
+        return getattr(object.__getattribute__(self, "_cfg"), key)
+
+    def get(self, key, default=None):
+        own = object.__getattribute__(self, "_own")
+        if key in own:
+            return default if own[key] is None else own[key]
+        return object.__getattribute__(self, "_cfg").get(key, default)
+
+
+def layer_config(cfg, kind):
+    """``cfg`` as a layer of ``kind`` reads it: its own heads, head width, ranks
+    (``LayerKind.own_fields``) over the model's; ``cfg`` itself where it has none."""
+    return _LayerConfig(cfg, dict(kind.own_fields)) if kind.own_fields else cfg
+
+
 def register_block(name):
     """Register a layer builder ``f(cfg, kind) -> [Tensor, ...]`` under ``name`` (what the
     layer is), for a family's ``Layout(block=name)``."""
@@ -978,7 +1049,7 @@ def global_tensors(cfg):
     if extra and not before_norm:
         t += extra(cfg)
     t.append(Tensor(f"{L.lm_head}.weight", (V, H), "lm_head", matmul=True, tied=tied))
-    if _flag(cfg, L.lm_head_bias):
+    if _flag(cfg, L.lm_head_bias):   # (True, or the config field that says: ZAYA1's)
         t.append(Tensor(f"{L.lm_head}.bias", (V,), "lm_head"))
     return t
 

@@ -69,6 +69,10 @@ class LayerKind(NamedTuple):
     # False: the layer has no norm before its attention (ModernBERT's first decoder layer,
     # whose input is the embedding's own norm)
     attention_norm: bool = True
+    # the layer's own values of config fields, ((field, value), ...), as transformers'
+    # per_layer_config gives them (a sliding layer's own heads, head width, MLA ranks);
+    # read through :func:`llmcourse.architectures.layer_config`. () = the model's
+    own_fields: tuple = ()
 
     def describe(self):
         """``'sliding_attention, moe'`` (``', NoPE'`` appended for a layer without RoPE,
@@ -89,6 +93,8 @@ class LayerKind(NamedTuple):
             text += f", n-gram embedding {self.ple}"
         if not self.attention_norm:
             text += ", no attention norm"
+        for field, value in self.own_fields:
+            text += f", {field} {value}"
         return text if self.rope else text + ", NoPE"
 
 

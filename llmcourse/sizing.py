@@ -70,15 +70,19 @@ def plain_mha_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
     DeepSeek-V2 paper's baseline). No window, no sharing across layers, no latent, no
     fixed state. A block with no token mixing (Nemotron-H's MLP-only blocks) caches
     nothing. Exact bytes for ``batch`` sequences of ``seq_len`` tokens."""
+    from .architectures import layer_config
     from .counts import dtype_bits
     cfg = as_config(cfg)
-    heads = cfg.num_attention_heads
     values = 0
     for kind, n in cfg.layer_schedule.counts().items():
         if kind.attention == "none":
             continue
-        width = kind.head_dim or (cfg.v_head_dim if cfg.uses_mla else cfg.head_dim)
-        values += n * 2 * heads * width
+        lc = layer_config(cfg, kind)   # a layer's own heads and widths (per_layer_config)
+        heads = lc.num_attention_heads
+        width = kind.head_dim or (lc.v_head_dim if cfg.uses_mla else lc.head_dim)
+        v_width = (lc.get(cfg.layout.value_head_dim, width) if cfg.layout.value_head_dim
+                   and not cfg.uses_mla else width)   # V narrower than K (MiMo-V2-Flash)
+        values += n * heads * (width + v_width)
     return int(values * dtype_bits(dtype) / 8) * seq_len * batch
 
 

@@ -111,8 +111,9 @@ def cache_bytes(cache):
         for kind in ("keys", "values"):
             t = getattr(layer, kind, None)
             kv += t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
-        t = getattr(layer, "indexer_keys", None)
-        indexer += t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
+        for kind in ("indexer_keys", "idx_keys"):   # (MiniMax-M3's: idx_keys)
+            t = getattr(layer, kind, None)
+            indexer += t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
     return states, kv, indexer
 
 

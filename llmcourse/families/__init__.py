@@ -17,14 +17,14 @@ from __future__ import annotations
 
 
 from .. import family_rules as rules
-from . import classic, dense, gemma, hybrid, latent, llama, qwen
+from . import classic, dense, frontier, gemma, gemma4_variants, hybrid, latent, llama, qwen
 from .base import Family, Wrapper
 
 __all__ = ["Family", "Wrapper", "ENTRIES", "WRAPPERS", "SUPPORTED_MODEL_TYPES", "NOT_DECODERS",
            "GROUP_ORDER", "family_of", "zoo_groups", "has_kv_heads", "kv_heads_fixed"]
 
 #: the modules holding the entries, in the order the zoo's pickers show them
-MODULES = (classic, llama, qwen, gemma, latent, hybrid, dense)
+MODULES = (classic, llama, qwen, gemma, latent, hybrid, dense, frontier, gemma4_variants)
 ENTRIES = {}
 for _module in MODULES:
     _clash = set(ENTRIES) & set(_module.ENTRIES)
@@ -40,6 +40,9 @@ WRAPPERS = {
     "gemma3": Wrapper("gemma3_text", towers=("siglip",), names=_LLAVA_NAMES, tie=True),
     # Gemma 4: a vision and an audio encoder, each only where its config is given
     "gemma4": Wrapper("gemma4_text", towers=("gemma4_vision", "gemma4_audio"), tie=True),
+    # Gemma 4 unified: light vision and audio embedders, each only where its config is given
+    "gemma4_unified": Wrapper("gemma4_unified_text",
+                              towers=("gemma4_unified_vision", "gemma4_unified_audio"), tie=True),
     # Llama 4: its own vision model; the text model (a ForCausalLM inside) ties by its own
     "llama4": Wrapper("llama4_text", towers=("llama4_vision",), names=_LLAVA_NAMES, tie=None),
     "qwen3_5": Wrapper("qwen3_5_text", towers=("qwen3_5_vision",)),

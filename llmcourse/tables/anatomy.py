@@ -212,6 +212,10 @@ def layer_kind(cfg, layer):
         if k.kv_heads or k.head_dim:  # Gemma 4's full layers
             attn += (f", here {count_of(k.kv_heads or cfg.num_key_value_heads, 'KV head')} of "
                      f"{k.head_dim or cfg.head_dim}")
+        if k.own_fields:   # a layer's own heads, widths, ranks (per_layer_config, swa_*)
+            attn += ", here " + ", ".join(f"{f} {v:,}" if isinstance(v, int) and not
+                                          isinstance(v, bool) else f"{f} {v}"
+                                          for f, v in k.own_fields)
     k_eq_v = cfg.layout.kv_store == "k_eq_v"
     if kind == "sliding_attention" and not k_eq_v:
         attn += f", sliding window {cfg.sliding_window:,}"
