@@ -76,6 +76,8 @@ class VllmLog(NamedTuple):
     gpu_name: str | None = None
     graph_sizes: tuple | None = None             # (PIECEWISE, largest, FULL, largest)
     encoder_profiled: bool = False
+    limit_mm_per_prompt: dict | None = None      # --limit-mm-per-prompt, counts by modality
+    language_model_only: bool | None = None
     lines: tuple = ()                            # (attribute, the line it came from)
 
     @property
@@ -113,6 +115,10 @@ _RULES = [
      lambda m: {"release": _release(m.group(1))}),
     ("vllm-openai:v", r"vllm-openai:v(\d+\.\d+(?:\.\d+)?)",
      lambda m: {"release": _release(m.group(1))}),
+    ("█  version ", r"█  version v?([0-9][\w.+\-]*)",
+     lambda m: {"release": _release(m.group(1))}),
+    ("Estimated MRV2 CUDA graph memory", r"Estimated MRV2 CUDA graph memory:\s*" + _NUM
+     + r" GiB", lambda m: {"cuda_graph_estimate_gib": _f(m.group(1))}),
     ("Model loading took", r"Model loading took:?\**\s*" + _NUM + r"\s*GiB",
      lambda m: {"weights_gib": _f(m.group(1))}),
     ("Memory profiling takes",
@@ -193,7 +199,8 @@ _ARG_KEYS = {"model": str, "model_tag": str, "tensor_parallel_size": int,
              "pipeline_parallel_size": int, "gpu_memory_utilization": float,
              "max_model_len": int, "max_num_seqs": int, "max_num_batched_tokens": int,
              "kv_cache_dtype": str, "enforce_eager": bool, "block_size": int,
-             "enable_prefix_caching": bool}
+             "enable_prefix_caching": bool, "limit_mm_per_prompt": dict,
+             "language_model_only": bool}
 
 
 def _config_line(line):
@@ -231,6 +238,11 @@ def _args_line(line):
             v = args[key]
             if typ is float and isinstance(v, int):
                 v = float(v)
+            if typ is dict:
+                if not isinstance(v, dict):
+                    raise ValueError(f"non-default args: {key} is not a dict ({v!r})")
+                v = {m: (c.get("count", 999) if isinstance(c, dict) else c)
+                     for m, c in v.items()}
             out["model" if key == "model_tag" else key] = v
     return out
 
@@ -520,7 +532,8 @@ def explain_vllm_log(text, model=None, gpu=None, **settings):
                           "vllm_version= (e.g. '0.31')")
     for key in ("tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
                 "max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype",
-                "enforce_eager", "enable_prefix_caching"):
+                "enforce_eager", "enable_prefix_caching", "limit_mm_per_prompt",
+                "language_model_only"):
         if key in settings:
             kw[key] = settings.pop(key)
             src[key] = "given"

@@ -6,8 +6,9 @@ changed it, checked against what the PR or a log states.
   v0.16.0 still reads 0.9, at v0.30.0 ``Field(default=0.92, gt=0, le=1)``);
 * FlashInfer's top-k/top-p sampler on by default again (PR 40376; off since PR 26859): the
   profiling peak of Llama-3.1-8B on one H100 is 1.79 GiB, not 4.73;
-* vLLM's CUDA-graph estimate subtracted from the KV budget, "default since v0.21.0" (PR
-  30515), restated by the log as an equivalent utilization;
+* vLLM's CUDA-graph estimate subtracted from the KV budget (PR 30515; "default since
+  v0.21.0", the log says, but the v0.20.0 logs already subtract it), restated by the log as
+  an equivalent utilization;
 * Model Runner V2, the default for Qwen3 dense models from 0.22 (PR 39337), Llama and Mistral
   from 0.23 (PR 43458), every dense model from 0.26: no CUDA-graph estimate in the budget
   (issue 49224);
@@ -64,7 +65,7 @@ def test_each_changed_term_names_its_pr_and_first_release():
         m = r.minor
         assert r.default_utilization == (0.92 if m >= 21 else 0.9), key
         assert r.sampler == ("flashinfer" if m >= 21 else "pytorch"), key
-        assert r.cuda_graph_in_budget == (m >= 21) and r.big_gpu_tier == (m >= 28), key
+        assert r.cuda_graph_in_budget == (m >= 20) and r.big_gpu_tier == (m >= 28), key
         assert r.kv_size_by_concurrency == (m >= 22), key
 
 
@@ -154,10 +155,12 @@ def test_vllm_changes_walks_every_release():
     today = vllm_plan("Llama-3.1-8B", "H100", max_model_len=16000)
     assert (steps[-1].kv_budget_bytes, steps[-1].kv_tokens) == (today.kv_budget_bytes,
                                                                 today.kv_tokens)
-    # 0.21: utilization, sampler, graphs (PRs 38284, 40376, 30515); 0.23: Model Runner V2
-    assert [s.plan.vllm_version for s in steps] == ["0.11", "0.21", "0.23"]
-    assert all(pr in steps[1].source for pr in ("38284", "40376", "30515"))
-    assert "43458" in steps[2].source
+    # 0.20: the graph estimate in the budget (PR 30515, the v0.20.0 logs); 0.21: utilization
+    # and sampler (PRs 38284, 40376); 0.23: Model Runner V2
+    assert [s.plan.vllm_version for s in steps] == ["0.11", "0.20", "0.21", "0.23"]
+    assert "30515" in steps[1].source
+    assert all(pr in steps[2].source for pr in ("38284", "40376"))
+    assert "43458" in steps[3].source
     big = vllm_changes("Qwen3-235B-A22B", "B200", tensor_parallel_size=8)
     assert big[-1].plan.vllm_version == "0.28" and "51726" in big[-1].source
     assert big[-1].plan.max_num_batched_tokens == 16384
