@@ -1073,7 +1073,7 @@ VLLM_LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vl
 _LOG_SETTINGS = ("tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
                  "max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype",
                  "block_size", "weights", "usage", "sampler", "enable_prefix_caching",
-                 "enforce_eager")
+                 "enforce_eager", "limit_mm_per_prompt", "language_model_only", "model_runner")
 _LOGS = {}
 
 
