@@ -577,8 +577,8 @@ def explain_vllm_log(text, model=None, gpu=None, **settings):
     if graph_logged is None and log.available_kv_gib is not None and log.requested_gib \
             is not None and None not in (consumed, log.peak_activation_gib):
         rest = log.requested_gib - consumed - log.peak_activation_gib - log.available_kv_gib
-        if p.release.cuda_graph_in_budget:
-            graph_logged = round(max(rest, 0.0), 2)
+        if p.release.cuda_graph_in_budget:   # what the figures leave; 0 within their rounding
+            graph_logged = round(rest, 2) if rest > 0.03 else 0.0
     terms = [
         TermRow("total the runtime reports", log.total_memory_gib, p.total_bytes / GiB, "GiB",
                 _CAUSES["total"]),

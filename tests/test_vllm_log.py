@@ -208,3 +208,31 @@ def test_the_2026_rows_are_fifteen_or_more_across_releases_and_gpus():
     assert len(ROWS_2026) >= 15
     releases = {r["budget_release"] for r in ROWS_2026}
     assert {"0.20", "0.23", "0.24", "0.26", "0.29", "0.31"} <= releases
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS_2026 if r["usable"] and
+                                 not r.get("excerpt_kind")], ids=lambda r: r["id"])
+def test_every_2026_launch_with_model_and_gpu_is_explained_term_by_term(row):
+    # the reader's own log, explained: each figure the excerpt prints sits beside the plan's,
+    # and the KV budget's difference is the plan's against the log
+    kw = {k: row[k] for k in ("model_runner", "enable_prefix_caching", "limit_mm_per_prompt")
+          if row.get(k) is not None}
+    e = lc.explain_vllm_log("\n".join(row["quoted_lines"]), model=row["config"],
+                            gpu=row["gpu"], vllm_version=row["budget_release"], **kw)
+    terms = {t.term: t for t in e.terms}
+    kv = terms["available KV cache memory"]
+    assert kv.logged == row["logged"]["kv_gib"]
+    assert kv.planned == pytest.approx(lc.serving.log_plan(row).kv_budget_bytes / 2 ** 30)
+    assert not kv.differs                          # within 5%: the row is within the band
+    for key, term in (("total_gib", "total the runtime reports"),
+                      ("requested_gib", "requested = utilization x total"),
+                      ("weights_gib", "weights as loaded"),
+                      ("activation_gib", "profiling peak (activations)"),
+                      ("consumed_gib", "weights + non-torch"),
+                      ("kv_tokens", "GPU KV cache size"),
+                      ("max_concurrency", "maximum concurrency")):
+        if key in row["logged"]:
+            assert terms[term].logged == row["logged"][key], (row["id"], key)
+    assert terms["requested = utilization x total"].difference == pytest.approx(0, abs=0.006)
+    text = str(e)
+    assert "available KV cache memory" in text and "\n" in text
