@@ -45,8 +45,8 @@ one (replicated) KV head. An MLA latent (DeepSeek) has no heads to split: every 
 caches the whole latent.
 
 Llama-3.1-8B on one H100 at max_model_len 16,000: 0.11 plans 0.9 x 79.18 - 14.99 - 4.73 -
-0.13 = 51.42 GiB = 421,200 KV tokens; 0.21 plans 0.92 x 79.18 - 14.99 - 1.79 - 0.13 - 0.47
-(graphs) = 55.46 GiB = 454,352; from 0.23 Llama runs on Model Runner V2 and the graphs leave
+0.13 = 51.42 GiB = 421,200 KV tokens; 0.21 plans 0.92 x 79.18 - 14.99 - 1.79 - 0.13 - 0.55
+(graphs) = 55.39 GiB = 453,712; from 0.23 Llama runs on Model Runner V2 and the graphs leave
 the budget: 55.94 GiB = 458,224 tokens.
 
 Exact here: the arithmetic of steps 1, 2, 6 and the parallelism rules. Estimated: the

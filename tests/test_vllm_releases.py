@@ -196,3 +196,30 @@ def test_a_rocm_gpu_is_planned_with_its_non_torch_caveat():
     plan = vllm_plan("Qwen3-8B", "MI300X")
     assert any("ROCm" in c for c in plan.caveats)
     assert not vllm_plan("Qwen3-8B", "H100").caveats
+
+
+@pytest.mark.parametrize("seqs, capture, logged", [
+    # "Profiling CUDA graph memory: PIECEWISE=p (largest=a), FULL=f (largest=b)" as logged:
+    (256, None, (51, 512, 35, 256)),     # LMCache issue 3430 (0.21.0, default 256 sequences)
+    (1024, None, (51, 512, 51, 512)),    # gemma-4-31B on a B300 (0.26.0, 1,024 sequences)
+    (20, None, (8, 40, 5, 16)),          # gemma-4-31B on Kaggle (0.23.0, --max-num-seqs 20)
+    (1, 4, (3, 4, 1, 1)),                # Qwen3.6 NVFP4, --max-cudagraph-capture-size 4
+    (4, 4, (3, 4, 3, 4)),                # the same with four sequences
+])
+def test_graph_counts_as_the_logs_print_them(seqs, capture, logged):
+    # piecewise graphs for every capture size up to min(2 x seqs, 512) (or the given
+    # largest); full decode graphs for the sizes up to max_num_seqs
+    est = cuda_graph_estimate("Qwen3-8B", seqs, max_cudagraph_capture_size=capture)
+    full_largest = max(x for x in cuda_graph_capture_sizes(seqs, capture) if x <= seqs)
+    assert (est.piecewise, est.largest, est.full, full_largest) == logged
+
+
+def test_v0_20_already_subtracts_the_graph_estimate():
+    # the v0.20.0 logs (vllm_logs.json rows *-v0.20.0) print "Estimated CUDA graph memory:
+    # 0.43 GiB total" and "--gpu-memory-utilization=0.9000 is equivalent to ...=0.8964": the
+    # estimate is in the budget, though the line says "default since v0.21.0"
+    assert vllm_release("0.20").cuda_graph_in_budget and not vllm_release("0.19").cuda_graph_in_budget
+    assert 0.9 - 0.43 / 121.69 == pytest.approx(0.8964, abs=0.0001)
+    p = vllm_plan("Qwen3-8B", "RTX 5090", max_model_len=8192, vllm_version="0.20")
+    assert p.cuda_graph_in_budget and p.gpu_memory_utilization == 0.9
+    assert p.equivalent_utilization == pytest.approx(0.9 - p.cuda_graph_bytes / p.total_bytes)
