@@ -224,3 +224,24 @@ def test_rocm_non_torch_memory_is_stated_from_a_rocm_launch():
     assert any("ROCm" in c for c in p.caveats)
     cuda = lc.vllm_plan("gemma-4-E2B", "H100", max_model_len=32768)
     assert cuda.non_torch_bytes == lc.serving.NON_TORCH_BYTES
+
+
+def test_an_nvfp4_checkpoint_is_planned_from_its_stored_bytes_per_rank():
+    # nvidia/Qwen3-8B-NVFP4 as shipped (its quantization_config, header-checked in
+    # tests/test_quantization_formats.py: 6,396,932,352 B of tensors): vLLM loads that,
+    # split over the ranks but for the replicated norms (2 x 36 + 1 vectors of 4,096 in
+    # bf16), plus the rotary cache (40,960 positions x 128 x 2 B) on each rank
+    import json
+    from pathlib import Path
+    fx = json.loads((Path(__file__).parent / "fixtures" / "quantized_checkpoints.json")
+                    .read_text(encoding="utf-8"))
+    w = next(c for c in fx["checkpoints"] if c["id"] == "nvidia-qwen3-8b-nvfp4")
+    raw = json.loads((Path(lc.__file__).parent / "configs" / "Qwen3-8B.json")
+                     .read_text(encoding="utf-8"))
+    cfg = lc.from_hf_config(dict(raw, quantization_config=w["quantization_config"]))
+    payload = w["tensor_payload_bytes"]
+    assert payload == 6_396_932_352
+    norms, rope = (2 * 36 + 1) * 4096 * 2, 40960 * 128 * 2
+    for tp in (1, 2, 4):
+        plan = lc.vllm_plan(cfg, "B200", tensor_parallel_size=tp, max_model_len=8192)
+        assert plan.weight_bytes == (payload - norms) // tp + norms + rope
