@@ -81,8 +81,16 @@ def test_layout_checks_reproduce_the_logged_tokens_and_concurrency():
     # Qwen3.6-35B-A3B on an RTX 5090, vLLM 0.24.0: "GPU KV cache size: 567,978 tokens",
     # "Maximum concurrency for 131,072 tokens per request: 4.33x" (club-3090 issue 612)
     t = lc.tables.inference.layout_checks_table(formatted=False)
-    assert len(t) == 2
+    assert len(t) == 9
     row = t.loc["club3090-612-qwen3.6-35b-a3b-nvfp4-5090-v0.24.0"]
     assert (row["logged tokens"], row["logged concurrency"]) == (567978, 4.33)
-    assert (t["plan tokens"] == t["logged tokens"]).all()
-    assert (t["plan concurrency"] == t["logged concurrency"]).all()
+    exact = t.drop(["h200-qwen2.5-7b-awq-v0.31.0", "a40-llama-3.1-8b-v0.26.0"])
+    assert (exact["plan tokens"] == exact["logged tokens"]).all()
+    assert (exact["plan concurrency"] == exact["logged concurrency"]).all()
+    # those two print a budget whose last digit rounds away a few blocks (0.005 GiB holds
+    # 93 of Qwen2.5-7B's 57,344-byte tokens, 40 of Llama's 131,072): tests/test_vllm_kv.py
+    # finds the budget within the rounding that gives the logged figures exactly
+    for rid, per_token in (("h200-qwen2.5-7b-awq-v0.31.0", 57344),
+                           ("a40-llama-3.1-8b-v0.26.0", 131072)):
+        diff = abs(t.loc[rid, "plan tokens"] - t.loc[rid, "logged tokens"])
+        assert 0 < diff <= 0.005 * 2 ** 30 / per_token + 16

@@ -224,19 +224,24 @@ def layout_checks_table(formatted=True):
     the plan does not model whole): from the logged "Available KV cache memory", the plan's
     layout gives "GPU KV cache size" and "Maximum concurrency", beside the logged ones."""
     import pandas as pd
-    from ..serving import GiB, vllm_logs, vllm_plan
+    from ..serving import GiB, log_configs, vllm_logs, vllm_plan
     rows = []
+    carried = log_configs()
     for r in vllm_logs():
         if "layout_check" not in r:
             continue
         kv = r["logged"]["kv_gib"]
-        plan = vllm_plan(r["config"], r["gpu"], vllm_version=r["budget_release"],
+        # the layout does not depend on the GPU: a row whose GPU is not named is laid out on
+        # a stand-in with the same defaults for the settings the row leaves out
+        plan = vllm_plan(carried.get(r["config"], r["config"]), r["gpu"] or "H200",
+                         vllm_version=r["budget_release"],
                          kv_cache_memory_bytes=round(kv * GiB), **r["layout_check"])
-        rows.append({"id": r["id"], "model": r["config"], "GPU": _gpu_name(r["gpu"]),
+        rows.append({"id": r["id"], "model": plan.model,
+                     "GPU": _gpu_name(r["gpu"]) if r["gpu"] else "not named",
                      "vLLM": plan.vllm_version, "max_model_len": plan.max_model_len,
                      "logged KV (GiB)": kv, "logged tokens": r["logged"]["kv_tokens"],
                      "plan tokens": plan.kv_tokens,
-                     "logged concurrency": r["logged"]["max_concurrency"],
+                     "logged concurrency": r["logged"].get("max_concurrency"),
                      "plan concurrency": round(plan.max_concurrency, 2)})
     df = pd.DataFrame(rows).set_index("id")
     return fmt(df) if formatted else df
