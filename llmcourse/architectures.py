@@ -25,7 +25,7 @@ from .limits import ConfigError
 
 __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
            "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
-           "register_block"]
+           "register_block", "register_experts"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -120,7 +120,7 @@ class Layout(NamedTuple):
     final_norm: str | None = "model.norm"
     extra_globals: str | None = None          # GLOBAL_EXTRAS: tensors beside the head
     lm_head: str = "lm_head"
-    lm_head_bias: bool = False
+    lm_head_bias: object = False      # a bias on the head: True/False, or the field that says
     never_tied: bool = False          # transformers never ties this head, whatever the config
     mtp: str | None = None            # a multi-token-prediction module the checkpoint ships
     # the field counting the residual streams a layer's input holds (DeepSeek-V4's
@@ -401,6 +401,18 @@ EXPERTS = {"separate": _experts_separate,
            "block_sparse": _experts_block_sparse,
            "block_sparse_shared": _experts_block_sparse_shared,
            "fused_biased": _experts_fused_biased, "fused_shared": _experts_fused_shared}
+
+
+def register_experts(name):
+    """Register a routed-experts builder ``f(cfg) -> [Tensor, ...]`` (router, experts, the
+    shared experts beside them) under ``name`` (how the experts are stored), for a family's
+    ``Layout(experts=name)``."""
+    def add(f):
+        if name in EXPERTS:
+            raise ValueError(f"an experts builder named {name!r} exists already")
+        EXPERTS[name] = f
+        return f
+    return add
 
 
 def _moe(c):
@@ -955,7 +967,7 @@ def global_tensors(cfg):
     if extra and not before_norm:
         t += extra(cfg)
     t.append(Tensor(f"{L.lm_head}.weight", (V, H), "lm_head", matmul=True, tied=tied))
-    if L.lm_head_bias:
+    if _flag(cfg, L.lm_head_bias):
         t.append(Tensor(f"{L.lm_head}.bias", (V,), "lm_head"))
     return t
 

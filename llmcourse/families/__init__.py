@@ -17,14 +17,14 @@ from __future__ import annotations
 
 
 from .. import family_rules as rules
-from . import classic, gemma, hybrid, latent, llama, qwen
+from . import classic, gemma, hybrid, latent, llama, moe, qwen
 from .base import Family, Wrapper
 
 __all__ = ["Family", "Wrapper", "ENTRIES", "WRAPPERS", "SUPPORTED_MODEL_TYPES", "NOT_DECODERS",
            "GROUP_ORDER", "family_of", "zoo_groups", "has_kv_heads", "kv_heads_fixed"]
 
 #: the modules holding the entries, in the order the zoo's pickers show them
-MODULES = (classic, llama, qwen, gemma, latent, hybrid)
+MODULES = (classic, llama, qwen, gemma, latent, hybrid, moe)
 ENTRIES = {}
 for _module in MODULES:
     _clash = set(ENTRIES) & set(_module.ENTRIES)
