@@ -347,7 +347,10 @@ def _minicpm3_v_head_dim(r, raw):
 
 def _hunyuan_topk(r, raw):
     """Hunyuan's moe_topk may list one top-k per layer: the course reads one that is the same
-    in every layer."""
+    in every layer. (Its configs also list a moe_intermediate_size per layer, which
+    transformers does not read: its experts are intermediate_size wide.)"""
+    if isinstance(r.get("moe_intermediate_size"), list):
+        r["moe_intermediate_size"] = None
     k = r.get("moe_topk")
     if isinstance(k, list):
         if not k or not all(_is_int(v) and v == k[0] for v in k):
@@ -380,6 +383,12 @@ def _dbrx_prepare(r, raw):
     if "rope_theta" not in attn:
         _fail("attn_config.rope_theta", "required (transformers' DBRX attention reads it there)",
               None)
+    # transformers 5.23 types these strictly: the integer 1 older versions wrote is refused
+    for f, nullable in (("moe_normalize_expert_weights", True), ("moe_loss_weight", False)):
+        v = ffn[f]
+        if not (isinstance(v, float) or (nullable and v is None)):
+            _fail(f"ffn_config.{f}", "must be a float (write 1.0, not 1: transformers 5.23's "
+                  "DbrxFFNConfig refuses an integer)", v)
     r["num_key_value_heads"] = attn["kv_n_heads"]
     r["intermediate_size"] = ffn["ffn_hidden_size"]
     r["moe_num_experts"] = ffn["moe_num_experts"]

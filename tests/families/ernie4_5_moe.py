@@ -1,4 +1,8 @@
-"""How the exactness test checks ernie4_5_moe."""
+"""How the exactness test checks ernie4_5_moe.
+
+Real config: baidu/ERNIE-4.5-21B-A3B-PT, a trimmed copy (fixture
+``configs/ERNIE-4.5-21B-A3B-PT_trimmed.json``; its source and cross-checks:
+tests/fixtures/README.md)."""
 
 from hypothesis import strategies as st
 
@@ -13,4 +17,5 @@ def _fields(d):
                 moe_layer_interval=st.integers(1, 3))
 
 
-ROW = Row(defaults=True, small=dict(fields=_fields))
+ROW = Row(defaults=True, real=("configs/ERNIE-4.5-21B-A3B-PT_trimmed.json",),
+          small=dict(fields=_fields))
