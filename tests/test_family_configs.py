@@ -675,13 +675,39 @@ def test_deepseek_v2_class_defaults_give_no_top_k():
 
 @slow
 def test_an_mlx_community_dbrx_config_is_refused_as_transformers_refuses_it():
-    """mlx-community/dbrx-instruct-4bit's config (fixture configs/dbrx-instruct.json) writes
+    """mlx-community/dbrx-instruct-4bit's config (fixture dbrx_instruct_mlx_community.json) writes
     ffn_config.moe_normalize_expert_weights as the integer 1, as older transformers saved it:
     transformers 5.23 refuses it, and the engine refuses it in one line naming the field.
     Written 1.0, it counts as built: DBRX's published 132B total, 36B active."""
-    d = fixture_json("configs/dbrx-instruct.json")
+    d = fixture_json("dbrx_instruct_mlx_community.json")
     assert _refused_by_transformers(d)
     one_line_error(d, "ffn_config.moe_normalize_expert_weights")
     d["ffn_config"]["moe_normalize_expert_weights"] = 1.0
     pc = lc.param_count(transformers_ref.counts_as_built(d))
     assert (round(pc.total / 1e9), round(pc.active / 1e9)) == (132, 36)
+
+
+# each MoE family of its own lineage as its class defaults give it (or with the fields its
+# class leaves null), and Command A MoE with the dense prefix transformers reads once
+# (first_k_dense_replace, not kept: the saved form lists mlp_layer_types and layer_types)
+MOE_SAVED = [{"model_type": mt} for mt in (
+    "afmoe", "aria_text", "ernie4_5_moe", "exaone_moe", "flex_olmo", "granitemoe",
+    "granitemoe_swa", "granitemoeshared", "jetmoe", "olmoe", "phimoe", "solar_open", "minicpm3")
+] + [{"model_type": "cohere2_moe", "first_k_dense_replace": 3, "num_shared_experts": 1,
+      "prefix_dense_intermediate_size": 1000},
+     {"model_type": "dbrx", "attn_config": {"rope_theta": 1e4, "kv_n_heads": 4},
+      "ffn_config": {"moe_num_experts": 8, "moe_top_k": 2}},
+     {"model_type": "dots1", "n_routed_experts": 8, "n_shared_experts": 1,
+      "num_experts_per_tok": 2, "first_k_dense_replace": 2, "sliding_window": 512,
+      "max_window_layers": 30},
+     {"model_type": "hunyuan_v1_moe", "head_dim": 128, "num_experts": 8, "moe_topk": 2}]
+
+
+@slow
+@pytest.mark.parametrize("d", MOE_SAVED, ids=[d["model_type"] for d in MOE_SAVED])
+def test_moe_family_saved_forms_count_the_same(d, tmp_path):
+    """What save_pretrained writes back (derived per-layer lists, nested sub-configs, JetMoE's
+    derived query heads, ERNIE's last expert layer in place of -1) counts as the original."""
+    saved = transformers_ref.saved(d, tmp_path)
+    assert transformers_ref.figures(lc.from_hf_config(saved)) == transformers_ref.figures(
+        lc.from_hf_config(d))

@@ -9,8 +9,8 @@ own the generic ones in :mod:`llmcourse.validation` do not cover (functions in
 :mod:`llmcourse.family_rules`). A multimodal wrapper whose language model sits in its
 ``text_config`` is a :class:`Wrapper`. Adding a family: CONTRIBUTING.md, "Adding a family".
 The entries live in this package's modules, one per lineage (``classic``, ``llama``,
-``qwen``, ``gemma``, ``latent``, ``hybrid``), each an ``ENTRIES`` dict; a new lineage is a
-new module listed in ``MODULES``. Standard library only.
+``qwen``, ``gemma``, ``latent``, ``hybrid``, ``moe``), each an ``ENTRIES`` dict; a new lineage
+is a new module listed in ``MODULES``. Standard library only.
 """
 
 from __future__ import annotations
