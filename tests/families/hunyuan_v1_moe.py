@@ -7,4 +7,5 @@ from hypothesis import strategies as st
 
 from family_rows import Row
 
-ROW = Row(defaults=False, small=dict(fields=dict(head_dim=st.integers(1, 8).map(lambda x: 2 * x))))
+ROW = Row(defaults=False,
+          small=dict(fields=dict(head_dim=st.integers(1, 8).map(lambda x: 2 * x))))
