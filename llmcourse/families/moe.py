@@ -424,9 +424,13 @@ ENTRIES = {
         attribute_map=dict(num_local_experts="num_experts"),
         derive=(rules.head_dim_floored,),
         check=(_olmoe_head_dim,),
-        defaults=dict(_COMMON, vocab_size=50304, hidden_size=2048, intermediate_size=2048,
-                      num_hidden_layers=16, num_attention_heads=16, max_position_embeddings=4096,
-                      pad_token_id=1, num_experts_per_tok=8, num_experts=64)),
+        # (OlmoeConfig declares no head_dim: a config's is read, and refused unless it is
+        # hidden / heads, but it is not one of the family's fields)
+        defaults={**{k: v for k, v in _COMMON.items() if k != "head_dim"},
+                  **dict(vocab_size=50304, hidden_size=2048, intermediate_size=2048,
+                         num_hidden_layers=16, num_attention_heads=16,
+                         max_position_embeddings=4096, pad_token_id=1, num_experts_per_tok=8,
+                         num_experts=64)}),
     # FlexOlmo: OLMoE's experts with OLMo 2's norms after each sublayer
     "flex_olmo": Family(
         group="OLMo",
