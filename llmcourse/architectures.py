@@ -26,7 +26,8 @@ from .limits import ConfigError
 __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
            "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
            "register_block", "register_global_extras", "NO_WEIGHT_NORMS", "layer_config",
-           "LAYER_STATES", "EXTRA_FLOPS", "register_layer_state", "register_extra_flops"]
+           "LAYER_STATES", "EXTRA_FLOPS", "register_layer_state", "register_extra_flops",
+           "register_experts"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -426,6 +427,18 @@ EXPERTS = {"separate": _experts_separate,
            "block_sparse": _experts_block_sparse,
            "block_sparse_shared": _experts_block_sparse_shared,
            "fused_biased": _experts_fused_biased, "fused_shared": _experts_fused_shared}
+
+
+def register_experts(name):
+    """Register a routed-experts builder ``f(cfg) -> [Tensor, ...]`` (router, experts, the
+    shared experts beside them) under ``name`` (how the experts are stored), for a family's
+    ``Layout(experts=name)``."""
+    def add(f):
+        if name in EXPERTS:
+            raise ValueError(f"an experts builder named {name!r} exists already")
+        EXPERTS[name] = f
+        return f
+    return add
 
 
 def _moe(c):

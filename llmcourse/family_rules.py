@@ -588,6 +588,20 @@ def longcat_derive(r, raw):
     r["num_hidden_layers"] = 2 * n if _is_int(n) else n
 
 
+def head_dim_floored(r, raw):
+    """Where transformers reads ``getattr(config, "head_dim", hidden_size //
+    num_attention_heads)`` and the config class declares no head_dim: a config without
+    head_dim gets the floor of the division (GLM-4.5's class defaults: 4096 // 96 = 42), and
+    a null one builds nothing (transformers fails on head_dim ** -0.5)."""
+    if "head_dim" in raw and raw["head_dim"] is None:
+        _fail("head_dim", "must not be null (leave it out for hidden_size // "
+              "num_attention_heads)", None)
+    hidden, heads = r.get("hidden_size"), r.get("num_attention_heads")
+    if r.get("head_dim") is None and _is_int(hidden) and _is_int(heads) and heads > 0 \
+            and hidden >= heads:
+        r["head_dim"] = hidden // heads
+
+
 def experts_only_derive(r, raw):
     """No dense MLP anywhere: intermediate_size is not a field, read as the experts' width."""
     if r.get("intermediate_size") is None:

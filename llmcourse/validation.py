@@ -237,8 +237,12 @@ def _moe_field(r, fam, label):
     if moe_field:  # null where transformers needs a number: refused, not a TypeError
         for f in (moe_field, "num_experts_per_tok"):
             if r.get(f) is None:
+                # (a class whose own default is null, DeepSeek-V2's top-k: it must be given)
+                hint = ("give one: its config class's default is null" if
+                        fam.defaults.get(fam.attribute_map.get(f, f)) is None
+                        else "leave it out for the default")
                 _fail(label(f), "a mixture-of-experts model needs a whole number here, not "
-                      "null (leave it out for the default)", None)
+                      f"null ({hint})", None)
     return moe_field
 
 

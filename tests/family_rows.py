@@ -40,6 +40,10 @@ class Row(NamedTuple):
     #: keyword arguments of :func:`small_configs`, the generic draw from the family's class
     #: defaults every text type also gets (its own fields: ``fields={...}``); None: not drawn
     small: dict | None = {}
+    #: the class defaults alone ({"model_type": type}): True, transformers builds them and
+    #: they count as built, tensor by tensor; False, transformers cannot build them and the
+    #: engine refuses them in one line; None: not checked
+    defaults: bool | None = None
     #: real published config.json files of the type kept as test fixtures
     #: (tests/fixtures/configs/, each with its source in tests/fixtures/README.md)
     real: tuple = ()
@@ -53,6 +57,9 @@ class Row(NamedTuple):
     extra: object = None
     #: the breakdown's "experts" component is the routed experts transformers builds, no more
     routed_component: bool = True
+    #: model -> the build's routed-expert parameters, where module paths do not say which
+    #: they are (JetMoE's attention experts); None: transformers_ref.routed_expert_params
+    routed: object = None
     #: tiny configs: the cache a tiny model holds after a CPU prefill equals the engine's
     tiny: tuple = ()
     #: decode steps whose FLOPs PyTorch counts (FlopsCase)

@@ -243,10 +243,26 @@ def test_configs_from_the_class_defaults_match_transformers(model_type):
     @given(small_configs(model_type, **row.small))
     def check(d):
         if _built_or_refused_alike(d):
-            cfg = transformers_ref.counts_as_built(d, row.uncounted, row.routed_component)
+            cfg = transformers_ref.counts_as_built(d, row.uncounted, row.routed_component,
+                                                   routed_params=row.routed)
             if row.extra:
                 row.extra(d, cfg, transformers_ref.meta_model(d))
     check()
+
+
+@slow
+@pytest.mark.parametrize("model_type", sorted(mt for mt, row in ROWS.items()
+                                              if row.defaults is not None))
+def test_class_defaults_count_as_transformers_builds_them(model_type):
+    """The type's config class's defaults alone ({"model_type": ...}): built by transformers,
+    they count as built, tensor by tensor; where transformers cannot build them (no expert
+    count, no head_dim), the engine refuses them in one line."""
+    row = ROWS[model_type]
+    d = {"model_type": model_type}
+    assert _built_or_refused_alike(d) == row.defaults
+    if row.defaults:
+        transformers_ref.counts_as_built(d, row.uncounted, row.routed_component,
+                                         routed_params=row.routed)
 
 
 @slow
@@ -257,7 +273,8 @@ def test_real_configs_count_as_transformers_builds_them(model_type, fixture):
     d = fixture_json(fixture)
     assert d["model_type"] == model_type
     transformers_ref.counts_as_built(d, ROWS[model_type].uncounted,
-                                     ROWS[model_type].routed_component)
+                                     ROWS[model_type].routed_component,
+                                     routed_params=ROWS[model_type].routed)
 
 
 @slow
@@ -275,7 +292,8 @@ def test_random_configs_match_transformers(model_type):
     def check(d):
         if not _built_or_refused_alike(d):
             return
-        cfg = transformers_ref.counts_as_built(d, row.uncounted, row.routed_component)
+        cfg = transformers_ref.counts_as_built(d, row.uncounted, row.routed_component,
+                                               routed_params=row.routed)
         if row.extra:
             row.extra(d, cfg, transformers_ref.meta_model(d))
         if row.round_trip:
@@ -283,7 +301,7 @@ def test_random_configs_match_transformers(model_type):
         if row.deeper:  # a deeper copy, as a reader edits it, is still the build
             deeper = cfg.replace(num_hidden_layers=cfg.num_hidden_layers + 1)
             transformers_ref.counts_as_built(deeper.to_hf_config(), row.uncounted,
-                                             row.routed_component)
+                                             row.routed_component, routed_params=row.routed)
     check()
 
 

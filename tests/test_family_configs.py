@@ -676,3 +676,130 @@ def test_dense_family_saved_forms_count_the_same(d, tmp_path):
     assert transformers_ref.figures(lc.from_hf_config(saved)) == transformers_ref.figures(
         lc.from_hf_config(d))
     transformers_ref.counts_as_built(saved)
+
+
+# --- mixture-of-experts families of their own lineages (llmcourse/families/moe.py): what
+# transformers 5.23 cannot build is refused in one line naming the field (each failure is
+# checked against transformers itself by the slow test below)
+MOE_BAD = [
+    # DBRX: its attention reads attn_config.rope_theta; tied embeddings are refused
+    ({"model_type": "dbrx"}, "attn_config.rope_theta"),
+    ({"model_type": "dbrx", "attn_config": {"rope_theta": 1e4}, "tie_word_embeddings": True},
+     "tie_word_embeddings"),
+    # dots.llm1's class gives no expert counts; Hunyuan's no head_dim
+    ({"model_type": "dots1"}, "n_routed_experts"),
+    ({"model_type": "dots1", "n_routed_experts": 8, "num_experts_per_tok": 2},
+     "n_shared_experts"),
+    ({"model_type": "hunyuan_v1_dense"}, "head_dim"),
+    ({"model_type": "hunyuan_v1_moe"}, "head_dim"),
+    # a null head_dim where transformers reads getattr(config, "head_dim", ...)
+    ({"model_type": "olmoe", "head_dim": None}, "head_dim"),
+    ({"model_type": "glm4_moe", "head_dim": None}, "head_dim"),
+    # EXAONE MoE derives layer_types from sliding_window_pattern only with a window
+    ({"model_type": "exaone_moe", "sliding_window": None}, "sliding_window"),
+    ({"model_type": "afmoe", "global_attn_every_n_layers": 0}, "global_attn_every_n_layers"),
+    ({"model_type": "ernie4_5_moe", "moe_layer_interval": 0}, "moe_layer_interval"),
+    ({"model_type": "cohere2_moe", "mlp_layer_types": ["dense"] * 3}, "mlp_layer_types"),
+    ({"model_type": "solar_open", "n_shared_experts": None}, "n_shared_experts"),
+]
+
+
+@pytest.mark.parametrize("d,field", MOE_BAD, ids=[f"{d['model_type']}-{f}" for d, f in MOE_BAD])
+def test_moe_family_configs_transformers_cannot_build_are_one_line_errors(d, field):
+    one_line_error(d, field)
+
+
+@slow
+@pytest.mark.parametrize("d,field", MOE_BAD, ids=[f"{d['model_type']}-{f}" for d, f in MOE_BAD])
+def test_transformers_cannot_build_those_moe_family_configs(d, field):
+    assert _refused_by_transformers(d)
+
+
+# what transformers builds on the meta device and the course does not size: a top-k that
+# differs by layer (one active count per token cannot say it); an OLMoE head_dim other than
+# hidden / heads (its q_norm stays hidden_size wide: the model cannot run a token)
+MOE_NOT_SIZED = [
+    ({"model_type": "hunyuan_v1_moe", "head_dim": 128, "num_experts": 8,
+      "moe_topk": [2, 4] * 16}, "moe_topk"),
+    ({"model_type": "olmoe", "head_dim": 64}, "head_dim"),
+]
+
+
+@pytest.mark.parametrize("d,field", MOE_NOT_SIZED,
+                         ids=[f"{d['model_type']}-{f}" for d, f in MOE_NOT_SIZED])
+def test_moe_family_configs_the_course_does_not_size_are_one_line_errors(d, field):
+    one_line_error(d, field)
+
+
+@slow
+def test_an_olmoe_head_dim_other_than_hidden_over_heads_cannot_run():
+    """transformers builds it, q_proj (heads x head_dim) and q_norm (hidden_size) disagree."""
+    m = transformers_ref.meta_model({"model_type": "olmoe", "head_dim": 64})
+    attn = m.model.layers[0].self_attn
+    assert attn.q_proj.out_features == 16 * 64 != attn.q_norm.weight.shape[0] == 2048
+
+
+def test_a_hunyuan_top_k_listed_per_layer_reads_as_one():
+    """Hunyuan's configs list moe_topk (and moe_intermediate_size, unread by transformers) per
+    layer: the same top-k in every layer is that top-k."""
+    d = {"model_type": "hunyuan_v1_moe", "head_dim": 128, "num_experts": 8,
+         "moe_topk": [2] * 32, "moe_intermediate_size": [3072] * 32}
+    assert lc.from_hf_config(d).num_experts_per_tok == 2
+
+
+def test_jetmoe_query_heads_are_kv_heads_times_top_k():
+    """JetMoE's num_attention_heads is not a field: each of a token's top-k attention experts
+    gives it num_key_value_heads query heads, whatever a config says."""
+    cfg = lc.from_hf_config({"model_type": "jetmoe", "num_attention_heads": 3})
+    assert cfg.num_attention_heads == 16 * 2 and cfg.num_key_value_heads == 16
+
+
+@slow
+def test_deepseek_v2_class_defaults_give_no_top_k():
+    """DeepseekV2Config's num_experts_per_tok defaults to null: transformers builds the model
+    (routing happens only in a forward pass) but no token could be routed, so the engine
+    refuses it in one line; given a top-k, the defaults count as built."""
+    m = transformers_ref.meta_model({"model_type": "deepseek_v2"})
+    assert m.config.num_experts_per_tok is None
+    one_line_error({"model_type": "deepseek_v2"}, "num_experts_per_tok")
+    transformers_ref.counts_as_built({"model_type": "deepseek_v2", "num_experts_per_tok": 6})
+
+
+@slow
+def test_an_mlx_community_dbrx_config_is_refused_as_transformers_refuses_it():
+    """mlx-community/dbrx-instruct-4bit's config (fixture dbrx_instruct_mlx_community.json) writes
+    ffn_config.moe_normalize_expert_weights as the integer 1, as older transformers saved it:
+    transformers 5.23 refuses it, and the engine refuses it in one line naming the field.
+    Written 1.0, it counts as built: DBRX's published 132B total, 36B active."""
+    d = fixture_json("dbrx_instruct_mlx_community.json")
+    assert _refused_by_transformers(d)
+    one_line_error(d, "ffn_config.moe_normalize_expert_weights")
+    d["ffn_config"]["moe_normalize_expert_weights"] = 1.0
+    pc = lc.param_count(transformers_ref.counts_as_built(d))
+    assert (round(pc.total / 1e9), round(pc.active / 1e9)) == (132, 36)
+
+
+# each MoE family of its own lineage as its class defaults give it (or with the fields its
+# class leaves null), and Command A MoE with the dense prefix transformers reads once
+# (first_k_dense_replace, not kept: the saved form lists mlp_layer_types and layer_types)
+MOE_SAVED = [{"model_type": mt} for mt in (
+    "afmoe", "aria_text", "ernie4_5_moe", "exaone_moe", "flex_olmo", "granitemoe",
+    "granitemoe_swa", "granitemoeshared", "jetmoe", "olmoe", "phimoe", "solar_open", "minicpm3")
+] + [{"model_type": "cohere2_moe", "first_k_dense_replace": 3, "num_shared_experts": 1,
+      "prefix_dense_intermediate_size": 1000},
+     {"model_type": "dbrx", "attn_config": {"rope_theta": 1e4, "kv_n_heads": 4},
+      "ffn_config": {"moe_num_experts": 8, "moe_top_k": 2}},
+     {"model_type": "dots1", "n_routed_experts": 8, "n_shared_experts": 1,
+      "num_experts_per_tok": 2, "first_k_dense_replace": 2, "sliding_window": 512,
+      "max_window_layers": 30},
+     {"model_type": "hunyuan_v1_moe", "head_dim": 128, "num_experts": 8, "moe_topk": 2}]
+
+
+@slow
+@pytest.mark.parametrize("d", MOE_SAVED, ids=[d["model_type"] for d in MOE_SAVED])
+def test_moe_family_saved_forms_count_the_same(d, tmp_path):
+    """What save_pretrained writes back (derived per-layer lists, nested sub-configs, JetMoE's
+    derived query heads, ERNIE's last expert layer in place of -1) counts as the original."""
+    saved = transformers_ref.saved(d, tmp_path)
+    assert transformers_ref.figures(lc.from_hf_config(saved)) == transformers_ref.figures(
+        lc.from_hf_config(d))
