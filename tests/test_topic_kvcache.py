@@ -150,8 +150,31 @@ def test_kv_explorer_model_change_resets_kv_heads_and_handles_mla():
 def test_kv_variants_compare_mha_mqa_and_no_window():
     g = lc.load_model("gemma-2-2b")
     labels = [label for label, _ in kv_variants(g)]
-    assert len(labels) == 4 and any("every layer full no window" in x for x in labels)
+    assert labels == ["this setting (GQA: 4 KV heads of 256)", "MHA (8 KV heads of 256), same layers",
+                      "MQA (1 KV head of 256), same layers", "every layer full: 4 KV heads of 256"]
     assert len(kv_variants(lc.load_model("DeepSeek-V3"))) == 2
+
+
+def test_gemma4s_every_layer_full_line_caches_its_sliding_heads_in_every_layer():
+    """gemma-4-31B's 60 layers with the 16 KV heads of 256 its sliding layers have, K and
+    V apart: 60 x 2 x 16 x 256 x 2 B = 983,040 B a token, 0.47 GiB at 512 tokens and
+    30 GiB at 32,768: more than the model as shipped (0.43 GiB at 512), never less."""
+    g = lc.load_model("gemma-4-31B")
+    full = dict(kv_variants(g))["every layer full: 16 KV heads of 256"]
+    assert lc.kv_cache_bytes(full, 1) == 983_040
+    assert lc.kv_cache_bytes(full, 32768) == 30 * 2**30
+    assert all(lc.kv_cache_bytes(full, n) > lc.kv_cache_bytes(g, n) for n in (512, 4096, 32768))
+
+
+def test_deepseek_v4_holds_its_weights_against_its_cache_baseline():
+    """Its MHA baseline is a cache stand-in (64 heads of 512 in all 43 layers): the saving
+    of weights + cache keeps V4's own weights on both sides, so it lies between the cache's
+    saving and zero at every context."""
+    v4 = lc.load_model("DeepSeek-V4-Flash")
+    for n in (512, 8192, 262144):
+        s = gqa_memory_saving(v4, n)
+        assert s["mha_weights"] == s["weights"] == lc.weight_bytes(v4)
+        assert 0 < s["total_saving"] < s["cache_saving"] < 1
 
 
 
@@ -219,8 +242,8 @@ def test_mha_and_gqa_take_the_palettes_colours_in_every_kv_figure():
     ex = EXPLORERS["kv_cache"]()
     lines = {ln.get_label(): to_hex(ln.get_color()) for ln in ex.fig.axes[0].get_lines()
              if ln.get_visible()}
-    assert lines["MHA (32 KV heads)"] == to_hex(color_of("mha"))
-    assert lines["this setting (GQA, 8 KV heads)"] == to_hex(color_of("gqa"))
+    assert lines["MHA (32 KV heads of 128), same layers"] == to_hex(color_of("mha"))
+    assert lines["this setting (GQA: 8 KV heads of 128)"] == to_hex(color_of("gqa"))
 
 
 def test_ratio_figure_uses_a_linear_axis_and_fits_a_projector():
