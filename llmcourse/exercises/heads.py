@@ -4,6 +4,7 @@ computed by the engine when it is checked, never stored as a number."""
 from ..config import ConfigError
 from ..counts import param_count, weight_shapes
 from ..zoo import load_model
+from .anatomy import what_if
 from .base import concept, derive, design, predict
 
 __all__ = []
@@ -42,45 +43,75 @@ predict(
 )
 
 
-def _qkvo(cfg):
-    """The worked solution: q, k, v and o weights of one layer (no biases)."""
+def _gpt_oss_attention(cfg):
+    """The worked solution: one gpt-oss layer's attention, biases and sinks included."""
     d, hd = cfg.hidden_size, cfg.head_dim
-    q = cfg.num_attention_heads * hd * d
-    kv = 2 * cfg.num_key_value_heads * hd * d
-    o = d * cfg.num_attention_heads * hd
-    return q + kv + o
+    q, kv = cfg.num_attention_heads * hd, cfg.num_key_value_heads * hd
+    weights = q * d + 2 * kv * d + d * q            # q, k, v (out, in); o maps back to d
+    biases = (q + 2 * kv + d) if cfg.attention_bias else 0   # one per output unit
+    return weights + biases + cfg.num_attention_heads        # a sink per query head
 
 
-def _qkvo_square(cfg):  # q and o taken as hidden × hidden
-    d = cfg.hidden_size
-    return 2 * d * d + 2 * d * cfg.num_key_value_heads * cfg.head_dim
+def _no_sinks(cfg):
+    return _gpt_oss_attention(cfg) - cfg.num_attention_heads
 
 
-def _qkvo_divided(cfg):  # head_dim taken as hidden / heads
-    return _qkvo(cfg.replace(head_dim=cfg.hidden_size // cfg.num_attention_heads))
+def _sinks_per_kv_head(cfg):
+    return _no_sinks(cfg) + cfg.num_key_value_heads
 
 
-def _qkvo_mha(cfg):  # k and v as wide as q
-    return 4 * cfg.hidden_size * cfg.num_attention_heads * cfg.head_dim
+def _o_bias_as_wide_as_q(cfg):   # o's bias taken n_h·d_h wide, its input width
+    extra = cfg.num_attention_heads * cfg.head_dim - cfg.hidden_size
+    return _gpt_oss_attention(cfg) + extra if cfg.attention_bias and extra else None
 
 
-def _wide_heads_what_if():
-    """A config no notebook shows: Llama-3.2-1B with head_dim 96 (32 × 96 = 3,072 ≠ 2,048)."""
-    return load_model("Llama-3.2-1B").replace(head_dim=96)
+def _biases_always(cfg):         # biases counted though attention_bias is false
+    if cfg.attention_bias:
+        return None
+    hd = cfg.head_dim
+    return _gpt_oss_attention(cfg) + (cfg.num_attention_heads + 2 * cfg.num_key_value_heads) \
+        * hd + cfg.hidden_size
+
+
+def _no_biases(cfg):
+    return _gpt_oss_attention(cfg.replace(attention_bias=False)) if cfg.attention_bias else None
+
+
+def _kv_as_wide_as_q(cfg):       # k and v with a head per query head (MHA)
+    return _gpt_oss_attention(cfg.replace(num_key_value_heads=cfg.num_attention_heads))
 
 
 derive(
     "heads-3", NB,
     reference=_attention_per_layer,
-    cases=("gemma-2-2b", "Qwen3-32B", "Meta-Llama-3-70B", "Qwen3-30B-A3B",
-           "Mistral-Nemo-Base-2407", _wide_heads_what_if, "Llama-3.2-3B"),
-    why="q: (n_h·d_h, d); k and v: (n_kv·d_h, d) each; o: (d, n_h·d_h). Together "
-        "2·d·d_h·(n_h + n_kv). With head_dim read from the config it holds for gemma-2 "
-        "(8 × 256 = 2,048 ≠ 2,304) and Qwen3-32B (64 × 128 = 8,192 ≠ 5,120) alike.",
-    solution=_qkvo,
-    hint="Each projection's width is a head count times head_dim; only o_proj maps back "
-         "to hidden_size.",
-    wrong=(_qkvo_square, _qkvo_divided, _qkvo_mha),
+    cases=("gpt-oss-20b",
+           lambda: what_if("gpt-oss-20b", "gpt-oss-20b without attention biases",
+                           attention_bias=False),
+           lambda: what_if("gpt-oss-20b", "gpt-oss-20b with 4 KV heads", num_key_value_heads=4),
+           lambda: what_if("gpt-oss-20b", "gpt-oss-20b with 32 heads of 128",
+                           num_attention_heads=32, head_dim=128)),
+    why="q: (n_h·d_h, d), k and v: (n_kv·d_h, d) each, o: (d, n_h·d_h); with attention_bias "
+        "each has a bias of its output width, n_h·d_h + 2·n_kv·d_h + d in all (o's is d wide, "
+        "not n_h·d_h); and one sink per query head. gpt-oss-20b: 26,550,144 a layer, of "
+        "which 8,000 are biases and 64 sinks.",
+    solution=_gpt_oss_attention,
+    hint="Write each tensor of the layer with its shape: four weights, a bias of each one's "
+         "output width when attention_bias is true, and the sinks. How wide is o_proj's "
+         "output?",
+    mistakes=(
+        (_no_sinks, "that leaves out the sinks: one learned logit per query head"),
+        (_sinks_per_kv_head, "that gives a sink to each KV head: each query head has its own"),
+        (_o_bias_as_wide_as_q, "that makes o_proj's bias n_h·d_h wide: a bias has one number "
+                               "per output unit, and o_proj outputs hidden_size"),
+        (_no_biases, "that leaves out the biases: with attention_bias true, q, k, v and o "
+                     "each have one"),
+        (_biases_always, "that counts biases where attention_bias is false"),
+        (_kv_as_wide_as_q, "that makes k and v as wide as q: they have num_key_value_heads "
+                           "heads"),
+    ),
+    wrong=(_no_sinks, _sinks_per_kv_head, _kv_as_wide_as_q,
+           lambda cfg: _gpt_oss_attention(cfg) + (cfg.num_attention_heads * cfg.head_dim
+                                                  - cfg.hidden_size)),
 )
 
 
