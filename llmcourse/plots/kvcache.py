@@ -177,18 +177,24 @@ def kv_cache_vs_context(variants, batch=1, dtype="bf16", title=None, weights_byt
 
 
 @styled
-def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None):
+def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None, with_state=False,
+                     log=False):
     """How many times smaller each model's cache is than plain MHA
     (:func:`~llmcourse.sizing.plain_mha_cache_bytes`: every layer caches every token,
     one KV head per query head, at its own head width), at ``seq_len`` or the model's
-    maximum context if that is shorter: one dot per model on a linear axis, labelled
-    with the ratio and what makes it."""
+    maximum context if that is shorter: one dot per model, labelled with the ratio and
+    what makes it. ``with_state``: the fixed state of linear-attention and Mamba-2 layers
+    is counted with the cache (what the model keeps per sequence, in ``dtype``); ``log``:
+    a logarithmic axis, for ratios that span orders of magnitude."""
+    from ..counts import linear_state_bytes
     rows = []
     for m in models:
         c = as_config(m)
         top = c.get("max_position_embeddings")
         n = min(seq_len, top) if top else seq_len   # never size a model past its context
         real = kv_cache_bytes(c, n, 1, dtype)
+        if with_state:
+            real += linear_state_bytes(c, 1, dtype)
         base = plain_mha_cache_bytes(c, n, 1, dtype)
         kind = attention_concept(c)
         why = {"mla": "MLA latent", "mha": "MHA", "mqa": "MQA"}.get(
@@ -199,7 +205,8 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None):
             why += " + indexer keys"
         for t, what in (("sliding_attention", "sliding"), ("chunked_attention", "chunked"),
                         ("linear_attention", "linear"), ("mamba", "Mamba-2"),
-                        ("conv", "short conv")):
+                        ("conv", "short conv"), ("compressed_sparse_attention", "CSA"),
+                        ("heavily_compressed_attention", "HCA")):
             if kinds.count(attention=t):
                 why += f" + {kinds.count(attention=t)} {what}"
                 capped += kinds.count(attention=t)
@@ -223,14 +230,24 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None):
             handles.append(Line2D([], [], marker=CONCEPT_MARKERS[kind], ms=10, ls="none",
                                   color=color_of(kind), label=label))
         seen.add(label)
-        ax.text(ratio + top * 0.04, i, f"{ratio:,.1f}×  {why}", va="center",
-                fontsize=TEXT_SIZES["label"])
+        ax.text(ratio * 1.25 if log else ratio + top * 0.04, i, f"{ratio:,.1f}×  {why}",
+                va="center", fontsize=TEXT_SIZES["label"])
     ax.set_yticks(range(len(rows)), [r[0] for r in rows])
-    longest = max(len(f"{r[1]:,.1f}×  {r[3]}") * r[1] / top for r in rows)
-    ax.set_xlim(0, top * max(1.55, 1.1 + 0.022 * longest))  # room for the longest label
+    if log:
+        ax.set_xscale("log")
+        plain_log_axis(ax.xaxis)
+        # room for the longest label to the right of its dot: about 1.13x per character
+        # at this width, measured on the axis' decades
+        room = max(r[1] * 10 ** (0.026 * len(f"{r[1]:,.1f}×  {r[3]}")) for r in rows)
+        ax.set_xlim(0.8, max(room, top * 3))
+    else:
+        longest = max(len(f"{r[1]:,.1f}×  {r[3]}") * r[1] / top for r in rows)
+        ax.set_xlim(0, top * max(1.55, 1.1 + 0.022 * longest))  # room for the longest label
     ax.axvline(1, color="black", lw=1)
-    ax.set_xlabel(f"times smaller than plain MHA: every layer caching all {seq_len:,} tokens\n"
-                  "at its own head width (fixed linear and Mamba-2 states not counted)")
+    state = ("fixed linear and Mamba-2 states counted with the cache" if with_state
+             else "fixed linear and Mamba-2 states not counted")
+    ax.set_xlabel(f"times smaller than plain MHA{' (log scale)' if log else ''}: every layer "
+                  f"caching all {seq_len:,} tokens\nat its own head width ({state})")
     ax.set_title(title or "GQA shrinks the cache 2–16×; MLA and hybrid layers far more")
     ax.legend(handles=handles, loc="lower right", title="hollow: not every\nlayer caches all")
     ax.grid(axis="y", visible=False)
