@@ -206,3 +206,23 @@ def test_kv_row_counts_only_the_layers_that_cache():
     ex = lc.widgets.heads_explorer("Qwen3-Next-80B-A3B")
     assert ex.error == ""
     assert ex.value("kv_bytes_per_token") == 2 * 12 * 2 * 256 * 2
+
+
+def test_heads_explorer_reads_a_wrappers_head_dim_from_its_language_model():
+    """gemma-4-31B's text_config states head_dim 256 (its outer config states none):
+    32 x 256 = 8,192, not 5,376 / 32 = 168, and q_proj is (8,192, 5,376)."""
+    ex = lc.widgets.heads_explorer("gemma-4-31B")
+    assert ex.error == "" and ex.value("head_dim") == 256
+    assert ex.value("heads_x_head_dim") == 32 * 256
+    assert ex.value("q_proj") == 32 * 256 * 5376
+    assert ex.value("total") == lc.param_count(lc.load_model("gemma-4-31B")).total
+
+
+def test_heads3_counts_gpt_oss_biases_and_sinks_by_hand():
+    """gpt-oss-20b: q (64 x 64, 2,880), k and v (8 x 64, 2,880), o (2,880, 4,096); biases
+    4,096 + 512 + 512 + 2,880 = 8,000; 64 sinks."""
+    weights = 4096 * 2880 + 2 * 512 * 2880 + 2880 * 4096
+    ex = lc.exercises.EXERCISES["heads-3"]
+    assert ex.reference(lc.load_model("gpt-oss-20b")) == weights + 8000 + 64 == 26_550_144
+    v = lc.exercises.check("heads-3", lambda cfg: ex.solution(cfg) - cfg.num_attention_heads)
+    assert not v and "sinks" in v

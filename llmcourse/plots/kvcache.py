@@ -219,6 +219,17 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None, with_state=
     rows.sort(key=lambda r: r[1])
     fig, ax = new_figure(size=(10, 0.36 * len(rows) + 1.9))
     top = max(r[1] for r in rows)
+    left = set()   # log axis: a label that would run past the axis goes left of its dot
+    if log:
+        import math
+        # a label starts at 1.25x its dot and must end inside the axis: with c the share of
+        # the axis' width one character takes, log(hi) - log(1.25 r) >= n c (log(hi) - log(lo))
+        lo, c = 0.8, 0.0125
+        hi = math.log10(top * 3)
+        need = {i: (math.log10(1.25 * r[1]) - n * c * math.log10(lo)) / (1 - n * c)
+                for i, r in enumerate(rows) for n in [len(f"{r[1]:,.1f}×  {r[3]}")]}
+        left = {i for i, x in need.items() if x > hi}
+        hi = max([hi] + [x for i, x in need.items() if i not in left])
     seen, handles = set(), []
     from matplotlib.lines import Line2D
     for i, (name, ratio, kind, why, sliding) in enumerate(rows):
@@ -230,26 +241,32 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None, with_state=
             handles.append(Line2D([], [], marker=CONCEPT_MARKERS[kind], ms=10, ls="none",
                                   color=color_of(kind), label=label))
         seen.add(label)
-        ax.text(ratio * 1.25 if log else ratio + top * 0.04, i, f"{ratio:,.1f}×  {why}",
-                va="center", fontsize=TEXT_SIZES["label"])
+        text = f"{ratio:,.1f}×  {why}"
+        if i in left:
+            ax.text(ratio / 1.25, i, text, va="center", ha="right", bbox=_BOX,
+                    fontsize=TEXT_SIZES["label"])
+        else:
+            ax.text(ratio * 1.25 if log else ratio + top * 0.04, i, text, va="center",
+                    fontsize=TEXT_SIZES["label"])
     ax.set_yticks(range(len(rows)), [r[0] for r in rows])
     if log:
         ax.set_xscale("log")
         plain_log_axis(ax.xaxis)
-        # room for the longest label to the right of its dot: about 1.13x per character
-        # at this width, measured on the axis' decades
-        room = max(r[1] * 10 ** (0.026 * len(f"{r[1]:,.1f}×  {r[3]}")) for r in rows)
-        ax.set_xlim(0.8, max(room, top * 3))
+        ax.set_xlim(lo, 10 ** hi)
     else:
         longest = max(len(f"{r[1]:,.1f}×  {r[3]}") * r[1] / top for r in rows)
         ax.set_xlim(0, top * max(1.55, 1.1 + 0.022 * longest))  # room for the longest label
     ax.axvline(1, color="black", lw=1)
-    state = ("fixed linear and Mamba-2 states counted with the cache" if with_state
+    state = ("fixed linear and Mamba-2 states counted" if with_state
              else "fixed linear and Mamba-2 states not counted")
-    ax.set_xlabel(f"times smaller than plain MHA{' (log scale)' if log else ''}: every layer "
-                  f"caching all {seq_len:,} tokens\nat its own head width ({state})")
+    ax.set_xlabel(f"times smaller than plain MHA{' (log scale)' if log else ''}: all "
+                  f"{seq_len:,} tokens in every layer,\nat its own head width; {state}")
     ax.set_title(title or "GQA shrinks the cache 2–16×; MLA and hybrid layers far more")
-    ax.legend(handles=handles, loc="lower right", title="hollow: not every\nlayer caches all")
+    if log:   # long labels reach the right edge: the legend goes below the axis
+        fig.legend(handles=handles, loc="outside lower center", ncol=len(handles),
+                   title="hollow: not every layer caches all")
+    else:
+        ax.legend(handles=handles, loc="lower right", title="hollow: not every\nlayer caches all")
     ax.grid(axis="y", visible=False)
     return fig
 
