@@ -159,6 +159,13 @@ def test_head_dim_table():
     # Mistral-Nemo: 32 heads × 128 = 4,096 next to hidden 5,120
     assert t.loc["Mistral-Nemo-Base-2407", "heads×head_dim"] == "4,096"
     assert t.loc["Mistral-Nemo-Base-2407", "= hidden_size?"] == "no"
+    # MLA's column is its q/k width, 128 + 64, and says so (its config's head_dim is 64)
+    assert t.loc["DeepSeek-V3", "head_dim"] == "192 (q/k)"
+    only = lc.tables.head_dim_table(mismatches_only=True)
+    assert "Meta-Llama-3-8B" not in only.index and "Mistral-Nemo-Base-2407" in only.index
+    assert set(only.index) == {m for m in t.index if t.loc[m, "= hidden_size?"] == "no"}
+    wrong = lc.tables.shape_table_claims(wrong_only=True)   # Qwen3 8B's MLP twice, Gemma-2's q/o
+    assert list(wrong["model (as named)"]) == ["Qwen3 8B", "Qwen3 8B", "Gemma-2 2B"]
 
 
 def test_qkvo_bars_are_shares():

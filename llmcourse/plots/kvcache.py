@@ -128,7 +128,8 @@ def draw_kv_cache_vs_context(fig, variants, batch=1, dtype="bf16", mark_seq_len=
     state_size = (f"{state_bytes / GiB:,.2f} GiB" if state_bytes >= GiB
                   else f"{state_bytes / 2**20:,.1f} MiB") if state_bytes else ""
     for line, nbytes, label in (
-            (state["state_line"], state_bytes, f"linear-attention state, constant: {state_size}"),
+            (state["state_line"], state_bytes,
+             f"fixed state (linear attention, Mamba-2): {state_size}"),
             (state["weights"], weights_bytes, f"weights: {(weights_bytes or 0) / GiB:,.2f} GiB")):
         line.set_visible(bool(nbytes))
         if nbytes:

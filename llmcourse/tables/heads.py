@@ -36,6 +36,8 @@ def head_dim_table(models=None, mismatches_only=False):
     df = pd.DataFrame(rows, columns=["model", "attention", "hidden_size", "heads", "kv_heads",
                                      "head_dim", "heads×head_dim", "= hidden_size?",
                                      "head_dim in 64–128?"]).set_index("model")
+    if mismatches_only:   # every row says "no": the column says nothing
+        df = df.drop(columns="= hidden_size?")
     return wide(fmt(df))
 
 
