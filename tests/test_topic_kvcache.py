@@ -368,7 +368,7 @@ def test_explorer_shows_qwen3_next_state_beside_its_cache():
     assert ex.value("linear_state_bytes") == state == lc.linear_state_bytes(q, 2)
     assert "36 linear" in next(r.text for r in ex.rows if r.key == "sliding_layers")
     flat = [ln for ln in ex.fig.axes[0].get_lines()
-            if ln.get_visible() and "linear-attention state" in ln.get_label()]
+            if ln.get_visible() and "fixed state" in ln.get_label()]
     assert len(flat) == 1 and len(set(flat[0].get_ydata())) == 1
     ex.set(seq_len=131072)
     assert ex.value("linear_state_bytes") == state              # constant in context

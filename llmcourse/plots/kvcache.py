@@ -124,7 +124,7 @@ def draw_kv_cache_vs_context(fig, variants, batch=1, dtype="bf16", mark_seq_len=
         lo, hi = min(lo, min(ys)), max(hi, max(ys))
         if top <= CONTEXTS[-1] and top not in maxima:
             maxima.append(top)
-    # constant levels: the linear-attention state (Qwen3-Next), the weights
+    # constant levels: the fixed state (linear attention, Mamba-2), the weights
     state_size = (f"{state_bytes / GiB:,.2f} GiB" if state_bytes >= GiB
                   else f"{state_bytes / 2**20:,.1f} MiB") if state_bytes else ""
     for line, nbytes, label in (

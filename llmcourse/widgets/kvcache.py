@@ -117,8 +117,10 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
             per_tok, f"{per_tok:,} B"),
         Row(f"KV cache at {seq_len:,} tokens x batch {batch}", "kv_cache_bytes", cache,
             f"{human_bytes(cache)} ({cache:,} B)"),
-        Row("linear-attention state (the same at any context)", "linear_state_bytes", state,
-            f"{human_bytes(state, 'MiB')} ({state:,} B)" if state else "none (no linear layers)"),
+        Row("fixed state of linear-attention and Mamba-2 layers (the same at any context)",
+            "linear_state_bytes", state,
+            f"{human_bytes(state, 'MiB')} ({state:,} B)" if state
+            else "none (no linear-attention or Mamba-2 layers)"),
         Row("KV cache of plain MHA (every layer caches every token, a KV head per query "
             "head, each layer's own head width)", "mha_cache_bytes", plain,
             f"{human_bytes(plain)} ({plain:,} B)"),
