@@ -25,7 +25,7 @@ from .limits import ConfigError
 
 __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
            "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
-           "register_block"]
+           "register_block", "register_global_extras", "NO_WEIGHT_NORMS"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -74,6 +74,9 @@ class Layout(NamedTuple):
     # reaches the window)
     sdpa_sliding_mask: bool = False
     sinks: bool = False               # one learned "attention sink" logit per head
+    # how many head_dim-wide value vectors each query head's weighted sum runs over, under
+    # one set of scores (DiffLlama's differential attention: 2, both halves of V)
+    value_width: int = 1
     stored_in_out: bool = False       # weights stored (in, out): GPT-2's Conv1D
     # --- linear-attention layers: "deltanet" (Qwen3.5: q, k, v, z, b, a unfused),
     # "deltanet_fused" (Qwen3-Next: qkvz and ba fused), "kda" (Kimi Delta Attention)
@@ -109,7 +112,8 @@ class Layout(NamedTuple):
     # --- norms: "rms" (RMSNorm), "rms_one_plus_w" (RMSNorm scaling by 1 + w, in fp32:
     # Gemma 1-3, Qwen3.5), "rms_fp32_weight" (RMSNorm whose fp32 w scales the fp32 normalized
     # value: Nemotron-H), "layer" (LayerNorm with a bias), "layer_no_bias" (LayerNorm, a weight
-    # only); the norms of each layer, in order
+    # only), "rms_no_weight" / "layer_no_weight" (no learned parameters: nanochat, OLMo-1);
+    # the norms of each layer, in order
     norm: str = "rms"
     layer_norms: tuple = ("input_layernorm", "post_attention_layernorm")
     parallel: bool = False            # attention and MLP side by side after one norm (Phi)
@@ -120,7 +124,7 @@ class Layout(NamedTuple):
     final_norm: str | None = "model.norm"
     extra_globals: str | None = None          # GLOBAL_EXTRAS: tensors beside the head
     lm_head: str = "lm_head"
-    lm_head_bias: bool = False
+    lm_head_bias: object = False      # a switch (a bool, or the field that says)
     never_tied: bool = False          # transformers never ties this head, whatever the config
     mtp: str | None = None            # a multi-token-prediction module the checkpoint ships
     # the field counting the residual streams a layer's input holds (DeepSeek-V4's
@@ -169,12 +173,19 @@ def _linear(name, out_f, in_f, component, bias=False, in_out=False, **kw):
 
 def _norm(name, dim, kind="rms"):
     """A norm's tensors: a weight of ``dim`` (an int, or a shape), and a bias for a
-    LayerNorm with one (``kind`` "layer")."""
+    LayerNorm with one (``kind`` "layer"); none for a norm without learned parameters
+    (``kind`` in NO_WEIGHT_NORMS: OLMo-1's LayerNorm, nanochat's RMSNorm)."""
+    if kind in NO_WEIGHT_NORMS:
+        return []
     shape = dim if isinstance(dim, tuple) else (dim,)
     t = [Tensor(f"{name}.weight", shape, "norms")]
     if kind == "layer":
         t.append(Tensor(f"{name}.bias", shape, "norms"))
     return t
+
+
+#: norm kinds that normalise without a learned weight or bias: no tensors at all
+NO_WEIGHT_NORMS = ("rms_no_weight", "layer_no_weight")
 
 
 # --- attention ---------------------------------------------------------------------
@@ -936,6 +947,18 @@ GLOBAL_EXTRAS = {"per_layer_embeddings": (_per_layer_embeddings, True),
                  "hyper_connection_mixer": (_hyper_connection_mixer, False)}
 
 
+def register_global_extras(name, before_norm):
+    """Register ``f(cfg) -> [Tensor, ...]`` under ``name`` (what the tensors are): tensors
+    outside the layers that a family's ``Layout(extra_globals=name)`` adds, listed before
+    the final norm (``before_norm``) or after it."""
+    def add(f):
+        if name in GLOBAL_EXTRAS:
+            raise ValueError(f"global tensors named {name!r} exist already")
+        GLOBAL_EXTRAS[name] = (f, before_norm)
+        return f
+    return add
+
+
 def global_tensors(cfg):
     """The tensors outside the layers: embedding, final norm, lm_head (full names).
 
@@ -955,7 +978,7 @@ def global_tensors(cfg):
     if extra and not before_norm:
         t += extra(cfg)
     t.append(Tensor(f"{L.lm_head}.weight", (V, H), "lm_head", matmul=True, tied=tied))
-    if L.lm_head_bias:
+    if _flag(cfg, L.lm_head_bias):
         t.append(Tensor(f"{L.lm_head}.bias", (V,), "lm_head"))
     return t
 

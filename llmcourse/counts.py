@@ -497,7 +497,9 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     attending to ``seq_len`` cached tokens. A sliding-window layer attends to at
     most ``sliding_window`` tokens, a chunked layer (Llama-4) to the tokens of its own
     ``attention_chunk_size`` chunk. Attention costs 2 FLOPs per multiply-add for
-    Q.K (qk head_dim) and for the V sum (v head_dim), per query head. A
+    Q.K (qk head_dim) and for the V sum (v head_dim), per query head (DiffLlama's
+    differential attention sums ``Layout.value_width`` = 2 head_dim-wide values under each
+    score). A
     linear-attention layer (Qwen3-Next's gated DeltaNet) costs the same at any
     context length: per value head, three products the size of its
     ``linear_key_head_dim x linear_value_head_dim`` state (the state's prediction
@@ -556,7 +558,8 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         if cfg.uses_mla:
             per_key = 2 * nh * (cfg.qk_nope_head_dim + cfg.qk_rope_head_dim + cfg.v_head_dim)
         else:
-            per_key = 2 * nh * 2 * (kind.head_dim or cfg.head_dim)
+            # q.k, then the V sum over value_width head_dim-wide vectors (DiffLlama: 2)
+            per_key = 2 * nh * (1 + cfg.layout.value_width) * (kind.head_dim or cfg.head_dim)
         if v4:
             keys = _v4_key_sum(cfg, kind.attention, n_tok, mode)
             if kind.attention != "sliding_attention":

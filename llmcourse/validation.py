@@ -134,7 +134,7 @@ def _unsupported_hint(mt=None):
         near = get_close_matches(mt.lower(), SUPPORTED_MODEL_TYPES, n=3, cutoff=0.6)
     head = f"closest supported: {', '.join(near)}; " if near else ""
     return (f"{head}all {len(SUPPORTED_MODEL_TYPES)} supported types are in "
-            f"lc.SUPPORTED_MODEL_TYPES and the README; to add one: 'Adding a family' in "
+            f"lc.SUPPORTED_MODEL_TYPES and docs/model-types.md; to add one: 'Adding a family' in "
             f"CONTRIBUTING.md")
 
 

@@ -81,8 +81,12 @@ def small_configs(draw, model_type, fields=None, switches=SWITCHES, explicit_hea
     d = {"model_type": model_type, "vocab_size": draw(st.integers(16, 300))}
     sizes = {"num_hidden_layers": draw(st.integers(1, 4)), "num_attention_heads": heads,
              "intermediate_size": 4 * draw(d8), "max_position_embeddings": 64}
+    # head_dim given where the class defaults one, and sometimes where it may be given
+    # (then hidden_size need not divide by the heads: the families that refuse that, refuse)
     head_dim_given = (explicit_head_dim if explicit_head_dim is not None
-                      else fam.defaults.get("head_dim") is not None)
+                      else fam.defaults.get("head_dim") is not None
+                      or ("head_dim" in fam.defaults and "head_dim" not in fam.engine_only
+                          and fam.layout.attention != "mla" and draw(st.booleans())))
     if head_dim_given:
         sizes["head_dim"] = 2 * draw(d8)
         sizes["hidden_size"] = 4 * draw(d8)

@@ -385,3 +385,21 @@ def test_qwen4_exp_cache_and_its_bookkeeping():
     assert states == lc.linear_state_bytes(cfg, batch=batch, dtype="fp32")
     assert positions == 3 * seq * batch * 8
     assert lc.param_count(cfg).total == sum(p.numel() for p in model.parameters())
+
+
+# --- every causal-LM type transformers registers: counted exactly or refused ---------------
+
+@slow
+def test_every_causal_lm_type_is_exact_or_refused_and_the_page_says_so():
+    """At its config class's defaults, every type transformers registers for causal language
+    modelling is counted exactly (total and every tensor) or refused in one line, never a
+    different number; docs/model-types.md (tools/model_types.py) says which, as of now."""
+    import pathlib
+    import sys
+    root = pathlib.Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "tools"))
+    import model_types
+    text = model_types.page()
+    assert "| DIFFERENT:" not in text
+    assert (root / "docs" / "model-types.md").read_text(encoding="utf-8") == text, \
+        "docs/model-types.md is out of date: python tools/model_types.py"

@@ -584,3 +584,95 @@ def test_transformers_ignores_what_those_refusals_name(name, change):
     """The refusal's reason, checked: transformers builds the same model with or without it."""
     d = zoo_json(name)
     assert transformers_ref.meta_total(dict(d, **change)) == transformers_ref.meta_total(d)
+
+
+# --- the dense families (llmcourse/families/dense.py) ----------------------------------------
+
+# configs transformers 5.23 cannot build, each refused in one line naming the field
+_DENSE_REFUSED = [
+    ({"model_type": "exaone4", "sliding_window": None}, "layer_types"),
+    ({"model_type": "exaone4", "sliding_window_pattern": "LLLG"}, "sliding_window_pattern"),
+    ({"model_type": "cohere2", "sliding_window_pattern": 0}, "sliding_window_pattern"),
+    ({"model_type": "diffllama", "num_key_value_heads": 1, "num_attention_heads": 2,
+      "hidden_size": 64}, "num_key_value_heads"),
+    ({"model_type": "diffllama", "attention_dropout": 0.1}, "attention_dropout"),
+    ({"model_type": "internlm3", "qkv_bias": True, "bias": False}, "qkv_bias"),
+    ({"model_type": "iquestcoder", "clip_qkv": 8.0}, "clip_qkv"),
+    ({"model_type": "iquestcoder", "use_sliding_window": True}, "use_sliding_window"),
+    ({"model_type": "ministral", "rope_theta": 1e8}, "head_dim"),
+    ({"model_type": "nemotron"}, "num_key_value_heads"),
+    ({"model_type": "mellum", "num_mtp_layers": 2}, "num_mtp_layers"),
+    ({"model_type": "mellum", "mlp_layer_types": ["dense"]}, "mlp_layer_types"),
+    ({"model_type": "modernbert-decoder", "pad_token_id": None}, "pad_token_id"),
+    ({"model_type": "cwm", "sliding_window": None}, "sliding_window"),
+]
+
+
+@pytest.mark.parametrize("d,field", _DENSE_REFUSED)
+def test_dense_family_configs_transformers_cannot_build_name_the_field(d, field):
+    one_line_error(d, field)
+
+
+@slow
+@pytest.mark.parametrize("d,field", _DENSE_REFUSED)
+def test_transformers_cannot_build_those_dense_family_configs(d, field):
+    with pytest.raises(Exception):
+        transformers_ref.meta_model(dict(d, num_hidden_layers=d.get("num_hidden_layers", 2)))
+
+
+# fields transformers reads nothing from for these families: a config setting them otherwise
+# describes a model it does not build (as GPT-2's num_key_value_heads above)
+_DENSE_IGNORED = [({"model_type": "modernbert-decoder"}, dict(num_key_value_heads=4)),
+                  ({"model_type": "persimmon"}, dict(head_dim=32))]
+
+
+@pytest.mark.parametrize("d,change", _DENSE_IGNORED)
+def test_dense_family_fields_transformers_ignores_are_refused(d, change):
+    field = next(iter(change))
+    with pytest.raises(ValueError) as e:
+        lc.from_hf_config(dict(d, **change))
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(field) and "transformers" in msg, msg
+
+
+@slow
+@pytest.mark.parametrize("d,change", _DENSE_IGNORED)
+def test_transformers_ignores_those_dense_family_fields(d, change):
+    d = dict(d, num_hidden_layers=2)
+    assert transformers_ref.meta_total(dict(d, **change)) == transformers_ref.meta_total(d)
+
+
+def test_doge_cross_domain_experts_are_refused_not_counted():
+    """Doge with is_moe builds product-key retrieved single-vector experts the course does not
+    size: refused in one line; its dense models are counted."""
+    one_line_error({"model_type": "doge", "is_moe": True}, "is_moe")
+
+
+# each dense family's saved form (transformers writes layer_types, head_dim, a window, the
+# expert count under its own key back) counts as the config it was saved from
+_DENSE_SAVED = [
+    {"model_type": "cohere2", "num_hidden_layers": 5, "sliding_window_pattern": 2},
+    {"model_type": "exaone4", "num_hidden_layers": 5},
+    {"model_type": "cwm", "num_hidden_layers": 5},
+    {"model_type": "granite_swa", "num_hidden_layers": 5},
+    {"model_type": "vaultgemma", "num_hidden_layers": 5},
+    {"model_type": "modernbert-decoder", "num_hidden_layers": 5, "global_attn_every_n_layers": 2,
+     "local_attention": 64, "norm_bias": True},
+    {"model_type": "mellum", "num_hidden_layers": 3, "num_experts": 8,
+     "mlp_layer_types": ["dense", "sparse", "sparse"]},
+    {"model_type": "internlm3", "num_hidden_layers": 2, "qkv_bias": True, "bias": True},
+    {"model_type": "stablelm", "num_hidden_layers": 2, "use_parallel_residual": True,
+     "qk_layernorm": True},
+    {"model_type": "youtu", "num_hidden_layers": 2, "q_lora_rank": None},
+    {"model_type": "ministral", "num_hidden_layers": 2, "head_dim": 128},
+    {"model_type": "doge", "num_hidden_layers": 2, "sliding_window": 128},
+]
+
+
+@slow
+@pytest.mark.parametrize("d", _DENSE_SAVED, ids=lambda d: d["model_type"])
+def test_dense_family_saved_forms_count_the_same(d, tmp_path):
+    saved = transformers_ref.saved(d, tmp_path)
+    assert transformers_ref.figures(lc.from_hf_config(saved)) == transformers_ref.figures(
+        lc.from_hf_config(d))
+    transformers_ref.counts_as_built(saved)

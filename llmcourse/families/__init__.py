@@ -9,7 +9,7 @@ own the generic ones in :mod:`llmcourse.validation` do not cover (functions in
 :mod:`llmcourse.family_rules`). A multimodal wrapper whose language model sits in its
 ``text_config`` is a :class:`Wrapper`. Adding a family: CONTRIBUTING.md, "Adding a family".
 The entries live in this package's modules, one per lineage (``classic``, ``llama``,
-``qwen``, ``gemma``, ``latent``, ``hybrid``), each an ``ENTRIES`` dict; a new lineage is a
+``qwen``, ``gemma``, ``latent``, ``hybrid``, ``dense``), each an ``ENTRIES`` dict; a new lineage is a
 new module listed in ``MODULES``. Standard library only.
 """
 
@@ -17,14 +17,14 @@ from __future__ import annotations
 
 
 from .. import family_rules as rules
-from . import classic, gemma, hybrid, latent, llama, qwen
+from . import classic, dense, gemma, hybrid, latent, llama, qwen
 from .base import Family, Wrapper
 
 __all__ = ["Family", "Wrapper", "ENTRIES", "WRAPPERS", "SUPPORTED_MODEL_TYPES", "NOT_DECODERS",
            "GROUP_ORDER", "family_of", "zoo_groups", "has_kv_heads", "kv_heads_fixed"]
 
 #: the modules holding the entries, in the order the zoo's pickers show them
-MODULES = (classic, llama, qwen, gemma, latent, hybrid)
+MODULES = (classic, llama, qwen, gemma, latent, hybrid, dense)
 ENTRIES = {}
 for _module in MODULES:
     _clash = set(ENTRIES) & set(_module.ENTRIES)

@@ -74,6 +74,7 @@ ENTRIES = {
         moe="n_routed_experts",
         layers=rules.deepseek_layers,
         attribute_map=dict(num_experts="n_routed_experts"),
+        divisible_heads=True,
         nullable=("moe_layer_freq",),
         check=(rules.dense_prefix_fits,),
         defaults=dict(_COMMON, vocab_size=102400, hidden_size=4096, intermediate_size=11008,
@@ -86,7 +87,8 @@ ENTRIES = {
     # DeepSeek-V3: DeepSeek-V2's layout with the router's load-balancing bias
     "deepseek_v3": Family(
         group="DeepSeek",
-        layout=Layout(attention="mla", router_buffer=True, shared_experts="n_shared"),
+        layout=Layout(attention="mla", router_buffer=True, shared_experts="n_shared",
+                      mtp="nextn_layers"),
         moe="n_routed_experts",
         layers=rules.deepseek_layers,
         attribute_map=dict(num_local_experts="n_routed_experts",

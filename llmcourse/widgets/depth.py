@@ -94,7 +94,8 @@ def depth_width_rows(cfg, seq_len=SEQ_LEN):
 def depth_width_explorer(model="Meta-Llama-3-8B"):
     """Change the depth, width and head count of a real dense model; compare the exact
     count with 12·L·d²."""
-    base = {"cfg": load_model(model)}
+    # the language model: a multimodal wrapper's towers are no decoder layers
+    base = {"cfg": load_model(model).text_model}
     cfg0 = base["cfg"]
     controls = {
         "model": model_dropdown(model, dense_models()),
@@ -136,7 +137,7 @@ def depth_width_explorer(model="Meta-Llama-3-8B"):
                             "heads." if why else "") + "</div>")
 
     def on_model(change):  # a new model: reset the sliders to its own shape
-        base["cfg"] = cfg = load_model(change["new"])
+        base["cfg"] = cfg = load_model(change["new"]).text_model
         with ex.hold():
             controls["hidden_size"].options = hidden_options(cfg)
             controls["hidden_size"].value = cfg.hidden_size

@@ -96,7 +96,8 @@ def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
 def ffn_explorer(model="Meta-Llama-3-8B", seq_len=4096):
     """Change a dense model's intermediate_size and MLP kind; watch the FFN's share
     of parameters and FLOPs."""
-    base = {"cfg": load_model(model)}
+    # the language model: a multimodal wrapper's towers are no part of its FFN's share
+    base = {"cfg": load_model(model).text_model}
     curves = {}
     controls = {
         "model": model_dropdown(model, dense_models()),
@@ -144,7 +145,7 @@ def ffn_explorer(model="Meta-Llama-3-8B", seq_len=4096):
         controls["mlp_kind"].disabled = len(kinds) == 1
 
     def on_model(change):  # a new model: start from its own intermediate_size
-        base["cfg"] = load_model(change["new"])
+        base["cfg"] = load_model(change["new"]).text_model
         with ex.hold():
             controls["intermediate_size"].value = base["cfg"].intermediate_size
             offer_kinds(base["cfg"])
