@@ -34,19 +34,21 @@ def mha_baseline(cfg, full_attention=False):
 
     For MLA (DeepSeek) the baseline is the DeepSeek-V2 paper's: a standard MHA
     cache of ``num_attention_heads`` heads of ``v_head_dim`` (d_h = 128) per
-    layer, built as a Llama-layout config of the same hidden size and depth. Use
+    layer, built as a Llama-layout config of the same depth (its hidden size
+    heads x head width, which Llama's config requires the heads to divide). Use
     it for the cache only: its weights are not DeepSeek's.
     """
     cfg = as_config(cfg)
     if cfg.uses_mla or cfg.layout.kv_store == "k_eq_v":
         # a cache baseline only: MHA over every token with the same heads (MLA's v_head_dim;
         # DeepSeek-V4's one K = V head of head_dim), as a Llama layout
-        return from_hf_config({
-            "model_type": "llama", "hidden_size": cfg.hidden_size,
+        width = cfg.v_head_dim if cfg.uses_mla else cfg.head_dim
+        return from_hf_config({   # a hidden size the heads divide, as Llama's config asks
+            "model_type": "llama", "hidden_size": cfg.num_attention_heads * width,
             "num_hidden_layers": cfg.num_hidden_layers,
             "num_attention_heads": cfg.num_attention_heads,
             "num_key_value_heads": cfg.num_attention_heads,
-            "head_dim": cfg.v_head_dim if cfg.uses_mla else cfg.head_dim,
+            "head_dim": width,
             "intermediate_size": cfg.intermediate_size, "vocab_size": cfg.vocab_size,
             "max_position_embeddings": cfg.get("max_position_embeddings"),
         }, name=f"{cfg.name} MHA baseline")
@@ -119,12 +121,14 @@ def full_attention_twin(cfg):
     token's K and V with ``cfg``'s own KV heads of ``head_dim``: no window, no fixed
     state, no layer reusing another's K and V, K and V apart, one head width. A block
     that only holds an MLP or experts (Nemotron-H's) caches nothing and is left out.
-    Built as a Llama layout of the same width, heads and maximum context, as the MLA
-    baseline is: use it for the cache only, its weights are not the model's."""
+    Built as a Llama layout of the same heads and maximum context (its hidden size heads x
+    head_dim, which Llama's config requires the heads to divide), as the MLA baseline is:
+    use it for the cache only, its weights are not the model's."""
     cfg = as_config(cfg)
     mixing = sum(n for kind, n in cfg.layer_schedule.counts().items() if kind.attention != "none")
     return from_hf_config({
-        "model_type": "llama", "hidden_size": cfg.hidden_size, "num_hidden_layers": mixing,
+        "model_type": "llama", "hidden_size": cfg.num_attention_heads * cfg.head_dim,
+        "num_hidden_layers": mixing,
         "num_attention_heads": cfg.num_attention_heads,
         "num_key_value_heads": cfg.num_key_value_heads, "head_dim": cfg.head_dim,
         "intermediate_size": cfg.get("intermediate_size") or cfg.hidden_size,

@@ -188,13 +188,15 @@ def test_exercise_answers_by_hand():
     ex = lc.exercises.EXERCISES
     assert ex["heads-1"].expected() == 4 * 4096 * 4096        # MHA: 4·d² for any head count
     assert ex["heads-2"].expected() == 8 * 256 * 2304           # gemma-2-2b q_proj
-    for n_h, h_d in ((40, 128), (56, 96), (88, 64)):           # h_d·(n_h + 8) = 6,144
-        assert lc.exercises.check("heads-4", dict(num_attention_heads=n_h, head_dim=h_d))
-    # the KV heads the brief keeps may be written out too; another count may not
-    assert lc.exercises.check("heads-4", dict(num_attention_heads=40, head_dim=128,
-                                              num_key_value_heads=8))
-    assert not lc.exercises.check("heads-4", dict(num_attention_heads=40, head_dim=128,
-                                                  num_key_value_heads=4))
+    # h_d·(n_h + n_kv) = 6,144 with n_h | 4,096 and n_kv | n_h: three designs
+    for n_h, n_kv, h_d in ((32, 16, 128), (32, 32, 96), (64, 32, 64)):
+        assert lc.exercises.check("heads-4", dict(num_attention_heads=n_h,
+                                                  num_key_value_heads=n_kv, head_dim=h_d))
+    # 40 heads of 128 with 8 KV heads meet the budget, but 40 does not divide 4,096: refused,
+    # as transformers' LlamaConfig refuses it
+    v = lc.exercises.check("heads-4", dict(num_attention_heads=40, num_key_value_heads=8,
+                                           head_dim=128))
+    assert not v and "divisible by num_attention_heads=40" in v
     kinds = {e.kind for e in lc.exercises.list_exercises("01_heads_and_head_dim")}
     assert kinds == {"predict", "derive", "design", "concept"}
 

@@ -3,6 +3,7 @@ computed by the engine when it is checked, never stored as a number."""
 
 from ..config import ConfigError
 from ..counts import param_count, weight_shapes
+from ..units import count_of
 from ..zoo import load_model
 from .anatomy import what_if
 from .base import concept, derive, design, predict
@@ -117,17 +118,15 @@ derive(
 
 _TARGET = 50_331_648      # q/k/v/o of one layer, the design's budget
 _ALLOWED_HEAD_DIMS = (64, 96, 128)
+_KEYS = {"num_attention_heads", "num_key_value_heads", "head_dim"}
 
 
 def _design_config(answer):
-    keys = {"num_attention_heads", "head_dim"}
-    if not isinstance(answer, dict) or not keys <= set(answer) <= keys | {"num_key_value_heads"}:
-        raise ConfigError("answer: give a dict with the keys num_attention_heads and "
-                          "head_dim, e.g. dict(num_attention_heads=32, head_dim=128)")
-    if answer.get("num_key_value_heads", 8) != 8:
-        raise ConfigError("num_key_value_heads: the brief keeps Meta-Llama-3-8B's 8 KV heads "
-                          f"(got {answer['num_key_value_heads']})")
-    return load_model("Meta-Llama-3-8B").replace(**answer)
+    if not isinstance(answer, dict) or set(answer) != _KEYS:
+        raise ConfigError("answer: give a dict with the keys num_attention_heads, "
+                          "num_key_value_heads and head_dim, e.g. "
+                          "dict(num_attention_heads=32, num_key_value_heads=8, head_dim=128)")
+    return load_model("Meta-Llama-3-8B").replace(**answer)   # the engine's rules, Llama's
 
 
 def _validate_design(answer):
@@ -139,32 +138,37 @@ def _validate_design(answer):
         return False, (f"head_dim {cfg.head_dim} is not one of {_ALLOWED_HEAD_DIMS}, the "
                        "widths attention kernels are tuned for")
     n = _attention_per_layer(cfg)
+    h, kv = cfg.num_attention_heads, cfg.num_key_value_heads
     if n != _TARGET:
         off = 100 * (n - _TARGET) / _TARGET
-        return False, (f"{cfg.num_attention_heads} heads × head_dim {cfg.head_dim} with 8 KV "
-                       f"heads gives {n:,} attention parameters per layer, "
+        return False, (f"{h} heads × head_dim {cfg.head_dim} with {count_of(kv, 'KV head')} "
+                       f"gives {n:,} attention parameters per layer, "
                        f"{abs(off):.1f}% {'above' if off > 0 else 'below'} the budget")
-    return True, (f"{cfg.num_attention_heads} query heads of {cfg.head_dim}, 8 KV heads "
-                  f"({cfg.num_attention_heads // 8} query heads per KV head): {n:,} per layer. "
+    return True, (f"{h} query heads of {cfg.head_dim}, {count_of(kv, 'KV head')} "
+                  f"({count_of(h // kv, 'query head')} per KV head): {n:,} per layer. "
                   + _DESIGN_WHY)
 
 
 _DESIGN_WHY = (
-    "2·d·d_h·(n_h + n_kv) = 50,331,648 with d = 4,096 means d_h·(n_h + 8) = 6,144: "
-    "head_dim 128 with 40 heads, 96 with 56, or 64 with 88. Every one is a valid design; "
-    "the budget fixes d_h·(n_h + n_kv), not the head count.")
+    "2·d·d_h·(n_h + n_kv) = 50,331,648 with d = 4,096 means d_h·(n_h + n_kv) = 6,144, with "
+    "n_h dividing 4,096 and n_kv dividing n_h: 32 heads and 16 KV heads of 128, 32 and 32 of "
+    "96, or 64 and 32 of 64. Every one is a valid design; the budget fixes "
+    "d_h·(n_h + n_kv), not the head count.")
 
 design(
     "heads-4", NB,
     validate=_validate_design,
     why=_DESIGN_WHY,
-    solution=dict(num_attention_heads=40, head_dim=128),
-    hint="Write the layer's attention parameters with n_kv = 8 and d = 4,096, and solve for "
-         "the product that the budget fixes.",
-    wrong=(dict(num_attention_heads=48, head_dim=128), dict(num_attention_heads=60, head_dim=96),
-           dict(num_attention_heads=44, head_dim=128), dict(num_attention_heads=96, head_dim=64),
-           {"heads": 40, "head_dim": 128},
-           dict(num_attention_heads=40, head_dim=128, num_key_value_heads=4)),
+    solution=dict(num_attention_heads=32, num_key_value_heads=16, head_dim=128),
+    hint="Write the layer's attention parameters with d = 4,096 and solve for the product "
+         "that the budget fixes; then look for head counts the rules allow.",
+    wrong=(dict(num_attention_heads=32, num_key_value_heads=8, head_dim=128),
+           dict(num_attention_heads=40, num_key_value_heads=8, head_dim=128),   # 40 ∤ 4,096
+           dict(num_attention_heads=16, num_key_value_heads=32, head_dim=128),  # kv > heads
+           dict(num_attention_heads=64, num_key_value_heads=32, head_dim=96),
+           dict(num_attention_heads=48, num_key_value_heads=16, head_dim=128),  # 48 ∤ 4,096
+           {"heads": 32, "head_dim": 128},
+           dict(num_attention_heads=32, head_dim=128)),
 )
 
 
