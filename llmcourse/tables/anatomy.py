@@ -15,6 +15,7 @@ import html
 from ..config import ConfigError
 from ..architectures import kind_tensors
 from ..counts import weight_shapes
+from ..towers import checkpoint_name
 from ..units import MB, MiB
 from ..zoo import as_config
 
@@ -119,6 +120,7 @@ def decoder_trace(model, layer=0):
         if tensor is None:
             rows.append((step, op, "", "", "", act))
             return
+        tensor = checkpoint_name(cfg, tensor)   # a multimodal wrapper's own names
         r = ws.loc[tensor]
         count = "tied: no new parameters" if r["note"] else f"{r['numel']:,}"
         rows.append((step, op, tensor, shape_text(r["shape"]), count, act))
@@ -126,7 +128,7 @@ def decoder_trace(model, layer=0):
     def add_linear(step, op, weight, act):  # the weight, then its bias where the model has one
         add(step, op, weight, act)
         bias = weight.removesuffix(".weight") + ".bias"
-        if bias in ws.index:
+        if checkpoint_name(cfg, bias) in ws.index:
             add(step, f"+ bias ({weight.split('.')[-2]})", bias, act)
 
     bsH = f"[batch, seq, {H:,}]"
