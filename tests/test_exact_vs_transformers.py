@@ -178,16 +178,15 @@ def test_a_dense_model_made_moe_counts_as_transformers_builds_it(name):
 
 # --- the fixtures: real configs of types the zoo does not ship -------------------------------
 
-def _uncounted(d):
-    row = ROWS.get(d["model_type"])
-    return row.uncounted if row else None
+def _row_of(d):
+    return ROWS.get(d["model_type"])
 
 
 @slow
 @pytest.mark.parametrize("fixture", FIXTURES)
 def test_fixture_counts_as_transformers_builds_it(fixture):
     d = fixture_json(fixture)
-    cfg = transformers_ref.counts_as_built(d, _uncounted(d))
+    cfg = transformers_ref.counts_as_built(d, row=_row_of(d))
     row = ROWS.get(d["model_type"])
     if row and row.extra:
         row.extra(d, cfg, transformers_ref.meta_model(d))
@@ -206,7 +205,7 @@ def test_fixture_saved_and_shrunk_counts_the_same(fixture, tmp_path):
     saved = transformers_ref.saved(small, tmp_path / "shrunk")
     assert transformers_ref.figures(lc.from_hf_config(saved)) == transformers_ref.figures(
         lc.from_hf_config(small))
-    transformers_ref.counts_as_built(small, _uncounted(small))
+    transformers_ref.counts_as_built(small, row=_row_of(small))
 
 
 # --- every supported type: random configs, tiny models, decode steps -------------------------
@@ -243,8 +242,7 @@ def test_configs_from_the_class_defaults_match_transformers(model_type):
     @given(small_configs(model_type, **row.small))
     def check(d):
         if _built_or_refused_alike(d):
-            cfg = transformers_ref.counts_as_built(d, row.uncounted, row.routed_component,
-                                                   routed_params=row.routed)
+            cfg = transformers_ref.counts_as_built(d, row=row)
             if row.extra:
                 row.extra(d, cfg, transformers_ref.meta_model(d))
     check()
@@ -261,8 +259,7 @@ def test_class_defaults_count_as_transformers_builds_them(model_type):
     d = {"model_type": model_type}
     assert _built_or_refused_alike(d) == row.defaults
     if row.defaults:
-        transformers_ref.counts_as_built(d, row.uncounted, row.routed_component,
-                                         routed_params=row.routed)
+        transformers_ref.counts_as_built(d, row=row)
 
 
 @slow
@@ -272,9 +269,7 @@ def test_real_configs_count_as_transformers_builds_them(model_type, fixture):
     """Each type's real published config.json (a test fixture): as built, tensor by tensor."""
     d = fixture_json(fixture)
     assert d["model_type"] == model_type
-    transformers_ref.counts_as_built(d, ROWS[model_type].uncounted,
-                                     ROWS[model_type].routed_component,
-                                     routed_params=ROWS[model_type].routed)
+    transformers_ref.counts_as_built(d, row=ROWS[model_type])
 
 
 @slow
@@ -292,16 +287,14 @@ def test_random_configs_match_transformers(model_type):
     def check(d):
         if not _built_or_refused_alike(d):
             return
-        cfg = transformers_ref.counts_as_built(d, row.uncounted, row.routed_component,
-                                               routed_params=row.routed)
+        cfg = transformers_ref.counts_as_built(d, row=row)
         if row.extra:
             row.extra(d, cfg, transformers_ref.meta_model(d))
         if row.round_trip:
             assert lc.from_hf_config(cfg.to_hf_config()) == cfg
         if row.deeper:  # a deeper copy, as a reader edits it, is still the build
             deeper = cfg.replace(num_hidden_layers=cfg.num_hidden_layers + 1)
-            transformers_ref.counts_as_built(deeper.to_hf_config(), row.uncounted,
-                                             row.routed_component, routed_params=row.routed)
+            transformers_ref.counts_as_built(deeper.to_hf_config(), row=row)
     check()
 
 

@@ -108,20 +108,7 @@ def _checked_rows(name, ex, cfg):
 
 
 WITH_MODELS = [n for n in EXPLORERS if "model" in W.EXPLORERS[n]().controls]
-# known: these show a multimodal wrapper's language model (cfg.text_model) under a label
-# that says "total", not "language model"; strict, so the fix of the label turns this red
-LABEL_SAYS_TOTAL = {
-    "depth_width": "the depth explorer counts a wrapper's language model as its 'exact total'",
-    "ffn": "the FFN explorer counts a wrapper's language model as its 'total parameters'",
-}
-
-
-def _known(names):
-    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=LABEL_SAYS_TOTAL[n]))
-            if n in LABEL_SAYS_TOTAL else n for n in names]
-
-
-@pytest.mark.parametrize("name", _known(WITH_MODELS))
+@pytest.mark.parametrize("name", WITH_MODELS)
 def test_every_model_it_offers_shows_the_engines_figures(name):
     ex = _quiet(W.EXPLORERS[name]())
     wrong, compared = [], 0

@@ -246,16 +246,20 @@ def active_as_built(total, routed, cfg):
     return total - routed // E * (E - k)
 
 
-def counts_as_built(d, uncounted=None, routed_component=True, tensors=True, routed_params=None):
+def counts_as_built(d, uncounted=None, routed_component=True, tensors=True, routed_params=None,
+                    row=None):
     """The engine's total, active and routed-expert parameters of ``d`` equal transformers'
     meta build (less ``uncounted(model, cfg)``: ``{name: shape a checkpoint fills}`` of
     tensors the build allocates larger, LongCat-Flash's zero-expert slots), and
     (``tensors``) its checkpoint listing loads into that build tensor by tensor.
     ``routed_component``: the breakdown's "experts" component is the routed experts alone;
     ``routed_params(model)``: the build's routed-expert parameters where their module paths do
-    not say (JetMoE's attention experts). Returns the engine's config."""
+    not say (JetMoE's attention experts). ``row``: a type's ``family_rows.Row``, whose
+    ``uncounted``, ``routed_component`` and ``routed`` say these. Returns the engine's config."""
     import llmcourse as lc
     from math import prod
+    if row is not None:
+        uncounted, routed_component, routed_params = row.uncounted, row.routed_component, row.routed
     cfg = lc.from_hf_config(d)
     m = model_of(d)
     total = sum(p.numel() for p in m.parameters())

@@ -56,9 +56,7 @@ def at_defaults(mt):
     if model is None:
         return built, "counted", "transformers cannot build the defaults; see the real configs"
     try:
-        row = _row(mt)
-        transformers_ref.counts_as_built(d, row.uncounted if row else None,
-                                         row.routed_component if row else True)
+        transformers_ref.counts_as_built(d, row=_row(mt))
     except AssertionError as e:
         return built, "DIFFERENT", " ".join(str(e).split())[:160]
     return built, "exact", f"{lc.param_count(cfg).total:,}"

@@ -78,7 +78,7 @@ def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
             f"{s['ffn_params']:,} ({human_count(s['ffn_params'])})"),
         Row(f"attention parameters, {n} layers", "attention_params", s["attention_params"],
             f"{s['attention_params']:,} ({human_count(s['attention_params'])})"),
-        Row("total parameters", "total_params", s["total_params"],
+        Row("total parameters (language model)", "total_params", s["total_params"],
             f"{s['total_params']:,} ({human_count(s['total_params'])})"),
         Row("FFN share of the model's parameters", "ffn_param_share", pct(s["ffn_param_share"]),
             f"{100 * s['ffn_param_share']:.1f}%"),
