@@ -34,7 +34,7 @@ from typing import NamedTuple
 from .limits import MAX_LIST, MAX_PATTERN_RUNS, ConfigError
 
 __all__ = ["LayerKind", "Axis", "LayerSchedule", "LayerIndices", "LayerTypes",
-           "ATTENTION_KINDS", "MLP_KINDS", "STATE_KINDS"]
+           "ATTENTION_KINDS", "MLP_KINDS", "STATE_KINDS", "STATE_AND_KV_KINDS"]
 
 #: attention kinds a layer may have (``layer_types`` values in transformers)
 ATTENTION_KINDS = (  # layer kinds, not model types
@@ -58,6 +58,9 @@ ATTENTION_KINDS = (  # layer kinds, not model types
 #: kinds whose layers keep a fixed state per sequence and no KV cache
 STATE_KINDS = ("linear_attention", "mamba", "conv",  # layer kinds, not model types
                "mamba1", "rwkv", "mlstm", "rg_lru", "lightning_attention")
+#: kinds whose layers keep a Mamba state beside their attention's K and V
+STATE_AND_KV_KINDS = ("parallel_attention_mamba", "shared_attention_mamba1",
+                      "shared_attention_mamba")
 #: MLP kinds: a dense feed-forward block, routed experts, or none (a Nemotron-H mixer block)
 MLP_KINDS = ("dense", "moe", "none", "hash_moe")  # hash_moe: DeepSeek-V4's hash-routed MoE
 
@@ -80,6 +83,13 @@ class LayerKind(NamedTuple):
     # Qwen4-Exp's per-layer embedding (PLE): 0 = none, k = the layer holds the k-th hashed
     # n-gram table (ple_layer_ids, in order; each table's size differs)
     ple: int = 0
+    # False: the layer has no norm before its attention (ModernBERT's first decoder layer,
+    # whose input is the embedding's own norm)
+    attention_norm: bool = True
+    # the layer's own values of config fields, ((field, value), ...), as transformers'
+    # per_layer_config gives them (a sliding layer's own heads, head width, MLA ranks);
+    # read through :func:`llmcourse.architectures.layer_config`. () = the model's
+    own_fields: tuple = ()
     # Zamba's shared transformer blocks: 0 = none, b = the layer runs shared block b (1-based);
     # shared_tied: the block's weights are its first user's (tied: listed, counted once there)
     shared_block: int = 0
@@ -89,7 +99,8 @@ class LayerKind(NamedTuple):
         """``'sliding_attention, moe'`` (``', NoPE'`` appended for a layer without RoPE,
         ``', own indexer'`` for a sparse-attention layer that runs its own indexer,
         ``', KV shared'`` for a layer that reuses another's K and V, and its own head
-        width and KV heads where they differ from the model's)."""
+        width and KV heads where they differ from the model's; ``', no attention norm'``
+        for a layer without a norm before its attention)."""
         text = f"{self.attention}, {self.mlp}"
         if self.indexer:
             text += ", own indexer"
@@ -101,6 +112,10 @@ class LayerKind(NamedTuple):
             text += f", {self.kv_heads} KV heads"
         if self.ple:
             text += f", n-gram embedding {self.ple}"
+        if not self.attention_norm:
+            text += ", no attention norm"
+        for field, value in self.own_fields:
+            text += f", {field} {value}"
         if self.shared_block:
             text += f", shared block {self.shared_block}" + (" (tied)" if self.shared_tied else "")
         return text if self.rope else text + ", NoPE"

@@ -7,7 +7,9 @@ RecurrentGemma (Griffin's RG-LRU), RWKV-4, xLSTM (mLSTM), Bailing-Hybrid and Min
 (linear attention beside softmax attention). Each entry is a
 :class:`~llmcourse.families.Family` (CONTRIBUTING.md, "Adding a family"); the layer builders
 of the new token mixers are registered here (``register_block``), with each mixer's fixed
-state per sequence and its work per token (``register_state``). Standard library only.
+state per sequence and its work per token (:data:`MIXERS`, read through the
+``Layout.layer_state`` and ``Layout.extra_flops`` named ``state_space_mixers``). Standard
+library only.
 """
 
 from __future__ import annotations
@@ -16,12 +18,34 @@ from math import ceil
 
 from .. import family_rules as rules
 from ..architectures import (GLOBAL_EXTRAS, Layout, Tensor, _experts_block_sparse, _linear,
-                             _norm, mamba_dims, register_block, register_state)
+                             _norm, mamba_dims, register_block, register_extra_flops,
+                             register_layer_state)
 from ..layers import Axis
 from ..limits import MAX_LIST, MAX_SIZE, _fail, _is_int
 from .base import _COMMON, Family
 
 __all__ = []
+
+
+#: the token mixers defined here: ``{layer kind: (values, flops)}``, each ``f(cfg)``: the
+#: values one layer keeps per sequence, whatever the context, and its FLOPs per token beyond
+#: its weights' matmuls (and beyond its attention's over the keys, where it has one)
+MIXERS = {}
+
+
+@register_layer_state("state_space_mixers")
+def _mixer_state(c, kind):
+    """A layer's fixed state, for counts.linear_state_bytes (0 for the kinds counts.py knows:
+    Mamba-2, linear attention, LFM2's convolution, plain attention)."""
+    mixer = MIXERS.get(kind.attention)
+    return mixer[0](c) if mixer else 0
+
+
+@register_extra_flops("state_space_mixers")
+def _mixer_flops(c):
+    """The mixers' fixed work per token, all layers, for counts.flops_per_token."""
+    return sum(n * MIXERS[k.attention][1](c) for k, n in c.layer_schedule.counts().items()
+               if k.attention in MIXERS)
 
 
 # --- Mamba-1's selective scan ------------------------------------------------------------
@@ -72,7 +96,7 @@ def _mamba1_flops(c):
     return 4 * c.mamba1_d_inner * c.mamba1_d_state
 
 
-register_state("mamba1", _mamba1_state, _mamba1_flops)
+MIXERS["mamba1"] = (_mamba1_state, _mamba1_flops)
 
 
 @register_block("norm_and_ssm_mixer")
@@ -122,7 +146,8 @@ def mamba2_check(r, head_dim):
 
 
 _MAMBA_LAYOUT = Layout(block="norm_and_ssm_mixer", layer_prefix="backbone.layers.{i}.",
-                       embedding="backbone.embeddings", final_norm="backbone.norm_f")
+                       embedding="backbone.embeddings", final_norm="backbone.norm_f",
+                       layer_state="state_space_mixers", extra_flops="state_space_mixers")
 # MambaConfig's and FalconMambaConfig's defaults
 _MAMBA1 = dict(vocab_size=50280, hidden_size=768, state_size=16, num_hidden_layers=32,
                pad_token_id=0, expand=2, conv_kernel=4, use_bias=False, use_conv_bias=True,
@@ -362,7 +387,7 @@ def _mamba2_flops(c):
 
 
 # Falcon-H1's layers: attention (a KV cache, counted as full attention) beside a Mamba-2 mixer
-register_state("parallel_attention_mamba", _mamba2_state, _mamba2_flops)
+MIXERS["parallel_attention_mamba"] = (_mamba2_state, _mamba2_flops)
 
 
 def _gqa(c, prefix="self_attn."):
@@ -496,7 +521,8 @@ _NO_BIAS = {k: v for k, v in _COMMON.items() if k != "attention_bias"}
 _GRANITE_MAMBA = ("mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state",
                   "mamba_d_conv", "mamba_conv_bias", "mamba_proj_bias", "mamba_chunk_size")
 _HYBRID = Layout(block="ssm_or_attention_then_mlp", final_norm="model.final_layernorm",
-                 mamba_fields=_GRANITE_MAMBA)
+                 mamba_fields=_GRANITE_MAMBA, layer_state="state_space_mixers",
+                 extra_flops="state_space_mixers")
 _MAMBA2_POSITIVE = ("mamba_n_heads", "mamba_n_groups", "mamba_d_state", "mamba_d_conv",
                     "mamba_expand", "mamba_chunk_size")
 
@@ -658,7 +684,7 @@ def _lightning_flops(c):
     return 4 * c.num_attention_heads * c.head_dim * c.head_dim
 
 
-register_state("lightning_attention", _lightning_state, _lightning_flops)
+MIXERS["lightning_attention"] = (_lightning_state, _lightning_flops)
 
 
 @register_block("lightning_or_softmax_attention_moe")
@@ -708,7 +734,8 @@ ENTRIES.update({
     # MiniMax-01 (MiniMax-Text-01): lightning attention in seven of eight layers, softmax
     # attention in the others, routed experts in every layer. Defaults: MiniMaxConfig
     "minimax": Family(
-        layout=Layout(block="lightning_or_softmax_attention_moe", experts="block_sparse"),
+        layout=Layout(block="lightning_or_softmax_attention_moe", experts="block_sparse",
+                      layer_state="state_space_mixers", extra_flops="state_space_mixers"),
         group="MiniMax",
         moe="num_local_experts",
         layers=minimax_layers,
@@ -737,7 +764,7 @@ def _rg_lru_flops(c):
     return 2 * c.lru_width
 
 
-register_state("rg_lru", _rg_lru_state, _rg_lru_flops)
+MIXERS["rg_lru"] = (_rg_lru_state, _rg_lru_flops)
 
 
 @register_block("rg_lru_or_local_attention")
@@ -811,7 +838,8 @@ ENTRIES.update({
     # RecurrentGemmaConfig
     "recurrent_gemma": Family(
         layout=Layout(block="rg_lru_or_local_attention", final_norm="model.final_norm",
-                      norm="rms_one_plus_w"),
+                      norm="rms_one_plus_w", layer_state="state_space_mixers",
+                      extra_flops="state_space_mixers"),
         group="Gemma",
         layers=recurrent_gemma_layers,
         attention_kinds=(),
@@ -843,7 +871,7 @@ def _rwkv_flops(c):
     return 8 * c.attention_hidden_size
 
 
-register_state("rwkv", _rwkv_state, _rwkv_flops)
+MIXERS["rwkv"] = (_rwkv_state, _rwkv_flops)
 
 
 @register_block("rwkv_time_and_channel_mix")
@@ -891,7 +919,8 @@ ENTRIES.update({
     "rwkv": Family(
         layout=Layout(block="rwkv_time_and_channel_mix", layer_prefix="rwkv.blocks.{i}.",
                       embedding="rwkv.embeddings", final_norm="rwkv.ln_out", lm_head="head",
-                      norm="layer", extra_globals="rwkv_pre_ln"),
+                      norm="layer", extra_globals="rwkv_pre_ln",
+                      layer_state="state_space_mixers", extra_flops="state_space_mixers"),
         layers=lambda r: dict(attention=Axis.constant("rwkv", field="num_hidden_layers")),
         attention_kinds=("rwkv",),
         attribute_map=dict(max_position_embeddings="context_length"),
@@ -924,7 +953,7 @@ def _mlstm_flops(c):
     return 4 * nh * dqk * (dv + 1)
 
 
-register_state("mlstm", _mlstm_state, _mlstm_flops)
+MIXERS["mlstm"] = (_mlstm_state, _mlstm_flops)
 
 
 @register_block("mlstm_then_gated_mlp")
@@ -1003,7 +1032,8 @@ ENTRIES.update({
     "xlstm": Family(
         layout=Layout(block="mlstm_then_gated_mlp", layer_prefix="backbone.blocks.{i}.",
                       embedding="backbone.embeddings", final_norm="backbone.out_norm",
-                      never_tied=True),
+                      never_tied=True, layer_state="state_space_mixers",
+                      extra_flops="state_space_mixers"),
         layers=lambda r: dict(attention=Axis.constant("mlstm", field="num_hidden_layers")),
         attention_kinds=("mlstm",),
         attribute_map=dict(num_hidden_layers="num_blocks"),
@@ -1368,8 +1398,8 @@ def zamba2_check(r, head_dim):
     r["zamba2_conv_bias"] = True   # Zamba2's convolution always has a bias
 
 
-register_state("shared_attention_mamba1", _mamba1_state, _mamba1_flops)
-register_state("shared_attention_mamba", _mamba2_state, _mamba2_flops)
+MIXERS["shared_attention_mamba1"] = (_mamba1_state, _mamba1_flops)
+MIXERS["shared_attention_mamba"] = (_mamba2_state, _mamba2_flops)
 
 _ZAMBA_COMMON = dict(_NO_BIAS, tie_word_embeddings=True, pad_token_id=0,
                      max_position_embeddings=4096, layers_block_type=None, mamba_d_conv=4,
@@ -1380,7 +1410,8 @@ ENTRIES.update({
     # attention-and-MLP block, each through its own linear, before their own Mamba layer.
     # Defaults: ZambaConfig
     "zamba": Family(
-        layout=Layout(block="mamba_then_shared_attention", final_norm="model.final_layernorm"),
+        layout=Layout(block="mamba_then_shared_attention", final_norm="model.final_layernorm",
+                      layer_state="state_space_mixers", extra_flops="state_space_mixers"),
         layers=zamba_layers,
         attention_kinds=(),
         attribute_map=dict(head_dim="attention_head_dim"),
@@ -1400,6 +1431,7 @@ ENTRIES.update({
     # turn, each use with its own low-rank adapters. Defaults: Zamba2Config
     "zamba2": Family(
         layout=Layout(block="mamba2_then_shared_attention", final_norm="model.final_layernorm",
+                      layer_state="state_space_mixers", extra_flops="state_space_mixers",
                       mamba_fields=("n_mamba_heads", "zamba2_head_dim", "mamba_ngroups",
                                     "mamba_d_state", "mamba_d_conv", "zamba2_conv_bias",
                                     "add_bias_linear", "chunk_size")),
