@@ -804,10 +804,11 @@ def _recurrent_gemma_layer(c, kind):
 
 
 def recurrent_gemma_derive(r, raw):
-    """RecurrentGemmaConfig: head_dim is hidden_size // heads, whatever a config says;
-    lru_width defaults to hidden_size."""
+    """RecurrentGemmaConfig: head_dim is hidden_size // heads unless a config gives it (the
+    class derives it, but a given value is set after and wins); lru_width defaults to
+    hidden_size."""
     h, n = r.get("hidden_size"), r.get("num_attention_heads")
-    if _is_int(h) and _is_int(n) and n > 0:
+    if raw.get("head_dim") is None and _is_int(h) and _is_int(n) and n > 0:
         r["head_dim"] = h // n
     if r.get("lru_width") is None:
         r["lru_width"] = h
@@ -1203,12 +1204,13 @@ def _adapter(name, out_f, in_f, component, matmul):
 
 
 def _shared_block(c, kind, name):
-    """The shared transformer block of a hybrid layer: attention from 2 x hidden_size
-    (attention_head_dim = 2 x hidden_size / heads), its norm over that width, an MLP after
+    """The shared transformer block of a hybrid layer: attention from attention_hidden_size
+    (2 x hidden_size unless given; attention_head_dim = 2 x hidden_size / heads unless given),
+    its norm over that width, an MLP after
     pre_ff_layernorm (Zamba: gate, up, down; Zamba2: gate and up fused, biases by
     add_bias_linear, and the per-use low-rank adapters of this block: of the MLP's gate and
     up, and with use_shared_attention_adapter of q, k and v)."""
-    H, A = c.hidden_size, 2 * c.hidden_size
+    H, A = c.hidden_size, c.attention_hidden_size
     nh, kv, hd = c.num_attention_heads, c.num_key_value_heads, c.head_dim
     a, f = "self_attn.", "feed_forward."
     t = (_linear(a + "q_proj", nh * hd, A, "attention") + _linear(a + "k_proj", kv * hd, A, "attention")
@@ -1358,21 +1360,17 @@ def zamba2_layers(r):
 
 
 def zamba_derive(r, raw):
-    """ZambaConfig: attention reads 2 x hidden_size; a head is attention_head_dim, unless
-    given 2 x hidden_size / heads."""
+    """ZambaConfig and Zamba2Config: attention reads attention_hidden_size, 2 x hidden_size
+    unless given; a head is attention_head_dim (head_dim is its alias), 2 x hidden_size /
+    heads unless given (Zamba2Config derives both, but a value a config gives is set after
+    and wins); Zamba2's MLP is 4 x hidden_size wide unless given."""
     h, n = r.get("hidden_size"), r.get("num_attention_heads")
+    if r.get("attention_hidden_size") is None and _is_int(h):
+        r["attention_hidden_size"] = 2 * h
     if r.get("attention_head_dim") is None and _is_int(h) and _is_int(n) and n > 0:
         r["attention_head_dim"] = 2 * h // n
     r["head_dim"] = r.get("attention_head_dim")
-
-
-def zamba2_derive(r, raw):
-    """Zamba2Config: a head is always 2 x hidden_size / heads, whatever a config says; the
-    MLP 4 x hidden_size wide unless given."""
-    h, n = r.get("hidden_size"), r.get("num_attention_heads")
-    if _is_int(h) and _is_int(n) and n > 0:
-        r["attention_head_dim"] = r["head_dim"] = 2 * h // n
-    if r.get("intermediate_size") is None and _is_int(h):
+    if "adapter_rank" in r and r.get("intermediate_size") is None and _is_int(h):
         r["intermediate_size"] = 4 * h
 
 
@@ -1395,6 +1393,11 @@ def zamba2_check(r, head_dim):
         _fail("n_mamba_heads", f"must divide mamba_expand x hidden_size = {inner:,} (the "
               "Mamba-2 width)", r["n_mamba_heads"])
     r["zamba2_head_dim"] = inner // r["n_mamba_heads"]
+    given = r.get("mamba_headdim")
+    if given is not None and given != r["zamba2_head_dim"]:
+        _fail("mamba_headdim", f"must be mamba_expand x hidden_size / n_mamba_heads = "
+              f"{r['zamba2_head_dim']:,} (transformers reads it as given and cannot run "
+              "another)", given)
     r["zamba2_conv_bias"] = True   # Zamba2's convolution always has a bias
 
 
@@ -1424,6 +1427,7 @@ ENTRIES.update({
         depth_lists=dict(layers_block_type="repeat"),
         defaults=dict(_ZAMBA_COMMON, vocab_size=32000, hidden_size=3712, intermediate_size=14848,
                       num_hidden_layers=76, num_attention_heads=16, attention_head_dim=None,
+                      attention_hidden_size=None,
                       num_key_value_heads=16, n_mamba_heads=2, attn_layer_period=6,
                       attn_layer_offset=4, mamba_d_state=16, mamba_dt_rank="auto",
                       mamba_conv_bias=True, mamba_proj_bias=False)),
@@ -1441,7 +1445,7 @@ ENTRIES.update({
         positive=("n_mamba_heads", "mamba_d_state", "mamba_d_conv", "mamba_expand",
                   "mamba_ngroups", "num_mem_blocks", "adapter_rank", "chunk_size"),
         prepare=(zamba_prepare,),
-        derive=(zamba2_derive,),
+        derive=(zamba_derive,),
         check=(booleans("use_shared_attention_adapter", "add_bias_linear"), zamba2_check),
         nullable=("intermediate_size",),
         depth_lists=dict(layers_block_type="repeat"),
