@@ -1,7 +1,6 @@
 """The state-space and recurrent families (llmcourse/families/state_space.py): their fixed
 states, caches and FLOPs derived by hand from real configs' fields, the shared blocks of
-Zamba counted once, the refusals, and (slow) every type at its transformers class defaults
-built tensor by tensor.
+Zamba counted once, and the refusals.
 
 The hand derivations read only the config fields named in each docstring; the exactness test
 (tests/test_exact_vs_transformers.py, the rows in tests/families/) holds the same functions
@@ -11,11 +10,7 @@ against tiny models' caches after a CPU prefill and PyTorch's FlopCounterMode.
 import pytest
 
 import llmcourse as lc
-import transformers_ref  # torch + transformers: requirements-test.txt (never skipped)
 from config_files import fixture_json
-
-slow = pytest.mark.slow
-STATE_SPACE_TYPES = tuple(lc.families.state_space.ENTRIES)
 
 
 def load(name):
@@ -166,11 +161,3 @@ def test_a_new_mixer_is_refused_in_one_line_where_its_training_memory_is_not_mod
             lc.training_memory({"model_type": mt}, 1024)
         assert "\n" not in str(e.value) and "not modelled" in str(e.value)
 
-
-@slow
-@pytest.mark.parametrize("model_type", STATE_SPACE_TYPES)
-def test_class_defaults_count_as_transformers_builds_them(model_type):
-    """Each type at its transformers *Config class defaults (a config.json of the model type
-    alone), at full size on the meta device: total, active and routed-expert parameters, and
-    every tensor by name and shape."""
-    transformers_ref.counts_as_built({"model_type": model_type})

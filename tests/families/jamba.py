@@ -13,6 +13,6 @@ from family_rows import FlopsCase, Row
 
 from ._ssm import JAMBA_TINY, jamba_configs, jamba_flops_gap
 
-ROW = Row(jamba_configs, examples=50, round_trip=True, deeper=True,
+ROW = Row(jamba_configs, defaults=True, examples=50, round_trip=True, deeper=True,
           real=("configs/AI21-Jamba-1.5-Mini.json",), tiny=(JAMBA_TINY,),
           flops=(FlopsCase(JAMBA_TINY, gap=jamba_flops_gap),))

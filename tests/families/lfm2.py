@@ -14,6 +14,6 @@ from family_rows import FlopsCase, Row
 from ._ssm import LFM2_TINY, lfm2_configs, lfm2_flops_gap
 
 # (the class defaults: every layer attention, as Lfm2Config builds them)
-ROW = Row(lfm2_configs, examples=50, round_trip=True, deeper=True,
+ROW = Row(lfm2_configs, defaults=True, examples=50, round_trip=True, deeper=True,
           real=("configs/LFM2-1.2B-trimmed.json",), tiny=(LFM2_TINY,),
           flops=(FlopsCase(LFM2_TINY, gap=lfm2_flops_gap),))

@@ -10,6 +10,6 @@ from family_rows import FlopsCase, Row
 
 from ._ssm import MAMBA_TINY, mamba_configs, mamba_flops_gap
 
-ROW = Row(lambda: mamba_configs("mamba"), examples=40, round_trip=True, deeper=True,
+ROW = Row(lambda: mamba_configs("mamba"), defaults=True, examples=40, round_trip=True, deeper=True,
           real=("configs/mamba-2.8b-hf.json",), tiny=(MAMBA_TINY,),
           flops=(FlopsCase(MAMBA_TINY, gap=mamba_flops_gap),))

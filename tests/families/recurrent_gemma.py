@@ -14,7 +14,7 @@ from family_rows import FlopsCase, Row
 
 from ._ssm import RECURRENT_GEMMA_TINY, recurrent_gemma_configs, recurrent_gemma_flops_gap
 
-ROW = Row(recurrent_gemma_configs, examples=50, round_trip=True, deeper=True,
+ROW = Row(recurrent_gemma_configs, defaults=True, examples=50, round_trip=True, deeper=True,
           real=("configs/recurrentgemma-2b-trimmed.json",),
           tiny=(RECURRENT_GEMMA_TINY,),
           flops=(FlopsCase(RECURRENT_GEMMA_TINY, gap=recurrent_gemma_flops_gap),))
