@@ -25,7 +25,7 @@ from .limits import ConfigError
 
 __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
            "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
-           "register_block"]
+           "register_block", "OUTSIDE", "register_outside"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -119,6 +119,9 @@ class Layout(NamedTuple):
     position_embedding: str | None = None     # learned positions, a weight (GPT-2's wpe)
     final_norm: str | None = "model.norm"
     extra_globals: str | None = None          # GLOBAL_EXTRAS: tensors beside the head
+    # OUTSIDE: a builder of every tensor outside the layers, in place of the standard ones
+    # above (OPT's narrower embedding and its projections, BLOOM's embedding LayerNorm)
+    outside: str | None = None
     lm_head: str = "lm_head"
     lm_head_bias: bool = False
     never_tied: bool = False          # transformers never ties this head, whatever the config
@@ -304,16 +307,17 @@ def _dense_mlp(c):
     plain (up, down: GPT-2, Phi, StarCoder2) or with gate and up fused (Phi-3)."""
     L = c.layout
     H, inter = c.hidden_size, getattr(c, L.mlp_width)
-    p, bias, io = L.mlp_prefix, _flag(c, L.mlp_bias), L.stored_in_out
+    bias, io = _flag(c, L.mlp_bias), L.stored_in_out
+    p = L.mlp_prefix + "." if L.mlp_prefix else ""   # "": fc1, fc2 in the layer itself (OPT)
     if L.mlp == "plain":
         up, down = L.mlp_names
-        return (_linear(f"{p}.{up}", inter, H, "mlp", bias, io)
-                + _linear(f"{p}.{down}", H, inter, "mlp", bias, io))
+        return (_linear(f"{p}{up}", inter, H, "mlp", bias, io)
+                + _linear(f"{p}{down}", H, inter, "mlp", bias, io))
     if L.mlp == "fused_gated":
         gate_up, down = L.mlp_names
-        return (_linear(f"{p}.{gate_up}", 2 * inter, H, "mlp", bias)
-                + _linear(f"{p}.{down}", H, inter, "mlp", bias))
-    return _swiglu(p, H, inter, "mlp", bias, L.mlp_names)
+        return (_linear(f"{p}{gate_up}", 2 * inter, H, "mlp", bias)
+                + _linear(f"{p}{down}", H, inter, "mlp", bias))
+    return _swiglu(p[:-1], H, inter, "mlp", bias, L.mlp_names)
 
 
 def _experts_separate(c, fused=False):
@@ -936,12 +940,31 @@ GLOBAL_EXTRAS = {"per_layer_embeddings": (_per_layer_embeddings, True),
                  "hyper_connection_mixer": (_hyper_connection_mixer, False)}
 
 
+#: builders of every tensor outside the layers (``Layout.outside``), for families whose
+#: embedding, positions or head are not the standard ones: ``f(cfg) -> [Tensor, ...]``, the
+#: token embedding first (a tied head is marked ``tied``)
+OUTSIDE = {}
+
+
+def register_outside(name):
+    """Register a builder of the tensors outside the layers under ``name`` (what they are),
+    for a family's ``Layout(outside=name)``."""
+    def add(f):
+        if name in OUTSIDE:
+            raise ValueError(f"an outside-the-layers builder named {name!r} exists already")
+        OUTSIDE[name] = f
+        return f
+    return add
+
+
 def global_tensors(cfg):
     """The tensors outside the layers: embedding, final norm, lm_head (full names).
 
     The first is the token embedding (a tied lm_head shares its storage).
     """
     L, H, V = cfg.layout, cfg.hidden_size, cfg.vocab_size
+    if L.outside:
+        return OUTSIDE[L.outside](cfg)
     tied = cfg.tie_word_embeddings and not L.never_tied
     t = [Tensor(f"{L.embedding}.weight", (V, H), "embedding")]
     if L.position_embedding:  # learned positions: a weight (n_positions x d), not a cache

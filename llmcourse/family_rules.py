@@ -615,11 +615,12 @@ _NO_KV_HEADS = {"gpt2": "GPT-2", "gpt_neox": "GPT-NeoX (Pythia)"}
 
 
 def one_kv_per_head(r, head_dim):
-    """GPT-2 and GPT-NeoX: transformers builds one k and one v for every head (a fused
-    c_attn / query_key_value, 3 x hidden wide) and reads neither num_key_value_heads nor
-    head_dim. A config or a what-if that sets them otherwise describes a model transformers
+    """GPT-2 and GPT-NeoX (and the other multi-head-only GPT-style families): transformers
+    builds one k and one v for every head (a fused c_attn / query_key_value, 3 x hidden wide)
+    and reads neither num_key_value_heads nor head_dim. A config or a what-if that sets them otherwise describes a model transformers
     does not build, so it is refused rather than counted."""
-    name, heads, hidden = _NO_KV_HEADS[r["model_type"]], r["num_attention_heads"], r["hidden_size"]
+    name = _NO_KV_HEADS.get(r["model_type"], r["model_type"])
+    heads, hidden = r["num_attention_heads"], r["hidden_size"]
     kv = r.get("num_key_value_heads")
     if kv is not None and kv != heads:
         _fail("num_key_value_heads", f"{name} in transformers has no KV heads: every head keeps "

@@ -1,0 +1,5 @@
+"""How the exactness test checks biogpt."""
+
+from family_rows import OLD, Row
+
+ROW = Row(**OLD)
