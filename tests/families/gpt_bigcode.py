@@ -2,6 +2,13 @@
 
 from hypothesis import strategies as st
 
-from family_rows import OLD, Row
+from family_rows import OLD, FlopsCase, Row
 
-ROW = Row(small=dict(fields={"multi_query": st.booleans()}), **OLD)
+# tiny models whose cache after a CPU prefill is compared (and a decode step's FLOPs)
+TINY = (dict(model_type="gpt_bigcode", n_embd=32, n_layer=2, n_head=4, vocab_size=64,
+             n_positions=32, multi_query=True),
+        dict(model_type="gpt_bigcode", n_embd=32, n_layer=2, n_head=4, vocab_size=64,
+             n_positions=32, multi_query=False),)
+
+ROW = Row(small=dict(fields={"multi_query": st.booleans()}), tiny=TINY,
+                     flops=(FlopsCase(TINY[0]),), **OLD)

@@ -2,9 +2,13 @@
 
 from hypothesis import strategies as st
 
-from family_rows import OLD, Row
+from family_rows import OLD, FlopsCase, Row
 
 FIELDS = {"intermediate_multiple_size": st.integers(1, 4),
           "rotary_pct": st.sampled_from([0.25, 0.5, 1.0])}
 
-ROW = Row(small=dict(fields=FIELDS), **OLD)
+# tiny models whose cache after a CPU prefill is compared (and a decode step's FLOPs)
+TINY = (dict(model_type="gpt_neox_japanese", hidden_size=32, num_hidden_layers=2,
+             num_attention_heads=4, vocab_size=64),)
+
+ROW = Row(small=dict(fields=FIELDS), tiny=TINY, flops=(FlopsCase(TINY[0]),), **OLD)

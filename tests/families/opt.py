@@ -2,11 +2,15 @@
 
 from hypothesis import strategies as st
 
-from family_rows import OLD, Row
+from family_rows import OLD, FlopsCase, Row
 
 FIELDS = {"word_embed_proj_dim": st.one_of(st.none(), st.integers(1, 8).map(lambda x: 2 * x)),
           "do_layer_norm_before": st.booleans(), "_remove_final_layer_norm": st.booleans(),
           "layer_norm_elementwise_affine": st.booleans(), "enable_bias": st.booleans(),
           "ffn_dim": st.integers(1, 8).map(lambda x: 4 * x)}
 
-ROW = Row(small=dict(fields=FIELDS), **OLD)
+# tiny models whose cache after a CPU prefill is compared (and a decode step's FLOPs)
+TINY = (dict(model_type="opt", hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+             vocab_size=64, ffn_dim=16, word_embed_proj_dim=16),)
+
+ROW = Row(small=dict(fields=FIELDS), tiny=TINY, flops=(FlopsCase(TINY[0]),), **OLD)
