@@ -1,4 +1,9 @@
-"""How the exactness test checks biogpt."""
+"""How the exactness test checks biogpt.
+
+No verbatim config.json of a published biogpt checkpoint was found; its class defaults (those of
+microsoft/biogpt, which its config class names) are held against transformers
+(tests/test_gpt_style_families.py) and drawn from.
+"""
 
 from family_rows import OLD, Row
 

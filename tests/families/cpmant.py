@@ -1,4 +1,9 @@
-"""How the exactness test checks cpmant."""
+"""How the exactness test checks cpmant.
+
+No verbatim config.json of a published cpmant checkpoint was found; its class defaults (those of
+openbmb/cpm-ant-10b, which its config class names) are held against transformers
+(tests/test_gpt_style_families.py) and drawn from.
+"""
 
 from hypothesis import strategies as st
 

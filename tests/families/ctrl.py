@@ -1,4 +1,9 @@
-"""How the exactness test checks ctrl."""
+"""How the exactness test checks ctrl.
+
+No verbatim config.json of a published ctrl checkpoint was found; its class defaults (those of
+Salesforce/ctrl, which its config class names) are held against transformers
+(tests/test_gpt_style_families.py) and drawn from.
+"""
 
 from hypothesis import strategies as st
 
