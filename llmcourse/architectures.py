@@ -194,13 +194,14 @@ def _attention(c):
         qkv, o = L.attention_names
         qkv = _linear(a + qkv, (nh + 2 * kv) * hd, H, "attention", qkv_bias, io)
         o = _linear(a + o, H, nh * hd, "attention", o_bias, io)
-        return o + qkv if L.o_first else qkv + o
-    q, k, v, o = L.attention_names
-    q_out = 2 * nh * hd if _flag(c, L.output_gate) else nh * hd  # q and an output gate
-    t = (_linear(a + q, q_out, H, "attention", qkv_bias, io)
-         + _linear(a + k, kv * hd, H, "attention", qkv_bias, io)
-         + _linear(a + v, kv * hd, H, "attention", qkv_bias, io)
-         + _linear(a + o, H, nh * hd, "attention", o_bias, io))
+        t = o + qkv if L.o_first else qkv + o
+    else:
+        q, k, v, o = L.attention_names
+        q_out = 2 * nh * hd if _flag(c, L.output_gate) else nh * hd  # q and an output gate
+        t = (_linear(a + q, q_out, H, "attention", qkv_bias, io)
+             + _linear(a + k, kv * hd, H, "attention", qkv_bias, io)
+             + _linear(a + v, kv * hd, H, "attention", qkv_bias, io)
+             + _linear(a + o, H, nh * hd, "attention", o_bias, io))
     if L.qk_norm and _flag(c, L.qk_norm_if):
         qn, kn = L.qk_norm_names
         if L.qk_norm == "shared":  # one head_dim-wide weight, applied to every head

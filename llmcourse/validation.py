@@ -403,8 +403,7 @@ def _validate_text_config(raw, mt):
         if v is not None and not isinstance(v, str):
             _fail(f, "must be a string", v)
     wrapper = WRAPPERS[mt]
-    text = raw.get("text_config")
-    text = dict(wrapper.text_absent) if text is None else text
+    text = wrapper.text_of(raw)
     if not isinstance(text, dict):
         _fail("text_config", "must be a JSON object holding the language model's config", text)
     text = dict(text)
