@@ -25,7 +25,8 @@ from .limits import ConfigError
 
 __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
            "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
-           "register_block", "OUTSIDE", "register_outside"]
+           "register_block", "OUTSIDE", "register_outside", "MATMUL_EXTRAS",
+           "register_matmul_extra"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -122,6 +123,9 @@ class Layout(NamedTuple):
     # OUTSIDE: a builder of every tensor outside the layers, in place of the standard ones
     # above (OPT's narrower embedding and its projections, BLOOM's embedding LayerNorm)
     outside: str | None = None
+    # MATMUL_EXTRAS: matmul FLOPs per token beyond 2 x each matmul weight once (a weight used
+    # twice, products of activations with activations: Gemma 3n's AltUp stream mixing)
+    matmul_extra: str | None = None
     lm_head: str = "lm_head"
     lm_head_bias: bool = False
     never_tied: bool = False          # transformers never ties this head, whatever the config
@@ -954,6 +958,21 @@ def register_outside(name):
         if name in OUTSIDE:
             raise ValueError(f"an outside-the-layers builder named {name!r} exists already")
         OUTSIDE[name] = f
+        return f
+    return add
+
+
+#: per-token matmul FLOPs a family does beyond using each matmul weight once
+#: (``Layout.matmul_extra``): ``f(cfg) -> FLOPs``
+MATMUL_EXTRAS = {}
+
+
+def register_matmul_extra(name):
+    """Register ``f(cfg) -> FLOPs per token`` under ``name`` for ``Layout(matmul_extra=name)``."""
+    def add(f):
+        if name in MATMUL_EXTRAS:
+            raise ValueError(f"a matmul extra named {name!r} exists already")
+        MATMUL_EXTRAS[name] = f
         return f
     return add
 

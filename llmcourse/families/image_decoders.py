@@ -7,10 +7,12 @@ Each entry is a :class:`~llmcourse.families.Family` or :class:`~llmcourse.famili
 :func:`llmcourse.towers.register_tower`. Standard library only.
 """
 
-from ..architectures import Tensor
-from ..limits import _fail, _is_int, MAX_SIZE
+from ..architectures import (Layout, Tensor, _linear, _norm, _swiglu, register_block,
+                             register_matmul_extra, register_outside)
+from ..layers import Axis
+from ..limits import MAX_LIST, MAX_SIZE, _fail, _is_int
 from ..towers import Tower, register_tower
-from .base import Wrapper
+from .base import _COMMON, Family, Wrapper
 
 # a wrapper checkpoint saved before transformers 5 (LLaVA's names: language_model.model.*)
 _LLAVA_NAMES = (("model.", "language_model.model."), ("lm_head.", "language_model.lm_head."))
@@ -111,7 +113,151 @@ register_tower("sam_vision", Tower(
                   global_attn_indexes=[2, 5, 8, 11], mlp_dim=3072)),
     check=_sam_check)
 
-ENTRIES = {}
+# --- Gemma 3n's language model ---------------------------------------------------------------
+
+def gemma3n_prepare(r, raw):
+    """intermediate_size may list one width per layer: the course reads a list whose widths
+    are all equal (every released Gemma 3n) as that width, and refuses one that differs."""
+    inter = r.get("intermediate_size")
+    if isinstance(inter, list):
+        L = r.get("num_hidden_layers")
+        if _is_int(L) and len(inter) != L:
+            _fail("intermediate_size", f"must give one width for every layer ({L:,}) or one "
+                  "for all", f"{len(inter):,} widths", show_value=True)
+        if not inter or any(v != inter[0] for v in inter):
+            _fail("intermediate_size", "per-layer MLP widths that differ are not sized by the "
+                  "course (every released Gemma 3n has one width)", show_value=False)
+        r["intermediate_size"] = inter[0]
+    asp = r.get("activation_sparsity_pattern")
+    if isinstance(asp, list) and _is_int(r.get("num_hidden_layers")) \
+            and len(asp) != r["num_hidden_layers"]:
+        _fail("activation_sparsity_pattern", "must give one value for every layer "
+              f"({r['num_hidden_layers']:,})", f"{len(asp):,} values", show_value=True)
+
+
+def gemma3n_layers(r):
+    """Gemma 3n: four sliding-window layers to one full layer (or layer_types); the last
+    num_kv_shared_layers layers reuse the K and V of the last earlier layer of their kind
+    (which must exist: transformers refuses a kind only shared layers have)."""
+    L, n = r["num_hidden_layers"], r["num_kv_shared_layers"]
+    lt = r.get("layer_types")
+    if lt is None:
+        attn = Axis.cycle(("sliding_attention", 4), ("full_attention", 1), field="layer_types")
+        first = ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention"
+                 for i in range(min(L, MAX_LIST))]
+    else:
+        if not isinstance(lt, list) or len(lt) != L or not all(
+                v in ("sliding_attention", "full_attention") for v in lt):
+            _fail("layer_types", "must list sliding_attention or full_attention for each of the "
+                  f"{L:,} layers", lt)
+        attn, first = Axis.from_list(lt, field="layer_types"), list(lt)
+    if n > L:
+        _fail("num_kv_shared_layers", f"cannot exceed num_hidden_layers={L:,}", n)
+    if n and L <= MAX_LIST and set(first[:L - n]) != set(first[:L]):
+        _fail("num_kv_shared_layers", "the layers before the shared ones must include every "
+              "attention kind (transformers: the set of layer types producing a cache is "
+              "different than the set using them)", n)
+    r["layer_types"] = None   # read here
+    return dict(attention=attn, kv_shared=Axis.cycle((True, 1), prefix=[(False, L - n)],
+                                                     field="num_kv_shared_layers"))
+
+
+@register_block("altup_laurel_kv_shared")
+def _gemma3n_layer(c, kind):
+    """A Gemma 3n layer: q and an RMSNorm over each head's q; k, v and k's norm only in a
+    layer that computes its own K and V (a KV-shared layer reads an earlier layer's; v's
+    norm has no weight); o; a GeGLU MLP; Gemma's four norms. AltUp (altup_num_inputs
+    streams): a router (modality_router after its norm), the prediction and correction
+    coefficient matrices and a correction scale; LAuReL: a low-rank (laurel_rank) residual
+    beside attention and its norm; the per-layer embedding's gate, projection and norm."""
+    H, nh, kv, hd = c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim
+    bias, n, r = c.get("attention_bias", False), c.altup_num_inputs, c.laurel_rank
+    hpl = c.hidden_size_per_layer_input
+    a = "self_attn."
+    t = _linear(a + "q_proj", nh * hd, H, "attention", bias) + _norm(a + "q_norm", hd)
+    if not kind.kv_shared:
+        t += (_linear(a + "k_proj", kv * hd, H, "attention", bias)
+              + _linear(a + "v_proj", kv * hd, H, "attention", bias) + _norm(a + "k_norm", hd))
+    t += _linear(a + "o_proj", H, nh * hd, "attention", bias)
+    t += _swiglu("mlp", H, c.intermediate_size, "mlp")
+    for name in ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                 "post_feedforward_layernorm"):
+        t += _norm(name, H)
+    t += ([Tensor("altup.correct_output_scale", (H,), "norms")]
+          + _linear("altup.correction_coefs", n, n, "norms")
+          + _linear("altup.prediction_coefs", n * n, n, "norms")
+          + _linear("altup.modality_router", n, H, "norms") + _norm("altup.router_norm", H))
+    t += (_linear("laurel.linear_left", r, H, "attention")
+          + _linear("laurel.linear_right", H, r, "attention") + _norm("laurel.post_laurel_norm", H))
+    return (t + _linear("per_layer_input_gate", hpl, H, "mlp")
+            + _linear("per_layer_projection", H, hpl, "mlp")
+            + _norm("post_per_layer_input_norm", H))
+
+
+@register_matmul_extra("altup_stream_mixing")
+def _altup_flops(cfg):
+    """AltUp's work per token beyond its weights once, in every layer: the router runs twice
+    (to predict and to correct: 2 x altup_num_inputs x hidden FLOPs more), and the prediction
+    mixes the altup_num_inputs streams by an n x n matrix (2 x n x n x hidden)."""
+    n, H = cfg.altup_num_inputs, cfg.hidden_size
+    return cfg.num_hidden_layers * (2 * n * H + 2 * n * n * H)
+
+
+@register_outside("altup_per_layer_embeddings")
+def _gemma3n_outside(cfg):
+    """Gemma 3n outside the layers: the token embedding; the per-layer embeddings (a second
+    table of hidden_size_per_layer_input values per layer, projected from the token embedding
+    too, normed); altup_num_inputs - 1 projections that make the extra AltUp streams and as
+    many that fold them back before the final norm; the head, tied by default."""
+    H, V, L = cfg.hidden_size, cfg.vocab_size, cfg.num_hidden_layers
+    hpl, n = cfg.hidden_size_per_layer_input, cfg.altup_num_inputs
+    t = [Tensor("model.embed_tokens.weight", (V, H), "embedding"),
+         Tensor("model.embed_tokens_per_layer.weight", (cfg.vocab_size_per_layer_input, L * hpl),
+                "embedding")]
+    t += (_linear("model.per_layer_model_projection", L * hpl, H, "mlp")
+          + _norm("model.per_layer_projection_norm", hpl))
+    for k in ("altup_projections", "altup_unembed_projections"):
+        for i in range(n - 1):
+            t += _linear(f"model.{k}.{i}", H, H, "norms")
+    return t + _norm("model.norm", H) + [Tensor("lm_head.weight", (V, H), "lm_head", matmul=True,
+                                                tied=cfg.tie_word_embeddings)]
+
+
+def gemma3n_check(r, head_dim):
+    pad = r.get("pad_token_id")
+    if _is_int(pad) and pad >= r["vocab_size_per_layer_input"]:
+        _fail("pad_token_id", "must be below vocab_size_per_layer_input="
+              f"{r['vocab_size_per_layer_input']:,} (the per-layer embedding's padding row)", pad)
+    if r["hidden_size"] % r["num_attention_heads"]:
+        _fail("hidden_size", f"must be divisible by num_attention_heads="
+              f"{r['num_attention_heads']} (a Gemma 3n rule, even with head_dim given)",
+              r["hidden_size"])
+
+
+ENTRIES = {
+    # Gemma 3n's language model (E2B, E4B): Gemma's layer with AltUp streams, a LAuReL
+    # low-rank residual, per-layer embeddings and K and V shared by the last
+    # num_kv_shared_layers layers; sliding and full layers. Defaults: Gemma3nTextConfig
+    "gemma3n_text": Family(
+        group="Gemma",
+        layout=Layout(block="altup_laurel_kv_shared", outside="altup_per_layer_embeddings",
+                      qk_norm="shared", final_norm="model.norm", final_softcap=True,
+                      matmul_extra="altup_stream_mixing"),
+        layers=gemma3n_layers,
+        positive=("vocab_size_per_layer_input", "hidden_size_per_layer_input",
+                  "altup_num_inputs", "laurel_rank"),
+        non_negative=("num_kv_shared_layers",),
+        never_null=("sliding_window",),
+        prepare=(gemma3n_prepare,),
+        check=(gemma3n_check,),
+        defaults=dict(_COMMON, vocab_size=262400, hidden_size=2048, intermediate_size=16384,
+                      num_hidden_layers=35, num_attention_heads=8, num_key_value_heads=2,
+                      head_dim=256, max_position_embeddings=32768, pad_token_id=0,
+                      tie_word_embeddings=True, sliding_window=512,
+                      vocab_size_per_layer_input=262144, hidden_size_per_layer_input=256,
+                      altup_num_inputs=4, num_kv_shared_layers=15, laurel_rank=64,
+                      activation_sparsity_pattern=None)),
+}
 
 WRAPPERS = {
     # Fuyu (Adept): Persimmon's decoder, and image patches embedded by one linear layer; its
