@@ -13,7 +13,7 @@ TEXT_MODEL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
               "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
               "kimi_k25": "deepseek_v3", "mistral3": "mistral", "gemma4": "gemma4_text",
               "qwen4_exp": "qwen4_exp_text", "fuyu": "persimmon",
-              "got_ocr2": "qwen2"}
+              "got_ocr2": "qwen2", "mllama": "mllama_text_model"}
 
 
 def zoo_json(name):

@@ -1,5 +1,5 @@
-"""The decoders of llmcourse/families/image_decoders.py (Fuyu, GOT-OCR 2.0, Gemma 3n's
-language model) and the ones refused: the class-default totals written down from transformers
+"""The decoders of llmcourse/families/image_decoders.py (Fuyu, GOT-OCR 2.0, Llama 3.2 Vision,
+Gemma 3n's language model) and the ones refused: the class-default totals written down from transformers
 5.23's meta-device builds (AutoModelForCausalLM for the type, a wrapper whole), and the
 one-line refusals of the types whose parts the course does not size."""
 
@@ -10,7 +10,8 @@ import llmcourse as lc
 # written down from transformers 5.23: AutoModelForCausalLM.from_config(AutoConfig.for_model(
 # type)) on the meta device (unique parameters: a tied head counted once)
 CLASS_DEFAULT_TOTALS = {"fuyu": 9_408_238_592, "persimmon": 9_397_175_296,
-                        "got_ocr2": 560_528_640, "gemma3n_text": 6_835_235_568}
+                        "got_ocr2": 560_528_640, "gemma3n_text": 6_835_235_568,
+                        "mllama": 10_642_941_475, "mllama_text_model": 9_775_192_080}
 
 
 @pytest.mark.parametrize("mt", sorted(CLASS_DEFAULT_TOTALS))
@@ -65,3 +66,14 @@ def test_types_with_a_part_the_course_does_not_size_are_refused_in_one_line(mt):
     msg = str(e.value)
     assert msg == f"model_type: {mt}: {lc.families.NOT_SIZED[mt]}" and "\n" not in msg
     assert "not sized by the course" in msg
+
+
+def test_mllama_text_step_skips_the_cross_attention_layers():
+    """A text token's step uses no weight of the cross-attention layers (transformers skips
+    them without an image): its matmul FLOPs are twice the other matmul weights, by hand for
+    2 self- and 2 cross-attention layers of width 32 (4 heads of 8, 2 KV heads, MLP 16)."""
+    d = dict(model_type="mllama_text_model", vocab_size=64, pad_token_id=0, hidden_size=32,
+             intermediate_size=16, num_hidden_layers=4, num_attention_heads=4,
+             num_key_value_heads=2, cross_attention_layers=[1, 3])
+    layer = 32 * 32 + 2 * 16 * 32 + 32 * 32 + 3 * 32 * 16   # q, k, v, o, gate, up, down
+    assert lc.flops_per_token(d, 10, "decode").matmul == 2 * (2 * layer + 64 * 32)

@@ -61,12 +61,22 @@ def model_of(d):
 
 def causal_lm(config):
     """AutoModelForCausalLM, or for a type it does not register (mistral4) the
-    ``*ForCausalLM`` class its config names, as the config's ``architectures`` would."""
+    ``*ForCausalLM`` class its config names, as the config's ``architectures`` would, or the
+    causal LM whose config class it is (mllama_text_model: MllamaForCausalLM)."""
     try:
         return AutoModelForCausalLM.from_config(config)
     except ValueError:
         name = type(config).__name__.removesuffix("Config") + "ForCausalLM"
-        return getattr(transformers, name)(config)
+        if hasattr(transformers, name):
+            return getattr(transformers, name)(config)
+        # a text config registered under its wrapper's type (Llama 3.2 Vision's
+        # MllamaTextConfig): the causal LM whose config class it is
+        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+        for cls in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.values():
+            cls = getattr(transformers, cls, None)
+            if cls is not None and getattr(cls, "config_class", None) is type(config):
+                return cls(config)
+        raise
 
 
 def meta_model(d):

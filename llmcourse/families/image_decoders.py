@@ -234,7 +234,151 @@ def gemma3n_check(r, head_dim):
               r["hidden_size"])
 
 
+# --- Llama 3.2 Vision (mllama) ------------------------------------------------------------------
+
+def mllama_layers(r):
+    """Llama 3.2 Vision's language model: cross-attention layers at cross_attention_layers
+    (by default 3, 8, ..., 38), self-attention layers elsewhere."""
+    L = r["num_hidden_layers"]
+    cal = r.get("cross_attention_layers")
+    cal = [3, 8, 13, 18, 23, 28, 33, 38] if cal is None else cal
+    if not isinstance(cal, list) or len(cal) > MAX_LIST or not all(_is_int(i) for i in cal):
+        _fail("cross_attention_layers", "must list layer indices", cal)
+    return dict(attention=Axis.constant("full_attention", field="cross_attention_layers")
+                .override(sorted({i for i in cal if 0 <= i < L}), "cross_attention"))
+
+
+@register_block("self_or_cross_attention")
+def _mllama_layer(c, kind):
+    """A Llama 3.2 Vision text layer: Llama's (q, k, v, o, a SwiGLU MLP, two RMSNorms), or in
+    a cross-attention layer the same projections under cross_attn, an RMSNorm over each head's
+    q and k, and a tanh gate (one scalar) on the attention and on the MLP output."""
+    H, nh, kv, hd = c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim
+    a = "cross_attn." if kind.attention == "cross_attention" else "self_attn."
+    t = (_linear(a + "q_proj", nh * hd, H, "attention") + _linear(a + "k_proj", kv * hd, H, "attention")
+         + _linear(a + "v_proj", kv * hd, H, "attention") + _linear(a + "o_proj", H, nh * hd, "attention"))
+    if kind.attention == "cross_attention":
+        t += (_norm(a + "q_norm", hd) + _norm(a + "k_norm", hd)
+              + [Tensor("cross_attn_attn_gate", (1,), "attention"),
+                 Tensor("cross_attn_mlp_gate", (1,), "mlp")])
+    return (t + _swiglu("mlp", H, c.intermediate_size, "mlp")
+            + _norm("input_layernorm", H) + _norm("post_attention_layernorm", H))
+
+
+@register_outside("vocab_plus_image_tokens")
+def _mllama_outside(cfg):
+    """The embedding holds the vocabulary and 8 more rows (the image tokens); the head
+    predicts the vocabulary alone, so it is never tied (transformers leaves it untied even
+    with tie_word_embeddings: the shapes differ)."""
+    H, V = cfg.hidden_size, cfg.vocab_size
+    return ([Tensor("model.embed_tokens.weight", (V + 8, H), "embedding")] + _norm("model.norm", H)
+            + [Tensor("lm_head.weight", (V, H), "lm_head", matmul=True)])
+
+
+@register_matmul_extra("text_tokens_skip_cross_attention")
+def _mllama_text_flops(cfg):
+    """Without an image transformers skips the cross-attention layers: a text token's step
+    uses none of their weights (with an image their q, o and MLP run on it too, and k and v
+    on the image's states: the course does not size an image's work)."""
+    from ..architectures import layer_groups
+    return -2 * sum(t.numel * g.count for g in layer_groups(cfg) if g.kind.attention
+                    == "cross_attention" for t in g.tensors if t.matmul)
+
+
+def _mllama_vision(v, w, text_hidden):
+    """Llama 3.2 Vision's image encoder: a patch convolution (no bias), a class embedding, a
+    gated position table (one row per patch and the class token) and a gated tile-position
+    table (every tile's patches, one row per supported aspect ratio and none), gated
+    pre- and post-tile position embeddings, LayerNorms before and after; num_hidden_layers
+    local layers (q, k, v, o without biases, a biased GELU MLP fc1 and fc2, two LayerNorms)
+    and num_global_layers gated global layers (a tanh gate on attention and on the MLP). The
+    projector: one biased matrix from vision_output_dim (the final and intermediate layers'
+    states concatenated) into the language model."""
+    H, I, C, p = v["hidden_size"], v["intermediate_size"], v["num_channels"], v["patch_size"]
+    tiles, rows = v["max_num_tiles"], len(v["supported_aspect_ratios"]) + 1
+    patches = (v["image_size"] // p) ** 2 + 1
+    c, t = "vision", "vision_model."
+    out = [Tensor(t + "patch_embedding.weight", (H, C, p, p), c, matmul=True),
+           Tensor(t + "class_embedding", (H,), c),
+           Tensor(t + "gated_positional_embedding.gate", (1,), c),
+           Tensor(t + "gated_positional_embedding.embedding", (patches, H), c),
+           Tensor(t + "gated_positional_embedding.tile_embedding.weight",
+                  (rows, tiles * patches * H), c)]
+    for e in ("pre_tile_positional_embedding", "post_tile_positional_embedding"):
+        out += [Tensor(f"{t}{e}.gate", (1,), c),
+                Tensor(f"{t}{e}.embedding.weight", (rows, tiles * H), c)]
+    for n in ("layernorm_pre", "layernorm_post"):
+        out += [Tensor(f"{t}{n}.weight", (H,), c), Tensor(f"{t}{n}.bias", (H,), c)]
+
+    def layer(a):
+        ts = []
+        for x in ("q_proj", "k_proj", "v_proj", "o_proj"):
+            ts.append(Tensor(f"{a}self_attn.{x}.weight", (H, H), c, matmul=True))
+        ts += [Tensor(a + "mlp.fc1.weight", (I, H), c, matmul=True), Tensor(a + "mlp.fc1.bias", (I,), c),
+               Tensor(a + "mlp.fc2.weight", (H, I), c, matmul=True), Tensor(a + "mlp.fc2.bias", (H,), c)]
+        for n in ("input_layernorm", "post_attention_layernorm"):
+            ts += [Tensor(f"{a}{n}.weight", (H,), c), Tensor(f"{a}{n}.bias", (H,), c)]
+        return ts
+    out += _tower_layers(layer(t + "transformer.layers.{e}."), v["num_hidden_layers"])
+    g = t + "global_transformer.layers.{e}."
+    out += _tower_layers(layer(g) + [Tensor(g + "gate_attn", (1,), c), Tensor(g + "gate_ffn", (1,), c)],
+                         v["num_global_layers"])
+    return out + [Tensor("multi_modal_projector.weight", (text_hidden, v["vision_output_dim"]), c,
+                         matmul=True),
+                  Tensor("multi_modal_projector.bias", (text_hidden,), c)]
+
+
+def _mllama_vision_check(v, prefix):
+    if v["hidden_size"] % v["attention_heads"]:
+        _fail(f"{prefix}.hidden_size", f"must be divisible by {prefix}.attention_heads="
+              f"{v['attention_heads']}", v["hidden_size"])
+    sar = v["supported_aspect_ratios"]
+    if not isinstance(sar, list) or len(sar) > MAX_LIST:
+        _fail(f"{prefix}.supported_aspect_ratios", "must list [width, height] tile counts", sar)
+    if sar == _MLLAMA_RATIOS and v["max_num_tiles"] != 4:
+        _fail(f"{prefix}.max_num_tiles", "must be 4 with the default supported_aspect_ratios "
+              "(as MllamaVisionConfig requires)", v["max_num_tiles"])
+
+
+_MLLAMA_RATIOS = [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]]
+
+
+register_tower("mllama_vision", Tower(
+    key="vision_config", component="vision", label="Llama 3.2 Vision", build=_mllama_vision,
+    model_type="mllama_vision_model",
+    positive=("hidden_size", "intermediate_size", "attention_heads", "num_channels",
+              "image_size", "patch_size", "max_num_tiles", "vision_output_dim"),
+    counts=("num_hidden_layers", "num_global_layers"),
+    defaults=dict(hidden_size=1280, num_hidden_layers=32, num_global_layers=8, attention_heads=16,
+                  num_channels=3, intermediate_size=5120, vision_output_dim=7680, image_size=448,
+                  patch_size=14, max_num_tiles=4, supported_aspect_ratios=_MLLAMA_RATIOS)),
+    check=_mllama_vision_check)
+
+
+def _tower_layers(tensors, n):
+    """A tower layer's tensors (named with {e}) repeated n times (llmcourse.towers._layers)."""
+    from ..towers import _layers
+    return _layers(tensors, n)
+
+
 ENTRIES = {
+    # Llama 3.2 Vision's language model: Llama's layers, and gated cross-attention layers
+    # (cross_attention_layers) reading the image's states; 8 image-token rows in the
+    # embedding. Without an image transformers skips the cross-attention layers: FLOPs and
+    # cache are a text token's (the layers hold no text token's K and V). Defaults:
+    # MllamaTextConfig
+    "mllama_text_model": Family(
+        group="Llama",
+        layout=Layout(block="self_or_cross_attention", outside="vocab_plus_image_tokens",
+                      matmul_extra="text_tokens_skip_cross_attention"),
+        layers=mllama_layers,
+        attention_kinds=("full_attention", "cross_attention"),
+        engine_only=dict(tie_word_embeddings="the head (vocab_size rows) and the embedding "
+                         "(vocab_size + 8) differ in shape: transformers never ties them"),
+        defaults=dict(_COMMON, vocab_size=128256, hidden_size=4096, num_hidden_layers=40,
+                      num_attention_heads=32, num_key_value_heads=8, intermediate_size=14336,
+                      max_position_embeddings=131072, tie_word_embeddings=False,
+                      cross_attention_layers=None, pad_token_id=128004)),
     # Gemma 3n's language model (E2B, E4B): Gemma's layer with AltUp streams, a LAuReL
     # low-rank residual, per-layer embeddings and K and V shared by the last
     # num_kv_shared_layers layers; sliding and full layers. Defaults: Gemma3nTextConfig
@@ -274,6 +418,10 @@ WRAPPERS = {
                                      hidden_size=4096, intermediate_size=16384,
                                      num_hidden_layers=36, num_attention_heads=64,
                                      hidden_act="relu2", qk_layernorm=True)),
+    # Llama 3.2 Vision (Meta): its language model with cross-attention layers, and its
+    # tiled image encoder with a projector
+    "mllama": Wrapper("mllama_text_model", towers=("mllama_vision",), names=_LLAVA_NAMES,
+                      tie=None),
     # GOT-OCR 2.0 (StepFun): Qwen2's decoder and SAM's image encoder with a convolutional
     # projector; the head tied by the wrapper's tie_word_embeddings
     "got_ocr2": Wrapper("qwen2", towers=("sam_vision",), names=_LLAVA_NAMES, tie=True,
@@ -290,4 +438,10 @@ NOT_SIZED = {
     "blt": "its byte-level local encoder and decoder (cross-attending to patches of bytes), "
            "hashed byte n-gram embeddings and entropy patcher are not sized by the course",
     "gemma3n": "its MobileNet-V5 vision tower (a timm model) is not sized by the course",
+    "hrm_text": "its hierarchical recurrence (the L and H stacks rerun L_cycles x H_cycles and "
+                "H_cycles times per token, each run caching its own K and V) is not sized by "
+                "the course",
+    "phi4_multimodal": "its conformer speech encoder (relative-position attention, GLU "
+                       "convolutions, two projections into the language model) is not sized "
+                       "by the course",
 }
