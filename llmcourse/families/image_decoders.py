@@ -1,6 +1,8 @@
 """Decoders whose causal LM takes images as built into the model: Fuyu (a linear embedding of
-image patches beside Persimmon), GOT-OCR 2.0 (a SAM image encoder beside Qwen2), and the
-decoder types whose parts the course does not size (refused in one line).
+image patches beside Persimmon), GOT-OCR 2.0 (a SAM image encoder beside Qwen2), Llama 3.2
+Vision (cross-attention layers and a tiled image encoder), Gemma 3n's language model, and the
+decoder types whose parts the course does not size (refused in one line: BLT, Gemma 3n whole,
+GIT, HRM-Text, Phi-4-multimodal).
 
 Each entry is a :class:`~llmcourse.families.Family` or :class:`~llmcourse.families.Wrapper`
 (CONTRIBUTING.md, "Adding a family"); the towers they add are registered with
@@ -438,6 +440,8 @@ NOT_SIZED = {
     "blt": "its byte-level local encoder and decoder (cross-attending to patches of bytes), "
            "hashed byte n-gram embeddings and entropy patcher are not sized by the course",
     "gemma3n": "its MobileNet-V5 vision tower (a timm model) is not sized by the course",
+    "git": "its image encoder (a CLIP vision model whose tokens the BERT-style decoder reads "
+           "bidirectionally) is not sized by the course",
     "hrm_text": "its hierarchical recurrence (the L and H stacks rerun L_cycles x H_cycles and "
                 "H_cycles times per token, each run caching its own K and V) is not sized by "
                 "the course",
