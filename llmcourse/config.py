@@ -228,9 +228,12 @@ _DEPTH_LISTS = {"layer_types": "repeat_or_refuse", "no_rope_layers": "repeat_or_
 
 
 def _follow_depth(target, key, how, n):
-    """Carry ``target[key]``, a per-layer field, to ``n`` layers (see ``_DEPTH_LISTS``)."""
+    """Carry ``target[key]``, a per-layer field, to ``n`` layers (see ``_DEPTH_LISTS``; a
+    family's own rule may be a function ``f(value, n) -> value``)."""
     pattern = target.get(key)
-    if how == "repeat_or_refuse":
+    if callable(how):
+        target[key] = how(pattern, n)
+    elif how == "repeat_or_refuse":
         if isinstance(pattern, list) and pattern:
             if n > MAX_LIST:
                 raise ConfigError(

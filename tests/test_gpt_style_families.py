@@ -127,3 +127,16 @@ def test_cpmant_cache_holds_its_prompt_tokens():
     cfg = lc.from_hf_config(d)
     assert kv == lc.kv_cache_bytes(cfg, 7 + 2, batch=2, dtype="fp32")
     assert lc.param_count(cfg).total == sum(p.numel() for p in model.parameters())
+
+
+@slow
+@pytest.mark.parametrize("layers", [3, 4, 13])
+def test_gpt_neo_what_if_depth_builds_in_transformers(layers):
+    """A copy of GPT-Neo-125M with another depth writes attention_types for it (GPTNeoConfig
+    refuses a pattern that does not expand to one kind per layer), and counts as built."""
+    import transformers_ref
+    from config_files import fixture_json
+    cfg = lc.from_hf_config(fixture_json("configs/gpt-neo-125M.json")).replace(
+        num_hidden_layers=layers)
+    built = transformers_ref.counts_as_built(cfg.to_hf_config())
+    assert built.layer_types.count("full_attention") == (layers + 1) // 2

@@ -115,6 +115,26 @@ def gpt_neo_layers(r):
         field="attention_types"))
 
 
+def gpt_neo_follow_depth(attention_types, n):
+    """``replace(num_hidden_layers=n)`` on GPT-Neo: its attention_types pattern (global and
+    local in turn, by default) repeated to n layers, written as GPTNeoConfig reads it."""
+    if attention_types is None:   # the class's default pattern, which fits 24 layers only
+        attention_types = [[["global", "local"], 12]]
+    kinds = []
+    for item in attention_types if isinstance(attention_types, list) else ():
+        if isinstance(item, list) and len(item) == 2 and _is_int(item[1]) \
+                and isinstance(item[0], list) and item[1] <= 10_000:
+            kinds += item[0] * item[1]
+        if len(kinds) > 10_000:
+            break
+    if not kinds or n > 10_000:
+        return attention_types   # left as given: the layer rule says what is wrong
+    period = attention_types[0][0] if len(attention_types) == 1 else kinds
+    if n % len(period) == 0:
+        return [[list(period), n // len(period)]]
+    return [[[kinds[i % len(kinds)]], 1] for i in range(n)]
+
+
 def gpt_neo_prepare(r, raw):
     """GPT-Neo's intermediate_size null is 4 x hidden; its window is window_size."""
     if r.get("intermediate_size") is None and _is_int(r.get("hidden_size")):
@@ -374,6 +394,7 @@ ENTRIES = {
         prepare=(gpt_neo_prepare,),
         check=(rules.one_kv_per_head,),
         engine_only=_MHA_ONLY,
+        depth_lists=dict(attention_types=gpt_neo_follow_depth),
         defaults=dict(_MHA, vocab_size=50257, max_position_embeddings=2048, hidden_size=2048,
                       num_layers=24, num_heads=16, intermediate_size=None, window_size=256,
                       attention_types=None, tie_word_embeddings=True)),
