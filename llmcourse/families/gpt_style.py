@@ -86,33 +86,37 @@ def rotary_dim_factor(r, raw):
 
 
 def gpt_neo_layers(r):
-    """GPT-Neo: attention_types lists ([kinds, repeats], ...) whose expansion gives each
-    layer "global" (full) or "local" (a window of window_size keys); by default global
-    and local in turn."""
+    """GPT-Neo: each layer "global" (full) or "local" (a window of window_size keys), as
+    attention_layers lists them where a config gives that list (saved configs do, and
+    GPTNeoConfig keeps it), else as attention_types expands: ([kinds], repeats) pairs, by
+    default global and local in turn."""
     from ..layers import Axis
-    at = r.get("attention_types")
-    at = [[["global", "local"], 12]] if at is None else at
-    kinds = []
-    ok = isinstance(at, list)
-    for item in at if ok else ():
-        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], list)
-                and _is_int(item[1]) and 0 <= item[1] <= 10_000
-                and all(k in ("global", "local") for k in item[0])):
-            ok = False
-            break
-        kinds += item[0] * item[1]
-        if len(kinds) > 10_000:
-            ok = False
-            break
-    if not ok:
-        _fail("attention_types", 'must list [["global" or "local", ...], repeats] pairs', at)
     L = r["num_hidden_layers"]
+    kinds, field = r.get("attention_layers"), "attention_layers"
+    if kinds is None:
+        field = "attention_types"
+        at = r.get("attention_types")
+        at = [[["global", "local"], 12]] if at is None else at
+        kinds = []
+        ok = isinstance(at, list)
+        for item in at if ok else ():
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], list)
+                    and _is_int(item[1]) and 0 <= item[1] <= 10_000):
+                ok = False
+                break
+            kinds += item[0] * item[1]
+            if len(kinds) > 10_000:
+                ok = False
+                break
+        if not ok:
+            _fail("attention_types", 'must list [["global" or "local", ...], repeats] pairs', at)
+    if not isinstance(kinds, list) or not all(k in ("global", "local") for k in kinds):
+        _fail(field, 'must list "global" or "local" for each layer', kinds)
     if len(kinds) != L:
-        _fail("attention_types", f"must expand to one kind per layer (num_layers={L:,}, "
-              f"{len(kinds):,} given)", show_value=False)
+        _fail(field, f"must give one kind per layer (num_layers={L:,}, {len(kinds):,} given)",
+              show_value=False)
     return dict(attention=Axis.from_list(
-        ["sliding_attention" if k == "local" else "full_attention" for k in kinds],
-        field="attention_types"))
+        ["sliding_attention" if k == "local" else "full_attention" for k in kinds], field=field))
 
 
 def gpt_neo_follow_depth(attention_types, n):
@@ -394,10 +398,10 @@ ENTRIES = {
         prepare=(gpt_neo_prepare,),
         check=(rules.one_kv_per_head,),
         engine_only=_MHA_ONLY,
-        depth_lists=dict(attention_types=gpt_neo_follow_depth),
+        depth_lists=dict(attention_types=gpt_neo_follow_depth, attention_layers="repeat"),
         defaults=dict(_MHA, vocab_size=50257, max_position_embeddings=2048, hidden_size=2048,
                       num_layers=24, num_heads=16, intermediate_size=None, window_size=256,
-                      attention_types=None, tie_word_embeddings=True)),
+                      attention_types=None, attention_layers=None, tie_word_embeddings=True)),
     # GPT-J: attention and MLP side by side after one LayerNorm (ln_1); q, k, v, out_proj
     # without biases; a plain biased MLP (fc_in, fc_out); rotary on rotary_dim dimensions of
     # each head; the head has a bias and is not tied. Defaults: GPTJConfig

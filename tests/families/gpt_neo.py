@@ -13,6 +13,8 @@ def _neo(d):
     L = d["num_layers"]
     kinds = st.lists(st.sampled_from(["global", "local"]), min_size=L, max_size=L)
     return {"attention_types": kinds.map(lambda ks: [[[k], 1] for k in ks]),
+            # saved configs also list the expansion, which GPTNeoConfig keeps (it wins)
+            "attention_layers": st.one_of(st.none(), kinds),
             "window_size": st.integers(1, 64)}
 
 
