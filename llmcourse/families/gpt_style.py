@@ -140,7 +140,11 @@ def gpt_neo_follow_depth(attention_types, n):
 
 
 def gpt_neo_prepare(r, raw):
-    """GPT-Neo's intermediate_size null is 4 x hidden; its window is window_size."""
+    """GPT-Neo's intermediate_size null is 4 x hidden; its window is window_size. A null
+    attention_layers is kept by GPTNeoConfig over its own expansion and then refused."""
+    if "attention_layers" in raw and raw["attention_layers"] is None:
+        _fail("attention_layers", "must list each layer's kind, or be left out (it is then "
+              "attention_types expanded)", None)
     if r.get("intermediate_size") is None and _is_int(r.get("hidden_size")):
         r["intermediate_size"] = 4 * r["hidden_size"]
 
