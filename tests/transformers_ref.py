@@ -326,8 +326,9 @@ def decode_step_flops(d, n=20):
 
 
 # --- a wrapper checkpoint's names as transformers loads them -------------------------------
-# (transformers' conversion_mapping.py: "llava" for gemma3 and mistral3, SiglipVisionModel's
-# PrefixChange, and "kimi_k25"; the other wrappers' checkpoints use transformers' own names)
+# (transformers' conversion_mapping.py: "llava" for gemma3, mistral3 and got_ocr2,
+# SiglipVisionModel's PrefixChange, "kimi_k25", "fuyu" and "mllama"; the other wrappers'
+# checkpoints use transformers' own names)
 _LLAVA = (("language_model.model.", "model.language_model."),
           ("language_model.lm_head.", "lm_head."))
 _LOADED = {
@@ -335,6 +336,12 @@ _LOADED = {
                         ("multi_modal_projector.", "model.multi_modal_projector.")),
     "mistral3": _LLAVA + (("vision_tower.", "model.vision_tower."),
                           ("multi_modal_projector.", "model.multi_modal_projector.")),
+    # (conversion_mapping.py's "fuyu", "got_ocr2" (llava's) and "mllama" renamings)
+    "fuyu": _LLAVA + (("vision_embed_tokens.", "model.vision_embed_tokens."),),
+    "got_ocr2": _LLAVA + (("vision_tower.", "model.vision_tower."),
+                          ("multi_modal_projector.", "model.multi_modal_projector.")),
+    "mllama": _LLAVA + (("vision_model.", "model.vision_model."),
+                        ("multi_modal_projector.", "model.multi_modal_projector.")),
     "kimi_k25": _LLAVA + (("vision_tower.encoder.blocks.", "model.vision_tower.layers."),
                           ("vision_tower.encoder.", "model.vision_tower."),
                           ("vision_tower.patch_embed.pos_emb.weight",
