@@ -324,35 +324,20 @@ def bench_counts(number, repeat, ws_repeat):
 
 # --- 3. transformers on the meta device ----------------------------------------------------
 
-_LOADING_ONLY = ("quantization_config", "auto_map")
-
+# the fresh-process build: a new interpreter importing torch and transformers, then the same
+# reference build as the tests (tests/transformers_ref.py: a wrapper whole, else the causal LM)
 _META_PROBE = textwrap.dedent("""
     import json, sys, time
     t0 = time.perf_counter()
-    import torch, transformers
-    from transformers import AutoConfig, AutoModelForCausalLM
-    transformers.logging.set_verbosity_error()
+    sys.path.insert(0, sys.argv[2])
+    import transformers_ref
     t1 = time.perf_counter()
-    d = json.loads(sys.argv[1])
-    cfg = AutoConfig.for_model(d.pop("model_type"), **d)
-    with torch.device("meta"):
-        try:
-            m = AutoModelForCausalLM.from_config(cfg)
-        except ValueError:  # a type AutoModelForCausalLM does not register (mistral4)
-            m = getattr(transformers, type(cfg).__name__[:-len("Config")] + "ForCausalLM")(cfg)
+    m = transformers_ref.model_of(json.loads(sys.argv[1]))
     n = sum(p.numel() for p in m.parameters())
     t2 = time.perf_counter()
     print(json.dumps({"count": n, "import_s": t1 - t0, "build_s": t2 - t1}))
 """)
-
-
-def _hf_dict(cfg):
-    """The config transformers builds: a multimodal wrapper's language model (its
-    text_config, as the course counts it), without loading-only keys."""
-    d = cfg.to_hf_config()
-    if cfg.is_multimodal:
-        d = dict(d.get("text_config") or {}, model_type=cfg.model_type)
-    return {k: v for k, v in d.items() if k not in _LOADING_ONLY}
+_TESTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
 
 
 def bench_transformers(repeat, fresh_models, count_times):
@@ -362,33 +347,22 @@ def bench_transformers(repeat, fresh_models, count_times):
             "counts equal")
     try:
         t0 = time.perf_counter()
-        import torch
-        import transformers
-        from transformers import AutoConfig, AutoModelForCausalLM
+        sys.path.insert(0, _TESTS)
+        import transformers_ref   # the tests' reference build: torch + transformers
         import_s = time.perf_counter() - t0
     except ImportError as e:
         print(f"SKIPPED: transformers/torch not installed ({e}); "
               "pip install -r requirements-test.txt")
         return {"skipped": str(e)}
-    transformers.logging.set_verbosity_error()
 
     def build(d):
-        # as from_pretrained reads a config.json: {"__float__": "Infinity"} is a float
-        # (Granite 4.0's time_step_limit, as transformers writes it back)
-        d = transformers.PreTrainedConfig._decode_special_floats(dict(d))
-        hf = AutoConfig.for_model(d.pop("model_type"), **d)
-        with torch.device("meta"):
-            try:
-                m = AutoModelForCausalLM.from_config(hf)
-            except ValueError:  # not registered for AutoModelForCausalLM: its own class
-                m = getattr(transformers, type(hf).__name__[:-len("Config")] + "ForCausalLM")(hf)
-        return sum(p.numel() for p in m.parameters())
+        return sum(p.numel() for p in transformers_ref.model_of(d).parameters())
 
     res = {"import_s_in_process": import_s, "models": {}, "repeat": repeat}
     rows, mismatches = [], []
     for name in lc.list_models():
         cfg = lc.load_model(name)
-        d = _hf_dict(cfg)
+        d = cfg.to_hf_config()
         ours = lc.param_count(cfg).total
         n = build(d)  # warm-up: imports this architecture's modeling code
         times = []
@@ -407,7 +381,7 @@ def bench_transformers(repeat, fresh_models, count_times):
             mismatches.append(name)
         if name in fresh_models:
             t = time.perf_counter()
-            out = subprocess.run([sys.executable, "-c", _META_PROBE, json.dumps(d)],
+            out = subprocess.run([sys.executable, "-c", _META_PROBE, json.dumps(d), _TESTS],
                                  capture_output=True, text=True)
             r["fresh_s"] = time.perf_counter() - t
             if out.returncode:
@@ -432,7 +406,7 @@ def bench_transformers(repeat, fresh_models, count_times):
     print("* informational: the same ratio when the count also rebuilds the config's tensor "
           "layout (section 2's 'cold' column)")
     print(f"warm = median of {repeat} builds in this process after one warm-up build "
-          "(AutoConfig.for_model + from_config on the meta device + sum of numel); "
+          "(tests/transformers_ref.model_of on the meta device: a wrapper whole; sum of numel); "
           "fresh = a whole new interpreter importing torch+transformers and building once "
           f"(this process's import of torch+transformers took {import_s:.2f} s)")
     if len(fresh_models) < len(res["models"]):

@@ -52,8 +52,10 @@ def outside_layers_params(cfg):
 
 
 def layer_params(cfg):
-    """Exact parameters inside the decoder layers (what 12 * L * d**2 estimates)."""
-    cfg = as_config(cfg)
+    """Exact parameters inside the decoder layers (what 12 * L * d**2 estimates): the
+    language model's (a multimodal wrapper's vision and audio towers are no decoder
+    layers)."""
+    cfg = as_config(cfg).text_model
     return param_count(cfg).total - outside_layers_params(cfg)
 
 

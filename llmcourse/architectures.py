@@ -25,7 +25,9 @@ from .limits import ConfigError
 
 __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "global_tensors",
            "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
-           "register_block", "OUTSIDE", "register_outside", "MATMUL_EXTRAS",
+           "register_block", "register_global_extras", "NO_WEIGHT_NORMS", "layer_config",
+           "LAYER_STATES", "EXTRA_FLOPS", "register_layer_state", "register_extra_flops",
+           "register_experts", "OUTSIDE", "register_outside", "MATMUL_EXTRAS",
            "register_matmul_extra"]
 
 # the order a breakdown is shown in
@@ -75,6 +77,9 @@ class Layout(NamedTuple):
     # reaches the window)
     sdpa_sliding_mask: bool = False
     sinks: bool = False               # one learned "attention sink" logit per head
+    # how many head_dim-wide value vectors each query head's weighted sum runs over, under
+    # one set of scores (DiffLlama's differential attention: 2, both halves of V)
+    value_width: int = 1
     stored_in_out: bool = False       # weights stored (in, out): GPT-2's Conv1D
     # --- linear-attention layers: "deltanet" (Qwen3.5: q, k, v, z, b, a unfused),
     # "deltanet_fused" (Qwen3-Next: qkvz and ba fused), "kda" (Kimi Delta Attention)
@@ -110,7 +115,8 @@ class Layout(NamedTuple):
     # --- norms: "rms" (RMSNorm), "rms_one_plus_w" (RMSNorm scaling by 1 + w, in fp32:
     # Gemma 1-3, Qwen3.5), "rms_fp32_weight" (RMSNorm whose fp32 w scales the fp32 normalized
     # value: Nemotron-H), "layer" (LayerNorm with a bias), "layer_no_bias" (LayerNorm, a weight
-    # only); the norms of each layer, in order
+    # only), "rms_no_weight" / "layer_no_weight" (no learned parameters: nanochat, OLMo-1);
+    # the norms of each layer, in order
     norm: str = "rms"
     layer_norms: tuple = ("input_layernorm", "post_attention_layernorm")
     parallel: bool = False            # attention and MLP side by side after one norm (Phi)
@@ -127,7 +133,7 @@ class Layout(NamedTuple):
     # twice, products of activations with activations: Gemma 3n's AltUp stream mixing)
     matmul_extra: str | None = None
     lm_head: str = "lm_head"
-    lm_head_bias: bool = False
+    lm_head_bias: object = False      # a switch (a bool, or the field that says)
     never_tied: bool = False          # transformers never ties this head, whatever the config
     mtp: str | None = None            # a multi-token-prediction module the checkpoint ships
     # the field counting the residual streams a layer's input holds (DeepSeek-V4's
@@ -135,6 +141,19 @@ class Layout(NamedTuple):
     layer_input_streams: str | None = None
     # the config fields naming the MLP's activation function, the first one set wins
     activation_field: tuple = ("hidden_activation", "hidden_act")
+    # the config field giving V's head width where it differs from q and k's head_dim
+    # (MiMo-V2-Flash's v_head_dim: 192-wide q and k, 128-wide v), None: head_dim
+    value_head_dim: str | None = None
+    # how the hyper-connections around each block mix the streams: "mixed" (DeepSeek-V4:
+    # pre, post and an m x m residual mix) or "pre_post" (HY-V4's: pre and post only)
+    hyper_connection: str = "mixed"
+    # a name in LAYER_STATES: a fixed state per sequence a layer keeps beside its K and V
+    # (Inkling's short-convolution windows, ZAYA's convolution window and delayed value)
+    layer_state: str | None = None
+    # a name in EXTRA_FLOPS: work per token beyond the weights and the attention over the
+    # keys, the same at any context (Inkling's relative-position logits, Inkling 2's
+    # attention over the earlier blocks' outputs)
+    extra_flops: str | None = None
 
 
 def _flag(c, spec):
@@ -176,12 +195,19 @@ def _linear(name, out_f, in_f, component, bias=False, in_out=False, **kw):
 
 def _norm(name, dim, kind="rms"):
     """A norm's tensors: a weight of ``dim`` (an int, or a shape), and a bias for a
-    LayerNorm with one (``kind`` "layer")."""
+    LayerNorm with one (``kind`` "layer"); none for a norm without learned parameters
+    (``kind`` in NO_WEIGHT_NORMS: OLMo-1's LayerNorm, nanochat's RMSNorm)."""
+    if kind in NO_WEIGHT_NORMS:
+        return []
     shape = dim if isinstance(dim, tuple) else (dim,)
     t = [Tensor(f"{name}.weight", shape, "norms")]
     if kind == "layer":
         t.append(Tensor(f"{name}.bias", shape, "norms"))
     return t
+
+
+#: norm kinds that normalise without a learned weight or bias: no tensors at all
+NO_WEIGHT_NORMS = ("rms_no_weight", "layer_no_weight")
 
 
 # --- attention ---------------------------------------------------------------------
@@ -410,6 +436,18 @@ EXPERTS = {"separate": _experts_separate,
            "block_sparse": _experts_block_sparse,
            "block_sparse_shared": _experts_block_sparse_shared,
            "fused_biased": _experts_fused_biased, "fused_shared": _experts_fused_shared}
+
+
+def register_experts(name):
+    """Register a routed-experts builder ``f(cfg) -> [Tensor, ...]`` (router, experts, the
+    shared experts beside them) under ``name`` (how the experts are stored), for a family's
+    ``Layout(experts=name)``."""
+    def add(f):
+        if name in EXPERTS:
+            raise ValueError(f"an experts builder named {name!r} exists already")
+        EXPERTS[name] = f
+        return f
+    return add
 
 
 def _moe(c):
@@ -872,6 +910,63 @@ BLOCKS = {"decoder": _decoder_layer,
           "hyper_connected_ngram": _qwen4_layer}
 
 
+#: fixed states per sequence beside a layer's K and V (``Layout.layer_state``):
+#: ``f(cfg, kind) -> values`` for one layer of ``kind`` and one sequence (0: none)
+LAYER_STATES = {}
+#: work per token beyond the weights and the attention over the keys, the same at any
+#: context (``Layout.extra_flops``): ``f(cfg) -> FLOPs`` for one token, the whole model
+EXTRA_FLOPS = {}
+
+
+def register_layer_state(name):
+    """Register ``f(cfg, kind) -> values`` under ``name``, for ``Layout(layer_state=name)``."""
+    def add(f):
+        if name in LAYER_STATES:
+            raise ValueError(f"a layer state named {name!r} exists already")
+        LAYER_STATES[name] = f
+        return f
+    return add
+
+
+def register_extra_flops(name):
+    """Register ``f(cfg) -> FLOPs`` under ``name``, for ``Layout(extra_flops=name)``."""
+    def add(f):
+        if name in EXTRA_FLOPS:
+            raise ValueError(f"extra FLOPs named {name!r} exist already")
+        EXTRA_FLOPS[name] = f
+        return f
+    return add
+
+
+class _LayerConfig:
+    """A config as one layer of a kind sees it: the kind's ``own_fields`` over the model's
+    (transformers' per_layer_config). Read-only; everything else is the model's."""
+
+    __slots__ = ("_cfg", "_own")
+
+    def __init__(self, cfg, own):
+        object.__setattr__(self, "_cfg", cfg)
+        object.__setattr__(self, "_own", own)
+
+    def __getattr__(self, key):
+        own = object.__getattribute__(self, "_own")
+        if key in own:
+            return own[key]
+        return getattr(object.__getattribute__(self, "_cfg"), key)
+
+    def get(self, key, default=None):
+        own = object.__getattribute__(self, "_own")
+        if key in own:
+            return default if own[key] is None else own[key]
+        return object.__getattribute__(self, "_cfg").get(key, default)
+
+
+def layer_config(cfg, kind):
+    """``cfg`` as a layer of ``kind`` reads it: its own heads, head width, ranks
+    (``LayerKind.own_fields``) over the model's; ``cfg`` itself where it has none."""
+    return _LayerConfig(cfg, dict(kind.own_fields)) if kind.own_fields else cfg
+
+
 def register_block(name):
     """Register a layer builder ``f(cfg, kind) -> [Tensor, ...]`` under ``name`` (what the
     layer is), for a family's ``Layout(block=name)``."""
@@ -945,6 +1040,18 @@ GLOBAL_EXTRAS = {"per_layer_embeddings": (_per_layer_embeddings, True),
                  "hyper_connection_mixer": (_hyper_connection_mixer, False)}
 
 
+def register_global_extras(name, before_norm):
+    """Register ``f(cfg) -> [Tensor, ...]`` under ``name`` (what the tensors are): tensors
+    outside the layers that a family's ``Layout(extra_globals=name)`` adds, listed before
+    the final norm (``before_norm``) or after it."""
+    def add(f):
+        if name in GLOBAL_EXTRAS:
+            raise ValueError(f"global tensors named {name!r} exist already")
+        GLOBAL_EXTRAS[name] = (f, before_norm)
+        return f
+    return add
+
+
 #: builders of every tensor outside the layers (``Layout.outside``), for families whose
 #: embedding, positions or head are not the standard ones: ``f(cfg) -> [Tensor, ...]``, the
 #: token embedding first (a tied head is marked ``tied``)
@@ -998,7 +1105,7 @@ def global_tensors(cfg):
     if extra and not before_norm:
         t += extra(cfg)
     t.append(Tensor(f"{L.lm_head}.weight", (V, H), "lm_head", matmul=True, tied=tied))
-    if L.lm_head_bias:
+    if _flag(cfg, L.lm_head_bias):   # (True, or the config field that says: ZAYA1's)
         t.append(Tensor(f"{L.lm_head}.bias", (V,), "lm_head"))
     return t
 

@@ -78,14 +78,16 @@ def build_parser():
     t = p.add_argument_group("training")
     t.add_argument("--train-seq", type=int, default=4096, help="sequence length (default 4096)")
     t.add_argument("--micro-batch", type=int, default=1, help="micro-batch (default 1)")
-    t.add_argument("--setup", default=None,
-                   help="a named tool setup (e.g. hf-trainer-fsdp, hf-trainer-deepspeed-zero3; "
-                        "lc.training_settings.TRAINING_SETUPS): its precision, optimizer and "
-                        "sharding, the flags below overriding them")
-    t.add_argument("--precision", default=None, help="default bf16-mixed")
-    t.add_argument("--optimizer", default=None, help="default adamw")
+    t.add_argument("--setup", default="hf-trainer-fsdp",
+                   help="a named tool setup, as the tool runs by default (default "
+                        "hf-trainer-fsdp: the Hugging Face Trainer with FSDP full_shard; "
+                        "hf-trainer-deepspeed-zero3, megatron, ...: "
+                        "lc.training_settings.TRAINING_SETUPS), the flags below overriding it")
+    t.add_argument("--precision", default=None, help="override the setup's precision")
+    t.add_argument("--optimizer", default=None, help="override the setup's optimizer")
     t.add_argument("--recompute", default=None, help="none, selective or full")
-    t.add_argument("--zero", type=int, default=None, help="ZeRO stage (default 3)")
+    t.add_argument("--zero", type=int, default=None,
+                   help="override the setup's sharding stage (ZeRO 0-3; FSDP 0, 2, 3)")
     t.add_argument("--train-gpus", type=int, default=8,
                    help="data-parallel GPUs for training (default 8)")
     p.add_argument("--checkpoint", action="store_true",
@@ -103,7 +105,7 @@ def report(args):
     from .quantization import stored_weights
     from .serving import expected_decode_speed, vllm_plan, vllm_release
     from .training import fit_verdict, training_memory
-    from .training_settings import setup_settings
+    from .training_settings import setup_settings, stage_label
     from .zoo import as_config, load_model
 
     cfg = load_model(args.model, args.revision) if args.revision else as_config(args.model)
@@ -130,17 +132,12 @@ def report(args):
     fit = memory_plan(cfg, gpu, n, weights, ideal_kv, context, args.batch, utilization)
     speed = expected_decode_speed(cfg, gpu, tensor_parallel_size=args.tp, weights=weights,
                                   kv_cache_dtype=ideal_kv, seq_len=args.decode_context)
-    setting = setup_settings(args.setup) if args.setup else {}
-    for key, arg in (("precision", args.precision), ("optimizer", args.optimizer),
-                     ("recompute", args.recompute), ("zero_stage", args.zero)):
-        if arg is not None:
-            setting[key] = arg
-    setting.setdefault("precision", "bf16-mixed")
-    setting.setdefault("optimizer", "adamw")
-    setting.setdefault("recompute", "none")
-    setting.setdefault("zero_stage", 3)
-    setting["dp"] = args.train_gpus
-    mem = training_memory(cfg, args.train_seq, args.micro_batch, **setting)
+    chosen = {key: arg for key, arg in (("precision", args.precision),
+                                        ("optimizer", args.optimizer),
+                                        ("recompute", args.recompute), ("zero_stage", args.zero))
+              if arg is not None}
+    setting = setup_settings(args.setup, dp=args.train_gpus, **chosen)
+    mem = training_memory(cfg, args.train_seq, args.micro_batch, setup=setting)
     fits, words = fit_verdict(mem, gpu)
     stored = stored_weights(cfg, weights)
     out = {
@@ -182,9 +179,10 @@ def report(args):
                    "label": speed.label, "outside_the_data": list(speed.outside),
                    "withheld": speed.withheld},
         "training": {"seq_len": args.train_seq, "micro_batch": args.micro_batch,
-                     "setup": args.setup, "precision": setting["precision"],
-                     "optimizer": setting["optimizer"], "recompute": setting["recompute"],
-                     "zero_stage": setting.get("zero_stage"),
+                     "setup": args.setup, "precision": setting.precision,
+                     "optimizer": setting.optimizer, "recompute": setting.recompute,
+                     "zero_stage": setting.zero_stage,
+                     "sharding": stage_label(setting.precision, setting.zero_stage),
                      "gpus": args.train_gpus, "gpu": gpu.name, "total_bytes": mem.total,
                      "peak_bytes": mem.peak, "fits": fits, "verdict": words},
     }
@@ -243,7 +241,7 @@ def render(r):
     wrap = f", the text model of a {r['multimodal_wrapper']} config" \
         if r["multimodal_wrapper"] else ""
     setup = f"{t['setup']}: " if t["setup"] else ""
-    zero = f", ZeRO-{t['zero_stage']}" if t["zero_stage"] is not None else ""
+    zero = f", {t['sharding']}"
     lines = [
         f"{r['model']} ({r['model_type']}{wrap}; {r['layers']:,} layers, hidden "
         f"{r['hidden_size']:,})",

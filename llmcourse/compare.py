@@ -105,10 +105,24 @@ def compare_configs(original, edited, seq_len=8192, batch=1, formatted=True):
 
 def config_diff(original, edited):
     """The ``config.json`` fields that differ: ``[(field, old, new), ...]`` sorted by
-    field name; a field one side lacks has ``None`` there (JSON's null)."""
-    a = _as_dict(original)
-    b = _as_dict(edited)
-    return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    field name; a field one side lacks has ``None`` there (JSON's null). A nested
+    object is compared field by field, its fields named by their path: a multimodal
+    wrapper with half the layers differs in ``text_config.num_hidden_layers`` (48 → 24),
+    not in a whole ``text_config``."""
+    return _diff(_as_dict(original), _as_dict(edited), "")
+
+
+def _diff(a, b, prefix):
+    out = []
+    for k in sorted(set(a) | set(b)):
+        x, y = a.get(k), b.get(k)
+        if x == y:
+            continue
+        if isinstance(x, dict) and isinstance(y, dict):
+            out.extend(_diff(x, y, f"{prefix}{k}."))
+        else:
+            out.append((f"{prefix}{k}", x, y))
+    return out
 
 
 def _as_dict(c):

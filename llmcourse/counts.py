@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import (COMPONENTS, MATMUL_EXTRAS, global_tensors, layer_groups,
-                            layer_prefix, mamba_dims, mtp_tensors)
+from .architectures import (COMPONENTS, EXTRA_FLOPS, LAYER_STATES, MATMUL_EXTRAS,
+                            global_tensors, layer_config, layer_groups, layer_prefix, mamba_dims,
+                            mtp_tensors)
 from .config import ConfigError
 from .limits import MAX_WEIGHT_ROWS, show
 from .towers import checkpoint_name, tower_tensors
@@ -319,16 +320,21 @@ _WINDOWED_KINDS = ("sliding_attention",) + _COMPRESSED_KINDS
 
 def kv_values_per_token(cfg, kind):
     """Values one token adds to the cache of one layer of ``kind`` (a LayerKind): 2 x KV
-    heads x head_dim (the kind's own, for Gemma 4's full layers), MLA's latent plus its
-    RoPE key, 0 for a layer that caches nothing (linear attention, Mamba, a KV-shared
-    Gemma 4 layer)."""
+    heads x head_dim (the kind's own, for Gemma 4's full layers; a layer's own heads and
+    widths, ``kind.own_fields``; K at head_dim and V at its own width where the layout names
+    one, MiMo-V2-Flash's v_head_dim), MLA's latent plus its RoPE key (the layer's own ranks
+    in dots3-note's sliding layers), 0 for a layer that caches nothing (linear attention,
+    Mamba, a KV-shared Gemma 4 layer)."""
     if kind.attention not in _KV_KINDS or kind.kv_shared:
         return 0
+    cfg = layer_config(cfg, kind)   # a layer's own heads, widths and ranks (per_layer_config)
     if cfg.layout.kv_store == "k_eq_v":  # one head, K = V: stored once (DeepSeek-V4)
         return cfg.num_key_value_heads * cfg.head_dim
     if cfg.uses_mla:
         return cfg.kv_lora_rank + cfg.qk_rope_head_dim
-    return 2 * (kind.kv_heads or cfg.num_key_value_heads) * (kind.head_dim or cfg.head_dim)
+    hd = kind.head_dim or cfg.head_dim
+    vd = cfg.get(cfg.layout.value_head_dim, hd) if cfg.layout.value_head_dim else hd
+    return (kind.kv_heads or cfg.num_key_value_heads) * (hd + vd)
 
 
 def kv_tokens_kept(cfg, kind, seq_len):
@@ -429,7 +435,9 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     hidden_size`` stream values, and the last ``ngram_size - 1`` token ids (int64) their
     n-gram hashes continue from.
     An LFM2 short-convolution layer keeps only the convolution's last ``conv_L_cache``
-    inputs of ``hidden_size`` channels.
+    inputs of ``hidden_size`` channels. Where attention layers keep a state beside their K
+    and V (``Layout.layer_state``), it is added: Inkling's four short convolutions'
+    windows, ZAYA1's q/k convolution window and delayed value.
 
     ``dtype`` is the storage type of both states (default bf16, the model's
     weights' type; transformers' reference kernels keep the recurrent state in
@@ -453,6 +461,10 @@ def linear_state_bytes(cfg, batch=1, dtype="bf16"):
     n = counts.get("conv", 0)
     if n:  # LFM2's short convolution: its last conv_L_cache inputs of hidden_size channels
         values += n * cfg.hidden_size * cfg.conv_L_cache
+    state = LAYER_STATES.get(cfg.layout.layer_state)
+    if state:   # a state beside the layer's K and V (short-convolution windows, ...)
+        values += sum(n * state(layer_config(cfg, kind), kind)
+                      for kind, n in cfg.layer_schedule.counts().items())
     ids = 0
     n = sum(c for kind, c in cfg.layer_schedule.counts().items() if kind.ple)
     if n:
@@ -497,7 +509,9 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     attending to ``seq_len`` cached tokens. A sliding-window layer attends to at
     most ``sliding_window`` tokens, a chunked layer (Llama-4) to the tokens of its own
     ``attention_chunk_size`` chunk. Attention costs 2 FLOPs per multiply-add for
-    Q.K (qk head_dim) and for the V sum (v head_dim), per query head. A
+    Q.K (qk head_dim) and for the V sum (v head_dim), per query head (DiffLlama's
+    differential attention sums ``Layout.value_width`` = 2 head_dim-wide values under each
+    score). A
     linear-attention layer (Qwen3-Next's gated DeltaNet) costs the same at any
     context length: per value head, three products the size of its
     ``linear_key_head_dim x linear_value_head_dim`` state (the state's prediction
@@ -524,6 +538,14 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     (:func:`_hyper_connection_matmul`): per block, the weight that makes the mixing coefficients
     from all streams, and the mixing itself.
 
+    MiniMax-M3's sparse layers (``indexer == "block_max"``) attend to the keys of the
+    ``index_topk_blocks`` blocks of ``index_block_size`` their indexer keeps, its own block
+    up to itself among them (every key while they fit), and the indexer scores every key
+    (``index_n_heads`` products of ``index_head_dim``). Work the same at any context beyond
+    the weights (``Layout.extra_flops``: Inkling's relative-position logits, Inkling 2's
+    attention residuals) is added to ``attention``. A layer's own heads and widths
+    (``kind.own_fields``) and V's own width (``Layout.value_head_dim``) are its own.
+
     Qwen4-Exp's attention layers: an indexer scores each complete block of
     ``indexer_compress_ratio`` (r) earlier keys (the mean of their keys, one key head) with
     ``indexer_n_heads`` query heads, 2 x heads x indexer_head_dim FLOPs per block, and the
@@ -546,19 +568,26 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         matmul += MATMUL_EXTRAS[cfg.layout.matmul_extra](cfg)
     compressed = any(k.attention in _COMPRESSED_KINDS for k in cfg.layer_schedule.counts())
     v4 = _compressed_terms(cfg) if compressed else None
-    nh = cfg.num_attention_heads
     # FLOPs summed over layers (all layers of one kind attend alike) and, in prefill, over
     # the prompt's positions, then divided by them once: whole numbers throughout. 2 FLOPs
     # per multiply-add, per query head, over q.k (qk head_dim) and the V sum (v head_dim)
     n_tok = seq_len
     total = 0
+    extra = EXTRA_FLOPS.get(cfg.layout.extra_flops)
+    if extra:   # work beyond the weights and the keys, the same at any context
+        total += extra(cfg) * (n_tok if mode == "prefill" else 1)
     for kind, count in cfg.layer_schedule.counts().items():
+        lc = layer_config(cfg, kind)   # a layer's own heads, widths and ranks
         if kind.attention not in _KV_KINDS:
             continue
+        nh = lc.num_attention_heads
         if cfg.uses_mla:
-            per_key = 2 * nh * (cfg.qk_nope_head_dim + cfg.qk_rope_head_dim + cfg.v_head_dim)
+            per_key = 2 * nh * (lc.qk_nope_head_dim + lc.qk_rope_head_dim + lc.v_head_dim)
         else:
-            per_key = 2 * nh * 2 * (kind.head_dim or cfg.head_dim)
+            hd = kind.head_dim or lc.head_dim
+            vd = lc.get(cfg.layout.value_head_dim, hd) if cfg.layout.value_head_dim else hd
+            # q.k, then the V sum over value_width V-wide vectors (DiffLlama: 2)
+            per_key = 2 * nh * (hd + cfg.layout.value_width * vd)
         if v4:
             keys = _v4_key_sum(cfg, kind.attention, n_tok, mode)
             if kind.attention != "sliding_attention":
@@ -572,6 +601,11 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
             keys = _key_sum(n_tok, cfg.sliding_window, mode)
         elif kind.attention == "chunked_attention":
             keys = _chunk_key_sum(n_tok, cfg.attention_chunk_size, mode)
+        elif kind.attention == "indexed_attention" and cfg.layout.indexer == "block_max":
+            keys = _block_max_key_sum(cfg, n_tok, mode)
+            # the indexer scores every earlier key: index_n_heads products of index_head_dim
+            total += count * 2 * cfg.index_n_heads * cfg.index_head_dim * _key_sum(n_tok, None,
+                                                                                   mode)
         elif kind.attention == "indexed_attention" and cfg.layout.indexer == "block_select":
             r = cfg.indexer_compress_ratio
             blocks = _floor_sum(n_tok, r, mode)   # complete blocks of r keys, scored
@@ -596,6 +630,33 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
         m = mamba_dims(cfg)
         attention += n["mamba"] * 4 * m.heads * m.head_dim * m.state
     return FlopCount(cfg.name, matmul, attention, mode, seq_len)
+
+
+def _block_max_key_sum(cfg, n, mode):
+    """Keys a MiniMax-M3 sparse-attention query attends to: its indexer keeps the
+    ``index_topk_blocks`` (T) best blocks of ``index_block_size`` (B) keys, the
+    ``index_local_blocks`` blocks up to its own always among them. While the keys fill at
+    most T blocks that is every key; past them, T - 1 whole earlier blocks and its own
+    block up to itself: (T - 1) x B + ((i - 1) mod B) + 1 at position i (decode: i = n;
+    prefill: summed over 1..n). Which blocks a query keeps beyond its local ones depends on
+    the scores, but not how many keys they hold; with no local block, or more local blocks
+    than T, it does, and the FLOPs are refused."""
+    B, T, local = cfg.index_block_size, cfg.index_topk_blocks, cfg.index_local_blocks
+    if not 1 <= local <= T:
+        raise ConfigError(f"index_local_blocks: with {local} local blocks and "
+                          f"index_topk_blocks={T}, how many keys a query attends to depends on "
+                          "the indexer's scores; FLOPs are counted for 1 to index_topk_blocks")
+
+    def own(m):   # sum of ((i - 1) mod B) + 1 for i = 1..m
+        q, r = divmod(m, B)
+        return q * B * (B + 1) // 2 + r * (r + 1) // 2
+
+    full = T * B   # positions whose keys fit in T blocks attend to every key
+    if mode == "decode":
+        return n if n <= full else (T - 1) * B + (n - 1) % B + 1
+    if n <= full:
+        return n * (n + 1) // 2
+    return full * (full + 1) // 2 + (T - 1) * B * (n - full) + own(n) - own(full)
 
 
 def _compressed_terms(cfg):
@@ -626,9 +687,13 @@ def _hyper_connection_matmul(cfg):
     matrix (comb: m x m x H): 2 x m x H x (m + 1) x (m + 2) per hyper-connection. The head
     collapses them once more: m coefficients (2 x m x m x H) and the collapse (2 x m x H).
     Normalisations, sigmoids and the Sinkhorn iterations over m x m are not counted (nor
-    are norms and softmaxes anywhere)."""
+    are norms and softmaxes anywhere). HY-V4's hyper-connections (``hyper_connection`` "pre_post")
+    make 2m coefficients and have no m x m mix: 4 x m x H x (m + 1) each."""
     m, H = getattr(cfg, cfg.layout.layer_input_streams), cfg.hidden_size
     per_hc = 2 * m * H * (m + 1) * (m + 2)
+    if cfg.layout.hyper_connection == "pre_post":
+        # HY-V4's: 2m coefficients (2 x 2m x m x H), the collapse and the write-back, no mix
+        per_hc = 4 * m * H * (m + 1)
     return 2 * cfg.num_hidden_layers * per_hc + 2 * m * H * (m + 1)
 
 

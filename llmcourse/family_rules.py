@@ -588,6 +588,20 @@ def longcat_derive(r, raw):
     r["num_hidden_layers"] = 2 * n if _is_int(n) else n
 
 
+def head_dim_floored(r, raw):
+    """Where transformers reads ``getattr(config, "head_dim", hidden_size //
+    num_attention_heads)`` and the config class declares no head_dim: a config without
+    head_dim gets the floor of the division (GLM-4.5's class defaults: 4096 // 96 = 42), and
+    a null one builds nothing (transformers fails on head_dim ** -0.5)."""
+    if "head_dim" in raw and raw["head_dim"] is None:
+        _fail("head_dim", "must not be null (leave it out for hidden_size // "
+              "num_attention_heads)", None)
+    hidden, heads = r.get("hidden_size"), r.get("num_attention_heads")
+    if r.get("head_dim") is None and _is_int(hidden) and _is_int(heads) and heads > 0 \
+            and hidden >= heads:
+        r["head_dim"] = hidden // heads
+
+
 def experts_only_derive(r, raw):
     """No dense MLP anywhere: intermediate_size is not a field, read as the experts' width."""
     if r.get("intermediate_size") is None:
@@ -611,13 +625,16 @@ def no_cross_attention(r, head_dim):
               "language model this course counts; set it to false", True)
 
 
-_NO_KV_HEADS = {"gpt2": "GPT-2", "gpt_neox": "GPT-NeoX (Pythia)"}
+_NO_KV_HEADS = {"gpt2": "GPT-2", "gpt_neox": "GPT-NeoX (Pythia)", "persimmon": "Persimmon",
+                "modernbert-decoder": "ModernBERT-decoder"}
 
 
 def one_kv_per_head(r, head_dim):
-    """GPT-2 and GPT-NeoX (and the other multi-head-only GPT-style families): transformers
-    builds one k and one v for every head (a fused c_attn / query_key_value, 3 x hidden wide)
-    and reads neither num_key_value_heads nor head_dim. A config or a what-if that sets them otherwise describes a model transformers
+    """GPT-2, GPT-NeoX, Persimmon, ModernBERT-decoder and the other multi-head-only GPT-style
+    families: transformers builds one k and one v for every head (GPT-2's fused c_attn,
+    GPT-NeoX's and Persimmon's query_key_value, 3 x hidden wide; ModernBERT-decoder's q, k
+    and v, hidden wide each) and reads neither num_key_value_heads nor head_dim. A config or a
+    what-if that sets them otherwise describes a model transformers
     does not build, so it is refused rather than counted."""
     name = _NO_KV_HEADS.get(r["model_type"], r["model_type"])
     heads, hidden = r["num_attention_heads"], r["hidden_size"]

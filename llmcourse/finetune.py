@@ -34,7 +34,7 @@ from .training import (FREED_TERMS, LOGIT_TERMS, StepPeaks, check_choice, check_
 from .zoo import as_config
 
 __all__ = ["LORA_TARGETS", "NF4_BITS", "DROPOUT_MASK_BYTES", "lora_params", "lora_memory",
-           "LoraMemory"]
+           "LoraMemory", "nf4_tensor_bytes", "qlora_base_bytes"]
 
 LORA_TARGETS = {
     "attention": ("q_proj", "k_proj", "v_proj", "o_proj"),
@@ -47,7 +47,43 @@ LORA_TARGETS = {
 NF4_BLOCK = 64
 NF4_DQ_BLOCK = 256
 NF4_BITS = 4 + Fraction(8, NF4_BLOCK) + Fraction(32, NF4_BLOCK * NF4_DQ_BLOCK)
-"""4.127 bits per quantized value (4 + 0.125 + 0.00195), from the block sizes above."""
+"""4.127 bits per quantized value with double quantization (4 + 0.125 + 0.00195), from the
+block sizes above; 4.5 without it (4 + 32/64: one fp32 absmax per block)."""
+NF4_CODE_BYTES = 16 * 4        # each tensor's NF4 code table: 16 fp32 values
+DYNAMIC_CODE_BYTES = 256 * 4   # double quantization: each tensor's 8-bit code table
+
+
+def nf4_tensor_bytes(n, double_quant=False):
+    """Bytes bitsandbytes stores for one ``n``-value weight quantized to NF4
+    (``bitsandbytes.functional.quantize_4bit``, blocksize 64, ``quant_storage=uint8``): two
+    codes a byte, ``ceil(n / 2)``; each tensor's 16-value fp32 code table; and one fp32
+    absmax per block of 64, or with double quantization (``compress_statistics``) the
+    absmax in 8 bits with one fp32 scale per 256 blocks, an fp32 offset and the 256-value
+    fp32 code table of the 8-bit absmax. Measured on CPU with bitsandbytes 0.50.2, to the
+    byte (``measurements/qlora_base.py``)."""
+    blocks = -(-n // NF4_BLOCK)
+    stats = (blocks + 4 * -(-blocks // NF4_DQ_BLOCK) + 4 + DYNAMIC_CODE_BYTES if double_quant
+             else 4 * blocks)
+    return (n + 1) // 2 + NF4_CODE_BYTES + stats
+
+
+def qlora_base_bytes(cfg, double_quant=False, kbit_upcast=False):
+    """``(quantized values, bytes)`` of a QLoRA base as transformers loads it with
+    ``BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", ...)`` on a model
+    loaded in bf16: every Linear of the layers in NF4 (:func:`nf4_tensor_bytes`), the
+    embedding, the norms and the lm_head in bf16 (transformers never quantizes the output
+    layer), or in fp32 after peft's ``prepare_model_for_kbit_training`` (``kbit_upcast``),
+    which casts every parameter that is not 4-bit to fp32."""
+    cfg = as_config(cfg)
+    q, q_bytes = 0, 0
+    for g in layer_groups(cfg):
+        for t in g.tensors:
+            if t.matmul and not t.buffer and len(t.shape) >= 2 and min(t.shape) > 1:
+                k = g.count * t.per_expert
+                q += k * t.numel
+                q_bytes += k * nf4_tensor_bytes(t.numel, double_quant)
+    rest = param_count(cfg).total - q
+    return q, q_bytes + (4 if kbit_upcast else 2) * rest
 
 
 def _module(t):
@@ -260,13 +296,21 @@ def _lora_recomputed_layer(cfg, tensors, is_moe, lt, per_layer, ad, r, mask, tok
 
 
 def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", base="bf16",
-                recompute="full", attention="flash", lora_dropout=0.0, device="gpu"):
+                recompute="full", attention="flash", lora_dropout=0.0, device="gpu", *,
+                double_quant=False, kbit_upcast=False, hold_outputs=True):
     """Memory of a LoRA (``base="bf16"``) or QLoRA (``base="nf4"``) fine-tune on one GPU.
 
-    * **base**: frozen weights. bf16: 2 B/param. nf4: every Linear of the layers in NF4
-      (:data:`NF4_BITS` = 4.127 bits per value, bitsandbytes with double quantization);
-      the embedding, the norms and the lm_head stay in bf16 (transformers does not
-      quantize the output layer).
+    * **base**: frozen weights. bf16: 2 B/param. nf4, QLoRA's recipe as transformers and
+      peft run it (the model loaded in bf16 with ``BitsAndBytesConfig(load_in_4bit=True,
+      bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16)``): every Linear of
+      the layers in NF4, as bitsandbytes stores it (:func:`nf4_tensor_bytes`: 4.5 bits a
+      value with ``BitsAndBytesConfig``'s default ``bnb_4bit_use_double_quant=False``; 4.127
+      with ``double_quant=True``, the QLoRA paper's); the embedding, the norms and the
+      lm_head in bf16, or in fp32 with ``kbit_upcast=True``: peft's
+      ``prepare_model_for_kbit_training`` casts every parameter that is not 4-bit to fp32
+      (TRL's SFTTrainer no longer calls it). With the upcast the residual stream runs in
+      fp32 too; the activations are still counted in bf16 (not modelled). Refused for
+      routed experts (transformers stores them as fused 3-D tensors, not Linears).
     * **adapters**: ``lora_params`` in fp32 (peft upcasts adapters of a bf16 base), their
       fp32 grads, AdamW's m and v: 4 + 4 + 8 = 16 B per trainable parameter.
     * **activations**: what autograd saves through the frozen bf16 base (the full-training
@@ -283,10 +327,12 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
       checkpointing) keeps each layer's bf16 input and the rotary tables, which each
       checkpoint's recompute closure holds (measured: the checkpoints, final norm and
       loss tensors equal PyTorch's to the byte).
-    * **logits, loss_grads**: the loss's fp32 log-probabilities, the labels and the bf16
-      logits; 8 B per logit of fp32 gradients at the start of backward.
-    * The NF4 base's storage is the formula above; QLoRA's activations are counted as
-      LoRA's (bitsandbytes needs a CUDA GPU: not measured here).
+    * **logits, loss_grads**: the loss's fp32 log-probabilities, the labels and, where the
+      loop holds the model's output (``hold_outputs``: a plain peft loop, as measured), the
+      bf16 logits (the Trainer and TRL's SFTTrainer keep only the loss: ``hold_outputs=
+      False``); 8 B per logit of fp32 gradients at the start of backward.
+    * The NF4 base's storage is measured to the byte on CPU (bitsandbytes 0.50.2);
+      QLoRA's activations are counted as LoRA's in bf16 (its 4-bit matmuls not measured).
 
     ``peak``: without recomputation, the start of backward (everything held at the end of
     the forward and the loss's gradients; the optimizer step's temporaries, 4 B per
@@ -317,18 +363,30 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
             or not 0 <= lora_dropout < 1:
         raise ConfigError(f"lora_dropout: must be a probability in [0, 1), e.g. 0.05 "
                           f"(got {lora_dropout!r})")
+    for name, v in (("double_quant", double_quant), ("kbit_upcast", kbit_upcast),
+                    ("hold_outputs", hold_outputs)):
+        if not isinstance(v, bool):
+            raise ConfigError(f"{name}: must be True or False (got {v!r})")
+    if base == "bf16" and (double_quant or kbit_upcast):
+        raise ConfigError("double_quant: NF4 settings need base='nf4' (got a bf16 base)"
+                          if double_quant else
+                          "kbit_upcast: prepare_model_for_kbit_training is for a quantized "
+                          "base: use base='nf4' (got a bf16 base)")
+    if base == "nf4" and cfg.is_moe:
+        raise ConfigError(f"base: an NF4 base of a routed-expert model ({cfg.name}) is not "
+                          f"modelled (transformers keeps its experts as fused 3-D tensors, "
+                          f"which bitsandbytes' Linear4bit does not replace) (got 'nf4')")
     n_train = lora_params(cfg, r, target_modules)
     pc = param_count(cfg)
     if base == "bf16":
         base_bytes = 2 * pc.total
     else:
-        q = sum(g.count * t.per_expert * t.numel for g in layer_groups(cfg) for t in g.tensors
-                if t.matmul and not t.buffer and len(t.shape) >= 2 and min(t.shape) > 1)
-        rest = pc.total - q
-        base_bytes = int(-(-q * NF4_BITS // 8)) + 2 * rest
+        _, base_bytes = qlora_base_bytes(cfg, double_quant, kbit_upcast)
     s, b = seq_len, micro_batch
     terms, recomputed = _lora_activations(cfg, s, b, r, target_modules, recompute, attention,
                                           lora_dropout, device)
+    if not hold_outputs:   # the loop keeps only the loss: the returned logits are freed
+        terms.pop("logits", None)
     logits = sum(terms.get(k, 0) for k in LOGIT_TERMS)
     activations = sum(terms.values()) - logits
     loss_grads = 8 * cfg.vocab_size * s * b
@@ -349,8 +407,12 @@ def lora_memory(cfg, seq_len, micro_batch=1, r=16, target_modules="all-linear", 
                       adapter_grads=4 * n_train, optimizer=8 * n_train,
                       activations=activations, logits=logits,
                       loss_grads=loss_grads, activation_terms=terms, transients=transients,
-                      trainable=n_train, base_bits=16 if base == "bf16" else float(NF4_BITS),
+                      trainable=n_train,
+                      base_bits=16 if base == "bf16" else float(NF4_BITS if double_quant
+                                                                else Fraction(9, 2)),
                       settings=dict(seq_len=seq_len, micro_batch=micro_batch, r=r,
                                     target_modules=target_modules, base=base,
                                     recompute=recompute, attention=attention,
-                                    lora_dropout=lora_dropout, device=device))
+                                    lora_dropout=lora_dropout, device=device,
+                                    double_quant=double_quant, kbit_upcast=kbit_upcast,
+                                    hold_outputs=hold_outputs))

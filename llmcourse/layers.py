@@ -69,12 +69,20 @@ class LayerKind(NamedTuple):
     # Qwen4-Exp's per-layer embedding (PLE): 0 = none, k = the layer holds the k-th hashed
     # n-gram table (ple_layer_ids, in order; each table's size differs)
     ple: int = 0
+    # False: the layer has no norm before its attention (ModernBERT's first decoder layer,
+    # whose input is the embedding's own norm)
+    attention_norm: bool = True
+    # the layer's own values of config fields, ((field, value), ...), as transformers'
+    # per_layer_config gives them (a sliding layer's own heads, head width, MLA ranks);
+    # read through :func:`llmcourse.architectures.layer_config`. () = the model's
+    own_fields: tuple = ()
 
     def describe(self):
         """``'sliding_attention, moe'`` (``', NoPE'`` appended for a layer without RoPE,
         ``', own indexer'`` for a sparse-attention layer that runs its own indexer,
         ``', KV shared'`` for a layer that reuses another's K and V, and its own head
-        width and KV heads where they differ from the model's)."""
+        width and KV heads where they differ from the model's; ``', no attention norm'``
+        for a layer without a norm before its attention)."""
         text = f"{self.attention}, {self.mlp}"
         if self.indexer:
             text += ", own indexer"
@@ -86,6 +94,10 @@ class LayerKind(NamedTuple):
             text += f", {self.kv_heads} KV heads"
         if self.ple:
             text += f", n-gram embedding {self.ple}"
+        if not self.attention_norm:
+            text += ", no attention norm"
+        for field, value in self.own_fields:
+            text += f", {field} {value}"
         return text if self.rope else text + ", NoPE"
 
 

@@ -24,18 +24,18 @@ from fractions import Fraction
 from .activations import cdiv
 from .architectures import global_tensors, layer_groups
 from .config import ConfigError
-from .training_settings import MAX_GPUS, MAX_TOKENS, PRECISIONS, check_choice, check_int
+from .training_settings import (MAX_GPUS, MAX_STAGES, MAX_TOKENS, PP_SCHEDULES, PRECISIONS,
+                                check_choice, check_int)
 from .zoo import as_config
 
 __all__ = ["PP_SCHEDULES", "pipeline_stages", "virtual_stage_layers",
            "in_flight_micro_batches", "interleaved_in_flight", "pipeline_bubble",
            "pipeline_orders", "pipeline_dependencies", "run_pipeline_orders",
            "CommunicationVolume", "communication_volume", "tool_buffers",
-           "DEEPSPEED_DEFAULTS", "DDP_BUCKET_CAP_MB"]
+           "DEEPSPEED_DEFAULTS", "DDP_BUCKET_CAP_MB", "deepspeed_buckets",
+           "GPUS_PER_NODE", "INTER_NODE_BYTES_PER_S", "link_for"]
 
 # --- pipeline schedules --------------------------------------------------------------------
-PP_SCHEDULES = ("1f1b", "gpipe", "interleaved-1f1b", "zero-bubble-h1")
-MAX_STAGES = 4096   # far above any real pipeline (the largest runs use 16-64 stages)
 
 
 def pipeline_stages(cfg, pp):
@@ -307,18 +307,36 @@ def run_pipeline_orders(orders, last, run):
 # DDP's gradient buckets: 25 MiB each (the first 1 MiB), one gradient-sized copy in all with
 # PyTorch's default gradient_as_bucket_view=False (torch/nn/parallel/distributed.py).
 DDP_BUCKET_CAP_MB = 25
-# DeepSpeed ZeRO's defaults, in elements (deepspeed/runtime/zero/config.py); the Hugging Face
-# Trainer's "auto" sets the reduce bucket to hidden_size**2 and the stage-3 prefetch bucket
-# to 0.9 x hidden_size**2 (transformers/integrations/deepspeed.py).
+# DeepSpeed ZeRO's own defaults, in elements (deepspeed/runtime/zero/config.py, commit
+# edaa722: reduce_bucket_size, allgather_bucket_size 5e8, stage3_prefetch_bucket_size 5e7,
+# stage3_max_live_parameters 1e9, stage3_param_persistence_threshold 1e5)
 DEEPSPEED_DEFAULTS = dict(reduce_bucket_size=5 * 10**8, allgather_bucket_size=5 * 10**8,
                           stage3_prefetch_bucket_size=5 * 10**7,
                           stage3_max_live_parameters=10**9,
                           stage3_param_persistence_threshold=10**5)
+
+
+def deepspeed_buckets(kind="deepspeed", hidden_size=None):
+    """DeepSpeed's bucket sizes in elements: its own defaults (``"deepspeed"``,
+    :data:`DEEPSPEED_DEFAULTS`), or what the Hugging Face Trainer writes for a config whose
+    sizes are ``"auto"`` (``"trainer-auto"``: transformers 5.23
+    ``integrations/deepspeed.py``, ``trainer_config_finalize``: ``reduce_bucket_size =
+    hidden_size**2``, ``stage3_prefetch_bucket_size = int(0.9 x hidden_size**2)``,
+    ``stage3_param_persistence_threshold = 10 x hidden_size``; the live-parameter limit
+    is not "auto" and keeps DeepSpeed's default)."""
+    check_choice("deepspeed_buckets", kind, ("deepspeed", "trainer-auto"))
+    if kind == "deepspeed":
+        return dict(DEEPSPEED_DEFAULTS)
+    check_int("hidden_size", hidden_size, hi=MAX_TOKENS)
+    d2 = hidden_size * hidden_size
+    return dict(DEEPSPEED_DEFAULTS, reduce_bucket_size=d2,
+                stage3_prefetch_bucket_size=int(0.9 * d2),
+                stage3_param_persistence_threshold=10 * hidden_size)
 DDP_PRECISIONS = ("fp32", "bf16", "amp-bf16")   # what PyTorch DDP trains (the Trainer's DDP)
 
 
 def tool_buffers(precision, zero_stage, dp, n_params, tail_params, largest_layer_params,
-                 last=True):
+                 last=True, buckets="deepspeed", hidden_size=None):
     """``(buffers, reserve)``: bytes per GPU a tool allocates beside the states.
 
     ``buffers`` (``{identifier: (at the start of backward, while the first layer is
@@ -338,12 +356,13 @@ def tool_buffers(precision, zero_stage, dp, n_params, tail_params, largest_layer
       ZeRO-2 (SHARD_GRAD_OP) or without sharding every unit stays gathered from its forward
       to its backward: ``2 x N``. Freed before the optimizer step.
 
-    ``reserve`` (``{identifier: bytes}``): DeepSpeed's buckets at their default sizes
-    (:data:`DEEPSPEED_DEFAULTS`) for the other precisions with ZeRO: not in the peak (not
+    ``reserve`` (``{identifier: bytes}``): DeepSpeed's buckets for the other precisions with
+    ZeRO, at the sizes ``buckets`` names (:func:`deepspeed_buckets`: DeepSpeed's own
+    defaults, or the Trainer's "auto" from ``hidden_size``): not in the peak (not
     measured: DeepSpeed is not installed here) but named, for the 10% reserve to hold:
     the reduce bucket (stage 2 and 3, ``reduce_bucket_size`` gradient values in bf16)
     and, with stage 3, the prefetch bucket and at most ``stage3_max_live_parameters``
-    gathered bf16 weights."""
+    gathered bf16 weights (a limit, not an allocation)."""
     buffers, reserve = {}, {}
     if precision == "fsdp-bf16":
         b = PRECISIONS[precision]["unsharded"]
@@ -357,7 +376,7 @@ def tool_buffers(precision, zero_stage, dp, n_params, tail_params, largest_layer
             buckets = PRECISIONS[precision]["grad"] * n_params
             buffers["ddp_buckets"] = (buckets, buckets, buckets)
     elif zero_stage >= 1 and dp > 1:
-        d = DEEPSPEED_DEFAULTS
+        d = deepspeed_buckets(buckets, hidden_size)
         if zero_stage >= 2:
             reserve["deepspeed_reduce_bucket"] = 2 * min(d["reduce_bucket_size"], n_params)
         if zero_stage >= 3:
@@ -392,9 +411,58 @@ class CommunicationVolume:
         none of it overlapped computation: a bound, not a prediction."""
         return self.total / bandwidth_bytes_per_s
 
+    def seconds_by_link(self, gpu, dp=1, tp=1, cp=1, ep=1, gpus_per_node=None,
+                        inter_node=None):
+        """``{kind: seconds}``: each kind of traffic timed at the link its group crosses
+        (:func:`link_for`): tensor, context and expert parallelism inside a node (at the
+        GPU's link), data parallelism at the GPU's link while all ``dp x tp x cp`` GPUs
+        fit in one node, else at the inter-node network's rate per GPU. None of it
+        overlapped with compute: a bound, not a prediction."""
+        group = {"dp": dp * tp * cp, "tp": tp, "cp": tp * cp, "ep": ep}
+        out = {}
+        for k, v in self.parts.items():
+            n = group[k.split("_")[0]]
+            rate, _ = link_for(gpu, n, gpus_per_node, inter_node)
+            out[k] = v / rate
+        return out
+
     def __repr__(self):
         parts = ", ".join(f"{k} {v / 1e9:,.2f} GB" for k, v in self.parts.items())
         return f"CommunicationVolume({self.model}: {self.total / 1e9:,.2f} GB per GPU: {parts})"
+
+
+# GPUs in one node, and the network each GPU reaches the other nodes by: an H100 or H200
+# HGX node has 8 GPUs on NVLink and one 400 Gb/s NIC per GPU (NVIDIA DGX H100 user guide:
+# eight ConnectX-7 400 Gb/s InfiniBand ports for the compute fabric), 50 GB/s each way
+GPUS_PER_NODE = 8
+INTER_NODE_BYTES_PER_S = 400 * 10**9 // 8
+
+
+def link_for(gpu, n_gpus, gpus_per_node=None, inter_node=None):
+    """``(bytes/s one GPU sends, words)``: the link a collective over ``n_gpus`` GPUs runs
+    at. Within a node (``n_gpus <= gpus_per_node``, 8 by default) the GPU's own link, one
+    direction (``gpu.interconnect_bytes_per_s / 2``: NVLink's 900 GB/s for an H100 is 450
+    each way); beyond it a ring crosses the network, whose per-GPU rate bounds every GPU's
+    share (``inter_node``, 50 GB/s: one 400 Gb/s NIC per GPU). A GPU without a stated link
+    (a PCIe card) uses the network figure for both."""
+    from .hardware import as_gpu
+    g = as_gpu(gpu)
+    per_node = GPUS_PER_NODE if gpus_per_node is None else check_int("gpus_per_node",
+                                                                      gpus_per_node,
+                                                                      hi=MAX_GPUS)
+    net = INTER_NODE_BYTES_PER_S if inter_node is None else inter_node
+    if isinstance(net, bool) or not isinstance(net, (int, float)) or net <= 0:
+        raise ConfigError(f"inter_node: must be a positive number of bytes per second "
+                          f"(got {net!r})")
+    check_int("n_gpus", n_gpus, hi=MAX_GPUS)
+    if n_gpus <= per_node and g.interconnect_bytes_per_s:
+        rate = g.interconnect_bytes_per_s / 2
+        name = g.interconnect.split(",")[0] if g.interconnect else "the GPU link"
+        return rate, f"within a node ({name}, {rate / 1e9:,.0f} GB/s each way)"
+    nodes = -(-n_gpus // per_node)
+    return net, (f"across {nodes} nodes (the network, {net * 8 / 1e9:,.0f} Gb/s per GPU)"
+                 if n_gpus > per_node else f"(no GPU link stated: the network, "
+                                           f"{net * 8 / 1e9:,.0f} Gb/s per GPU)")
 
 
 def _ring(n, size, kind):

@@ -596,6 +596,11 @@ class StoredWeights:
                 f"idealised {self.ideal:,})")
 
 
+# a recipe whose patterns name layers is matched layer by layer: at most this many (real
+# models have a few hundred; a what-if past it is refused in one line, not walked for minutes)
+_MAX_WALKED_LAYERS = 10_000
+
+
 def _skipped(name, patterns):
     """A tensor left unquantized: a glob (modules_to_not_convert, ModelOpt's exclusions,
     compressed-tensors' exact names) or, for compressed-tensors' ``ignore``, a ``re:``
@@ -698,6 +703,10 @@ def stored_weights(cfg, scheme=AS_SHIPPED, base_dtype=None):
     values = scales = kept = routed = buffers = 0
     patterns = list(recipe.skip) + [p for p, _ in recipe.rules]
     by_layer = any(isinstance(p, str) and any(ch.isdigit() for ch in p) for p in patterns)
+    if by_layer and cfg.num_hidden_layers > _MAX_WALKED_LAYERS:
+        raise ConfigError(f"quantization_config: its module patterns name layers, so the course "
+                          f"walks the layers one by one, for at most {_MAX_WALKED_LAYERS:,} "
+                          f"(got num_hidden_layers={cfg.num_hidden_layers:,})")
     prefix = layer_prefix(cfg)
     for idx, tensors in layer_groups(cfg):
         # one representative layer per group unless a pattern names a layer number

@@ -23,12 +23,14 @@ pull request that made it, and :func:`vllm_changes` walks them for one launch.
    default from 0.21 (PR 40376);
 4. minus non-torch memory (cuBLAS/NCCL buffers created after vLLM's first snapshot): a
    STATED figure from published logs (:func:`non_torch_range`: 0.13 GiB on one GPU, 0.55
-   GiB with TP; logged 0.07-0.14 GiB on one GPU, 0.21-1.38 GiB with TP; no ROCm figure kept);
-5. minus, from 0.21 on the V1 model runner, vLLM's own estimate of the CUDA-graph pool
-   (``profile_cudagraph_memory``, PR 30515, "default since v0.21.0" as the log says): an
+   GiB with TP; logged 0.07-0.14 GiB on one GPU, 0.21-1.38 GiB with TP; on ROCm 2.88 GiB,
+   from one launch: :data:`NON_TORCH_BYTES_ROCM`);
+5. minus, from 0.20 on the V1 model runner, vLLM's own estimate of the CUDA-graph pool
+   (``profile_cudagraph_memory``, PR 30515; "default since v0.21.0", the log says, but the
+   v0.20.0 logs already subtract it): an
    ESTIMATE here from the model and its capture sizes (:func:`cuda_graph_estimate`; logged
    0.13-4.2 GiB). Model Runner V2, the default for dense models from 0.22-0.26, returns 0
-   for it (issue 49224); up to 0.20 the graphs are captured after the KV cache is allocated
+   for it (issue 49224); up to 0.19 the graphs are captured after the KV cache is allocated
    and come out of the ``1 - utilization`` headroom;
 6. what is left is the KV cache, laid out in vLLM's groups (:mod:`llmcourse.vllm_kv`): pages of
    ``block_size`` tokens for attention layers, one padded page of state per request for Mamba
@@ -43,8 +45,8 @@ one (replicated) KV head. An MLA latent (DeepSeek) has no heads to split: every 
 caches the whole latent.
 
 Llama-3.1-8B on one H100 at max_model_len 16,000: 0.11 plans 0.9 x 79.18 - 14.99 - 4.73 -
-0.13 = 51.42 GiB = 421,200 KV tokens; 0.21 plans 0.92 x 79.18 - 14.99 - 1.79 - 0.13 - 0.47
-(graphs) = 55.46 GiB = 454,352; from 0.23 Llama runs on Model Runner V2 and the graphs leave
+0.13 = 51.42 GiB = 421,200 KV tokens; 0.21 plans 0.92 x 79.18 - 14.99 - 1.79 - 0.13 - 0.55
+(graphs) = 55.39 GiB = 453,712; from 0.23 Llama runs on Model Runner V2 and the graphs leave
 the budget: 55.94 GiB = 458,224 tokens.
 
 Exact here: the arithmetic of steps 1, 2, 6 and the parallelism rules. Estimated: the
@@ -71,6 +73,7 @@ __all__ = ["VLLM_VERSION", "CURRENT_VLLM", "FIRST_VLLM", "VLLM_RELEASES", "VllmR
            "cuda_graph_estimate", "CUDA_GRAPH_BYTES_PER_LAYER_GRAPH", "PLATFORMS",
            "BLOCK_SIZE", "NON_TORCH_BYTES", "NON_TORCH_BYTES_TP", "NonTorchRange",
            "non_torch_range", "CUDA_GRAPH_BYTES", "CUDA_GRAPH_ESTIMATE_BYTES",
+           "NON_TORCH_BYTES_ROCM", "TOWER_MODALITIES", "towers_loaded",
            "SAMPLER_BYTES_PER_LOGIT", "SAMPLERS", "VllmPlan", "vllm_plan", "BudgetChange",
            "vllm_changes", "CUDA_GRAPH_ESTIMATE_RANGE_GIB",
            "vllm_defaults", "check_parallelism", "kv_heads_per_rank", "weights_per_gpu",
@@ -91,6 +94,13 @@ BLOCK_SIZE = 16
 # is non_torch_range().
 NON_TORCH_BYTES = round(0.13 * GiB)
 NON_TORCH_BYTES_TP = round(0.55 * GiB)
+# Stated, from one published ROCm launch (gemma-4-E2B on one MI300X virtual function, a ROCm
+# nightly of vLLM 0.29.1rc1, row "mi300x-vf-gemma-4-e2b-rocm-v0.29.1" of vllm_logs.json): "11.88
+# GiB for consumed memory (weights + non-torch)" less the 9.00 GiB of weights vLLM loads (the
+# vision tower in, the audio tower out at --limit-mm-per-prompt audio 0) = 2.88 GiB, twenty
+# times CUDA's 0.13. An older ROCm launch (0.9.2, TP=2, candidate-23) leaves about 1.9 GiB per
+# GPU for it beside the plan's profiling estimate. One figure, not fitted per launch.
+NON_TORCH_BYTES_ROCM = round(2.88 * GiB)
 # Stated: "Graph capturing finished in N secs, took 0.3-0.9 GiB" in published 0.10/0.11 logs;
 # captured after the KV cache is allocated, from the headroom (not from the KV budget).
 CUDA_GRAPH_BYTES = round(0.5 * GiB)
@@ -168,10 +178,11 @@ class VllmRelease(NamedTuple):
 
 
 _PR = "https://github.com/vllm-project/vllm/pull/"
-# (first minor release, field, value, what changed, where it is written). Releases 0.12-0.20
+# (first minor release, field, value, what changed, where it is written). Releases 0.12-0.19
 # keep 0.11's budget: v0.16.0's vllm/config/cache.py still defaults gpu_memory_utilization to
-# 0.9, the 0.19 logs print the CUDA-graph estimate without subtracting it (vllm PR 39559), and
-# the estimate is "default since v0.21.0" in every later log.
+# 0.9 and the 0.19 logs print the CUDA-graph estimate without subtracting it (vllm PR 39559).
+# Every later log calls the estimate "default since v0.21.0", yet the v0.20.0 logs kept in
+# vllm_logs.json already subtract it, so the plan does from 0.20.
 RELEASE_CHANGES = (
     ("0.11", "base", None,
      "determine_available_memory: KV = utilization x total - weights - torch peak of the "
@@ -181,14 +192,16 @@ RELEASE_CHANGES = (
      "vllm/v1/worker/gpu_worker.py compile_or_warm_up_model (0.10/0.11)"),
     ("0.20", "kv_dtype", "int8_per_token_head",
      "int8_per_token_head and fp8_per_token_head caches (Triton attention)", _PR + "38378"),
+    ("0.20", "cuda_graph_in_budget", True,
+     "CUDA-graph memory estimated during profiling and subtracted from the KV budget (the "
+     "log says \"default since v0.21.0\", but v0.20.0 already subtracts it: its startup logs "
+     "print \"Estimated CUDA graph memory\" and the budget without it)",
+     _PR + "30515; v0.20.0 logs, llmcourse/data/vllm_logs.json (rows *-v0.20.0)"),
     ("0.21", "default_utilization", 0.92, "default gpu_memory_utilization 0.9 -> 0.92",
      _PR + "38284; vllm/config/cache.py at v0.30.0: gpu_memory_utilization: float = "
      "Field(default=0.92, gt=0, le=1)"),
     ("0.21", "sampler", "flashinfer", "FlashInfer top-k/top-p sampler on by default again",
      _PR + "40376"),
-    ("0.21", "cuda_graph_in_budget", True,
-     "CUDA-graph memory estimated during profiling and subtracted from the KV budget, "
-     "default since v0.21.0", _PR + "30515"),
     ("0.21", "kv_dtype", "nvfp4", "nvfp4 cache (FlashInfer trtllm-gen, SM100)",
      _PR + "40177"),
     ("0.22", "kv_size_by_concurrency", True,
@@ -349,8 +362,56 @@ def kv_bytes_per_token_per_gpu(cfg, tensor_parallel_size=1, pipeline_parallel_si
     return per_token_all_layers * stage * share_num // (layers * share_den)
 
 
+# The modalities each kind of tower serves: vLLM builds a tower inside
+# SupportsMultiModal._mark_tower_model(vllm_config, modalities), which "automatically skips"
+# it "when --limit-mm-per-prompt is set to zero for all of their modalities" (a vision tower
+# is marked with {"image", "video"}); --language-model-only sets every limit to 0.
+TOWER_MODALITIES = {"vision": ("image", "video"), "audio": ("audio",)}
+MODALITIES = ("image", "video", "audio")
+
+
+def towers_loaded(cfg, limit_mm_per_prompt=None, language_model_only=False):
+    """The towers (``"vision"``, ``"audio"``) of a multimodal wrapper that vLLM loads: all of
+    them, except those whose every modality has ``--limit-mm-per-prompt`` 0 (a modality left
+    out of the dict keeps vLLM's default of 999), and none with ``--language-model-only``."""
+    from .towers import tower_tensors
+    cfg = as_config(cfg)
+    kinds = []
+    for t in tower_tensors(cfg):
+        if t.component not in kinds:
+            kinds.append(t.component)
+    limits = _limits(limit_mm_per_prompt)
+    if language_model_only:
+        return ()
+    return tuple(k for k in kinds
+                 if any(limits.get(m, 999) > 0 for m in TOWER_MODALITIES.get(k, (k,))))
+
+
+def _limits(limit_mm_per_prompt):
+    if limit_mm_per_prompt is None:
+        return {}
+    if not isinstance(limit_mm_per_prompt, dict):
+        raise ConfigError(f"limit_mm_per_prompt: a dict of modality -> items a prompt, as "
+                          f"vLLM takes it (got {limit_mm_per_prompt!r})")
+    out = {}
+    for k, v in limit_mm_per_prompt.items():
+        if k not in MODALITIES:
+            raise ConfigError(f"limit_mm_per_prompt: modalities are {', '.join(MODALITIES)} "
+                              f"(got {k!r})")
+        count = v.get("count", 999) if isinstance(v, dict) else v
+        out[k] = _whole(f"limit_mm_per_prompt[{k!r}]", count, 0)
+    return out
+
+
+def _tower_bytes(cfg, kinds, base_bytes):
+    """Bytes of the named towers as stored (kept at the checkpoint's base dtype)."""
+    from .towers import tower_tensors
+    return sum(t.numel * t.per_expert * (4 if t.buffer else base_bytes)
+               for t in tower_tensors(cfg) if t.component in kinds)
+
+
 def weights_per_gpu(cfg, tensor_parallel_size=1, pipeline_parallel_size=1,
-                    weights=AS_SHIPPED):
+                    weights=AS_SHIPPED, towers=None):
     """Bytes of weights one GPU loads: the stored weights split over tensor-parallel
     ranks (matrices and the vocab-parallel embedding and lm_head split; the RMSNorm
     weights, ``num_hidden_layers * 2 + 1`` vectors of ``hidden_size``, replicated),
@@ -362,11 +423,19 @@ def weights_per_gpu(cfg, tensor_parallel_size=1, pipeline_parallel_size=1,
     An mxfp4 checkpoint (gpt-oss) is loaded as vLLM's Marlin path lays it out on GPUs
     without FP4 tensor cores (``Mxfp4MoEMethod.create_weights``, 0.10/0.11): each rank's
     expert width padded to a multiple of 128 and the hidden size to a multiple of 256,
-    values, e8m0 scales and bf16 biases alike (:func:`_mxfp4_padding_bytes`)."""
+    values, e8m0 scales and bf16 biases alike (:func:`_mxfp4_padding_bytes`).
+
+    A multimodal wrapper's towers are loaded beside the language model (split over the ranks
+    like its matrices: ``mm_encoder_tp_mode`` "weights", vLLM's default); ``towers`` names
+    the ones loaded (None: all; :func:`towers_loaded` gives what a launch's
+    ``--limit-mm-per-prompt`` leaves)."""
     cfg = as_config(cfg)
     check_parallelism(cfg, tensor_parallel_size, pipeline_parallel_size)
     sw = stored_weights(cfg, weights)
     total = sw.total
+    if towers is not None and cfg.is_multimodal:
+        all_kinds = {"vision", "audio"}
+        total -= _tower_bytes(cfg, all_kinds - set(towers), sw.base_bytes)
     norms = (2 * cfg.num_hidden_layers + 1) * cfg.hidden_size * 2
     split = (total - norms) // tensor_parallel_size + norms
     if sw.scheme.startswith("mxfp4"):
@@ -587,10 +656,10 @@ def cuda_graph_estimate(cfg, max_num_seqs, tensor_parallel_size=1, pipeline_para
     if enforce_eager or optimization_level == 0:
         return CudaGraphEstimate(0, 0, 0, 0, 0)
     sizes = cuda_graph_capture_sizes(max_num_seqs, max_cudagraph_capture_size)
-    # full graphs for uniform decode batches: up to max_num_seqs and half the largest size
-    # (vLLM logs "FULL=35 (largest=256)" beside "PIECEWISE=51 (largest=512)")
-    full = [x for x in sizes if x <= min(max_num_seqs, sizes[-1] // 2)] \
-        if optimization_level >= 2 else []
+    # full graphs for uniform decode batches: the capture sizes up to max_num_seqs, as the
+    # logs count them: "PIECEWISE=51 (largest=512), FULL=35 (largest=256)" at 256 sequences,
+    # "FULL=51 (largest=512)" at 1,024 (a B300), "FULL=5 (largest=16)" at 20, "FULL=1" at 1
+    full = [x for x in sizes if x <= max_num_seqs] if optimization_level >= 2 else []
     layers = -(-cfg.num_hidden_layers // pipeline_parallel_size)
     act = profile_peak(cfg, sizes[-1], 1, tensor_parallel_size).forward
     n = len(sizes) + len(full)
@@ -616,7 +685,7 @@ class VllmPlan(NamedTuple):
     weight_bytes: int           # as loaded on this GPU
     activation_bytes: int       # profiling run's torch peak (estimate unless given)
     non_torch_bytes: int        # stated unless given
-    cuda_graph_bytes: int       # estimate unless given; in the budget from 0.21 (V1 runner)
+    cuda_graph_bytes: int       # estimate unless given; in the budget from 0.20 (V1 runner)
     kv_bytes_per_token: int     # on this GPU, all its attention layers
     reason: str                 # "" when it starts; else vLLM's message
     sampler: str = "pytorch"    # which top-k/top-p sampler the profiling run used
@@ -632,6 +701,7 @@ class VllmPlan(NamedTuple):
     caveats: tuple = ()         # what the plan does not model for this launch
     free_memory_bytes: int = 0  # free at startup, where the check applies (0: not checked)
     graphs: object = None       # the CudaGraphEstimate (capture sizes)
+    towers: tuple = ()          # a multimodal wrapper's towers in the weights ("vision", ...)
 
     @property
     def kv_budget_bytes(self):
@@ -789,7 +859,8 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
               cuda_graph_bytes=None, enforce_eager=False, optimization_level=2,
               max_cudagraph_capture_size=None, estimate_cuda_graphs=True,
               kv_cache_memory_bytes=None, free_memory_bytes=None, model_runner=None,
-              mm_encoder_bytes=None, enable_prefix_caching=None):
+              mm_encoder_bytes=None, enable_prefix_caching=None, limit_mm_per_prompt=None,
+              language_model_only=False):
     """The plan vLLM makes at startup on the fullest GPU of the group, as the release
     ``vllm_version`` budgets it (``"0.10"`` to ``"0.31"``, default :data:`CURRENT_VLLM`; see
     :data:`RELEASE_CHANGES` for what changed when). The plan's ``vllm_version`` says which.
@@ -805,7 +876,7 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     (:func:`llmcourse.vllm_kv.kv_cache_layout`): a sliding-window group needs only its window
     per request, a Mamba/DeltaNet group one padded state page.
 
-    CUDA graphs (from 0.21 on the V1 model runner, subtracted from the budget):
+    CUDA graphs (from 0.20 on the V1 model runner, subtracted from the budget):
     :func:`cuda_graph_estimate` from the capture sizes, or ``cuda_graph_bytes`` from a log;
     ``enforce_eager``, ``optimization_level`` and ``max_cudagraph_capture_size`` change it,
     ``estimate_cuda_graphs=False`` is ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0``, and
@@ -820,6 +891,11 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     request (on unified-memory devices the GPU's typical boot figure is used; 0: no check).
     ``enable_prefix_caching``: a hybrid model's state layers then keep two pages a request
     (vLLM's mamba_cache_mode "align"), not one.
+
+    A multimodal wrapper's towers are in the weights unless ``limit_mm_per_prompt`` (vLLM's
+    ``--limit-mm-per-prompt``, e.g. ``{"image": 0, "video": 0}``) sets every modality of a
+    tower to 0, or ``language_model_only`` (``--language-model-only``) is set: vLLM then does
+    not build the tower (:func:`towers_loaded`), and does not profile its encoder either.
 
     A GPU whose runtime total is not in the table is planned on its datasheet capacity and
     the plan says so (``memory_caveat``); Apple silicon and TPUs are refused (vLLM's budget
@@ -879,21 +955,25 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     # 0.10/0.11 multiply the float total by the utilization and truncate; the later releases
     # round the request up (request_memory: math.ceil(total * utilization))
     requested = math.ceil(u * total) if release.cuda_graph_in_budget else math.floor(u * total)
-    w = weights_per_gpu(cfg, tp, pp, weights) if weight_bytes is None else \
+    towers = towers_loaded(cfg, limit_mm_per_prompt, language_model_only) \
+        if cfg.is_multimodal else ()
+    w = weights_per_gpu(cfg, tp, pp, weights, towers=towers) if weight_bytes is None else \
         _whole("weight_bytes", weight_bytes)
     act = activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs, tp, sampler) \
         if activation_bytes is None else _whole("activation_bytes", activation_bytes, 0)
     caveats = []
     if mm_encoder_bytes is not None:
         act = max(act, _whole("mm_encoder_bytes", mm_encoder_bytes, 0))
-    elif cfg.is_multimodal:
-        caveats.append("the vision encoder's share of the profiling run is not estimated "
-                       "(it is 0 with every modality's --limit-mm-per-prompt at 0)")
+    elif towers:
+        caveats.append(f"the {' and '.join(towers)} encoder's share of the profiling run is "
+                       f"not estimated (none with every modality's --limit-mm-per-prompt at 0)")
     nt = (NON_TORCH_BYTES if tp * pp == 1 else NON_TORCH_BYTES_TP) \
         if non_torch_bytes is None else _whole("non_torch_bytes", non_torch_bytes, 0)
     if platform == "rocm" and non_torch_bytes is None:
-        caveats.append("non-torch memory on ROCm (RCCL, hipBLASLt workspaces): no published "
-                       "figure kept, CUDA's used; a ROCm launch has logged ten times more")
+        nt = NON_TORCH_BYTES_ROCM if tp * pp == 1 else max(NON_TORCH_BYTES_ROCM,
+                                                           NON_TORCH_BYTES_TP)
+        caveats.append("non-torch memory on ROCm (RCCL, hipBLASLt workspaces): the figure "
+                       "of one published ROCm launch, not a derivation")
     in_budget = release.cuda_graph_in_budget and runner == "v1" and estimate_cuda_graphs
     est = cuda_graph_estimate(cfg, max_num_seqs, tp, pp, optimization_level,
                               max_cudagraph_capture_size, enforce_eager)
@@ -920,7 +1000,7 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
                     requested, w, act, nt, graphs, per_token, "", sampler, usage, need,
                     release.version, in_budget, gpu.memory_caveat,
                     (min(spread.low, nt), max(spread.high, nt)), layout, kvmem, runner,
-                    tuple(caveats), free, est)
+                    tuple(caveats), free, est, towers)
     if free and not kvmem and free < requested:
         return plan._replace(reason=(
             f"Free memory on device ({free / GiB:.2f}/{total / GiB:.2f} GiB) on startup is "
@@ -993,7 +1073,7 @@ VLLM_LOGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vl
 _LOG_SETTINGS = ("tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
                  "max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype",
                  "block_size", "weights", "usage", "sampler", "enable_prefix_caching",
-                 "enforce_eager")
+                 "enforce_eager", "limit_mm_per_prompt", "language_model_only", "model_runner")
 _LOGS = {}
 
 

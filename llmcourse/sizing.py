@@ -17,8 +17,9 @@ from .counts import flops_per_token, kv_cache_bytes, param_count, weight_bytes
 from .families import family_of
 from .zoo import as_config
 
-__all__ = ["mha_baseline", "plain_mha_cache_bytes", "gqa_memory_saving", "ffn_attention_split", "mlp_is_gated",
-           "mlp_twin", "context_within_max", "FFN_COMPONENTS"]
+__all__ = ["mha_baseline", "plain_mha_cache_bytes", "gqa_memory_saving", "full_attention_twin",
+           "all_full_attention", "ffn_attention_split", "mlp_is_gated", "mlp_twin",
+           "context_within_max", "FFN_COMPONENTS"]
 
 # the parts of a layer that are the feed-forward network (dense MLP or MoE)
 FFN_COMPONENTS = ("mlp", "shared_experts", "experts", "router")
@@ -33,19 +34,21 @@ def mha_baseline(cfg, full_attention=False):
 
     For MLA (DeepSeek) the baseline is the DeepSeek-V2 paper's: a standard MHA
     cache of ``num_attention_heads`` heads of ``v_head_dim`` (d_h = 128) per
-    layer, built as a Llama-layout config of the same hidden size and depth. Use
+    layer, built as a Llama-layout config of the same depth (its hidden size
+    heads x head width, which Llama's config requires the heads to divide). Use
     it for the cache only: its weights are not DeepSeek's.
     """
     cfg = as_config(cfg)
     if cfg.uses_mla or cfg.layout.kv_store == "k_eq_v":
         # a cache baseline only: MHA over every token with the same heads (MLA's v_head_dim;
         # DeepSeek-V4's one K = V head of head_dim), as a Llama layout
-        return from_hf_config({
-            "model_type": "llama", "hidden_size": cfg.hidden_size,
+        width = cfg.v_head_dim if cfg.uses_mla else cfg.head_dim
+        return from_hf_config({   # a hidden size the heads divide, as Llama's config asks
+            "model_type": "llama", "hidden_size": cfg.num_attention_heads * width,
             "num_hidden_layers": cfg.num_hidden_layers,
             "num_attention_heads": cfg.num_attention_heads,
             "num_key_value_heads": cfg.num_attention_heads,
-            "head_dim": cfg.v_head_dim if cfg.uses_mla else cfg.head_dim,
+            "head_dim": width,
             "intermediate_size": cfg.intermediate_size, "vocab_size": cfg.vocab_size,
             "max_position_embeddings": cfg.get("max_position_embeddings"),
         }, name=f"{cfg.name} MHA baseline")
@@ -70,16 +73,28 @@ def plain_mha_cache_bytes(cfg, seq_len, batch=1, dtype="bf16"):
     DeepSeek-V2 paper's baseline). No window, no sharing across layers, no latent, no
     fixed state. A block with no token mixing (Nemotron-H's MLP-only blocks) caches
     nothing. Exact bytes for ``batch`` sequences of ``seq_len`` tokens."""
+    from .architectures import layer_config
     from .counts import dtype_bits
     cfg = as_config(cfg)
-    heads = cfg.num_attention_heads
     values = 0
     for kind, n in cfg.layer_schedule.counts().items():
         if kind.attention == "none":
             continue
-        width = kind.head_dim or (cfg.v_head_dim if cfg.uses_mla else cfg.head_dim)
-        values += n * 2 * heads * width
+        lc = layer_config(cfg, kind)   # a layer's own heads and widths (per_layer_config)
+        heads = lc.num_attention_heads
+        width = kind.head_dim or (lc.v_head_dim if cfg.uses_mla else lc.head_dim)
+        v_width = (lc.get(cfg.layout.value_head_dim, width) if cfg.layout.value_head_dim
+                   and not cfg.uses_mla else width)   # V narrower than K (MiMo-V2-Flash)
+        values += n * heads * (width + v_width)
     return int(values * dtype_bits(dtype) / 8) * seq_len * batch
+
+
+def cache_baseline_only(cfg):
+    """True where :func:`mha_baseline` is a cache baseline only, a Llama layout whose
+    weights are not the model's: MLA's latent, and a cache of one K = V head
+    (DeepSeek-V4). A saving of weights + cache then holds the weights equal."""
+    cfg = as_config(cfg)
+    return cfg.uses_mla or cfg.layout.kv_store == "k_eq_v"
 
 
 def gqa_memory_saving(cfg, seq_len, batch=1, dtype="bf16"):
@@ -88,18 +103,54 @@ def gqa_memory_saving(cfg, seq_len, batch=1, dtype="bf16"):
     Returns a dict of exact integers (bytes) and two exact fractions:
     ``cache_saving`` = 1 - cache / MHA cache, ``total_saving`` = 1 - (weights +
     cache) / (MHA weights + MHA cache). GQA also shrinks the k/v projections, so
-    the baseline's weights are larger. For MLA the weights are held equal (the
-    baseline is a cache baseline only). Weights and cache are both at ``dtype``.
+    the baseline's weights are larger. Where the baseline is a cache baseline only
+    (MLA, DeepSeek-V4's K = V head: :func:`cache_baseline_only`) the weights are held
+    equal: comparing the model's weights with a stand-in's would say nothing. Weights
+    and cache are both at ``dtype``.
     """
     cfg = as_config(cfg)
     base = mha_baseline(cfg)
     w = weight_bytes(cfg, dtype)
-    wb = w if cfg.uses_mla else weight_bytes(base, dtype)
+    wb = w if cache_baseline_only(cfg) else weight_bytes(base, dtype)
     c, cb = kv_cache_bytes(cfg, seq_len, batch, dtype), kv_cache_bytes(base, seq_len, batch, dtype)
     return {"model": cfg.name, "seq_len": seq_len, "batch": batch, "weights": w, "cache": c,
             "mha_weights": wb, "mha_cache": cb,
             "cache_saving": Fraction(cb - c, cb) if cb else Fraction(0),
             "total_saving": Fraction((wb + cb) - (w + c), wb + cb)}
+
+
+def full_attention_twin(cfg):
+    """A cache stand-in for ``cfg`` with every layer full: each layer that mixes tokens
+    (attention of any kind, linear attention, Mamba-2, a short convolution) caches every
+    token's K and V with ``cfg``'s own KV heads of ``head_dim``: no window, no fixed
+    state, no layer reusing another's K and V, K and V apart, one head width. A block
+    that only holds an MLP or experts (Nemotron-H's) caches nothing and is left out.
+    Built as a Llama layout of the same heads and maximum context (its hidden size heads x
+    head_dim, which Llama's config requires the heads to divide), as the MLA baseline is:
+    use it for the cache only, its weights are not the model's."""
+    cfg = as_config(cfg)
+    mixing = sum(n for kind, n in cfg.layer_schedule.counts().items() if kind.attention != "none")
+    return from_hf_config({
+        "model_type": "llama", "hidden_size": cfg.num_attention_heads * cfg.head_dim,
+        "num_hidden_layers": mixing,
+        "num_attention_heads": cfg.num_attention_heads,
+        "num_key_value_heads": cfg.num_key_value_heads, "head_dim": cfg.head_dim,
+        "intermediate_size": cfg.get("intermediate_size") or cfg.hidden_size,
+        "vocab_size": cfg.vocab_size,
+        "max_position_embeddings": cfg.get("max_position_embeddings"),
+    }, name=f"{cfg.name} with every layer full")
+
+
+def all_full_attention(cfg):
+    """``cfg`` as a what-if with every layer that mixes tokens full attention, the rest
+    kept: sliding, chunked, linear-attention and Mamba-2 layers become the family's full
+    attention layers (Gemma 4's at its ``global_head_dim``); a block that only holds an
+    MLP or experts (Nemotron-H's) stays that block, written as its MLP kind. The engine
+    judges it: a family that cannot take it refuses in one line."""
+    cfg = as_config(cfg)
+    kinds = cfg.layer_schedule.expand("kinds")
+    return cfg.replace(layer_types=["full_attention" if k.attention != "none"
+                                    else "moe" if k.mlp == "moe" else "mlp" for k in kinds])
 
 
 def context_within_max(cfg, seq_len):

@@ -63,6 +63,7 @@ _STUDENT_HEADING = re.compile(r"(Exercises?|Worked solutions|How to use this cou
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SOLUTION = re.compile(r"<summary>\s*Solution\b", re.I)
+_SOLUTIONS_HEADING = re.compile(r"\s*#+\s*Worked solutions\b")
 _HOMEWORK = re.compile(r"^\s*\*\*Homework\b", re.I)
 _HOMEWORK_HEADING = re.compile(r"^\s*#{1,6}\s+Homework\b", re.I)
 _ANSWER = re.compile(r"\bexercises\.(check|hint)\(")
@@ -239,9 +240,11 @@ def lecture_copy(nb):
 
 
 def without_solutions(nb):
-    """The notebook dict without its worked-solution cells."""
+    """The notebook dict without its worked-solution cells, and without the "Worked
+    solutions" heading they stood under (it would head an empty section)."""
     nb["cells"] = [c for c in nb.get("cells", [])
-                   if not (c.get("cell_type") == "markdown" and _SOLUTION.search(_source(c)))]
+                   if not (c.get("cell_type") == "markdown"
+                           and (_SOLUTION.search(_source(c)) or _SOLUTIONS_HEADING.match(_source(c))))]
     return nb
 
 

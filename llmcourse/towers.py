@@ -232,6 +232,30 @@ def _gemma4_audio_check(v, prefix):
               "numbers (the two subsampling convolutions' channels)", ch)
 
 
+def _gemma4_unified_vision(v, w, text_hidden):
+    """Gemma 4 unified's vision embedder (no encoder layers): a LayerNorm over each
+    (patch_size x pooling_kernel_size)-square RGB patch, a dense projection to mm_embed_dim,
+    a LayerNorm, a two-axis position table with its LayerNorm (all LayerNorms with biases),
+    and the projection into the language model (one matrix, its norm weightless). Names as
+    the checkpoint stores them (transformers loads vision_embedder.* as embed_vision.*)."""
+    c, t = "vision", "model.vision_embedder."
+    patch = (v["patch_size"] * v["pooling_kernel_size"]) ** 2 * 3
+    D = v["mm_embed_dim"]
+    return (_norm(t + "patch_ln1", patch, c, True) + _w(t + "patch_dense", D, patch, c, True)
+            + _norm(t + "patch_ln2", D, c, True)
+            + [Tensor(t + "pos_embedding", (v["mm_posemb_size"], 2, D), c)]
+            + _norm(t + "pos_norm", D, c, True)
+            + [Tensor("model.embed_vision.embedding_projection.weight",
+                      (text_hidden, v["output_proj_dims"]), c, matmul=True)])
+
+
+def _gemma4_unified_audio(v, w, text_hidden):
+    """Gemma 4 unified's audio embedder: audio_embed_dim samples per token projected into
+    the language model (one matrix, its norm weightless)."""
+    return [Tensor("model.embed_audio.embedding_projection.weight",
+                   (text_hidden, v["audio_embed_dim"]), "audio", matmul=True)]
+
+
 # --- Llama 4 ----------------------------------------------------------------------------------
 
 def _llama4_vision(v, w, text_hidden):
@@ -390,6 +414,17 @@ TOWERS = {
         defaults=dict(hidden_size=1024, num_hidden_layers=12, num_attention_heads=8,
                       subsampling_conv_channels=[128, 32], conv_kernel_size=5,
                       use_clipped_linears=True, output_proj_dims=1536)),
+    "gemma4_unified_vision": Tower(
+        key="vision_config", component="vision", label="Gemma 4 unified vision",
+        build=_gemma4_unified_vision, optional=True,
+        positive=("patch_size", "pooling_kernel_size", "mm_embed_dim", "mm_posemb_size",
+                  "output_proj_dims"),
+        defaults=dict(patch_size=16, pooling_kernel_size=3, mm_embed_dim=3840,
+                      mm_posemb_size=1120, output_proj_dims=3840)),
+    "gemma4_unified_audio": Tower(
+        key="audio_config", component="audio", label="Gemma 4 unified audio",
+        build=_gemma4_unified_audio, optional=True, positive=("audio_embed_dim",),
+        defaults=dict(audio_embed_dim=640)),
     "llama4_vision": Tower(
         key="vision_config", component="vision", label="Llama 4 vision",
         build=_llama4_vision,

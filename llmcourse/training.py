@@ -35,11 +35,12 @@ from .activations import (TERM_LABELS, cdiv, global_terms, kind_of, sdpa_sliding
 from .architectures import global_tensors, layer_groups
 from .config import ConfigError
 from .counts import flops_per_token, param_count
-from .parallelism import (MAX_STAGES, PP_SCHEDULES, communication_volume,
+from .parallelism import (PP_SCHEDULES, communication_volume,
                           in_flight_micro_batches, interleaved_in_flight, pipeline_bubble,
                           pipeline_stages, tool_buffers, virtual_stage_layers)
-from .training_settings import (FP8_RECIPES, MAX_GPUS, OPTIMIZERS, PRECISIONS,
-                                TRAINING_SETUPS, bytes_per_param, check_choice, check_int,
+from .training_settings import (ATTENTION, FP8_RECIPES, LOSSES, MAX_GPUS, OPTIMIZERS,
+                                PRECISIONS, RECOMPUTE, TRAINING_SETUPS, TrainingSetup,
+                                as_setup, bytes_per_param, check_choice, check_int,
                                 fp8_state_bytes, optimizer_state_bytes,
                                 optimizer_step_temporaries, setup_settings)
 from .zoo import as_config
@@ -48,15 +49,11 @@ __all__ = ["PRECISIONS", "OPTIMIZERS", "RECOMPUTE", "ATTENTION", "TrainingMemory
            "training_memory", "bytes_per_param", "fewest_gpus", "layer_activation_bytes",
            "data_parallel_size",
            "measured_activations", "korthikanti_activation_bytes", "TrainingFlops", "training_flops",
-           "training_time", "CHINCHILLA_TOKENS_PER_PARAM", "chinchilla_tokens", "MFU_CONVENTIONS",
+           "training_time", "run_mfu", "CHINCHILLA_TOKENS_PER_PARAM", "chinchilla_tokens", "MFU_CONVENTIONS",
            "RESERVE_FRACTION", "usable_bytes", "fit_verdict", "measured_peaks", "PP_SCHEDULES",
            "pipeline_stages", "in_flight_micro_batches", "pipeline_bubble", "activation_accuracy",
            "TRAINING_SETUPS", "setup_settings", "FP8_RECIPES", "fp8_state_bytes", "TERM_LABELS",
-           "stored_measurement", "communication_volume"]
-
-RECOMPUTE = ("none", "selective", "full")
-LOSSES = ("plain", "chunked")
-ATTENTION = ("flash", "eager")
+           "stored_measurement", "communication_volume", "TrainingSetup", "LOSSES"]
 
 def _groups(cfg):
     """``[(n_layers, tensors, is_moe), ...]``: one entry per layer kind, its layer count
@@ -354,6 +351,11 @@ class TrainingMemory(StepPeaks):
     def saved_for_backward(self):
         return self.total - self.states - self.activation_terms.get("logits", 0)
 
+    @property
+    def setup(self):
+        """The :class:`TrainingSetup` this memory was computed for."""
+        return TrainingSetup.of(**{k: self.settings[k] for k in TrainingSetup().as_dict()})
+
     def as_dict(self):
         return {"params": self.params, "grads": self.grads, "optimizer": self.optimizer,
                 "activations": self.activations, "logits": self.logits, "total": self.total,
@@ -364,218 +366,57 @@ class TrainingMemory(StepPeaks):
         return f"TrainingMemory({self.model}, per GPU: {parts})"
 
 
-def training_memory(cfg, seq_len, micro_batch=1, precision="bf16-mixed", optimizer="adamw",
-                    recompute="none", zero_stage=0, dp=1, tp=1, attention="flash", sp=False,
-                    cp=1, loss="plain", loss_chunk=1024, pp=1, pp_schedule="1f1b",
-                    num_micro_batches=None, first_micro_batch=False, virtual_stages=1):
-    """Training memory per GPU, in bytes, for one micro-batch of ``micro_batch``
-    sequences of ``seq_len`` tokens.
+def training_memory(cfg, seq_len, micro_batch=1, setup=None, **settings):
+    """Training memory per GPU, in bytes, for one micro-batch of ``micro_batch`` sequences
+    of ``seq_len`` tokens, run as ``setup`` says: a :class:`TrainingSetup`, a tool's name
+    (:data:`TRAINING_SETUPS`) or keyword settings on top of either
+    (``training_memory(cfg, 4096, setup="hf-trainer-fsdp", dp=8)``).
 
-    **Weights, grads, optimizer state** (bytes per parameter, :data:`PRECISIONS`
-    and :data:`OPTIMIZERS`; which tool runs which with its defaults:
-    :data:`TRAINING_SETUPS` and :func:`setup_settings`):
-
-    * ``"fp32"``: weights 4 + grads 4; AdamW m and v 8: **16 B/param**.
-    * ``"bf16"``: pure bf16, bf16 weights 2 + bf16 grads 2 + AdamW's m and v in bf16 4:
-      **8**, no fp32 copy: the Hugging Face Trainer's ``bf16=True`` on a model loaded in bf16
-      (transformers 5 loads a bf16 checkpoint in bf16: ``dtype="auto"``), one GPU or DDP.
-    * ``"amp-bf16"``: fp32 weights 4 + fp32 grads 4 + AdamW 8 = **16** under autocast (a
-      model loaded in fp32; see below).
-    * ``"fsdp-bf16"``: FSDP's ``MixedPrecision(param_dtype=bf16, reduce_dtype=bf16)`` over
-      fp32 parameters (as Accelerate sets it up): fp32 sharded weights 4 (the master) + fp32
-      grads 4 + AdamW 8 = **16**, the bf16 weights gathered for compute in ``buffers``.
-    * ``"bf16-mixed"``: bf16 weights 2 + bf16 grads 2 + fp32 master copy 4 + AdamW
-      8: **16** (the ZeRO paper's 2 + 2 + 12; DeepSpeed bf16).
-    * ``"bf16-mixed-fp32-grads"``: grads kept in fp32: 2 + 4 + 4 + 8 = **18**
-      (Transformer Math 101).
-    * ``"bf16-mixed-fp32-accum"``: bf16 grads plus an fp32 accumulation buffer:
-      2 + 2 + 4 + 4 + 8 = **20** (the Ultra-Scale Playbook's upper figure).
-    * ``optimizer="adamw-8bit"`` with bf16-mixed: 2 + 2 + 4 + 2 = **10**, plus one
-      fp32 scale per 2,048 values for m and for v; tensors under 4,096 values stay
-      fp32. ``"sgd-momentum"``: 4; ``"sgd"``: 0.
-    * PyTorch's AdamW also keeps a 4-byte ``step`` per parameter tensor: a CPU tensor for
-      ``optimizer="adamw"`` (foreach, PyTorch's default), beside the parameter for
-      ``"adamw-fused"`` (the Trainer's default ``adamw_torch_fused``): counted only there.
-
-    **Sharding**: ``zero_stage`` 1 divides the optimizer state (master weights
-    included) over the ``dp`` data-parallel GPUs, 2 also the grads (and any fp32
-    accumulation buffer), 3 also the weights (ceil division: ZeRO pads). ``tp``
-    tensor-parallel GPUs split every matrix and the embedding; norms are replicated.
-    The tools: ZeRO-1/2/3 are DeepSpeed's stages; FSDP's FULL_SHARD / FSDP2's default
-    ``fully_shard()`` is ZeRO-3 and SHARD_GRAD_OP / ``reshard_after_forward=False`` ZeRO-2,
-    which with ``precision="fsdp-bf16"`` holds ``2N + 16N/dp`` (every bf16 weight gathered
-    from forward to backward, in ``buffers``).
-
-    **Activations** (bytes of one activation value: 4 for fp32, 2 for bf16): per
-    layer and token, what a ``transformers`` decoder layer saves: each RMSNorm's
-    fp32 input, its fp32 rstd and its normalized output; the q/k/v projections'
-    input; with ``attention="flash"`` (FlashAttention, PyTorch SDPA) q, k and v at
-    their own head counts (GQA saves here), the kernel's output and one fp32
-    log-sum-exp per head; with ``"eager"`` k and v repeated to every query head and
-    the ``seq_len x seq_len`` probabilities per head in fp32 (the score term); QK-norm
-    (Qwen3) adds a norm per head; a SwiGLU MLP saves gate, act(gate), up and their
-    product (4 x intermediate); a routed MoE layer saves the router's fp32 softmax
-    and, for each of the top-k experts a token visits, its input, gate_up, act,
-    product and weighted output. Outside the layers: token ids, the rotary tables,
-    the final norm, the loss's fp32 log-probabilities and the labels (``logits``
-    adds the returned logits). Tensor parallelism divides the head and intermediate
-    terms by ``tp`` (no sequence parallelism: the hidden-size terms stay whole).
-
-    ``recompute="selective"`` drops the attention-score term (Korthikanti et al.
-    2022 recompute the attention core; with FlashAttention there is nothing to
-    drop); ``"full"`` keeps each layer's input only and recomputes one layer at a
-    time in the backward pass (so one layer's activations are added back).
-
-    ``precision="amp-bf16"`` is PyTorch AMP, and the Hugging Face Trainer's ``bf16=True`` on
-    a model loaded in fp32 (``from_pretrained(..., dtype=torch.float32)``; one GPU or DDP):
-    fp32 weights 4 + fp32 grads 4 + AdamW 8, the forward under ``torch.autocast``,
-    which also saves a bf16 copy of every weight matrix (2 B per matrix value, a term
-    of ``activations``), keeps the residual stream, its norms and the rotary tables in
-    fp32, and casts the norm output once per projection that reads it (q, k, v; gate,
-    up; the router). Routed experts are not cast: ``transformers``' default experts code
-    (``grouped_mm``) is not an autocast op and casts its input to the weights' dtype, so
-    the experts run in fp32: no bf16 copy of the expert weights, and each (token, expert)
-    pair's tensors are saved in fp32 (Qwen3-MoE's routing weight stays bf16, Mixtral's
-    fp32). Measured on CPU for Llama, Qwen3, Qwen3-MoE and Mixtral the saved tensors equal
-    PyTorch's to the byte and the peak is within 0.04% (:func:`measured_peaks`).
-
-    **Softmax-attention variants** (measured on CPU to the byte: Gemma 2, Gemma 3,
-    multi-query attention, ``measurements/saved_activations_attention.py``): Gemma 2's
-    eager attention softcaps its scores (tanh keeps an ``s x s`` output per head in the
-    scores' dtype) and Gemma 2 and 3 softcap the final logits (tanh keeps one value per
-    logit, counted in ``logits``); Gemma's RMSNorm scales by an fp32 ``1 + w``, a new tensor
-    per norm call; Gemma 3 keeps a local rotary table for its sliding layers beside the
-    global one, and its SDPA path, once ``seq_len >= sliding_window``, keeps the
-    sliding-window mask and k and v repeated to every head. With eager attention, one KV
-    head and one sequence (MQA at micro-batch 1), the matmuls keep k and v at their one
-    head: repeat_kv's expansion stays a view.
-
-    **Peak** (:attr:`TrainingMemory.peak`): the saved tensors are not the most a step
-    holds. At the start of backward the loss's fp32 gradients (8 B per logit) sit
-    beside everything saved; during the optimizer step, foreach AdamW's temporaries
-    (4 B per parameter of the shard). Both are in ``transients``. Compare the peak plus
-    a reserve with the GPU: :func:`fit_verdict`.
-
-    **Parallelism and activations** (Korthikanti et al. 2022; the Ultra-Scale
-    Playbook): tensor parallelism (``tp``) alone divides the head and intermediate terms
-    but leaves the hidden-size terms (norm inputs and outputs, the layer input) whole on
-    every GPU; with sequence parallelism (``sp=True``, Megatron's
-    ``--sequence-parallel``) those are split over the ``tp`` GPUs along the sequence,
-    so a whole layer's saved tensors divide by ``tp`` (when ``tp`` divides the head
-    counts). Context parallelism (``cp``) gives each GPU ``seq_len / cp`` tokens of
-    every sequence: every per-token term, the logits and the loss's gradients divide by
-    ``cp`` (each local query still attends to all ``seq_len`` keys).
-
-    **Pipeline parallelism** (``pp`` stages, :func:`pipeline_stages`): each stage holds
-    its layers' weights, grads and optimizer state; the first also the embedding, the
-    last the final norm, the lm_head (a tied one as a second copy) and the loss. What a
-    stage saves depends on the schedule (:func:`in_flight_micro_batches`): with
-    ``pp_schedule="1f1b"`` stage ``i`` holds ``min(pp - i, m)`` micro-batches in flight,
-    so the first stage keeps ``pp`` micro-batches of its ``L / pp`` layers, as much as
-    the whole model without a pipeline; with ``"gpipe"`` every stage keeps all ``m``
-    (``num_micro_batches``, the micro-batches of one optimizer step; default ``pp``).
-    The result is the stage whose peak is highest; its ``pipeline`` says which
-    (``stage``, ``layers``, ``in_flight``) and holds every stage's memory (``stages``).
-    Each stage's saved tensors equal, to the byte, what PyTorch saves when a small Llama
-    or Qwen3 is run stage by stage in the schedule's order on CPU
-    (``measurements/pipeline_stages.py``, ``tests/test_training_pipeline.py``).
-    DeepSpeed's pipeline engine allows ZeRO-1 at most; Megatron-LM pairs its pipeline
-    with a distributed optimizer (ZeRO-1); torchtitan combines it with FSDP2: the engine
-    computes any of them, the reader picks what their tool allows.
-
-    **Loss**: ``loss="plain"`` is ``transformers``' cross-entropy over the whole
-    vocabulary x tokens matrix (the fp32 log-probabilities saved, 8 B per logit of fp32
-    gradients at the start of backward). ``loss="chunked"`` computes it ``loss_chunk``
-    tokens at a time, each chunk under ``torch.utils.checkpoint`` (the idea behind
-    Liger Kernel's fused linear cross-entropy): no logits are kept, and the backward
-    recomputes one chunk at a time, holding 12 B per logit of the chunk plus the
-    chunk's lm_head weight gradient (measured on CPU, ``measurements/step_peak.py``).
-
-    **Two loops** (``first_micro_batch``): by default the peak of an accumulating
-    micro-batch, whose gradient buffers exist when its backward starts (the second and
-    later micro-batches of a gradient accumulation, or a tool that keeps persistent
-    gradient buffers: DeepSpeed's partitions, Megatron-LM's main_grad). With
-    ``first_micro_batch=True``, a step's first micro-batch after PyTorch's default
-    ``zero_grad(set_to_none=True)``: no gradient exists yet when its backward starts, so
-    its peak is lower by the gradients (every step of a run without accumulation: the
-    Hugging Face Trainer's default ``gradient_accumulation_steps=1``). Both are named on the
-    result: :attr:`~StepPeaks.peak_first_micro_batch`, :attr:`~StepPeaks.peak_accumulating`.
-    Measured on CPU within 0.03% for both loops (``measurements/step_peak.py --loops``).
-
-    **Buffers a tool keeps** (``buffers``, in the peak; :func:`~llmcourse.parallelism.
-    tool_buffers`): PyTorch DDP's gradient buckets, one more gradient-sized buffer
-    (``zero_stage=0``, ``dp > 1``, with the precisions DDP trains); FSDP's gathered bf16
-    weights (``precision="fsdp-bf16"``): with ZeRO-3 the tail unit (final norm, lm_head)
-    that Accelerate never reshards after its forward, with ZeRO-2 every weight. Measured on
-    two CPU processes (``measurements/comm_buffers.py``). DeepSpeed's buckets at their
-    default sizes are named in ``reserve_buffers``: the 10% reserve has to hold them.
-
-    **Interleaved and zero-bubble pipelines** (``pp_schedule="interleaved-1f1b"`` with
-    ``virtual_stages`` chunks per GPU, Megatron-LM's order: each GPU's saved tensors equal,
-    to the byte, what PyTorch saves when the schedule is run on CPU; ``"zero-bubble-h1"``:
-    1F1B's memory, a smaller bubble): :mod:`llmcourse.parallelism`.
-
-    Not included: pipeline send/receive buffers; the CUDA context and the allocator's
-    fragmentation are what :data:`RESERVE_FRACTION` stands for.
+    Per GPU: the weights, gradients and optimizer state (bytes per parameter by precision
+    and optimizer, sharded by ZeRO or FSDP over ``dp``, split by ``tp``); what autograd
+    saves for the backward (per layer kind, :mod:`llmcourse.activations`); the loss's
+    tensors and, where the loop holds the model's output, its logits. The peak adds the
+    step's transients (the loss's gradients, the optimizer's temporaries, a tool's
+    buffers). With pipeline parallelism, the stage whose peak is highest, every stage in
+    ``pipeline["stages"]``. Each term, its source and its measurement: ``docs/training.md``.
     """
-    cfg = as_config(cfg)
+    cfg, st = as_config(cfg), as_setup(setup, **settings)
     check_int("seq_len", seq_len)
     check_int("micro_batch", micro_batch)
-    check_choice("precision", precision, tuple(PRECISIONS))
-    check_choice("optimizer", optimizer, tuple(OPTIMIZERS))
-    check_choice("recompute", recompute, RECOMPUTE)
-    check_choice("attention", attention, ATTENTION)
-    check_choice("zero_stage", zero_stage, (0, 1, 2, 3))
-    check_int("dp", dp, hi=MAX_GPUS)
-    check_int("tp", tp, hi=MAX_GPUS)
-    check_int("cp", cp, hi=MAX_GPUS)
-    if not isinstance(sp, bool):
-        raise ConfigError(f"sp: must be True or False (sequence parallelism) (got {sp!r})")
-    check_choice("loss", loss, LOSSES)
-    check_int("loss_chunk", loss_chunk)
-    if cp > seq_len:
-        raise ConfigError(f"cp: must be at most seq_len={seq_len:,} (each GPU holds at least "
-                          f"one token of the sequence) (got {cp})")
-    if cfg.num_attention_heads % tp:
-        raise ConfigError(f"tp: must divide num_attention_heads={cfg.num_attention_heads} "
-                          f"(each GPU holds whole heads) (got {tp})")
-    if isinstance(pp, int) and not isinstance(pp, bool) and pp > cfg.num_hidden_layers:
-        raise ConfigError(f"pp: must be at most num_hidden_layers={cfg.num_hidden_layers:,} "
-                          f"(each pipeline stage holds at least one layer) (got {pp})")
-    stages = pipeline_stages(cfg, pp)
-    check_choice("pp_schedule", pp_schedule, PP_SCHEDULES)
-    m = pp if num_micro_batches is None else check_int("num_micro_batches", num_micro_batches)
-    if not isinstance(first_micro_batch, bool):
-        raise ConfigError(f"first_micro_batch: must be True or False (got {first_micro_batch!r})")
-    v = check_int("virtual_stages", virtual_stages, hi=MAX_STAGES)
-    if v > 1 and pp_schedule != "interleaved-1f1b":
-        raise ConfigError(f"virtual_stages: more than 1 only with pp_schedule="
-                          f"'interleaved-1f1b' (got {v} with {pp_schedule!r})")
-    settings = dict(seq_len=seq_len, micro_batch=micro_batch, precision=precision,
-                    optimizer=optimizer, recompute=recompute, zero_stage=zero_stage, dp=dp,
-                    tp=tp, attention=attention, sp=sp, cp=cp, loss=loss, loss_chunk=loss_chunk,
-                    pp=pp, pp_schedule=pp_schedule, num_micro_batches=m,
-                    first_micro_batch=first_micro_batch, virtual_stages=v)
+    _check_against_model(cfg, seq_len, st)
+    m = st.num_micro_batches or st.pp
+    run = dict(st.as_dict(), seq_len=seq_len, micro_batch=micro_batch, num_micro_batches=m)
     per_kind = {}   # one layer kind's terms, computed once for every stage
-    out = []
-    if pp_schedule == "interleaved-1f1b":
-        chunks = virtual_stage_layers(cfg, pp, v)
-        for i in range(pp):
-            out.append(_interleaved_stage(cfg, settings, i, chunks[i], per_kind))
+    if st.pp_schedule == "interleaved-1f1b":
+        chunks = virtual_stage_layers(cfg, st.pp, st.virtual_stages)
+        out = [_interleaved_stage(cfg, run, i, chunks[i], per_kind) for i in range(st.pp)]
         stages = [c[0][0:1] + c[-1][1:] for c in chunks]   # (first layer, stop) for display
     else:
-        for i, (start, stop) in enumerate(stages):
-            f = in_flight_micro_batches(i, pp, m, pp_schedule)
-            out.append(_stage_memory(cfg, settings, start, stop, i == 0, i == pp - 1, f,
-                                     per_kind))
-    if pp == 1:
+        stages = pipeline_stages(cfg, st.pp)
+        out = [_stage_memory(cfg, run, a, z, i == 0, i == st.pp - 1,
+                             in_flight_micro_batches(i, st.pp, m, st.pp_schedule), per_kind)
+               for i, (a, z) in enumerate(stages)]
+    if st.pp == 1:
         return out[0]
-    worst = max(range(pp), key=lambda i: out[i].peak)   # the first of equals
+    worst = max(range(st.pp), key=lambda i: out[i].peak)   # the first of equals
     mem = out[worst]
-    mem.pipeline = dict(mem.pipeline, stage=worst, layers=stages[worst],
-                        schedule=pp_schedule, num_micro_batches=m, stages=out,
-                        virtual_stages=v)
+    mem.pipeline = dict(mem.pipeline, stage=worst, layers=stages[worst], stages=out,
+                        schedule=st.pp_schedule, num_micro_batches=m,
+                        virtual_stages=st.virtual_stages)
     return mem
+
+
+def _check_against_model(cfg, seq_len, st):
+    """The rules a setup keeps that depend on the model and the sequence."""
+    if st.cp > seq_len:
+        raise ConfigError(f"cp: must be at most seq_len={seq_len:,} (each GPU holds at least "
+                          f"one token of the sequence) (got {st.cp})")
+    if cfg.num_attention_heads % st.tp:
+        raise ConfigError(f"tp: must divide num_attention_heads={cfg.num_attention_heads} "
+                          f"(each GPU holds whole heads) (got {st.tp})")
+    if st.pp > cfg.num_hidden_layers:
+        raise ConfigError(f"pp: must be at most num_hidden_layers={cfg.num_hidden_layers:,} "
+                          f"(each pipeline stage holds at least one layer) (got {st.pp})")
 
 
 def _interleaved_stage(cfg, settings, rank, chunks, per_kind):
@@ -720,6 +561,10 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
         # autocast casts each fp32 weight matrix to bf16 for its matmul and the matmul
         # saves that copy for backward: 2 bytes per matrix value (the lm_head included)
         terms[AMP_COPIES] = 2 * cdiv(matmul - layer_matmul, tp)
+    if not st["hold_outputs"]:
+        # the loop keeps only the loss (the Trainer's compute_loss, Megatron-LM's forward):
+        # the model's output, and the logits it returns, are freed before the backward
+        terms.pop("logits", None)
     if st["loss"] == "chunked" and last:   # no logits kept: each chunk is recomputed
         for k in ("log_probs", "final_softcap", "logits"):
             terms[k] = 0
@@ -764,13 +609,15 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
                    for _, tensors, _ in groups), default=0)
     if tp > 1:
         tail, largest = cdiv(tail, tp), cdiv(largest, tp)
-    buffers, reserve = tool_buffers(precision, zero_stage, dp, n, tail, largest, last)
+    buffers, reserve = tool_buffers(precision, zero_stage, dp, n, tail, largest, last,
+                                    st["deepspeed_buckets"], cfg.hidden_size)
     for key, i in ((BUFFERS_BACKWARD, 0), (BUFFERS_RECOMPUTE, 1), (BUFFERS_STEP, 2)):
         transients[key] = sum(v[i] for v in buffers.values())
     if recompute == "full" and groups:
         # after the head's backward, before any layer is recomputed, the loss's tensors and
         # the final norm's are freed; the checkpoints, the token ids, the rotary tables
-        # (held by each checkpoint's recompute closure) and the returned logits stay, and
+        # (held by each checkpoint's recompute closure) and the returned logits (where the
+        # loop holds the model's output) stay, and
         # the gradient of the hidden states flows from layer to layer (measured on CPU:
         # measurements/step_peak.py's timeline)
         res = 4 if act == 4 or amp else act      # the residual stream's dtype
@@ -792,7 +639,9 @@ def _stage_memory(cfg, settings, start, stop, first, last, f, per_kind):
     pp = st["pp"]
     conventions = (f"{p['about']}; {o_name}; activations {act} B per value, "
                    f"{'FlashAttention (no s x s scores)' if attn == 'flash' else 'eager attention (s x s scores)'}"
-                   f", recompute {recompute}; ZeRO-{zero_stage} over dp={dp}, tp={tp}"
+                   f", recompute {recompute}; ZeRO-{zero_stage} over dp={dp}, tp={tp}; "
+                   + ("the model's output held through the backward" if st["hold_outputs"]
+                      else "only the loss kept: the returned logits freed before the backward")
                    + (f"; pipeline stage holding layers {start}-{stop - 1} of pp={pp} "
                       f"({st['pp_schedule']}, {f} micro-batches in flight)" if pp > 1 else ""))
     return TrainingMemory(model=cfg.name, params=weights, grads=grads, optimizer=opt,
@@ -829,10 +678,21 @@ def fit_verdict(mem, gpu, reserve=RESERVE_FRACTION):
     moment of the step decides the peak."""
     use = usable_bytes(gpu, reserve)
     spare = use - mem.peak
+    st = mem.settings or {}
+    bound = st.get("pp", 1) > 1 and st.get("pp_schedule") == "zero-bubble-h1"
+    peak = "peak at most" if bound else "peak"
     head = (f"fits, {spare / 1e9:,.1f} GB to spare" if spare >= 0
             else f"does not fit: {-spare / 1e9:,.1f} GB over")
-    return spare >= 0, (f"{head} (peak {mem.peak / 1e9:,.1f} GB, at {mem.peak_decided_by}; "
-                        f"usable {use / 1e9:,.1f} GB after a {reserve:.0%} reserve)")
+    if bound:
+        head = (f"fits even at the upper bound, {spare / 1e9:,.1f} GB to spare" if spare >= 0
+                else f"over at the upper bound by {-spare / 1e9:,.1f} GB")
+    words = (f"{head} ({peak} {mem.peak / 1e9:,.1f} GB, at {mem.peak_decided_by}; "
+             f"usable {use / 1e9:,.1f} GB after a {reserve:.0%} reserve)")
+    if bound:
+        words += ("; ZB-H1's figure is an upper bound: it keeps every saved tensor until a "
+                  "micro-batch's W runs, where Qi et al. (2024) design the schedule to hold "
+                  "1F1B's peak")
+    return spare >= 0, words
 
 
 def layer_activation_bytes(cfg, seq_len=1, micro_batch=1, precision="bf16-mixed",
@@ -872,28 +732,30 @@ def data_parallel_size(n_gpus, tp=1, cp=1, pp=1):
     return n_gpus // group
 
 
-def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1,
-                reserve=RESERVE_FRACTION, **settings):
+def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, setup=None, *, reserve=RESERVE_FRACTION,
+                **settings):
     """The fewest GPUs (``dp x tp x cp x pp``) on which :func:`training_memory`'s per-GPU
     **peak** stays within :func:`usable_bytes` (the GPU less ``reserve``), or ``None``
     if no count does (what is not sharded, such as the activations, already fills one
-    GPU). ``gpu``: a name, ``GPU``, dict, or a number of bytes. Closed form from the
-    peak at the start of backward, then checked against the engine."""
+    GPU). ``gpu``: a name, ``GPU``, dict, or a number of bytes; ``setup`` and ``settings``
+    as for :func:`training_memory` (without a setup, ZeRO-3 unless ``zero_stage`` is
+    given). Closed form from the peak at the start of backward, then checked against the
+    engine."""
     cap = usable_bytes(gpu, reserve)
-    # one data-parallel replica: tp x cp x pp GPUs
-    group = tp * settings.get("cp", 1) * settings.get("pp", 1)
+    if setup is None:
+        settings.setdefault("zero_stage", 3)
+    st = as_setup(setup, **settings)
+    group = st.tp * st.cp * st.pp   # one data-parallel replica
 
     def peak(dp):
-        return training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage, dp=dp,
-                               tp=tp, **settings).peak
+        return training_memory(cfg, seq_len, micro_batch, st.replace(dp=dp)).peak
 
-    one = training_memory(cfg, seq_len, micro_batch, zero_stage=zero_stage, dp=1, tp=tp,
-                          **settings)
+    one = training_memory(cfg, seq_len, micro_batch, st.replace(dp=1))
     if one.peak <= cap:
         return group
-    if zero_stage == 0:
+    if st.zero_stage == 0:
         return None
-    if settings.get("pp", 1) > 1:
+    if st.pp > 1:
         # the stage that decides may change with dp: bisect (the peak never grows with dp)
         if peak(MAX_GPUS) > cap:
             return None
@@ -903,9 +765,9 @@ def fewest_gpus(cfg, gpu, seq_len, micro_batch=1, *, zero_stage=3, tp=1,
             lo, hi = (lo, mid) if peak(mid) <= cap else (mid, hi)
         return hi * group
     # what the shards divide (a first micro-batch's peak holds no gradient)
-    grads = 0 if settings.get("first_micro_batch") else one.grads
-    sharded = one.optimizer + (grads if zero_stage >= 2 else 0) \
-        + (one.params if zero_stage >= 3 else 0)
+    grads = 0 if st.first_micro_batch else one.grads
+    sharded = one.optimizer + (grads if st.zero_stage >= 2 else 0) \
+        + (one.params if st.zero_stage >= 3 else 0)
     fixed = one.peak_backward - sharded
     if fixed >= cap:
         return None
@@ -1094,20 +956,62 @@ def training_flops(cfg, tokens, seq_len, recompute="none", attention="flash",
     return TrainingFlops(cfg.name, tokens, seq_len, matmul, attn_flops, extra)
 
 
-def training_time(flops, gpu, n_gpus=1, mfu=0.4, dtype="bf16"):
-    """Seconds to run ``flops`` model FLOPs (a number or a :class:`TrainingFlops`)
-    on ``n_gpus`` of ``gpu`` (a name, ``GPU`` or dict from :mod:`llmcourse.hardware`)
-    at model-FLOPs utilization ``mfu``: ``flops / (n_gpus x peak(dtype) x mfu)``.
+def _fraction(name, v, lo_open=True, example="0.4"):
+    ok = (not isinstance(v, bool) and isinstance(v, (int, float, Fraction))
+          and (0 < v <= 1 if lo_open else 0 <= v < 1))
+    if not ok:
+        rng = "(0, 1]" if lo_open else "[0, 1)"
+        raise ConfigError(f"{name}: must be a fraction in {rng}, e.g. {example} (got {v!r})")
+    return float(v)
 
-    MFU is an assumption, not a property of the model: large dense runs report
-    about 0.35-0.55 (PaLM 46%, Llama-3 405B 38-43% on H100s).
+
+def training_time(flops, gpu, n_gpus=1, mfu=None, dtype="bf16", *, utilization=None,
+                  bubble=0):
+    """Seconds to train on ``n_gpus`` of ``gpu`` (a name, ``GPU`` or dict from
+    :mod:`llmcourse.hardware`), one of two ways:
+
+    * ``mfu`` (0.4 when neither is given): the run's model-FLOPs utilization, the model's
+      FLOPs over ``n_gpus x peak(dtype) x seconds``, as runs report it. It already holds
+      every second the GPUs idle (a pipeline's bubble) and every FLOP they redo
+      (recomputation): ``t = C / (n x peak x MFU)`` for ``flops`` the model FLOPs (a number,
+      or a :class:`TrainingFlops`' ``model``). Large dense runs report 0.35-0.55 (PaLM 46%,
+      Llama 3 405B 38-43% on H100s).
+    * ``utilization``: the share of peak the GPUs reach *while they compute*, on every FLOP
+      they run. The time then adds what MFU hides: the FLOPs recomputation redoes
+      (``flops.hardware``, a :class:`TrainingFlops`) and the share of the step a pipeline
+      idles (``bubble``, :func:`pipeline_bubble`): ``t = C_hw / (n x peak x u x (1 -
+      bubble))``. The run's MFU is then ``C / (n x peak x t)``: :func:`run_mfu`.
     """
     from .hardware import as_gpu
     g = as_gpu(gpu)
     check_int("n_gpus", n_gpus, hi=MAX_GPUS)
-    if isinstance(mfu, bool) or not isinstance(mfu, (int, float, Fraction)) or not 0 < mfu <= 1:
-        raise ConfigError(f"mfu: must be a fraction in (0, 1], e.g. 0.4 (got {mfu!r})")
-    f = flops.model if isinstance(flops, TrainingFlops) else flops
+    if utilization is not None and mfu is not None:
+        raise ConfigError("mfu: give mfu (the run's own, bubble and recomputation included) "
+                          "or utilization (while the GPUs compute), not both (got both)")
+    if utilization is None:
+        if bubble:
+            raise ConfigError(f"bubble: an MFU already includes the pipeline's idle time; "
+                              f"give utilization= to add a bubble (got {bubble!r})")
+        rate = _fraction("mfu", 0.4 if mfu is None else mfu)
+        f = flops.model if isinstance(flops, TrainingFlops) else flops
+        idle = 0.0
+    else:
+        rate = _fraction("utilization", utilization, example="0.5")
+        idle = _fraction("bubble", bubble, lo_open=False, example="0.27")
+        f = flops.hardware if isinstance(flops, TrainingFlops) else flops
     if isinstance(f, bool) or not isinstance(f, (int, float)) or f < 0:
         raise ConfigError(f"flops: must be a number of FLOPs, zero or more (got {f!r})")
-    return float(f) / (n_gpus * g.peak(dtype) * float(mfu))
+    return float(f) / (n_gpus * g.peak(dtype) * rate * (1 - idle))
+
+
+def run_mfu(flops, seconds, gpu, n_gpus=1, dtype="bf16"):
+    """The model-FLOPs utilization a run of ``seconds`` reports: the model's FLOPs (a number
+    or a :class:`TrainingFlops`' ``model``, recomputation not counted) over
+    ``n_gpus x peak(dtype) x seconds``."""
+    from .hardware import as_gpu
+    g = as_gpu(gpu)
+    check_int("n_gpus", n_gpus, hi=MAX_GPUS)
+    f = flops.model if isinstance(flops, TrainingFlops) else flops
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
+        raise ConfigError(f"seconds: must be a positive number (got {seconds!r})")
+    return float(f) / (n_gpus * g.peak(dtype) * seconds)

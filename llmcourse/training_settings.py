@@ -11,12 +11,17 @@ divides them over GPUs. Standard library only.
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+
 from .activations import cdiv
 from .config import ConfigError
 
 __all__ = ["PRECISIONS", "OPTIMIZERS", "TRAINING_SETUPS", "FP8_RECIPES", "bytes_per_param",
            "optimizer_state_bytes", "optimizer_step_temporaries", "setup_settings",
-           "fp8_state_bytes", "check_int", "check_choice"]
+           "fp8_state_bytes", "check_int", "check_choice", "TrainingSetup", "as_setup",
+           "RECOMPUTE", "ATTENTION", "LOSSES", "PP_SCHEDULES", "DEEPSPEED_BUCKETS",
+           "MAX_STAGES", "sharding_stages", "stage_label"]
 
 # param: the weights the forward pass reads (bytes per value); grad: the gradient buffer;
 # master: an fp32 copy the optimizer updates (mixed precision); accum: an extra fp32
@@ -107,6 +112,153 @@ def check_choice(name, v, options):
     return v
 
 
+RECOMPUTE = ("none", "selective", "full")
+ATTENTION = ("flash", "eager")
+LOSSES = ("plain", "chunked")
+PP_SCHEDULES = ("1f1b", "gpipe", "interleaved-1f1b", "zero-bubble-h1")
+MAX_STAGES = 4096   # far above any real pipeline (the largest runs use 16-64 stages)
+# DeepSpeed's bucket sizes: its own defaults, or the Hugging Face Trainer's "auto" (from
+# hidden_size); see parallelism.DEEPSPEED_DEFAULTS and parallelism.trainer_auto_buckets
+DEEPSPEED_BUCKETS = ("deepspeed", "trainer-auto")
+
+
+def _check_bool(name, v, what=""):
+    if not isinstance(v, bool):
+        raise ConfigError(f"{name}: must be True or False{what} (got {v!r})")
+    return v
+
+
+@dataclass(frozen=True)
+class TrainingSetup:
+    """How a training step runs: everything :func:`~llmcourse.training.training_memory`
+    needs beyond the model, the sequence length and the micro-batch. Frozen and checked
+    when made: a bad value is a one-line ``ConfigError`` naming the field and the rule.
+    What each field means, with the sources: ``docs/training.md``. A named tool's setup is
+    :func:`setup_settings`; ``setup.replace(dp=8)`` changes a field. It unpacks like a dict
+    of the fields it sets beyond the defaults (``training_memory(cfg, 4096, **setup)``)."""
+
+    precision: str = "bf16-mixed"      # bytes per parameter: PRECISIONS
+    optimizer: str = "adamw"           # OPTIMIZERS
+    recompute: str = "none"            # none, selective (the attention core), full
+    zero_stage: int = 0                # 0-3: what is sharded over dp (FSDP: 0, 2, 3)
+    dp: int = 1                        # data-parallel GPUs
+    tp: int = 1                        # tensor-parallel GPUs
+    sp: bool = False                   # sequence parallelism beside tp
+    cp: int = 1                        # context-parallel GPUs
+    attention: str = "flash"           # flash (SDPA, FlashAttention) or eager
+    loss: str = "plain"                # plain cross-entropy, or chunked (Liger's idea)
+    loss_chunk: int = 1024             # tokens per chunk of the chunked loss
+    pp: int = 1                        # pipeline stages
+    pp_schedule: str = "1f1b"          # PP_SCHEDULES
+    num_micro_batches: int | None = None   # per optimizer step (None: pp)
+    virtual_stages: int = 1            # chunks per GPU, interleaved 1F1B only
+    first_micro_batch: bool = False    # True: no gradient exists when backward starts
+    hold_outputs: bool = True          # the loop keeps the model's output (its logits)
+    deepspeed_buckets: str = "deepspeed"   # DeepSpeed's defaults, or the Trainer's "auto"
+
+    def __post_init__(self):
+        check_choice("precision", self.precision, tuple(PRECISIONS))
+        check_choice("optimizer", self.optimizer, tuple(OPTIMIZERS))
+        check_choice("recompute", self.recompute, RECOMPUTE)
+        check_choice("zero_stage", self.zero_stage, (0, 1, 2, 3))
+        if self.precision == "fsdp-bf16" and self.zero_stage == 1:
+            raise ConfigError("zero_stage: FSDP has no optimizer-only stage: with precision="
+                              "'fsdp-bf16' use 0 (NO_SHARD), 2 (SHARD_GRAD_OP) or 3 "
+                              "(FULL_SHARD) (got 1)")
+        for name in ("dp", "tp", "cp"):
+            check_int(name, getattr(self, name), hi=MAX_GPUS)
+        _check_bool("sp", self.sp, " (sequence parallelism)")
+        check_choice("attention", self.attention, ATTENTION)
+        check_choice("loss", self.loss, LOSSES)
+        check_int("loss_chunk", self.loss_chunk)
+        check_int("pp", self.pp, hi=MAX_STAGES)
+        check_choice("pp_schedule", self.pp_schedule, PP_SCHEDULES)
+        if self.num_micro_batches is not None:
+            check_int("num_micro_batches", self.num_micro_batches)
+        check_int("virtual_stages", self.virtual_stages, hi=MAX_STAGES)
+        if self.virtual_stages > 1 and self.pp_schedule != "interleaved-1f1b":
+            raise ConfigError(f"virtual_stages: more than 1 only with pp_schedule="
+                              f"'interleaved-1f1b' (got {self.virtual_stages} with "
+                              f"{self.pp_schedule!r})")
+        _check_bool("first_micro_batch", self.first_micro_batch)
+        _check_bool("hold_outputs", self.hold_outputs,
+                    " (whether the loop keeps the model's output through the backward)")
+        check_choice("deepspeed_buckets", self.deepspeed_buckets, DEEPSPEED_BUCKETS)
+
+    @classmethod
+    def of(cls, **settings):
+        """A setup from keyword settings; an unknown name is a one-line ``ConfigError``."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = [k for k in settings if k not in known]
+        if unknown:
+            raise ConfigError(f"{unknown[0]}: not a training setting (the settings: "
+                              f"{', '.join(sorted(known))})")
+        return cls(**settings)
+
+    def replace(self, **changes):
+        """A copy with ``changes`` (checked as a new setup)."""
+        return TrainingSetup.of(**{**self.as_dict(), **changes})
+
+    def as_dict(self):
+        """Every field, by name."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    # a read-only mapping of the fields that differ from the defaults, so that ``**setup``
+    # passes what the setup sets, and more keyword settings can go beside it:
+    # ``training_memory(cfg, 4096, recompute="full", **setup_settings("hf-trainer"))``
+    def keys(self):
+        return [f.name for f in dataclasses.fields(self) if getattr(self, f.name) != f.default]
+
+    def __getitem__(self, key):
+        if key not in {f.name for f in dataclasses.fields(self)}:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+def as_setup(setup=None, **settings):
+    """A :class:`TrainingSetup` from a setup (a ``TrainingSetup``, a tool's name in
+    :data:`TRAINING_SETUPS`, or None for the defaults) with ``settings`` on top."""
+    if setup is None:
+        return TrainingSetup.of(**settings)
+    if isinstance(setup, str):
+        return setup_settings(setup, **settings)
+    if isinstance(setup, TrainingSetup):
+        return setup.replace(**settings) if settings else setup
+    raise ConfigError(f"setup: must be a TrainingSetup or a tool's name, one of "
+                      f"{', '.join(TRAINING_SETUPS)} (got {setup!r})")
+
+
+# FSDP names its own strategies; it has no optimizer-only stage (ZeRO-1)
+_FSDP_STAGES = {0: "FSDP NO_SHARD", 2: "FSDP SHARD_GRAD_OP", 3: "FSDP FULL_SHARD"}
+
+
+def sharding_stages(precision):
+    """The sharding stages a precision's tool offers: FSDP's three strategies for
+    ``"fsdp-bf16"`` (NO_SHARD, SHARD_GRAD_OP, FULL_SHARD; FSDP2's ``fully_shard`` with
+    ``reshard_after_forward`` False or True), ZeRO 0-3 otherwise."""
+    return list(_FSDP_STAGES) if precision == "fsdp-bf16" else [0, 1, 2, 3]
+
+
+def stage_label(precision, zero_stage):
+    """What a stage is called by the tool that runs it: FSDP's strategy for
+    ``"fsdp-bf16"``, ZeRO-1/2/3 (or no ZeRO) otherwise."""
+    if precision == "fsdp-bf16":
+        return _FSDP_STAGES[zero_stage]
+    return f"ZeRO-{zero_stage}" if zero_stage else "no ZeRO (DDP)"
+
+
 def _state_scale(optimizer, precision):
     """Bytes of the optimizer's per-parameter state for ``precision``: OPTIMIZERS' fp32
     figure, scaled to the state's dtype (8-bit Adam's int8 state does not scale)."""
@@ -166,25 +318,33 @@ def optimizer_step_temporaries(n, optimizer, precision="fp32"):
 # True) (the Trainer's default gradient_accumulation_steps=1), so no gradient exists when
 # the backward starts; a tool that keeps persistent gradient buffers (DeepSpeed's
 # partitions, Megatron-LM's main_grad) holds them from the first micro-batch on.
+_TRAINER_LOSS = ("transformers 5.23 trainer.py: training_step calls compute_loss, which returns "
+                 "the loss only (return_outputs=False); the model's output, its logits "
+                 "with it, is freed before accelerator.backward(loss)")
+_TRAINER_AUTO = ("transformers 5.23 integrations/deepspeed.py trainer_config_finalize: 'auto' "
+                 "reduce_bucket_size = hidden_size**2, stage3_prefetch_bucket_size = "
+                 "0.9 x hidden_size**2")
 TRAINING_SETUPS = {
     "hf-trainer": dict(
-        settings=dict(precision="bf16", optimizer="adamw-fused", first_micro_batch=True),
+        settings=dict(precision="bf16", optimizer="adamw-fused", first_micro_batch=True,
+                      hold_outputs=False),
         about="Hugging Face Trainer, TrainingArguments(bf16=True), the model from "
               "from_pretrained with transformers 5's default dtype='auto' (a bf16 checkpoint "
               "stays bf16), optim's default 'adamw_torch_fused', one GPU or DDP",
         sources=("transformers 5.23 training_args.py: default_optim = 'adamw_torch_fused' "
                  "for torch >= 2.8", "transformers 5.23 modeling_utils.py: from_pretrained "
                  "dtype='auto'", "transformers 5.23 trainer.py: model.zero_grad() after each "
-                 "optimizer step (set_to_none=True)")),
+                 "optimizer step (set_to_none=True)", _TRAINER_LOSS)),
     "hf-trainer-fp32-weights": dict(
-        settings=dict(precision="amp-bf16", optimizer="adamw-fused", first_micro_batch=True),
+        settings=dict(precision="amp-bf16", optimizer="adamw-fused", first_micro_batch=True,
+                      hold_outputs=False),
         about="the same Trainer with the model loaded as from_pretrained(..., "
               "dtype=torch.float32): Accelerate runs the forward under torch.autocast(bf16)",
         sources=("accelerate 1.15 accelerator.py: native_amp wraps model.forward in "
-                 "autocast",)),
+                 "autocast", _TRAINER_LOSS)),
     "hf-trainer-fsdp": dict(
         settings=dict(precision="fsdp-bf16", optimizer="adamw-fused", zero_stage=3,
-                      first_micro_batch=True),
+                      first_micro_batch=True, hold_outputs=False),
         about="the Trainer with fsdp='full_shard' (FSDP2 through Accelerate): parameters "
               "upcast to fp32, MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=bf16), "
               "each decoder layer, the input embedding and the tail (final norm, lm_head) "
@@ -194,44 +354,53 @@ TRAINING_SETUPS = {
                  "utils/dataclasses.py set_mixed_precision: param_dtype, reduce_dtype, "
                  "output_dtype bf16", "torch 2.13 distributed/fsdp/_fully_shard/"
                  "_fsdp_collectives.py: the reduce-scatter output cast to the parameter's "
-                 "dtype")),
+                 "dtype", _TRAINER_LOSS)),
     "hf-trainer-fsdp-shard-grad-op": dict(
         settings=dict(precision="fsdp-bf16", optimizer="adamw-fused", zero_stage=2,
-                      first_micro_batch=True),
+                      first_micro_batch=True, hold_outputs=False),
         about="the Trainer with fsdp='shard_grad_op' (reshard_after_forward=False): every "
               "unit's bf16 weights held from its forward to the end of its backward",
-        sources=("accelerate 1.15 utils/fsdp_utils.py",)),
+        sources=("accelerate 1.15 utils/fsdp_utils.py", _TRAINER_LOSS)),
     "hf-trainer-deepspeed-zero2": dict(
-        settings=dict(precision="bf16-mixed", optimizer="adamw", zero_stage=2),
+        settings=dict(precision="bf16-mixed", optimizer="adamw", zero_stage=2,
+                      hold_outputs=False, deepspeed_buckets="trainer-auto"),
         about="the Trainer with a DeepSpeed config, bf16.enabled and ZeRO stage 2: bf16 "
               "weights, bf16 gradient partitions (grad_accum_dtype defaults to the model's), "
-              "fp32 master and Adam partitions",
+              "fp32 master and Adam partitions; the bucket sizes left 'auto', as the "
+              "Trainer's example configs do",
         sources=("DeepSpeed runtime/engine.py get_data_types: grad_accum_dtype = model_dtype "
-                 "unless set",)),
+                 "unless set", _TRAINER_AUTO, _TRAINER_LOSS)),
     "hf-trainer-deepspeed-zero3": dict(
-        settings=dict(precision="bf16-mixed", optimizer="adamw", zero_stage=3),
+        settings=dict(precision="bf16-mixed", optimizer="adamw", zero_stage=3,
+                      hold_outputs=False, deepspeed_buckets="trainer-auto"),
         about="as above with ZeRO stage 3 (the bf16 weights partitioned too)",
-        sources=("DeepSpeed runtime/zero/config.py",)),
+        sources=("DeepSpeed runtime/zero/config.py (commit edaa722)", _TRAINER_AUTO,
+                 _TRAINER_LOSS)),
     "pytorch-amp": dict(
         settings=dict(precision="amp-bf16", optimizer="adamw"),
         about="a plain PyTorch loop: fp32 model, torch.autocast(bfloat16), "
-              "torch.optim.AdamW() (foreach on a GPU)",
+              "torch.optim.AdamW() (foreach on a GPU), the model's output held through the "
+              "backward (outputs = model(**batch); outputs.loss.backward(), as Accelerate's "
+              "examples write it)",
         sources=("torch 2.13 optim/adamw.py",)),
     "megatron": dict(
-        settings=dict(precision="bf16-mixed-fp32-grads", optimizer="adamw", zero_stage=1),
+        settings=dict(precision="bf16-mixed-fp32-grads", optimizer="adamw", zero_stage=1,
+                      hold_outputs=False),
         about="Megatron-LM --bf16 with the distributed optimizer: bf16 weights, fp32 "
               "main_grad (accumulate_allreduce_grads_in_fp32 is forced on with bf16), fp32 "
               "master and Adam sharded over the data-parallel GPUs",
-        sources=("Megatron-LM arguments.py: bf16 implies accumulate_allreduce_grads_in_fp32",)),
+        sources=("Megatron-LM arguments.py: bf16 implies accumulate_allreduce_grads_in_fp32",
+                 "Megatron-LM megatron/core/models/gpt/gpt_model.py (commit e914fb7) "
+                 "GPTModel.forward: given labels, it returns the loss only")),
 }
 
 
 def setup_settings(setup, **overrides):
-    """The :func:`~llmcourse.training.training_memory` settings of a named tool setup
-    (:data:`TRAINING_SETUPS`), with ``overrides`` on top:
-    ``training_memory(cfg, 4096, **setup_settings("hf-trainer-fsdp", dp=8))``."""
+    """The :class:`TrainingSetup` of a named tool (:data:`TRAINING_SETUPS`), with
+    ``overrides`` on top: ``training_memory(cfg, 4096, setup_settings("hf-trainer-fsdp",
+    dp=8))`` (or ``**setup_settings(...)``: it unpacks like a dict)."""
     check_choice("setup", setup, tuple(TRAINING_SETUPS))
-    return dict(TRAINING_SETUPS[setup]["settings"], **overrides)
+    return TrainingSetup.of(**dict(TRAINING_SETUPS[setup]["settings"], **overrides))
 
 
 # --- FP8 training ------------------------------------------------------------------------

@@ -134,7 +134,7 @@ def _unsupported_hint(mt=None):
         near = get_close_matches(mt.lower(), SUPPORTED_MODEL_TYPES, n=3, cutoff=0.6)
     head = f"closest supported: {', '.join(near)}; " if near else ""
     return (f"{head}all {len(SUPPORTED_MODEL_TYPES)} supported types are in "
-            f"lc.SUPPORTED_MODEL_TYPES and the README; to add one: 'Adding a family' in "
+            f"lc.SUPPORTED_MODEL_TYPES and docs/model-types.md; to add one: 'Adding a family' in "
             f"CONTRIBUTING.md")
 
 
@@ -239,8 +239,12 @@ def _moe_field(r, fam, label):
     if moe_field:  # null where transformers needs a number: refused, not a TypeError
         for f in (moe_field, "num_experts_per_tok"):
             if r.get(f) is None:
+                # (a class whose own default is null, DeepSeek-V2's top-k: it must be given)
+                hint = ("give one: its config class's default is null" if
+                        fam.defaults.get(fam.attribute_map.get(f, f)) is None
+                        else "leave it out for the default")
                 _fail(label(f), "a mixture-of-experts model needs a whole number here, not "
-                      "null (leave it out for the default)", None)
+                      f"null ({hint})", None)
     return moe_field
 
 

@@ -111,13 +111,18 @@ def _layout_not_modelled(cfg):
     if "indexed_attention" in kinds:
         return ("the sparse-attention caches (fp8_ds_mla pages and the indexer's keys in their "
                 "own group)" if cfg.layout.indexer == "lightning" else
-                "the indexed attention beside its linear-attention state")
+                "the block-sparse attention's indexer keys" if cfg.layout.indexer == "block_max"
+                else "the indexed attention beside its linear-attention state")
     if kinds & {"compressed_sparse_attention", "heavily_compressed_attention"}:
         return "the window and compressed caches"
     if "linear_attention" in kinds and cfg.layout.linear_attention == "kda":
         return "the Kimi Delta Attention state beside its MLA cache"
     if "conv" in kinds:
         return "the short-convolution state"
+    if cfg.layout.layer_state:
+        return "the fixed state its attention layers keep beside K and V"
+    if cfg.layout.value_head_dim or any(k.own_fields for k in cfg.layer_schedule.counts()):
+        return "the per-layer head shapes (V narrower than K, or a layer's own heads)"
     return None
 
 

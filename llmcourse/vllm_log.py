@@ -76,6 +76,11 @@ class VllmLog(NamedTuple):
     gpu_name: str | None = None
     graph_sizes: tuple | None = None             # (PIECEWISE, largest, FULL, largest)
     encoder_profiled: bool = False
+    consumed_gib: float | None = None            # weights + non-torch, as 0.27+ print them
+    kv_needed_gib: float | None = None           # a refusal: KV one request needs
+    estimated_max_model_len: int | None = None   # a refusal: the longest that fits
+    limit_mm_per_prompt: dict | None = None      # --limit-mm-per-prompt, counts by modality
+    language_model_only: bool | None = None
     lines: tuple = ()                            # (attribute, the line it came from)
 
     @property
@@ -113,6 +118,10 @@ _RULES = [
      lambda m: {"release": _release(m.group(1))}),
     ("vllm-openai:v", r"vllm-openai:v(\d+\.\d+(?:\.\d+)?)",
      lambda m: {"release": _release(m.group(1))}),
+    ("█  version ", r"█  version v?([0-9][\w.+\-]*)",
+     lambda m: {"release": _release(m.group(1))}),
+    ("Estimated MRV2 CUDA graph memory", r"Estimated MRV2 CUDA graph memory:\s*" + _NUM
+     + r" GiB", lambda m: {"cuda_graph_estimate_gib": _f(m.group(1))}),
     ("Model loading took", r"Model loading took:?\**\s*" + _NUM + r"\s*GiB",
      lambda m: {"weights_gib": _f(m.group(1))}),
     ("Memory profiling takes",
@@ -167,10 +176,16 @@ _RULES = [
                                   ("cuda_graph_actual_gib", m.group(3) and _f(m.group(3))))
                 if v is not None}),
     ("KV cache is needed, which is larger than",
-     r"max seq len \((\d+)\), \(" + _NUM + r" GiB KV cache is needed, which is larger than "
-     r"the available KV cache memory \(" + _NUM + r" GiB\)",
-     lambda m: {"max_model_len": int(m.group(1)), "available_kv_gib": _f(m.group(3)),
-                "error": "one request of max_model_len does not fit in the KV cache"}),
+     r"(?:max seq len \((\d+)\),\s*)?\(?" + _NUM + r" GiB KV cache is needed, which is larger "
+     r"than the available KV cache memory \(" + _NUM + r" GiB\)",
+     lambda m: {k: v for k, v in (("max_model_len", m.group(1) and int(m.group(1))),
+                                  ("kv_needed_gib", _f(m.group(2))),
+                                  ("available_kv_gib", _f(m.group(3))),
+                                  ("error", "one request of max_model_len does not fit in "
+                                            "the KV cache")) if v is not None}),
+    ("max seq len (", r"max seq len \((\d+)\)", lambda m: {"max_model_len": int(m.group(1))}),
+    ("estimated maximum model length is", r"estimated maximum model length is (\d+)",
+     lambda m: {"estimated_max_model_len": int(m.group(1))}),
     ("No available memory for the cache blocks", r"No available memory for the cache blocks",
      lambda m: {"error": "no memory left for the KV cache"}),
     ("CUDA out of memory", r"CUDA out of memory",
@@ -193,7 +208,8 @@ _ARG_KEYS = {"model": str, "model_tag": str, "tensor_parallel_size": int,
              "pipeline_parallel_size": int, "gpu_memory_utilization": float,
              "max_model_len": int, "max_num_seqs": int, "max_num_batched_tokens": int,
              "kv_cache_dtype": str, "enforce_eager": bool, "block_size": int,
-             "enable_prefix_caching": bool}
+             "enable_prefix_caching": bool, "limit_mm_per_prompt": dict,
+             "language_model_only": bool}
 
 
 def _config_line(line):
@@ -231,6 +247,11 @@ def _args_line(line):
             v = args[key]
             if typ is float and isinstance(v, int):
                 v = float(v)
+            if typ is dict:
+                if not isinstance(v, dict):
+                    raise ValueError(f"non-default args: {key} is not a dict ({v!r})")
+                v = {m: (c.get("count", 999) if isinstance(c, dict) else c)
+                     for m, c in v.items()}
             out["model" if key == "model_tag" else key] = v
     return out
 
@@ -305,8 +326,9 @@ def read_vllm_log(text):
                 if not m:
                     raise ValueError(f"{trigger}: the line cannot be read: {line[:160]!r}")
                 put(handler(m), line)
-    if "_consumed_gib" in got:   # 0.2x prints weights + non-torch together
+    if "_consumed_gib" in got:   # 0.27+ print weights + non-torch together
         consumed = got.pop("_consumed_gib")
+        got["consumed_gib"] = consumed
         if got.get("weights_gib") is not None and "non_torch_gib" not in got:
             got["non_torch_gib"] = round(consumed - got["weights_gib"], 2)
     in_use = got.pop("_kv_in_use_gib", None)
@@ -520,7 +542,8 @@ def explain_vllm_log(text, model=None, gpu=None, **settings):
                           "vllm_version= (e.g. '0.31')")
     for key in ("tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
                 "max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype",
-                "enforce_eager", "enable_prefix_caching"):
+                "enforce_eager", "enable_prefix_caching", "limit_mm_per_prompt",
+                "language_model_only"):
         if key in settings:
             kw[key] = settings.pop(key)
             src[key] = "given"
@@ -548,13 +571,14 @@ def explain_vllm_log(text, model=None, gpu=None, **settings):
     weights = log.weights_gib
     graphs_planned = p.cuda_graph_bytes / GiB if p.cuda_graph_in_budget else 0.0
     graph_logged = log.cuda_graph_estimate_gib
+    consumed = log.consumed_gib
+    if consumed is None and None not in (log.weights_gib, log.non_torch_gib):
+        consumed = log.weights_gib + log.non_torch_gib
     if graph_logged is None and log.available_kv_gib is not None and log.requested_gib \
-            is not None and None not in (log.weights_gib, log.peak_activation_gib,
-                                         log.non_torch_gib):
-        rest = log.requested_gib - log.weights_gib - log.peak_activation_gib \
-            - log.non_torch_gib - log.available_kv_gib
-        if p.release.cuda_graph_in_budget:
-            graph_logged = round(max(rest, 0.0), 2)
+            is not None and None not in (consumed, log.peak_activation_gib):
+        rest = log.requested_gib - consumed - log.peak_activation_gib - log.available_kv_gib
+        if p.release.cuda_graph_in_budget:   # what the figures leave; 0 within their rounding
+            graph_logged = round(rest, 2) if rest > 0.03 else 0.0
     terms = [
         TermRow("total the runtime reports", log.total_memory_gib, p.total_bytes / GiB, "GiB",
                 _CAUSES["total"]),
@@ -565,6 +589,9 @@ def explain_vllm_log(text, model=None, gpu=None, **settings):
                 p.activation_bytes / GiB, "GiB", _CAUSES["activation"]),
         TermRow("non-torch memory", log.non_torch_gib, p.non_torch_bytes / GiB, "GiB",
                 _CAUSES["non_torch"]),
+        TermRow("weights + non-torch", log.consumed_gib,
+                (p.weight_bytes + p.non_torch_bytes) / GiB, "GiB",
+                _CAUSES["weights"] + "; or " + _CAUSES["non_torch"]),
         TermRow("CUDA-graph estimate in the budget", graph_logged, graphs_planned, "GiB",
                 _CAUSES["graphs"]),
         TermRow("available KV cache memory", log.available_kv_gib, p.kv_budget_bytes / GiB,
@@ -574,10 +601,13 @@ def explain_vllm_log(text, model=None, gpu=None, **settings):
         TermRow("maximum concurrency", log.max_concurrency,
                 p.max_concurrency if p.num_blocks else 0.0, "x", _CAUSES["tokens"]),
     ]
-    kv = terms[6]
+    if log.consumed_gib is None:       # printed only by 0.27+ (weights and non-torch apart)
+        terms = [t for t in terms if t.term != "weights + non-torch"]
+    k = next(i for i, t in enumerate(terms) if t.term == "available KV cache memory")
+    kv = terms[k]
     if kv.differs:
-        culprits = [t.term for t in terms[2:6] if t.difference is not None and abs(
+        culprits = [t.term for t in terms[2:k] if t.difference is not None and abs(
             t.difference) >= 0.25 * abs(kv.difference)]
         if culprits:
-            terms[6] = kv._replace(cause="mostly " + ", ".join(culprits) + " (see their rows)")
+            terms[k] = kv._replace(cause="mostly " + ", ".join(culprits) + " (see their rows)")
     return LogExplanation(log, plan, terms, src, tuple(notes))

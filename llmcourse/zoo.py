@@ -73,8 +73,14 @@ def load_model(name, revision=None):
     if revision is not None and key in names:
         raise ConfigError(f"revision: {names[key]} is a zoo model, which has no revisions; "
                           "a revision goes with a Hub id (owner/name)")
+    import difflib
+    starts = [k for k in names if k.startswith(key)]   # "Llama-4": Llama-4-Scout first
+    close = [names[k] for k in (starts + [k for k in difflib.get_close_matches(
+        key, list(names), n=3, cutoff=0.5) if k not in starts])[:3]]
     raise ConfigError(f"name: no zoo model {name!r} and not a Hub id (owner/name, e.g. "
-                      f"Qwen/Qwen3-32B); the zoo: {', '.join(list_models())}")
+                      f"Qwen/Qwen3-32B); " + (f"closest in the zoo: {', '.join(close)}" if close
+                                              else f"lc.list_models() lists the zoo's "
+                                                   f"{len(names)} models"))
 
 
 def as_config(model):

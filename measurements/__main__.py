@@ -24,6 +24,9 @@ WHAT = {
     "comm-buffers": ("comm_buffers", "DDP's buckets, FSDP2's gathered weights and the bytes "
                      "their collectives move (2 CPU processes, gloo)",
                      "measurements/comm_buffers.json"),
+    "qlora-base": ("qlora_base", "a QLoRA base's bytes with bitsandbytes (NF4 with and "
+                   "without double quantization, then peft's prepare_model_for_kbit_training; "
+                   "needs bitsandbytes)", "measurements/qlora_base.json"),
     "pipeline-stages": ("pipeline_stages", "what each pipeline stage saves under 1F1B and "
                         "GPipe (prints one case; the tests run it)", "(nothing stored)"),
 }

@@ -9,8 +9,10 @@ second micro-batch whose gradients accumulate into the first's (so weights, grad
 optimizer state all exist, as in a real run), and track every byte PyTorch allocates:
 
 The output is held through the backward (``out = model(...); out.loss.backward()``),
-so its logits are alive at the peak; a loop that keeps only ``.loss`` (the Hugging Face
-Trainer's ``compute_loss``) frees them first: their bytes less.
+so its logits are alive at the peak (the engine's ``hold_outputs=True``); a loop that keeps
+only the loss frees them first: their bytes less. ``--trainer`` measures that loop as it
+is, transformers' own ``Trainer.training_step`` (its ``compute_loss`` returns only the
+loss): the engine's ``hold_outputs=False``, the Trainer setups' default.
 
 * ``peak_fwd_bwd``: the most bytes alive at once above the states, during the second
   forward and backward;
@@ -25,6 +27,7 @@ mode sees it too.
 
     python -m measurements step-peak                  # writes llmcourse/data/step_peaks.json
     python -m measurements step-peak --checkpointed   # only the checkpointed rows
+    python -m measurements step-peak --trainer        # only the Trainer's own steps
 
 ``checkpointed_rows``: the same step with gradient checkpointing (``recompute="full"``,
 :func:`measure_checkpointed`), with a timeline of the bytes held per phase.
@@ -296,6 +299,78 @@ def measure_all_loops():
     return rows
 
 
+def measure_trainer(config, batch, seq_len, mode="bf16+autocast", loop="first"):
+    """``{"peak_fwd_bwd"}``: the most bytes held above the states during one
+    ``Trainer.training_step`` of transformers' own Trainer on CPU (its ``compute_loss``
+    keeps only the loss, so the model's output and its logits are freed before
+    ``accelerator.backward``), after a first step has made AdamW's state. ``mode``:
+    ``"fp32"`` (an fp32 model, ``bf16=False``) or ``"bf16+autocast"`` (a bf16 model,
+    ``TrainingArguments(bf16=True)``, the Trainer's default since transformers 5 loads a
+    bf16 checkpoint in bf16); the Trainer's default ``optim="adamw_torch_fused"``. ``loop``
+    ``"first"`` (``gradient_accumulation_steps=1``: the gradients freed after the step) or
+    ``"accumulating"`` (the gradients of the first micro-batch held)."""
+    import tempfile
+    import torch
+    from transformers import Trainer, TrainingArguments
+    model = M.build(config, loop_attention(config), WEIGHTS[mode])
+    g = torch.Generator().manual_seed(1)
+
+    def inputs():
+        ids = torch.randint(0, config["vocab_size"], (batch, seq_len), generator=g)
+        return {"input_ids": ids, "labels": ids}
+
+    with tempfile.TemporaryDirectory() as d:
+        args = TrainingArguments(output_dir=d, use_cpu=True, bf16=mode == "bf16+autocast",
+                                 optim="adamw_torch_fused", report_to=[],
+                                 per_device_train_batch_size=batch,
+                                 gradient_accumulation_steps=1 if loop == "first" else 2)
+        trainer = Trainer(model=model, args=args)
+        # what Trainer.train sets before its loop: the loss is divided by it
+        trainer.current_gradient_accumulation_steps = args.gradient_accumulation_steps
+        trainer.create_optimizer()
+        wrapped, opt = trainer.accelerator.prepare(trainer.model, trainer.optimizer)
+        trainer.training_step(wrapped, inputs())
+        opt.step()                                  # AdamW's state exists from here on
+        if loop == "first":
+            opt.zero_grad(set_to_none=True)         # the Trainer's zero_grad after a step
+        states = list(model.parameters()) + list(model.buffers())
+        states += [t for st in opt.optimizer.state.values() for t in st.values()
+                   if isinstance(t, torch.Tensor)]
+        tr = tracker(storages(states + [p.grad for p in model.parameters()]))
+        with tr:
+            trainer.training_step(wrapped, inputs())
+    return {"peak_fwd_bwd": tr.peak}
+
+
+TRAINER_MODES = {"fp32": "fp32", "bf16+autocast": "bf16"}   # -> engine precision
+TRAINER_SHAPES = [(1, 320), (2, 130)]
+
+
+def measure_all_trainer():
+    """Every loop model x Trainer mode x shape x loop, through the Trainer's own step."""
+    rows = []
+    for name, config in LOOP_MODELS.items():
+        for mode in TRAINER_MODES:
+            for batch, seq_len in TRAINER_SHAPES:
+                for loop in LOOPS:
+                    r = measure_trainer(config, batch, seq_len, mode, loop)
+                    rows.append(dict(model=name, mode=mode, optimizer="fused", loop=loop,
+                                     attn_implementation=loop_attention(config), batch=batch,
+                                     seq_len=seq_len, **r))
+                    print(f"trainer {loop:12s} {name[:30]:30s} {mode:13s} b={batch} "
+                          f"s={seq_len:4d} peak {r['peak_fwd_bwd']:>11,d}")
+    return rows
+
+
+TRAINER_ABOUT = (
+    "The peak of one Trainer.training_step (transformers 5.23's Trainer on CPU, "
+    "optim='adamw_torch_fused'), above the weights, the optimizer state and (loop "
+    "'accumulating', gradient_accumulation_steps=2) the gradients: compute_loss returns the "
+    "loss only, so the model's output and its logits are freed before the backward. fp32: "
+    "an fp32 model; bf16+autocast: a bf16 model with TrainingArguments(bf16=True). Models: "
+    "loop_models.")
+
+
 LOOPS_ABOUT = (
     "The peak of a step's first micro-batch (loop 'first': after zero_grad(set_to_none=True) "
     "no gradient exists when the backward starts; the bytes are above the weights and the "
@@ -357,6 +432,11 @@ def main(argv=()):
     import transformers
     if "--checkpointed" in argv:   # only the checkpointed rows, into the stored file
         store_checkpointed(OUT, measure_all_checkpointed, CHECKPOINTED_ABOUT)
+        return
+    if "--trainer" in argv:        # only the Trainer's own steps
+        store_section(OUT, "trainer_rows", measure_all_trainer, TRAINER_ABOUT,
+                      trainer_engine=dict(precision=TRAINER_MODES, optimizer="adamw-fused",
+                                          hold_outputs=False))
         return
     if "--loops" in argv:          # only the loop rows
         store_section(OUT, "loop_rows", measure_all_loops, LOOPS_ABOUT,

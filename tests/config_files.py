@@ -8,12 +8,8 @@ import llmcourse as lc
 
 ZOO = Path(lc.zoo.CONFIG_DIR)
 FIXTURES = Path(__file__).parent / "fixtures"
-# a multimodal config's language model: the model type transformers builds from its text_config
-TEXT_MODEL = {"gemma3": "gemma3_text", "llama4": "llama4_text",
-              "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
-              "kimi_k25": "deepseek_v3", "mistral3": "mistral", "gemma4": "gemma4_text",
-              "qwen4_exp": "qwen4_exp_text", "fuyu": "persimmon",
-              "got_ocr2": "qwen2", "mllama": "mllama_text_model"}
+# a multimodal config's language model: the model type its text_config holds when it names none
+TEXT_MODEL = {outer: w.text for outer, w in lc.families.WRAPPERS.items()}
 
 
 def zoo_json(name):

@@ -40,6 +40,10 @@ class Row(NamedTuple):
     #: keyword arguments of :func:`small_configs`, the generic draw from the family's class
     #: defaults every text type also gets (its own fields: ``fields={...}``); None: not drawn
     small: dict | None = {}
+    #: the class defaults alone ({"model_type": type}): True, transformers builds them and
+    #: they count as built, tensor by tensor; False, transformers cannot build them and the
+    #: engine refuses them in one line; None: not checked
+    defaults: bool | None = None
     #: real published config.json files of the type kept as test fixtures
     #: (tests/fixtures/configs/, each with its source in tests/fixtures/README.md)
     real: tuple = ()
@@ -53,6 +57,9 @@ class Row(NamedTuple):
     extra: object = None
     #: the breakdown's "experts" component is the routed experts transformers builds, no more
     routed_component: bool = True
+    #: model -> the build's routed-expert parameters, where module paths do not say which
+    #: they are (JetMoE's attention experts); None: transformers_ref.routed_expert_params
+    routed: object = None
     #: tiny configs: the cache a tiny model holds after a CPU prefill equals the engine's
     tiny: tuple = ()
     #: decode steps whose FLOPs PyTorch counts (FlopsCase)
@@ -81,8 +88,12 @@ def small_configs(draw, model_type, fields=None, switches=SWITCHES, explicit_hea
     d = {"model_type": model_type, "vocab_size": draw(st.integers(16, 300))}
     sizes = {"num_hidden_layers": draw(st.integers(1, 4)), "num_attention_heads": heads,
              "intermediate_size": 4 * draw(d8), "max_position_embeddings": 64}
+    # head_dim given where the class defaults one, and sometimes where it may be given
+    # (then hidden_size need not divide by the heads: the families that refuse that, refuse)
     head_dim_given = (explicit_head_dim if explicit_head_dim is not None
-                      else fam.defaults.get("head_dim") is not None)
+                      else fam.defaults.get("head_dim") is not None
+                      or ("head_dim" in fam.defaults and "head_dim" not in fam.engine_only
+                          and fam.layout.attention != "mla" and draw(st.booleans())))
     if head_dim_given:
         sizes["head_dim"] = 2 * draw(d8)
         sizes["hidden_size"] = 4 * draw(d8)

@@ -328,3 +328,56 @@ def test_decode_attention_by_hand_at_long_context():
     f = lc.flops_per_token(cfg, 100_000, mode="decode")
     assert f.attention == (12 * (2 * 24 * 2 * 256 * 2048 + 2 * 4 * 128 * 25_000)
                            + 36 * 6 * 48 * 128 * 128)
+
+
+# --- the dense families (llmcourse/families/dense.py) ----------------------------------------
+
+
+def test_cohere2_and_exaone4_three_sliding_layers_to_one_full():
+    """Their class defaults: layer i slides where (i + 1) % 4; Cohere2 has 40 layers (30 of
+    4096 tokens, 10 full), 64 KV heads of 8192 / 64 = 128; EXAONE 4.0 32 layers (24 of 4096,
+    8 full), 32 KV heads of 128. bf16: 2 bytes a value, K and V."""
+    for mt, layers, kv in (("cohere2", 40, 64), ("exaone4", 32, 32)):
+        cfg = lc.from_hf_config({"model_type": mt})
+        full, sliding = layers // 4, layers - layers // 4
+        for seq in (100, 4096, 10_000):
+            assert lc.kv_cache_bytes(cfg, seq) == 2 * kv * 128 * 2 * (
+                full * seq + sliding * min(seq, 4096))
+
+
+def test_cwm_and_granite_swa_one_full_layer_then_three_sliding():
+    """CWM: layer i attends fully where i % 4 == 0: 64 layers, 16 full, 48 of 8192 tokens,
+    8 KV heads of 128. Granite SWA: 24 layers, 6 full, 18 of 128 tokens, 4 KV heads of
+    2560 / 20 = 128."""
+    cwm = lc.from_hf_config({"model_type": "cwm"})
+    swa = lc.from_hf_config({"model_type": "granite_swa"})
+    seq = 20_000
+    assert lc.kv_cache_bytes(cwm, seq) == 2 * 8 * 128 * 2 * (16 * seq + 48 * 8192)
+    assert lc.kv_cache_bytes(swa, seq) == 2 * 4 * 128 * 2 * (6 * seq + 18 * 128)
+
+
+def test_modernbert_decoder_window_is_half_its_local_attention():
+    """ModernBERT-decoder: local_attention 128 gives its sliding layers a window of 64 tokens;
+    one full layer in 3 (layers 0, 3, ..., 21: 8 of 22); 12 heads of 768 / 12 = 64, K and V
+    of every head (no KV heads)."""
+    cfg = lc.from_hf_config({"model_type": "modernbert-decoder"})
+    seq = 1000
+    assert cfg.sliding_window == 64
+    assert lc.kv_cache_bytes(cfg, seq) == 2 * 12 * 64 * 2 * (8 * seq + 14 * 64)
+
+
+def test_diffllama_attends_over_both_halves_of_v():
+    """DiffLlama: one score per key and head (q.k, head_dim), the weighted sum over two
+    head_dim-wide values: 2 x heads x 3 x head_dim FLOPs per key, where plain attention has
+    2 x heads x 2 x head_dim. Class defaults: 16 layers, 32 heads of 2048 / 32 = 64."""
+    cfg = lc.from_hf_config({"model_type": "diffllama"})
+    n = 1000
+    assert lc.flops_per_token(cfg, n, "decode").attention == 16 * 2 * 32 * 3 * 64 * n
+    assert lc.kv_cache_bytes(cfg, n) == 16 * 2 * 32 * 64 * 2 * n
+
+
+def test_youtu_caches_the_latent():
+    """Youtu-LLM's multi-head latent attention caches kv_lora_rank + qk_rope_head_dim = 512 +
+    64 values per token and layer (32 layers), bf16."""
+    cfg = lc.from_hf_config({"model_type": "youtu"})
+    assert lc.kv_cache_bytes(cfg, 1000) == 32 * (512 + 64) * 2 * 1000

@@ -64,8 +64,11 @@ def test_json_has_the_engine_numbers():
     assert r["vllm"]["kv_tokens"] == lc.vllm_plan(cfg, "H100", max_model_len=8192).kv_tokens
     speed = lc.expected_decode_speed(cfg, "H100", seq_len=4096)
     assert r["decode"]["bound_tokens_per_s"] == pytest.approx(speed.bound_tokens_per_s)
-    mem = lc.training_memory(cfg, 2048, 1, zero_stage=2, dp=4)
+    # the default setup, the Trainer with FSDP, with its sharding stage overridden
+    mem = lc.training_memory(cfg, 2048, 1, setup="hf-trainer-fsdp", zero_stage=2, dp=4)
     assert r["training"]["peak_bytes"] == mem.peak and r["training"]["gpus"] == 4
+    assert r["training"]["setup"] == "hf-trainer-fsdp"
+    assert r["training"]["sharding"] == "FSDP SHARD_GRAD_OP"
 
 
 def test_would_not_start_is_status_1_with_vllms_reason():

@@ -34,8 +34,8 @@ def test_from_dict_path_and_folder_agree(tmp_path):
 def test_zoo_names_case_insensitive():
     assert lc.load_model("qwen3-8b") is lc.load_model("Qwen3-8B")
     assert len(lc.list_models()) == len(os.listdir(lc.zoo.CONFIG_DIR)) - 1  # (its README)
-    msg = one_line_error(lc.load_model, "Llama-4")
-    assert "Qwen3-8B" in msg
+    msg = one_line_error(lc.load_model, "Llama-4")   # the closest names, not all of them
+    assert "closest in the zoo: Llama-4-Scout-17B-16E-Instruct, " in msg and "Qwen3-8B" not in msg
 
 
 def test_round_trip_and_immutability(zoo_name):

@@ -113,10 +113,14 @@ def test_a_copy_for_graded_work_leaves_out_the_worked_solutions(tmp_path):
     for nb in lessons:
         before = json.loads(nb.read_text(encoding="utf-8"))["cells"]
         after = json.loads((dst / nb.name).read_text(encoding="utf-8"))["cells"]
-        dropped = [c for c in before if "<summary>Solution " in "".join(c["source"])]
-        solutions_before += len(dropped)
+        dropped = [c for c in before if "<summary>Solution " in "".join(c["source"])
+                   or "".join(c["source"]).lstrip().startswith("## Worked solutions")]
+        solutions_before += len(dropped) - 1
         solutions_after += sum("<summary>Solution " in "".join(c["source"]) for c in after)
         assert len(after) == len(before) - len(dropped)
+        # no empty "Worked solutions" section is left behind
+        assert not any("".join(c["source"]).lstrip().startswith("## Worked solutions")
+                       for c in after), nb.name
         assert any('lc.exercises.check("' in "".join(c["source"]) for c in after)  # exercises stay
     assert solutions_before >= len(lessons) * 3 and solutions_after == 0
 

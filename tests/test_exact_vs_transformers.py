@@ -178,16 +178,15 @@ def test_a_dense_model_made_moe_counts_as_transformers_builds_it(name):
 
 # --- the fixtures: real configs of types the zoo does not ship -------------------------------
 
-def _uncounted(d):
-    row = ROWS.get(d["model_type"])
-    return row.uncounted if row else None
+def _row_of(d):
+    return ROWS.get(d["model_type"])
 
 
 @slow
 @pytest.mark.parametrize("fixture", FIXTURES)
 def test_fixture_counts_as_transformers_builds_it(fixture):
     d = fixture_json(fixture)
-    cfg = transformers_ref.counts_as_built(d, _uncounted(d))
+    cfg = transformers_ref.counts_as_built(d, row=_row_of(d))
     row = ROWS.get(d["model_type"])
     if row and row.extra:
         row.extra(d, cfg, transformers_ref.meta_model(d))
@@ -206,7 +205,7 @@ def test_fixture_saved_and_shrunk_counts_the_same(fixture, tmp_path):
     saved = transformers_ref.saved(small, tmp_path / "shrunk")
     assert transformers_ref.figures(lc.from_hf_config(saved)) == transformers_ref.figures(
         lc.from_hf_config(small))
-    transformers_ref.counts_as_built(small, _uncounted(small))
+    transformers_ref.counts_as_built(small, row=_row_of(small))
 
 
 # --- every supported type: random configs, tiny models, decode steps -------------------------
@@ -243,10 +242,24 @@ def test_configs_from_the_class_defaults_match_transformers(model_type):
     @given(small_configs(model_type, **row.small))
     def check(d):
         if _built_or_refused_alike(d):
-            cfg = transformers_ref.counts_as_built(d, row.uncounted, row.routed_component)
+            cfg = transformers_ref.counts_as_built(d, row=row)
             if row.extra:
                 row.extra(d, cfg, transformers_ref.meta_model(d))
     check()
+
+
+@slow
+@pytest.mark.parametrize("model_type", sorted(mt for mt, row in ROWS.items()
+                                              if row.defaults is not None))
+def test_class_defaults_count_as_transformers_builds_them(model_type):
+    """The type's config class's defaults alone ({"model_type": ...}): built by transformers,
+    they count as built, tensor by tensor; where transformers cannot build them (no expert
+    count, no head_dim), the engine refuses them in one line."""
+    row = ROWS[model_type]
+    d = {"model_type": model_type}
+    assert _built_or_refused_alike(d) == row.defaults
+    if row.defaults:
+        transformers_ref.counts_as_built(d, row=row)
 
 
 @slow
@@ -256,8 +269,7 @@ def test_real_configs_count_as_transformers_builds_them(model_type, fixture):
     """Each type's real published config.json (a test fixture): as built, tensor by tensor."""
     d = fixture_json(fixture)
     assert d["model_type"] == model_type
-    transformers_ref.counts_as_built(d, ROWS[model_type].uncounted,
-                                     ROWS[model_type].routed_component)
+    transformers_ref.counts_as_built(d, row=ROWS[model_type])
 
 
 @slow
@@ -275,15 +287,14 @@ def test_random_configs_match_transformers(model_type):
     def check(d):
         if not _built_or_refused_alike(d):
             return
-        cfg = transformers_ref.counts_as_built(d, row.uncounted, row.routed_component)
+        cfg = transformers_ref.counts_as_built(d, row=row)
         if row.extra:
             row.extra(d, cfg, transformers_ref.meta_model(d))
         if row.round_trip:
             assert lc.from_hf_config(cfg.to_hf_config()) == cfg
         if row.deeper:  # a deeper copy, as a reader edits it, is still the build
             deeper = cfg.replace(num_hidden_layers=cfg.num_hidden_layers + 1)
-            transformers_ref.counts_as_built(deeper.to_hf_config(), row.uncounted,
-                                             row.routed_component)
+            transformers_ref.counts_as_built(deeper.to_hf_config(), row=row)
     check()
 
 
@@ -385,3 +396,21 @@ def test_qwen4_exp_cache_and_its_bookkeeping():
     assert states == lc.linear_state_bytes(cfg, batch=batch, dtype="fp32")
     assert positions == 3 * seq * batch * 8
     assert lc.param_count(cfg).total == sum(p.numel() for p in model.parameters())
+
+
+# --- every causal-LM type transformers registers: counted exactly or refused ---------------
+
+@slow
+def test_every_causal_lm_type_is_exact_or_refused_and_the_page_says_so():
+    """At its config class's defaults, every type transformers registers for causal language
+    modelling is counted exactly (total and every tensor) or refused in one line, never a
+    different number; docs/model-types.md (tools/model_types.py) says which, as of now."""
+    import pathlib
+    import sys
+    root = pathlib.Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "tools"))
+    import model_types
+    text = model_types.page()
+    assert "| DIFFERENT:" not in text
+    assert (root / "docs" / "model-types.md").read_text(encoding="utf-8") == text, \
+        "docs/model-types.md is out of date: python tools/model_types.py"

@@ -8,6 +8,7 @@ printed, run as a student pastes it) is tests/test_lessons.py's.
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -28,6 +29,10 @@ def test_worked_solution_passes(ex_id):
     verdict = lc.exercises.check(ex_id, _solution(ex))
     assert verdict, verdict
     assert verdict.startswith(f"[{ex_id}] Right") and "Right. Right" not in verdict
+    if verdict.startswith(f"[{ex_id}] Right. "):
+        after = verdict[len(f"[{ex_id}] Right. "):]
+        assert not re.match(r"[a-z]{2,}[ :]", after), \
+            f"{ex_id}: a sentence opens in lower case: {verdict}"
 
 
 @pytest.mark.parametrize("ex_id", sorted(EXS))
@@ -56,6 +61,98 @@ def test_no_answer_yet_and_type_errors(ex_id):
         assert "give a function" in lc.exercises.check(ex_id, 42)
     if ex.kind == "concept":
         assert "one letter" in lc.exercises.check(ex_id, "zz")
+
+
+# --- listed mistakes: named only where the answer is that mistake -------------------------
+
+def _probe(values):
+    """An answer function that returns ``values[i]`` on the i-th config the checker runs
+    it on (the checker calls it once per case, in order, and stops at the first miss)."""
+    calls = iter(values)
+    return lambda cfg: next(calls)
+
+
+def _cases(ex):
+    """(config, reference, [(value, feedback) of each listed mistake, None where it gives
+    no number there]) for every config a derive exercise checks."""
+    out = []
+    for cfg in base.case_configs(ex):
+        ref = ex.reference(cfg)
+        vals = []
+        for fn, feedback in ex.mistakes:
+            try:
+                v = fn(cfg)
+            except Exception:
+                v = None
+            vals.append((v if base._is_number(v) else None, feedback))
+        out.append((cfg, ref, vals))
+    return out
+
+
+def _right(v, ref, tol):
+    return base._close(base._num(v), base._num(ref), tol)
+
+
+@pytest.mark.parametrize("ex_id", sorted(i for i in EXS if EXS[i].mistakes))
+def test_no_listed_mistake_is_the_right_answer_or_named_where_it_is(ex_id):
+    """A listed mistake is a wrong answer: given as the answer it fails and is named (or
+    one giving the same value is). A derive mistake may give the right count on some
+    configs (forgetting GPT-2's plain MLP is right for phi-2): there it is never named, so
+    a student who is wrong there for another reason hears about that reason; and it must
+    be wrong on at least one config the exercise checks, or it can never be named."""
+    ex = EXS[ex_id]
+    if ex.kind == "predict":
+        expected = ex.expected()
+        for value, feedback in ex.mistakes:
+            v = value()
+            assert not _right(v, expected, ex.rel_tol), \
+                f"{ex_id}: the listed mistake {feedback[:50]!r}... is the right answer ({v!r})"
+            verdict = lc.exercises.check(ex_id, v)
+            assert not verdict, verdict
+            named = [f for val, f in ex.mistakes if base._near(base._num(v), base._num(val()),
+                                                                 ex.rel_tol)]
+            assert named and named[0].rstrip(".") in verdict, \
+                f"{ex_id}: the mistake {feedback[:50]!r} given as the answer is not named: {verdict}"
+        return
+    assert ex.kind == "derive", f"{ex_id}: only predict and derive exercises list mistakes"
+    cases = _cases(ex)
+    refs = [ref for _, ref, _ in cases]
+    for k, (feedback, _) in enumerate(zip([f for _, f in ex.mistakes], ex.mistakes)):
+        wrong_on = [i for i, (_, ref, vals) in enumerate(cases)
+                    if vals[k][0] is not None and not _right(vals[k][0], ref, ex.rel_tol)]
+        assert wrong_on, (f"{ex_id}: the listed mistake {feedback[:50]!r}... gives the right "
+                          f"answer on every config the exercise checks: it can never be named")
+    for i, (cfg, ref, vals) in enumerate(cases):
+        right_here = [f for v, f in vals if v is not None and _right(v, ref, ex.rel_tol)]
+        wrong_here = [v for v, _ in vals if v is not None and not _right(v, ref, ex.rel_tol)]
+        off = ref + 1 if isinstance(ref, int) else ref * (1 + 3 * max(ex.rel_tol, 1e-9))
+        for w in wrong_here + [off]:
+            verdict = lc.exercises.check(ex_id, _probe(refs[:i] + [w]))
+            assert not verdict and cfg.name in verdict, verdict
+            for f in right_here:
+                assert f.rstrip(".") not in verdict, (
+                    f"{ex_id}: on {cfg.name} the listed mistake {f[:50]!r}... gives the right "
+                    f"answer, yet an answer wrong there for another reason is told it: {verdict}")
+            named = [f for v, f in vals if v is not None and _right(v, w, ex.rel_tol)
+                     and not _right(v, ref, ex.rel_tol)]
+            if named:
+                assert named[0].rstrip(".") in verdict, \
+                    f"{ex_id}: on {cfg.name} the answer {w!r} is a listed mistake, not named: {verdict}"
+            else:
+                assert not any(f.rstrip(".") in verdict for _, f in ex.mistakes), \
+                    f"{ex_id}: on {cfg.name} {w!r} is no listed mistake, yet one is named: {verdict}"
+
+
+def test_derive_answers_are_matched_exactly(toy):
+    """An exact derive answer names a mistake only when it is that mistake, to the unit:
+    0.02% off the right count is 0.02% off, not a rounded mistake."""
+    ref = lambda cfg: 3 * cfg.hidden_size * cfg.intermediate_size  # noqa: E731
+    near = lambda cfg: 3 * cfg.hidden_size * cfg.intermediate_size + 7  # noqa: E731
+    toy(base.derive, "toy-exact", ref, ["Qwen3-0.6B"], "because", solution=ref,
+        mistakes=((near, "a mistake 7 parameters above the right count"),))
+    v = lc.exercises.check("toy-exact", lambda cfg: ref(cfg) + 6)
+    assert not v and "a mistake 7" not in v and "6 high" in v, v
+    assert "a mistake 7" in lc.exercises.check("toy-exact", near)
 
 
 def test_list_exercises_by_notebook_and_kind():

@@ -58,8 +58,8 @@ def test_every_default_is_its_transformers_class_default(mt):
     not hidden / heads; DeepSeek-V2 has 2 shared experts)."""
     import dataclasses
 
-    from transformers import AutoConfig
-    cls = type(AutoConfig.for_model(mt))
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    cls = CONFIG_MAPPING[mt]   # (not an instance: some classes refuse their own defaults)
     theirs = {}
     for f in dataclasses.fields(cls):
         if f.default is not dataclasses.MISSING:
@@ -584,3 +584,222 @@ def test_transformers_ignores_what_those_refusals_name(name, change):
     """The refusal's reason, checked: transformers builds the same model with or without it."""
     d = zoo_json(name)
     assert transformers_ref.meta_total(dict(d, **change)) == transformers_ref.meta_total(d)
+
+
+# --- the dense families (llmcourse/families/dense.py) ----------------------------------------
+
+# configs transformers 5.23 cannot build, each refused in one line naming the field
+_DENSE_REFUSED = [
+    ({"model_type": "exaone4", "sliding_window": None}, "layer_types"),
+    ({"model_type": "exaone4", "sliding_window_pattern": "LLLG"}, "sliding_window_pattern"),
+    ({"model_type": "cohere2", "sliding_window_pattern": 0}, "sliding_window_pattern"),
+    ({"model_type": "diffllama", "num_key_value_heads": 1, "num_attention_heads": 2,
+      "hidden_size": 64}, "num_key_value_heads"),
+    ({"model_type": "diffllama", "attention_dropout": 0.1}, "attention_dropout"),
+    ({"model_type": "internlm3", "qkv_bias": True, "bias": False}, "qkv_bias"),
+    ({"model_type": "iquestcoder", "clip_qkv": 8.0}, "clip_qkv"),
+    ({"model_type": "iquestcoder", "use_sliding_window": True}, "use_sliding_window"),
+    ({"model_type": "ministral", "rope_theta": 1e8}, "head_dim"),
+    ({"model_type": "nemotron"}, "num_key_value_heads"),
+    ({"model_type": "mellum", "num_mtp_layers": 2}, "num_mtp_layers"),
+    ({"model_type": "mellum", "mlp_layer_types": ["dense"]}, "mlp_layer_types"),
+    ({"model_type": "modernbert-decoder", "pad_token_id": None}, "pad_token_id"),
+    ({"model_type": "cwm", "sliding_window": None}, "sliding_window"),
+]
+
+
+@pytest.mark.parametrize("d,field", _DENSE_REFUSED)
+def test_dense_family_configs_transformers_cannot_build_name_the_field(d, field):
+    one_line_error(d, field)
+
+
+@slow
+@pytest.mark.parametrize("d,field", _DENSE_REFUSED)
+def test_transformers_cannot_build_those_dense_family_configs(d, field):
+    with pytest.raises(Exception):
+        transformers_ref.meta_model(dict(d, num_hidden_layers=d.get("num_hidden_layers", 2)))
+
+
+# fields transformers reads nothing from for these families: a config setting them otherwise
+# describes a model it does not build (as GPT-2's num_key_value_heads above)
+_DENSE_IGNORED = [({"model_type": "modernbert-decoder"}, dict(num_key_value_heads=4)),
+                  ({"model_type": "persimmon"}, dict(head_dim=32))]
+
+
+@pytest.mark.parametrize("d,change", _DENSE_IGNORED)
+def test_dense_family_fields_transformers_ignores_are_refused(d, change):
+    field = next(iter(change))
+    with pytest.raises(ValueError) as e:
+        lc.from_hf_config(dict(d, **change))
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(field) and "transformers" in msg, msg
+
+
+@slow
+@pytest.mark.parametrize("d,change", _DENSE_IGNORED)
+def test_transformers_ignores_those_dense_family_fields(d, change):
+    d = dict(d, num_hidden_layers=2)
+    assert transformers_ref.meta_total(dict(d, **change)) == transformers_ref.meta_total(d)
+
+
+def test_doge_cross_domain_experts_are_refused_not_counted():
+    """Doge with is_moe builds product-key retrieved single-vector experts the course does not
+    size: refused in one line; its dense models are counted."""
+    one_line_error({"model_type": "doge", "is_moe": True}, "is_moe")
+
+
+# each dense family's saved form (transformers writes layer_types, head_dim, a window, the
+# expert count under its own key back) counts as the config it was saved from
+_DENSE_SAVED = [
+    {"model_type": "cohere2", "num_hidden_layers": 5, "sliding_window_pattern": 2},
+    {"model_type": "exaone4", "num_hidden_layers": 5},
+    {"model_type": "cwm", "num_hidden_layers": 5},
+    {"model_type": "granite_swa", "num_hidden_layers": 5},
+    {"model_type": "vaultgemma", "num_hidden_layers": 5},
+    {"model_type": "modernbert-decoder", "num_hidden_layers": 5, "global_attn_every_n_layers": 2,
+     "local_attention": 64, "norm_bias": True},
+    {"model_type": "mellum", "num_hidden_layers": 3, "num_experts": 8,
+     "mlp_layer_types": ["dense", "sparse", "sparse"]},
+    {"model_type": "internlm3", "num_hidden_layers": 2, "qkv_bias": True, "bias": True},
+    {"model_type": "stablelm", "num_hidden_layers": 2, "use_parallel_residual": True,
+     "qk_layernorm": True},
+    {"model_type": "youtu", "num_hidden_layers": 2, "q_lora_rank": None},
+    {"model_type": "ministral", "num_hidden_layers": 2, "head_dim": 128},
+    {"model_type": "doge", "num_hidden_layers": 2, "sliding_window": 128},
+]
+
+
+@slow
+@pytest.mark.parametrize("d", _DENSE_SAVED, ids=lambda d: d["model_type"])
+def test_dense_family_saved_forms_count_the_same(d, tmp_path):
+    saved = transformers_ref.saved(d, tmp_path)
+    assert transformers_ref.figures(lc.from_hf_config(saved)) == transformers_ref.figures(
+        lc.from_hf_config(d))
+    transformers_ref.counts_as_built(saved)
+
+
+# --- mixture-of-experts families of their own lineages (llmcourse/families/moe.py): what
+# transformers 5.23 cannot build is refused in one line naming the field (each failure is
+# checked against transformers itself by the slow test below)
+MOE_BAD = [
+    # DBRX: its attention reads attn_config.rope_theta; tied embeddings are refused
+    ({"model_type": "dbrx"}, "attn_config.rope_theta"),
+    ({"model_type": "dbrx", "attn_config": {"rope_theta": 1e4}, "tie_word_embeddings": True},
+     "tie_word_embeddings"),
+    # dots.llm1's class gives no expert counts; Hunyuan's no head_dim
+    ({"model_type": "dots1"}, "n_routed_experts"),
+    ({"model_type": "dots1", "n_routed_experts": 8, "num_experts_per_tok": 2},
+     "n_shared_experts"),
+    ({"model_type": "hunyuan_v1_dense"}, "head_dim"),
+    ({"model_type": "hunyuan_v1_moe"}, "head_dim"),
+    # a null head_dim where transformers reads getattr(config, "head_dim", ...)
+    ({"model_type": "olmoe", "head_dim": None}, "head_dim"),
+    ({"model_type": "glm4_moe", "head_dim": None}, "head_dim"),
+    # EXAONE MoE derives layer_types from sliding_window_pattern only with a window
+    ({"model_type": "exaone_moe", "sliding_window": None}, "sliding_window"),
+    ({"model_type": "afmoe", "global_attn_every_n_layers": 0}, "global_attn_every_n_layers"),
+    ({"model_type": "ernie4_5_moe", "moe_layer_interval": 0}, "moe_layer_interval"),
+    ({"model_type": "cohere2_moe", "mlp_layer_types": ["dense"] * 3}, "mlp_layer_types"),
+    ({"model_type": "solar_open", "n_shared_experts": None}, "n_shared_experts"),
+]
+
+
+@pytest.mark.parametrize("d,field", MOE_BAD, ids=[f"{d['model_type']}-{f}" for d, f in MOE_BAD])
+def test_moe_family_configs_transformers_cannot_build_are_one_line_errors(d, field):
+    one_line_error(d, field)
+
+
+@slow
+@pytest.mark.parametrize("d,field", MOE_BAD, ids=[f"{d['model_type']}-{f}" for d, f in MOE_BAD])
+def test_transformers_cannot_build_those_moe_family_configs(d, field):
+    assert _refused_by_transformers(d)
+
+
+# what transformers builds on the meta device and the course does not size: a top-k that
+# differs by layer (one active count per token cannot say it); an OLMoE head_dim other than
+# hidden / heads (its q_norm stays hidden_size wide: the model cannot run a token)
+MOE_NOT_SIZED = [
+    ({"model_type": "hunyuan_v1_moe", "head_dim": 128, "num_experts": 8,
+      "moe_topk": [2, 4] * 16}, "moe_topk"),
+    ({"model_type": "olmoe", "head_dim": 64}, "head_dim"),
+]
+
+
+@pytest.mark.parametrize("d,field", MOE_NOT_SIZED,
+                         ids=[f"{d['model_type']}-{f}" for d, f in MOE_NOT_SIZED])
+def test_moe_family_configs_the_course_does_not_size_are_one_line_errors(d, field):
+    one_line_error(d, field)
+
+
+@slow
+def test_an_olmoe_head_dim_other_than_hidden_over_heads_cannot_run():
+    """transformers builds it, q_proj (heads x head_dim) and q_norm (hidden_size) disagree."""
+    m = transformers_ref.meta_model({"model_type": "olmoe", "head_dim": 64})
+    attn = m.model.layers[0].self_attn
+    assert attn.q_proj.out_features == 16 * 64 != attn.q_norm.weight.shape[0] == 2048
+
+
+def test_a_hunyuan_top_k_listed_per_layer_reads_as_one():
+    """Hunyuan's configs list moe_topk (and moe_intermediate_size, unread by transformers) per
+    layer: the same top-k in every layer is that top-k."""
+    d = {"model_type": "hunyuan_v1_moe", "head_dim": 128, "num_experts": 8,
+         "moe_topk": [2] * 32, "moe_intermediate_size": [3072] * 32}
+    assert lc.from_hf_config(d).num_experts_per_tok == 2
+
+
+def test_jetmoe_query_heads_are_kv_heads_times_top_k():
+    """JetMoE's num_attention_heads is not a field: each of a token's top-k attention experts
+    gives it num_key_value_heads query heads, whatever a config says."""
+    cfg = lc.from_hf_config({"model_type": "jetmoe", "num_attention_heads": 3})
+    assert cfg.num_attention_heads == 16 * 2 and cfg.num_key_value_heads == 16
+
+
+@slow
+def test_deepseek_v2_class_defaults_give_no_top_k():
+    """DeepseekV2Config's num_experts_per_tok defaults to null: transformers builds the model
+    (routing happens only in a forward pass) but no token could be routed, so the engine
+    refuses it in one line; given a top-k, the defaults count as built."""
+    m = transformers_ref.meta_model({"model_type": "deepseek_v2"})
+    assert m.config.num_experts_per_tok is None
+    one_line_error({"model_type": "deepseek_v2"}, "num_experts_per_tok")
+    transformers_ref.counts_as_built({"model_type": "deepseek_v2", "num_experts_per_tok": 6})
+
+
+@slow
+def test_an_mlx_community_dbrx_config_is_refused_as_transformers_refuses_it():
+    """mlx-community/dbrx-instruct-4bit's config (fixture dbrx_instruct_mlx_community.json) writes
+    ffn_config.moe_normalize_expert_weights as the integer 1, as older transformers saved it:
+    transformers 5.23 refuses it, and the engine refuses it in one line naming the field.
+    Written 1.0, it counts as built: DBRX's published 132B total, 36B active."""
+    d = fixture_json("dbrx_instruct_mlx_community.json")
+    assert _refused_by_transformers(d)
+    one_line_error(d, "ffn_config.moe_normalize_expert_weights")
+    d["ffn_config"]["moe_normalize_expert_weights"] = 1.0
+    pc = lc.param_count(transformers_ref.counts_as_built(d))
+    assert (round(pc.total / 1e9), round(pc.active / 1e9)) == (132, 36)
+
+
+# each MoE family of its own lineage as its class defaults give it (or with the fields its
+# class leaves null), and Command A MoE with the dense prefix transformers reads once
+# (first_k_dense_replace, not kept: the saved form lists mlp_layer_types and layer_types)
+MOE_SAVED = [{"model_type": mt} for mt in (
+    "afmoe", "aria_text", "ernie4_5_moe", "exaone_moe", "flex_olmo", "granitemoe",
+    "granitemoe_swa", "granitemoeshared", "jetmoe", "olmoe", "phimoe", "solar_open", "minicpm3")
+] + [{"model_type": "cohere2_moe", "first_k_dense_replace": 3, "num_shared_experts": 1,
+      "prefix_dense_intermediate_size": 1000},
+     {"model_type": "dbrx", "attn_config": {"rope_theta": 1e4, "kv_n_heads": 4},
+      "ffn_config": {"moe_num_experts": 8, "moe_top_k": 2}},
+     {"model_type": "dots1", "n_routed_experts": 8, "n_shared_experts": 1,
+      "num_experts_per_tok": 2, "first_k_dense_replace": 2, "sliding_window": 512,
+      "max_window_layers": 30},
+     {"model_type": "hunyuan_v1_moe", "head_dim": 128, "num_experts": 8, "moe_topk": 2}]
+
+
+@slow
+@pytest.mark.parametrize("d", MOE_SAVED, ids=[d["model_type"] for d in MOE_SAVED])
+def test_moe_family_saved_forms_count_the_same(d, tmp_path):
+    """What save_pretrained writes back (derived per-layer lists, nested sub-configs, JetMoE's
+    derived query heads, ERNIE's last expert layer in place of -1) counts as the original."""
+    saved = transformers_ref.saved(d, tmp_path)
+    assert transformers_ref.figures(lc.from_hf_config(saved)) == transformers_ref.figures(
+        lc.from_hf_config(d))

@@ -478,3 +478,74 @@ def test_mtp_weights_are_listed_not_counted(name, moe_layer_at, extra):
                  cfg.replace(num_hidden_layers=moe_layer_at - 1).to_hf_config()))
     params = mtp[~mtp["name"].str.endswith("e_score_correction_bias")]  # GLM's buffer
     assert int(params["numel"].sum()) == layer + extra(cfg)
+
+
+# --- mixture-of-experts families of their own lineages (llmcourse/families/moe.py) ----------
+
+# real configs kept as fixtures (tests/fixtures/configs/): the totals transformers 5.23 builds
+# from them (tests/test_exact_vs_transformers.py holds the builds), written down, and the
+# sizes their model cards publish
+MOE_FIXTURES = {
+    # OLMoE: "OLMoE-1B-7B has 7 billion (B) parameters but uses only 1B per input token" (its
+    # paper's abstract, arXiv 2409.02060, as transformers' docs/source/en/model_doc/olmoe.md
+    # quotes it)
+    "configs/OLMoE-1B-7B-0125-Instruct.json": (6_919_161_856, "7B", "1B"),
+    # Trinity Nano: 6B total, 1B active per token (Arcee's Trinity technical report)
+    "configs/Trinity-Nano-Preview.json": (6_120_003_328, "6B", "1B"),
+    # ERNIE-4.5-21B-A3B: 21B total, 3B active (its name and model card)
+    "configs/ERNIE-4.5-21B-A3B-PT_trimmed.json": (21_825_437_888, "21B", "3B"),
+    # Granite 3.1 3B-A800M: 3.3B total, 800M active (its name and model card)
+    "configs/granite-3.1-3b-a800m-instruct_trimmed.json": (3_298_793_472, "3.3B", "0.8B"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MOE_FIXTURES))
+def test_moe_fixtures_have_their_built_and_published_sizes(name):
+    total, *published = MOE_FIXTURES[name]
+    pc = lc.param_count(fixture_json(name))
+    assert pc.total == total
+    for count, text in zip((pc.total, pc.active), published):
+        assert abs(count / 1e9 - float(text[:-1])) < 0.05 * float(text[:-1]) + 0.5, (count, text)
+
+
+def test_jetmoe_counts_both_expert_sets_by_hand():
+    """JetMoE routes a token to k of E attention experts (each its own query and output
+    projection) and k of E MLP experts; the key-value projection, the biases after each set,
+    the routers and the norms every token uses. Tiny: hidden 32, 2 KV heads of 8 (16 wide),
+    4 experts top-2, experts 8 wide, 2 layers, vocabulary 64, the head tied."""
+    from families.jetmoe import TINY
+    attn_experts = 4 * 16 * 32 + 4 * 32 * 16          # input_linear, output_linear
+    mlp_experts = 4 * (2 * 8) * 32 + 4 * 32 * 8         # gate and up fused, down
+    shared = 32 + 4 * 32 + 2 * 16 * 32 + 32 + 4 * 32 + 2 * 32   # biases, routers, kv_proj, norms
+    total = 2 * (attn_experts + mlp_experts + shared) + 64 * 32 + 32
+    pc = lc.param_count(TINY)
+    assert pc.total == total == 19_232
+    assert pc.active == total - 2 * (attn_experts + mlp_experts) // 2   # 2 of 4 unused
+    # its cache: K and V of the 2 shared KV heads, 2 layers, fp32
+    assert lc.kv_cache_bytes(TINY, 100, dtype="fp32") == 2 * 2 * 2 * 8 * 100 * 4
+
+
+def test_checkpoint_names_real_checkpoints_hold():
+    """Where a family's checkpoints name tensors otherwise than transformers' modules (its
+    conversion_mapping.py renames and fuses them on load), weight_shapes lists the
+    checkpoint's: EXAONE MoE's router bias beside the gate, ERNIE 4.5's frozen bias (a
+    parameter, so counted) under moe_statics, Aria's fused fc1 and fc2, Granite-MoE's
+    input_linear, Phi-MoE's Mixtral names, and every expert one by one where stored so."""
+    def names(d):
+        return set(lc.weight_shapes(d)["name"])
+    small = dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
+                 num_key_value_heads=4, vocab_size=100, intermediate_size=32)
+    exaone = names(dict(small, model_type="exaone_moe", moe_intermediate_size=16,
+                        num_experts=4, num_experts_per_tok=2))
+    assert "model.layers.1.mlp.e_score_correction_bias" in exaone
+    assert "model.layers.1.mlp.experts.3.down_proj.weight" in exaone
+    ernie = lc.weight_shapes(dict(small, model_type="ernie4_5_moe", moe_intermediate_size=16,
+                                  moe_num_experts=4, moe_k=2))
+    row = ernie[ernie["name"] == "model.layers.1.mlp.moe_statics.e_score_correction_bias"]
+    assert row["shape"].iloc[0] == (1, 4) and row["note"].iloc[0] == ""
+    assert {"model.layers.0.mlp.experts.fc1.weight", "model.layers.0.mlp.experts.fc2.weight"} \
+        <= names(dict(small, model_type="aria_text", moe_num_experts=4, moe_topk=2))
+    assert "model.layers.0.block_sparse_moe.input_linear.weight" in names(
+        dict(small, model_type="granitemoe", num_local_experts=4))
+    assert "model.layers.0.block_sparse_moe.experts.3.w2.weight" in names(
+        dict(small, model_type="phimoe", num_local_experts=4))

@@ -156,7 +156,7 @@ def test_the_gpus_readers_have_in_2026_are_in_the_table():
 
 
 def test_unknown_runtime_and_unified_memory_are_said_beside_the_figure():
-    for n in ["H20", "B300", "MI325X", "MI355X", "RTX PRO 6000 Blackwell", "H100 PCIe"]:
+    for n in ["H20", "MI325X", "MI355X", "H100 PCIe"]:
         g = lc.load_gpu(n)
         assert not g.runtime_memory_known
         assert g.memory_caveat == "datasheet capacity, runtime unknown"
@@ -174,8 +174,12 @@ def test_the_workstation_laptop_and_unified_memory_gpus_of_2026():
               "RTX 5080 Laptop", "L20", "Jetson Thor", "GB10"):
         g = lc.load_gpu(n)
         assert g.source and g.compute_capability
-    # runtime totals only where a log prints them: PR 51590's 33,689,829,376 B on the PRO 4500
+    # runtime totals only where a log prints them: PR 51590's 33,689,829,376 B on the PRO 4500;
+    # "Free memory on device (267.08/267.69 GiB)" on a B300 and "(91.64/94.97 GiB)",
+    # "(94.41/94.97 GiB)" on RTX PRO 6000s (vLLM 0.26-0.29 startups, gpus.json cites them)
     assert lc.load_gpu("RTX PRO 4500").reported_memory_bytes == 33689829376
+    assert lc.load_gpu("B300").reported_memory_bytes == round(267.69 * 2 ** 30)
+    assert lc.load_gpu("RTX PRO 6000").reported_memory_bytes == round(94.97 * 2 ** 30)
     for n in ("RTX PRO 5000", "RTX 5080", "RTX 5090 Laptop", "L20", "Jetson Thor"):
         assert lc.load_gpu(n).memory_caveat.startswith("datasheet capacity, runtime unknown")
 

@@ -59,7 +59,9 @@ def test_what_is_neither_says_what_a_hub_id_is():
         lc.load_model("no-such-model")
     msg = str(e.value)
     assert msg.startswith("name: no zoo model 'no-such-model' and not a Hub id (owner/name, "
-                          "e.g. Qwen/Qwen3-32B); the zoo: ")
-    assert "\n" not in msg
+                          "e.g. Qwen/Qwen3-32B); ")
+    assert "\n" not in msg and len(msg) < 200   # one short line, not the zoo's every name
+    near = str(pytest.raises(ValueError, lc.load_model, "Llama-3.2-3").value)
+    assert near.endswith("closest in the zoo: Llama-3.2-3B, Llama-3.2-1B, Llama-3.1-8B")
     with pytest.raises(ValueError, match=r"^revision: Qwen3-0.6B is a zoo model"):
         lc.load_model("Qwen3-0.6B", revision="main")

@@ -184,3 +184,64 @@ def test_decode_per_gpu_with_replicated_kv_reads_more_than_the_pool():
     per = decode_step_per_gpu("Qwen3-30B-A3B", "H100", 8, "bf16", seq_len=32768, batch=8)
     # the pool spreads the 4 KV heads over 8 GPUs; vLLM gives each GPU a whole one
     assert per.kv_bytes == pytest.approx(2 * pool.kv_bytes / 8)
+
+
+def test_a_tower_is_loaded_unless_every_modality_it_serves_is_limited_to_0():
+    # vLLM builds a tower inside SupportsMultiModal._mark_tower_model(vllm_config,
+    # modalities), skipped "when --limit-mm-per-prompt is set to zero for all of their
+    # modalities" (a vision tower serves image and video); --language-model-only sets them all
+    from llmcourse.towers import tower_tensors
+    cfg = lc.load_model("gemma-4-E2B")
+    def stored(kind):   # bf16 tensors; buffers (the audio tower's) in float32
+        return sum(t.numel * t.per_expert * (4 if t.buffer else 2)
+                   for t in tower_tensors(cfg) if t.component == kind)
+    audio, vision = stored("audio"), stored("vision")
+    whole = lc.vllm_plan(cfg, "H100", max_model_len=4096)
+    assert whole.towers == ("vision", "audio")
+    no_audio = lc.vllm_plan(cfg, "H100", max_model_len=4096, limit_mm_per_prompt={"audio": 0})
+    assert no_audio.towers == ("vision",)
+    assert whole.weight_bytes - no_audio.weight_bytes == audio
+    # image at 0 alone keeps the vision tower (video still allowed), both at 0 drop it
+    half = lc.vllm_plan(cfg, "H100", max_model_len=4096, limit_mm_per_prompt={"image": 0})
+    assert half.towers == ("vision", "audio")
+    text = lc.vllm_plan(cfg, "H100", max_model_len=4096,
+                        limit_mm_per_prompt={"image": 0, "video": 0, "audio": 0})
+    assert text.towers == () and whole.weight_bytes - text.weight_bytes == audio + vision
+    assert lc.vllm_plan(cfg, "H100", max_model_len=4096,
+                        language_model_only=True).weight_bytes == text.weight_bytes
+    assert not text.caveats and whole.caveats       # no encoder to profile, so nothing to say
+    with pytest.raises(ConfigError, match="^limit_mm_per_prompt:"):
+        lc.vllm_plan(cfg, "H100", limit_mm_per_prompt={"images": 0})
+
+
+def test_rocm_non_torch_memory_is_stated_from_a_rocm_launch():
+    # gemma-4-E2B on an MI300X VF (vllm_logs.json): 11.88 GiB weights + non-torch, 9.00 of it
+    # weights with the audio tower out
+    p = lc.vllm_plan("gemma-4-E2B", "MI300X", max_model_len=32768,
+                     limit_mm_per_prompt={"audio": 0}, vllm_version="0.29")
+    assert round(p.weight_bytes / 2**30, 2) == 9.00
+    assert p.non_torch_bytes == lc.serving.NON_TORCH_BYTES_ROCM == round(2.88 * 2**30)
+    assert any("ROCm" in c for c in p.caveats)
+    cuda = lc.vllm_plan("gemma-4-E2B", "H100", max_model_len=32768)
+    assert cuda.non_torch_bytes == lc.serving.NON_TORCH_BYTES
+
+
+def test_an_nvfp4_checkpoint_is_planned_from_its_stored_bytes_per_rank():
+    # nvidia/Qwen3-8B-NVFP4 as shipped (its quantization_config, header-checked in
+    # tests/test_quantization_formats.py: 6,396,932,352 B of tensors): vLLM loads that,
+    # split over the ranks but for the replicated norms (2 x 36 + 1 vectors of 4,096 in
+    # bf16), plus the rotary cache (40,960 positions x 128 x 2 B) on each rank
+    import json
+    from pathlib import Path
+    fx = json.loads((Path(__file__).parent / "fixtures" / "quantized_checkpoints.json")
+                    .read_text(encoding="utf-8"))
+    w = next(c for c in fx["checkpoints"] if c["id"] == "nvidia-qwen3-8b-nvfp4")
+    raw = json.loads((Path(lc.__file__).parent / "configs" / "Qwen3-8B.json")
+                     .read_text(encoding="utf-8"))
+    cfg = lc.from_hf_config(dict(raw, quantization_config=w["quantization_config"]))
+    payload = w["tensor_payload_bytes"]
+    assert payload == 6_396_932_352
+    norms, rope = (2 * 36 + 1) * 4096 * 2, 40960 * 128 * 2
+    for tp in (1, 2, 4):
+        plan = lc.vllm_plan(cfg, "B200", tensor_parallel_size=tp, max_model_len=8192)
+        assert plan.weight_bytes == (payload - norms) // tp + norms + rope

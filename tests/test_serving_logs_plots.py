@@ -30,21 +30,21 @@ def _title(fig):
 def test_plan_vs_logs_is_a_figure_over_every_logged_kv_budget():
     fig = serving_logs.plan_vs_logs(configs=CONFIGS)
     assert isinstance(fig, Figure) and _small(fig) == []
-    # 16 of the 18 checkable launches in vllm_logs.json log a KV figure, three under the
-    # current accounting (vLLM 0.27, 0.28 and 0.31)
-    assert "16 of 16" in _title(fig)
+    # 18 of the 20 checkable launches in vllm_logs.json log a KV figure, five under the
+    # accounting of 2026 (vLLM 0.26, 0.27, 0.28, 0.29 and 0.31)
+    assert "18 of 18" in _title(fig)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert len(labels) == 16 and "Qwen3-32B, H100 SXM" in labels
-    for release in ("0.27", "0.28", "0.31"):
+    assert len(labels) == 18 and "Qwen3-32B, H100 SXM" in labels
+    for release in ("0.26", "0.27", "0.28", "0.29", "0.31"):
         assert sum(f"(vLLM {release})" in lab for lab in labels) == 1
 
 
 def test_plan_vs_logs_draws_every_row_from_the_configs_the_data_file_carries():
     # the lesson passes no configs: the title counts what it draws, every logged KV budget
     fig = serving_logs.plan_vs_logs()
-    assert isinstance(fig, Figure) and "16 of 16" in _title(fig)
+    assert isinstance(fig, Figure) and "18 of 18" in _title(fig)
     with_kv = [r for r in lc.serving.vllm_logs(usable=True) if "kv_gib" in r["logged"]]
-    assert len(fig.axes[0].get_yticklabels()) == len(with_kv) == 16
+    assert len(fig.axes[0].get_yticklabels()) == len(with_kv) == 18
 
 
 def test_expected_vs_measured_is_a_figure_over_every_published_speed():

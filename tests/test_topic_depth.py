@@ -7,7 +7,7 @@ import llmcourse.approx as approx
 from llmcourse import plots
 from llmcourse.exercises import EXERCISES, check
 from llmcourse.widgets import EXPLORERS
-from llmcourse.widgets.depth import depth_width_config, hidden_options
+from llmcourse.widgets.depth import depth_width_config, depth_width_explorer, hidden_options
 
 
 def _figure_ok(fig):
@@ -84,7 +84,7 @@ def test_approx_helpers():
     assert abs(approx.approx_params_12Ld2(phi) / approx.layer_params(phi) - 1) < 0.001
     for m in approx.dense_models():
         cfg = lc.load_model(m)
-        pc = lc.param_count(cfg)
+        pc = lc.param_count(cfg.text_model)   # the layers are the language model's
         assert approx.layer_params(cfg) + approx.outside_layers_params(cfg) == pc.total
     df = lc.tables.twelve_ld2_table(formatted=False)
     assert df.loc["Meta-Llama-3-8B", "12·L·d²"] == 12 * 32 * 4096 ** 2
@@ -105,12 +105,23 @@ def test_figures(make):
 def test_exercise_expectations_by_hand():
     """The registry test (tests/test_exercises.py) feeds each exercise its solution and its
     wrong answers; here the expected values are derived by hand, not by the engine."""
-    # depth-1: Meta-Llama-3-8B's layer = 2.5 d^2 + 10.5 d^2 + 2d; outside: 2 V d + d
+    # depth-1: Qwen3-0.6B's layer = q, o (16 heads of 128 on d = 1,024), k, v (8 KV heads),
+    # a 3,072-wide gated MLP, two norms and QK-norm (2 x 128); outside: one tied V x d
+    # embedding and the final norm
+    d, V = 1024, 151_936
+    q_layer = 2 * d * 16 * 128 + 2 * d * 8 * 128 + 3 * d * 3072 + 2 * d + 2 * 128
+    q_outside = V * d + d
+    assert lc.exercises.check("depth-1", (56 * q_layer + q_outside) / (28 * q_layer + q_outside))
+    assert not lc.exercises.check("depth-1", 2.0)
+    v = lc.exercises.check("depth-1", (56 * q_layer + 2 * V * d + d) / (28 * q_layer + 2 * V * d + d))
+    assert not v
+    # Meta-Llama-3-8B's layer = 2.5 d^2 + 10.5 d^2 + 2d; outside: 2 V d + d (the table
+    # under the exercise): 1.87, which is not Qwen3-0.6B's answer
     d, V = 4096, 128_256
     layer = 2 * d * 4096 + 2 * d * 1024 + 3 * d * 14336 + 2 * d
     outside = 2 * V * d + d
-    assert lc.exercises.check("depth-1", (64 * layer + outside) / (32 * layer + outside))
-    assert not lc.exercises.check("depth-1", 2.0)
+    v = lc.exercises.check("depth-1", (64 * layer + outside) / (32 * layer + outside))
+    assert not v and "Meta-Llama-3-8B's ratio" in v, v
     # depth-3: 64 layers of d = 3072 (24 heads of 128, 8 KV heads) and d_ff = 9088 hold
     # Llama-3-8B's budget within 0.2%
     d2 = 3072
@@ -198,8 +209,10 @@ def test_depth_change_table_stays_within_the_context():
 def test_depth2_names_the_mistake_it_matches():
     v = lc.exercises.check("depth-2", lc.exercises.depth._mha_coefficient)
     assert not v and "GQA" in v
-    v = lc.exercises.check("depth-2", lc.exercises.depth._two_matrix_mlp)
+    v = lc.exercises.check("depth-2", lc.exercises.depth._all_plain)
     assert not v and "three" in v
+    v = lc.exercises.check("depth-2", lc.exercises.depth._all_gated)
+    assert not v and "phi-2" in v and "plain" in v
     v = lc.exercises.check("depth-2", lc.exercises.depth._head_dim_from_hidden)
     assert not v and "head_dim is its own field" in v
     # the worked solution's coefficient for Qwen3-32B: 3.2 + 0.4 + 15 = 18.6
@@ -238,3 +251,42 @@ def test_layers_slider_offers_only_depths_the_model_can_have(ex):
     assert ex.error == ""
     ex.set(model="Meta-Llama-3-8B")
     assert min(ex.controls["num_hidden_layers"].options) == 1
+
+
+WRAPPERS = [m for m in lc.approx.dense_models() if lc.load_model(m).is_multimodal]
+
+
+@pytest.mark.parametrize("name", WRAPPERS)
+def test_a_multimodal_models_layers_are_its_language_models(name):
+    """Depth and width are the language model's: a wrapper's vision (and audio) tower is
+    no decoder layer. The layers hold the text model's total less its embedding, untied
+    head and final norm; the explorer and the tables count the text model and say so."""
+    cfg = lc.load_model(name)
+    text = cfg.text_model
+    pc = lc.param_count(text)
+    assert lc.approx.layer_params(cfg) == lc.approx.layer_params(text) \
+        == pc.total - lc.approx.outside_layers_params(text)
+    # what lies outside the layers is the language model's: its embedding at least
+    assert pc.embedding <= lc.approx.outside_layers_params(text) < pc.total - lc.approx.layer_params(cfg) + 1
+    assert lc.param_count(cfg).total > pc.total            # the towers are in the whole
+    row = lc.tables.twelve_ld2_table([name], formatted=False).iloc[0]
+    assert row["exact total"] == pc.total and row.name == text.name
+    ex = depth_width_explorer(name)
+    assert ex.error == "" and ex.value("total") == pc.total
+
+
+DENSE_06 = ['gpt2', 'pythia-1b', 'phi-2', 'Qwen3-0.6B', 'Llama-3.2-1B', 'Qwen3-1.7B', 'gemma-2-2b',
+            'Llama-3.2-3B', 'Qwen3-4B', 'Qwen2-7B', 'Meta-Llama-3-8B', 'Qwen3-8B',
+            'Mistral-Nemo-Base-2407', 'Qwen3-14B', 'Qwen3-32B', 'Meta-Llama-3-70B']
+
+
+@pytest.mark.parametrize("make", [
+    lambda: plots.approx_error_bars(DENSE_06), lambda: plots.embedding_share_bars(DENSE_06),
+    lambda: plots.params_vs_layers("Meta-Llama-3-8B", mark_layers=64), lambda: plots.depth_width_bars(),
+])
+def test_lesson_figures_are_shown_at_full_size(make):
+    """The lesson's figures fit MAX_DISPLAY_HEIGHT: shown whole, 12-pt text at 12 pt."""
+    from llmcourse.plots.style import MAX_DISPLAY_HEIGHT, figure_png
+    fig = make()
+    w, h = fig.get_size_inches() * fig.dpi
+    assert h <= MAX_DISPLAY_HEIGHT and figure_png(fig)[1] == {"width": round(w), "height": round(h)}

@@ -181,6 +181,17 @@ def test_ffn_derive_needs_the_plain_mlp_biases():
     assert not v and "phi-2" in v
 
 
+def test_ffn_derive_with_the_plain_families_right_and_the_biases_forgotten_says_biases():
+    """The four plain families right, the biases forgotten: phi-2's count is 0.024% low.
+    The feedback names the biases, not the plain families the student already has (a
+    phi-only rule gives phi-2's right count, so it is no mistake there)."""
+    def no_biases(cfg):
+        k = 2 if cfg.model_type in ("gpt2", "gpt_neox", "phi", "starcoder2") else 3
+        return k * cfg.hidden_size * cfg.intermediate_size
+    v = check("ffn-2", no_biases)
+    assert not v and "phi-2" in v and "biases" in v and "GPT-NeoX" not in v, v
+
+
 def test_ffn_derive_names_the_plain_families_a_phi_only_rule_misses():
     def phi_only(cfg):   # the old worked solution's rule: phi-2 as the only plain MLP
         d, inter = cfg.hidden_size, cfg.intermediate_size
@@ -321,3 +332,22 @@ def test_ffn_explorer_answers_a_huge_width_quickly():
     assert all(len(ax.get_xticks()) <= 12 for ax in ex.fig.axes)
     ex.set(intermediate_size=14336)
     assert ex.error == ""
+
+
+DENSE_05 = ["gpt2", "pythia-1b", "Qwen3-0.6B", "gemma-3-1b-it", "Llama-3.2-1B", "gemma-2-2b", "phi-2",
+            "Llama-3.2-3B", "Phi-3-mini-4k-instruct", "Qwen3-4B", "OLMo-2-1124-7B-Instruct",
+            "Qwen2-7B", "Llama-3.1-8B", "Qwen3-8B", "gemma-7b", "Qwen3-32B", "Meta-Llama-3-70B"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: lc.plots.ffn_ratios(DENSE_05),                     # the lesson's 17 models
+    lambda: lc.plots.ffn_attention_share(DENSE_05[:12], seq_len=4096),
+])
+def test_lesson_figures_are_shown_at_full_size(make):
+    """A figure taller than MAX_DISPLAY_HEIGHT is shown scaled down, its 12-pt text with
+    it (the review measured 73%, about 8.7 pt): the lesson's figures fit, whole."""
+    from llmcourse.plots.style import MAX_DISPLAY_HEIGHT, figure_png
+    fig = make()
+    w, h = fig.get_size_inches() * fig.dpi
+    meta = figure_png(fig)[1]
+    assert h <= MAX_DISPLAY_HEIGHT and meta == {"width": round(w), "height": round(h)}, meta

@@ -159,6 +159,13 @@ def test_head_dim_table():
     # Mistral-Nemo: 32 heads × 128 = 4,096 next to hidden 5,120
     assert t.loc["Mistral-Nemo-Base-2407", "heads×head_dim"] == "4,096"
     assert t.loc["Mistral-Nemo-Base-2407", "= hidden_size?"] == "no"
+    # MLA's column is its q/k width, 128 + 64, and says so (its config's head_dim is 64)
+    assert t.loc["DeepSeek-V3", "head_dim"] == "192 (q/k)"
+    only = lc.tables.head_dim_table(mismatches_only=True)
+    assert "Meta-Llama-3-8B" not in only.index and "Mistral-Nemo-Base-2407" in only.index
+    assert set(only.index) == {m for m in t.index if t.loc[m, "= hidden_size?"] == "no"}
+    wrong = lc.tables.shape_table_claims(wrong_only=True)   # Qwen3 8B's MLP twice, Gemma-2's q/o
+    assert list(wrong["model (as named)"]) == ["Qwen3 8B", "Qwen3 8B", "Gemma-2 2B"]
 
 
 def test_qkvo_bars_are_shares():
@@ -181,13 +188,15 @@ def test_exercise_answers_by_hand():
     ex = lc.exercises.EXERCISES
     assert ex["heads-1"].expected() == 4 * 4096 * 4096        # MHA: 4·d² for any head count
     assert ex["heads-2"].expected() == 8 * 256 * 2304           # gemma-2-2b q_proj
-    for n_h, h_d in ((40, 128), (56, 96), (88, 64)):           # h_d·(n_h + 8) = 6,144
-        assert lc.exercises.check("heads-4", dict(num_attention_heads=n_h, head_dim=h_d))
-    # the KV heads the brief keeps may be written out too; another count may not
-    assert lc.exercises.check("heads-4", dict(num_attention_heads=40, head_dim=128,
-                                              num_key_value_heads=8))
-    assert not lc.exercises.check("heads-4", dict(num_attention_heads=40, head_dim=128,
-                                                  num_key_value_heads=4))
+    # h_d·(n_h + n_kv) = 6,144 with n_h | 4,096 and n_kv | n_h: three designs
+    for n_h, n_kv, h_d in ((32, 16, 128), (32, 32, 96), (64, 32, 64)):
+        assert lc.exercises.check("heads-4", dict(num_attention_heads=n_h,
+                                                  num_key_value_heads=n_kv, head_dim=h_d))
+    # 40 heads of 128 with 8 KV heads meet the budget, but 40 does not divide 4,096: refused,
+    # as transformers' LlamaConfig refuses it
+    v = lc.exercises.check("heads-4", dict(num_attention_heads=40, num_key_value_heads=8,
+                                           head_dim=128))
+    assert not v and "divisible by num_attention_heads=40" in v
     kinds = {e.kind for e in lc.exercises.list_exercises("01_heads_and_head_dim")}
     assert kinds == {"predict", "derive", "design", "concept"}
 
@@ -206,3 +215,23 @@ def test_kv_row_counts_only_the_layers_that_cache():
     ex = lc.widgets.heads_explorer("Qwen3-Next-80B-A3B")
     assert ex.error == ""
     assert ex.value("kv_bytes_per_token") == 2 * 12 * 2 * 256 * 2
+
+
+def test_heads_explorer_reads_a_wrappers_head_dim_from_its_language_model():
+    """gemma-4-31B's text_config states head_dim 256 (its outer config states none):
+    32 x 256 = 8,192, not 5,376 / 32 = 168, and q_proj is (8,192, 5,376)."""
+    ex = lc.widgets.heads_explorer("gemma-4-31B")
+    assert ex.error == "" and ex.value("head_dim") == 256
+    assert ex.value("heads_x_head_dim") == 32 * 256
+    assert ex.value("q_proj") == 32 * 256 * 5376
+    assert ex.value("total") == lc.param_count(lc.load_model("gemma-4-31B")).total
+
+
+def test_heads3_counts_gpt_oss_biases_and_sinks_by_hand():
+    """gpt-oss-20b: q (64 x 64, 2,880), k and v (8 x 64, 2,880), o (2,880, 4,096); biases
+    4,096 + 512 + 512 + 2,880 = 8,000; 64 sinks."""
+    weights = 4096 * 2880 + 2 * 512 * 2880 + 2880 * 4096
+    ex = lc.exercises.EXERCISES["heads-3"]
+    assert ex.reference(lc.load_model("gpt-oss-20b")) == weights + 8000 + 64 == 26_550_144
+    v = lc.exercises.check("heads-3", lambda cfg: ex.solution(cfg) - cfg.num_attention_heads)
+    assert not v and "sinks" in v

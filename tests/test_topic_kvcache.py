@@ -150,8 +150,31 @@ def test_kv_explorer_model_change_resets_kv_heads_and_handles_mla():
 def test_kv_variants_compare_mha_mqa_and_no_window():
     g = lc.load_model("gemma-2-2b")
     labels = [label for label, _ in kv_variants(g)]
-    assert len(labels) == 4 and any("every layer full no window" in x for x in labels)
+    assert labels == ["this setting (GQA: 4 KV heads of 256)", "MHA (8 KV heads of 256), same layers",
+                      "MQA (1 KV head of 256), same layers", "every layer full: 4 KV heads of 256"]
     assert len(kv_variants(lc.load_model("DeepSeek-V3"))) == 2
+
+
+def test_gemma4s_every_layer_full_line_caches_its_sliding_heads_in_every_layer():
+    """gemma-4-31B's 60 layers with the 16 KV heads of 256 its sliding layers have, K and
+    V apart: 60 x 2 x 16 x 256 x 2 B = 983,040 B a token, 0.47 GiB at 512 tokens and
+    30 GiB at 32,768: more than the model as shipped (0.43 GiB at 512), never less."""
+    g = lc.load_model("gemma-4-31B")
+    full = dict(kv_variants(g))["every layer full: 16 KV heads of 256"]
+    assert lc.kv_cache_bytes(full, 1) == 983_040
+    assert lc.kv_cache_bytes(full, 32768) == 30 * 2**30
+    assert all(lc.kv_cache_bytes(full, n) > lc.kv_cache_bytes(g, n) for n in (512, 4096, 32768))
+
+
+def test_deepseek_v4_holds_its_weights_against_its_cache_baseline():
+    """Its MHA baseline is a cache stand-in (64 heads of 512 in all 43 layers): the saving
+    of weights + cache keeps V4's own weights on both sides, so it lies between the cache's
+    saving and zero at every context."""
+    v4 = lc.load_model("DeepSeek-V4-Flash")
+    for n in (512, 8192, 262144):
+        s = gqa_memory_saving(v4, n)
+        assert s["mha_weights"] == s["weights"] == lc.weight_bytes(v4)
+        assert 0 < s["total_saving"] < s["cache_saving"] < 1
 
 
 
@@ -186,7 +209,7 @@ def test_kv_grid_marks_contexts_beyond_a_models_maximum():
     t = lc.tables.kv_cache_grid(["Meta-Llama-3-8B", "Llama-3.1-8B"], contexts=(8192, 32768),
                                 batches=(1,))
     assert t.loc["Meta-Llama-3-8B", "8K × 1 (GiB)"] == "1.00"       # 131,072 B x 8,192 = 1 GiB
-    assert t.loc["Meta-Llama-3-8B", "32K × 1 (GiB)"] == "4.00 (beyond max)"
+    assert t.loc["Meta-Llama-3-8B", "32K × 1 (GiB)"] == "4.00 †"
     assert t.loc["Llama-3.1-8B", "32K × 1 (GiB)"] == "4.00"
 
 
@@ -219,8 +242,8 @@ def test_mha_and_gqa_take_the_palettes_colours_in_every_kv_figure():
     ex = EXPLORERS["kv_cache"]()
     lines = {ln.get_label(): to_hex(ln.get_color()) for ln in ex.fig.axes[0].get_lines()
              if ln.get_visible()}
-    assert lines["MHA (32 KV heads)"] == to_hex(color_of("mha"))
-    assert lines["this setting (GQA, 8 KV heads)"] == to_hex(color_of("gqa"))
+    assert lines["MHA (32 KV heads of 128), same layers"] == to_hex(color_of("mha"))
+    assert lines["this setting (GQA: 8 KV heads of 128)"] == to_hex(color_of("gqa"))
 
 
 def test_ratio_figure_uses_a_linear_axis_and_fits_a_projector():
@@ -231,6 +254,29 @@ def test_ratio_figure_uses_a_linear_axis_and_fits_a_projector():
     texts = [t.get_text() for t in ax.texts]
     assert any(t.startswith("4.0×") for t in texts)              # 32 / 8 KV heads
     assert any(t.startswith(f"{65536 / 1152:.1f}×") for t in texts)  # 2·128·128 vs 512+64
+
+
+def test_ratio_figure_counts_the_fixed_state_on_a_log_axis():
+    """Nemotron at 32,768 tokens, by hand: plain MHA caches 29 layers x 2 x 32 heads x 128 x
+    2 B a token; the model 6 layers x 2 x 2 x 128 x 2 B, plus 23 Mamba-2 states of
+    64 x 64 x 128 + (64 x 64 + 2 x 8 x 128) x 4 values in bf16. DeepSeek-V4's 799x stays on
+    the axis, its label inside the figure."""
+    n = 32768
+    plain, cache = 29 * 2 * 32 * 128 * 2 * n, 6 * 2 * 2 * 128 * 2 * n
+    state = 23 * (64 * 64 * 128 + (64 * 64 + 2 * 8 * 128) * 4) * 2
+    fig = lc.plots.kv_saving_ratios(["Nemotron-3-Nano-30B-A3B", "DeepSeek-V4-Flash"], seq_len=n,
+                                    with_state=True, log=True)
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    texts = [t.get_text() for t in ax.texts]
+    assert any(t.startswith(f"{plain / (cache + state):.1f}×") for t in texts)   # 68.7x
+    assert any(t.startswith("799.2×") for t in texts)
+    assert ax.get_xlim()[1] > 799.2
+    fig.canvas.draw()
+    width = fig.bbox.width
+    for t in ax.texts:
+        box = t.get_window_extent()
+        assert 0 <= box.x0 and box.x1 <= width, t.get_text()
 
 
 def test_ratio_figure_sizes_no_model_past_its_context():
@@ -250,33 +296,47 @@ def test_kv_exercises_cover_three_kinds():
     assert len(mine) >= 3 and len({ex.kind for ex in mine}) >= 3
 
 
-def test_kv_derive_is_standard_attention_and_catches_the_head_dim_trap():
-    """kv-1 asks for MHA/GQA/MQA only (MLA is lesson 3's shrink-1, after it is taught)."""
-    def gqa(cfg):
-        return 2 * cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2
-    assert check("kv-1", gqa)
+def test_kv_derive_counts_the_twins_weights_and_cache_and_catches_the_head_dim_trap():
+    """kv-1: what GQA saves against its MHA twin at 1,000 tokens, weights and cache. Qwen3-8B
+    by hand: (32 - 8) x 36 layers x 2 x 128 x (4,096 + 1,000) x 2 B = 2,254,307,328 B."""
+    def saved(cfg):
+        fewer = cfg.num_attention_heads - cfg.num_key_value_heads
+        return 2 * fewer * cfg.head_dim * cfg.num_hidden_layers * (cfg.hidden_size + 1000) * 2
+    assert saved(lc.load_model("Qwen3-8B")) == 2_254_307_328
+    assert check("kv-1", saved)
     assert not any(lc.load_model(c).uses_mla for c in lc.exercises.EXERCISES["kv-1"].cases
                    if isinstance(c, str))
     def hidden_over_heads(cfg):
-        d_h = cfg.hidden_size // cfg.num_attention_heads
-        return 2 * cfg.num_key_value_heads * d_h * cfg.num_hidden_layers * 2
+        return saved(cfg.replace(head_dim=cfg.hidden_size // cfg.num_attention_heads))
     v = check("kv-1", hidden_over_heads)
     assert not v and "gemma-2-2b" in v and "read cfg.head_dim" in v
-    v = check("kv-1", lambda cfg: gqa(cfg) // 2)
-    assert not v and "a K and a V" in v
+    def cache_only(cfg):
+        fewer = cfg.num_attention_heads - cfg.num_key_value_heads
+        return 2 * fewer * cfg.head_dim * cfg.num_hidden_layers * 1000 * 2
+    v = check("kv-1", cache_only)
+    assert not v and "k_proj and v_proj" in v
 
 
-def test_shrink_derive_adds_mla_and_names_its_traps():
-    def no_mla(cfg):
-        return 2 * cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2
-    v = check("shrink-1", no_mla)
-    assert not v and "DeepSeek-V2" in v and "latent" in v
-    def twice(cfg):
+def test_shrink_derive_is_plain_mha_at_each_layers_width():
+    """shrink-1: plain MHA's bytes per token. gemma-4-E2B by hand: 8 heads x (28 x 256 +
+    7 x 512) x 2 x 2 B = 344,064; its own KV heads (1) instead are 8x too few."""
+    def plain(cfg):
         if cfg.uses_mla:
-            return 2 * (cfg.kv_lora_rank + cfg.qk_rope_head_dim) * cfg.num_hidden_layers * 2
-        return no_mla(cfg)
-    v = check("shrink-1", twice)
-    assert not v and "once for K and once for V" in v
+            widths = [cfg.v_head_dim] * cfg.num_hidden_layers
+        else:
+            wide = cfg.get("global_head_dim") or cfg.head_dim
+            widths = [wide if t == "full_attention" else cfg.head_dim for t in cfg.layer_types]
+        return sum(2 * cfg.num_attention_heads * w * 2 for w in widths)
+    assert plain(lc.load_model("gemma-4-E2B")) == 8 * (28 * 256 + 7 * 512) * 2 * 2 == 344_064
+    assert check("shrink-1", plain)
+    v = check("shrink-1", lambda cfg: plain(cfg) // cfg.num_attention_heads
+              * cfg.num_key_value_heads)
+    assert not v and "gemma-4-E2B" in v and "every query head" in v
+    def one_width(cfg):
+        return 2 * cfg.num_attention_heads * (cfg.v_head_dim if cfg.uses_mla else cfg.head_dim) \
+            * 2 * cfg.num_hidden_layers
+    v = check("shrink-1", one_width)
+    assert not v and "global_head_dim" in v
 
 
 def test_kv_design_accepts_every_fitting_count():
@@ -285,7 +345,9 @@ def test_kv_design_accepts_every_fitting_count():
         assert check("kv-3", n)
     assert "largest" in check("kv-3", 4) and "larger" in check("kv-3", 2)
     assert "64.0 GiB" in check("kv-3", 8)
-    assert "not a valid config" in check("kv-3", 3)
+    v = check("kv-3", 5)          # 5 x 8 GiB: exactly the budget, and 5 does not divide 32
+    assert not v and "does not divide" in v and "exactly 40 GiB, not under it" in v
+    assert "24 GiB, under 40" in check("kv-3", 3)
 
 
 def test_kv_predict_expected_values_by_hand():
@@ -306,7 +368,7 @@ def test_explorer_shows_qwen3_next_state_beside_its_cache():
     assert ex.value("linear_state_bytes") == state == lc.linear_state_bytes(q, 2)
     assert "36 linear" in next(r.text for r in ex.rows if r.key == "sliding_layers")
     flat = [ln for ln in ex.fig.axes[0].get_lines()
-            if ln.get_visible() and "linear-attention state" in ln.get_label()]
+            if ln.get_visible() and "fixed state" in ln.get_label()]
     assert len(flat) == 1 and len(set(flat[0].get_ydata())) == 1
     ex.set(seq_len=131072)
     assert ex.value("linear_state_bytes") == state              # constant in context
@@ -412,3 +474,22 @@ def test_shrink4_window_doubling_by_hand():
     after = lc.kv_cache_bytes(g.replace(sliding_window=2 * g.sliding_window), n)
     assert round(100 * (after / before - 1)) == 8          # the "about 8%" of option (a)
     assert lc.exercises.EXERCISES["shrink-4"].correct == "a"
+
+
+def test_state2_is_kimi_linears_kda_state_by_hand():
+    """20 KDA layers x (32 heads x 128 x 128 + 3 x 32 x 128 x 4 conv inputs) x 2 B."""
+    assert lc.exercises.EXERCISES["state-2"].reference(
+        lc.load_model("Kimi-Linear-48B-A3B-Instruct")) == 20 * (32 * 128 * 128 + 3 * 32 * 128 * 4) * 2
+    v = check("state-2", lambda cfg: 0 if "linear_attention" not in cfg.layer_types else
+              cfg.layer_types.count("linear_attention") * 32 * 128 * 128 * 2)
+    assert not v and "short convolution" in v
+
+
+def test_shrink3_and_state3_say_what_a_looser_answer_gives_up():
+    # gemma-4-E2B: 30 shared layers fit, and so do 26, which keep 4 more layers' own K and V
+    v = check("shrink-3", 30)
+    assert v and "26 shared layers fit too" in v and "4 more layers" in v
+    assert "fit too" not in check("shrink-3", 26)
+    # Qwen3-Next: an interval of 30 keeps one full layer ("1 full layer", not "layers")
+    v = check("state-3", 30)
+    assert v and "1 full layer," in v and "as short as 13" in v

@@ -14,7 +14,7 @@ def _figure_ok(fig):
     from matplotlib.figure import Figure
     assert isinstance(fig, Figure)
     ax = fig.axes[0]
-    assert ax.get_title()
+    assert ax.get_title() or (fig._suptitle and fig._suptitle.get_text())
     assert ax.get_xlabel() and ax.get_ylabel()
     assert ax.get_legend() is not None
     plots.png_bytes(fig)
@@ -85,6 +85,17 @@ def test_every_moe_model_round_trips(ex, model):
 
 def test_tables():
     conv = lc.tables.active_conventions_table(formatted=False)
+    # every published figure names its source, and a notebook shows the name as a link
+    shown = lc.tables.active_conventions_table()
+    html = shown._repr_html_()
+    for model, (_, _, name, url) in lc.tables.PUBLISHED.items():
+        assert conv.loc[model, "source"] == name
+        assert f'<a href="{url}" target="_blank">{name}</a>' in html
+    assert "source" in repr(shown) and shown.loc["gpt-oss-20b", "published active"] == "3.6B"
+    lesson = lc.tables.active_conventions_table(
+        ["Mixtral-8x7B-v0.1", "Qwen3-30B-A3B", "gpt-oss-20b", "DeepSeek-V3"], totals=False)
+    assert list(lesson.columns) == ["published active", "engine active", "active - input embedding",
+                                    "active - embedding - lm_head", "source"]
     pc = lc.param_count(lc.load_model("gpt-oss-20b"))
     assert conv.loc["gpt-oss-20b", "active - input embedding"] == pc.active - pc.embedding
     assert conv.loc["DeepSeek-V3", "engine active"] == 37_552_282_624
@@ -212,27 +223,40 @@ def test_a_setting_beyond_the_zoo_widens_the_axes(ex):
     assert x0 < x < x1 and y0 < y < y1
 
 
-def test_moe2_allows_the_total_from_the_engine_and_names_the_mistakes():
-    def active_params(cfg):
-        total = lc.param_count(cfg).total
-        d, E, k = cfg.hidden_size, cfg.num_experts, cfg.num_experts_per_tok
-        d_e = cfg.get("moe_intermediate_size") or cfg.intermediate_size
-        moe_layers = cfg.num_hidden_layers - (cfg.get("first_k_dense_replace") or 0)
-        return total - moe_layers * (E - k) * 3 * d * d_e
-    assert check("moe-2", active_params)
-    assert EXERCISES["moe-2"].allowed == ("param_count",)
-    # other counting functions still refuse
-    v = check("moe-2", lambda cfg: lc.weight_shapes(cfg)["numel"].sum())
-    assert not v and "lc.weight_shapes" in v and "lc.param_count" in v
+def test_moe2_the_weights_a_token_multiplies_by_hand():
+    """moe-2 by hand for Qwen3-30B-A3B: 48 layers of q, o (32 heads of 128 on d = 2,048),
+    k, v (4 KV heads), a 128 x 2,048 router and 8 experts of 3 x 2,048 x 768; then the
+    untied 151,936 x 2,048 lm_head. The embedding row is looked up, the norms scale."""
+    d, L, V = 2048, 48, 151_936
+    per_layer = 2 * d * 32 * 128 + 2 * d * 4 * 128 + 128 * d + 8 * 3 * d * 768
+    by_hand = L * per_layer + V * d
+    assert by_hand == 3_041_656_832
+    v = check("moe-2", lambda cfg: by_hand if cfg.name == "Qwen3-30B-A3B"
+              else lc.exercises.moe._multiplied_by_fields(cfg))
+    assert v, v
+    assert EXERCISES["moe-2"].allowed == ()
+    v = check("moe-2", lambda cfg: lc.param_count(cfg).matmul_active)
+    assert not v and "lc.param_count" in v
     names = {
-        "first_k_dense_replace": lc.exercises.moe._forgets_dense_layers,
-        "shared experts": lc.exercises.moe._drops_shared,
-        "k / E": lc.exercises.moe._fraction_of_total,
-        "that is the total": lc.exercises.moe._all_experts,
+        "input embedding": lc.exercises.moe._with_lookup,
+        "norm": lc.exercises.moe._active_count,
+        "lm_head is left out": lc.exercises.moe._without_head,
+        "only the num_experts_per_tok": lc.exercises.moe._every_expert,
+        "router is a matmul": lc.exercises.moe._no_router,
+        "32 heads of 128": lc.exercises.moe._head_dim_from_hidden,
     }
     for words, fn in names.items():
         v = check("moe-2", fn)
         assert not v and words in v, (words, v)
+
+
+def test_moe2_a_tied_head_is_still_multiplied():
+    """On a tied what-if (Qwen3-0.6B as 16 experts, top-4) leaving the head out is named."""
+    def tied_head_skipped(cfg):
+        full = lc.exercises.moe._multiplied_by_fields(cfg)
+        return full - cfg.vocab_size * cfg.hidden_size if cfg.tie_word_embeddings else full
+    v = check("moe-2", tied_head_skipped)
+    assert not v and "Qwen3-0.6B" in v and "tied head is multiplied" in v, v
 
 
 def test_moe_table_writes_gib_and_gflop_with_two_decimals_and_names_layer_kinds():
@@ -241,3 +265,41 @@ def test_moe_table_writes_gib_and_gflop_with_two_decimals_and_names_layer_kinds(
         assert all(v.split(".")[1].isdigit() and len(v.split(".")[1]) == 2 for v in t[col]), t[col]
     assert t.loc["Qwen3.6-35B-A3B", "layer kinds"] == "30 linear + 10 full"
     assert t.loc["DeepSeek-V3", "layer kinds"] == "61 full"
+
+
+CORE_07 = ["Qwen3-32B", "Qwen3-30B-A3B", "Qwen3-235B-A22B", "Mixtral-8x7B-v0.1", "gpt-oss-20b",
+           "Qwen1.5-MoE-A2.7B-Chat", "GLM-4.5-Air", "Llama-4-Scout-17B-16E-Instruct", "DeepSeek-V2",
+           "DeepSeek-V3"]
+NEW_2026 = ["Qwen3.6-35B-A3B", "gemma-4-26B-A4B", "GLM-4.7-Flash", "MiniMax-M2.7",
+            "Nemotron-3-Nano-30B-A3B", "DeepSeek-V3.2", "GLM-5.1", "Kimi-K2.5", "DeepSeek-V4-Flash",
+            "Qwen3.8-Flash-Next"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: plots.total_vs_active_bars(CORE_07),
+    lambda: plots.memory_vs_compute(lc.tables.dense_models() + CORE_07[1:]),
+    lambda: plots.total_vs_active_bars(NEW_2026, title="The MoEs of 2026: a token uses 3% to 15% "
+                                       "of the weights (one exception: next section)"),
+])
+def test_lesson_figures_are_shown_whole(make):
+    """Shown at full size (12-pt text at 12 pt on a 1280x720 projector), every text
+    inside the figure (the appendix's title lost its last word at the right edge)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from llmcourse.plots.style import MAX_DISPLAY_HEIGHT, figure_png
+    fig = make()
+    w, h = fig.get_size_inches() * fig.dpi
+    assert h <= MAX_DISPLAY_HEIGHT and figure_png(fig)[1] == {"width": round(w), "height": round(h)}
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    r = canvas.get_renderer()
+    texts = [t for ax in fig.axes for t in (ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts)]
+    texts = [t for t in texts + list(fig.texts) + [fig._suptitle] if t is not None and t.get_text()]
+    for t in texts:
+        box = t.get_window_extent(r)
+        assert fig.bbox.x0 - 1 <= box.x0 and box.x1 <= fig.bbox.x1 + 1, t.get_text()
+
+
+def test_the_lessons_plane_names_every_moe_it_shows():
+    fig = plots.memory_vs_compute(lc.tables.dense_models() + CORE_07[1:])
+    names = {t.get_text() for t in fig.axes[0].texts}
+    assert {"GLM-4.5-Air", "DeepSeek-V2"} <= names

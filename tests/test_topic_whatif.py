@@ -11,7 +11,7 @@ import pytest
 import llmcourse as lc
 from llmcourse.compare import SUMMARY_KEYS, compare_configs, config_diff, size_summary
 from llmcourse.widgets.base import EXPLORERS, Row
-from llmcourse.widgets.whatif import CompareRow, edited_config, whatif_lab
+from llmcourse.widgets.whatif import CompareRow, diff_text, edited_config, whatif_lab
 
 SEQ, BATCH = 8192, 1
 
@@ -70,6 +70,35 @@ def test_config_diff_lists_changed_fields():
                                  ("num_key_value_heads", 8, 4),
                                  ("num_local_experts", None, 64)]
     assert config_diff(a, a) == []
+
+
+@pytest.mark.parametrize("name", [m for m in lc.list_models() if lc.load_model(m).is_multimodal])
+def test_a_wrapper_says_what_its_figures_hold(name):
+    """The lab's note for a multimodal model: the towers are in its total, and how big."""
+    from llmcourse.widgets.whatif import towers_note
+    cfg = lc.load_model(name)
+    comp = lc.param_count(cfg).components
+    note = towers_note(cfg)
+    assert "text_config" in note and f"vision {comp['vision'] / 1e9:,.2f}B" in note, note
+    assert lc.param_count(cfg).total - lc.param_count(cfg.text_model).total == \
+        comp["vision"] + comp["audio"]
+    lab = whatif_lab(name)
+    assert note in lab.changes.value.replace("&#x27;", "'")
+    assert towers_note(lc.load_model("Qwen3-8B")) == ""
+
+
+@pytest.mark.parametrize("name", [m for m in lc.list_models() if lc.load_model(m).is_multimodal])
+def test_a_wrapper_edit_is_diffed_field_by_field(name):
+    """One edit of a multimodal wrapper changes one field of its text_config: the diff
+    and the lab's line name that field, not the whole text_config before and after."""
+    cfg = lc.load_model(name)
+    n = cfg.num_hidden_layers
+    edited = cfg.replace(num_hidden_layers=n - 1)
+    changed = dict((k, (a, b)) for k, a, b in config_diff(cfg, edited))
+    assert changed.pop("text_config.num_hidden_layers") == (n, n - 1), changed
+    assert all(k.startswith("text_config.") for k in changed), changed   # its per-layer lists
+    text = diff_text(cfg, edited)
+    assert f"text_config.num_hidden_layers: {n} → {n - 1}" in text and len(text) < 300, text
 
 
 def test_unchanged_fields_are_not_written():
@@ -363,7 +392,10 @@ def test_exercise_answers_are_what_the_lab_shows():
     lab.set(num_hidden_layers=18)
     assert lc.exercises.check("whatif-1", originals_of(lab)["total_params"]
                               - lab.value("total_params"))
-    assert lc.exercises.check("whatif-2", originals_of(lab)["weights_int4_g128"] / 2**30)
+    # whatif-2: gpt-oss-20b's cache at its full context, read off the lab
+    lab.set(model="gpt-oss-20b")
+    lab.set(seq_len=131072, batch=1)
+    assert lc.exercises.check("whatif-2", lab.value("kv_cache_bytes") / 2**30)
     # whatif-5 as a reader designs it in the lab: half the KV heads, a wider MLP
     lab.set(model="Qwen3-8B")
     lab.set(seq_len=32768, batch=1)
@@ -490,13 +522,22 @@ def test_the_lab_offers_no_box_transformers_ignores():
     assert "num_key_value_heads" in lab.fields and "no num_key_value_heads box" not in lab.changes.value
 
 
-def test_awq_prediction_names_a_gb_or_bytes_answer():
-    stored = lc.stored_weights("Qwen3-8B", "int4-g128").total
-    v = lc.exercises.check("whatif-2", round(stored / 1e9, 2))           # GB for GiB
+def test_windowed_cache_prediction_by_hand_and_its_mistakes():
+    """whatif-2 by hand: gpt-oss-20b caches 2 x 8 KV heads x 64 x 2 B = 2,048 B per token
+    and layer; its 12 full layers keep all 131,072 tokens, its 12 sliding layers the last
+    128 (its config.json: sliding_window 128, layer_types alternating)."""
+    by_hand = (12 * 2048 * 131_072 + 12 * 2048 * 128) / 2**30
+    assert lc.exercises.check("whatif-2", by_hand)
+    assert lc.exercises.check("whatif-2", 3.0)                       # within 1%
+    v = lc.exercises.check("whatif-2", 24 * 2048 * 131_072 / 2**30)  # every layer grows
+    assert not v and "sliding-window layers keep only the last 128" in v, v
+    v = lc.exercises.check("whatif-2", round(by_hand * 2**30 / 1e9, 2))  # GB for GiB
     assert not v and "GB" in v and "GiB" in v
-    v = lc.exercises.check("whatif-2", float(f"{stored:.2g}"))             # bytes, rounded
-    assert not v and "bytes" in v and "too large" not in v
-    assert lc.exercises.check("whatif-2", stored / 2**30)
+
+
+def test_whatif3_says_the_excess_is_one_original_mlp_per_layer():
+    v = lc.exercises.check("whatif-3", lc.exercises.whatif._eight_new_mlps)
+    assert not v and "one original MLP" in v and "per layer" in v, v
 
 
 def test_a_sliding_window_design_passes_with_a_remark():

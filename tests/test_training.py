@@ -346,3 +346,37 @@ def test_activation_accuracy_says_measured_estimate_or_not_measured():
         "measured: equal to PyTorch's saved bytes")
     assert activation_accuracy("OLMo-2-1124-7B-Instruct") == \
         "estimate: the same per-tensor rules, not measured for olmo2"
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(precision="fsdp-bf16", zero_stage=1), "zero_stage: FSDP has no optimizer-only stage"),
+    (dict(hold_outputs="no"), "hold_outputs: must be True or False"),
+    (dict(deepspeed_buckets="auto"), "deepspeed_buckets: must be one of deepspeed, trainer-auto"),
+    (dict(num_micro_batches=0), "num_micro_batches: must be at least 1"),
+    (dict(gradient_checkpointing=True), "gradient_checkpointing: not a training setting"),
+])
+def test_a_setup_is_checked_when_made(kw, message):
+    """A TrainingSetup refuses a bad field in one line, naming it, whether it is made
+    directly, through a tool's name or through training_memory's keywords."""
+    for make in (lambda: lc.training.TrainingSetup.of(**kw),
+                 lambda: lc.setup_settings("hf-trainer", **kw),
+                 lambda: training_memory(LLAMA8, 1024, **kw)):
+        with pytest.raises(ValueError) as e:
+            make()
+        assert str(e.value).startswith(message) and "\n" not in str(e.value)
+
+
+def test_a_setup_is_frozen_and_unpacks_what_it_sets():
+    import dataclasses
+    s = lc.setup_settings("hf-trainer-fsdp", dp=8)
+    assert isinstance(s, lc.training.TrainingSetup)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.dp = 4
+    assert dict(**s) == dict(precision="fsdp-bf16", optimizer="adamw-fused", zero_stage=3,
+                             dp=8, first_micro_batch=True, hold_outputs=False)
+    assert s.replace(dp=4).dp == 4 and s.dp == 8
+    a = training_memory(LLAMA8, 2048, setup=s, recompute="full")
+    b = training_memory(LLAMA8, 2048, recompute="full", **s)
+    c = training_memory(LLAMA8, 2048, setup="hf-trainer-fsdp", dp=8, recompute="full")
+    assert a.peak == b.peak == c.peak and a.setup == s.replace(recompute="full",
+                                                               num_micro_batches=1)

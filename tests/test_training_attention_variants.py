@@ -140,6 +140,7 @@ NOW = [("gemma2 (MQA 3:1", "eager", "bf16", 1, 24),      # softcapping, MQA view
        ("llama (MQA", "eager", "bf16+autocast", 1, 33)]  # the Trainer's pure bf16, MQA view
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key, impl, dtype, batch, seq_len", NOW)
 def test_remeasure_now(key, impl, dtype, batch, seq_len):
     name = next(n for n in A.MODELS if n.startswith(key))

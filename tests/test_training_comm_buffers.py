@@ -174,3 +174,79 @@ def test_remeasure_fsdp_zero3_now():
     assert rel(m.peak_backward - m.params - m.optimizer, r["peak_fwd_bwd"]) < 0.03
     N = param_count(lc.from_hf_config(tiny)).total
     assert r["reduce_scatter"] == 2 * N
+
+
+def _trainer_auto_buckets(hidden_size, stage):
+    """What transformers 5.23's own Trainer code writes into a DeepSpeed config whose bucket
+    sizes are "auto" (HfTrainerDeepSpeedConfig.trainer_config_finalize, run as written; its
+    class is built on Accelerate's config reader, as it is when DeepSpeed is installed)."""
+    import types
+    from accelerate.utils.deepspeed import HfDeepSpeedConfig
+    from transformers.integrations.deepspeed import HfTrainerDeepSpeedConfig as T
+
+    class TrainerConfig(HfDeepSpeedConfig):
+        is_auto, fill_match, fill_only = T.is_auto, T.fill_match, T.fill_only
+        trainer_config_finalize = T.trainer_config_finalize
+
+    auto = {"reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto",
+            "stage3_param_persistence_threshold": "auto"}
+    c = TrainerConfig({"zero_optimization": dict(auto, stage=stage)})
+    c.mismatches = []
+    model = types.SimpleNamespace(config=types.SimpleNamespace(hidden_size=hidden_size))
+    c.trainer_config_finalize(types.SimpleNamespace(get_warmup_steps=lambda n: 0), model, 10)
+    return c.config["zero_optimization"]
+
+
+@pytest.mark.parametrize("stage", [2, 3])
+def test_deepspeeds_buckets_at_the_trainers_auto_and_at_its_own_defaults(stage):
+    """The Trainer's DeepSpeed setups name the buckets the Trainer's "auto" sizes (d^2, and
+    0.9 d^2 to prefetch with ZeRO-3: about 34 MB in bf16 at d = 4096), read from
+    transformers' own code; DeepSpeed on its own keeps its defaults (5e8 and 5e7 values,
+    deepspeed/runtime/zero/config.py at commit edaa722: 1.0 and 0.1 GB)."""
+    cfg = lc.load_model("Llama-3.1-8B")
+    d = cfg.hidden_size
+    filled = _trainer_auto_buckets(d, stage)
+    assert filled["reduce_bucket_size"] == d * d
+    mine = lc.parallelism.deepspeed_buckets("trainer-auto", d)
+    assert mine["reduce_bucket_size"] == filled["reduce_bucket_size"]
+    if stage == 3:
+        assert mine["stage3_prefetch_bucket_size"] == filled["stage3_prefetch_bucket_size"] \
+            == int(0.9 * d * d)
+        assert mine["stage3_param_persistence_threshold"] == \
+            filled["stage3_param_persistence_threshold"] == 10 * d
+    setup = f"hf-trainer-deepspeed-zero{stage}"
+    trainer = training_memory(cfg, 4096, 1, **lc.setup_settings(setup, dp=8))
+    own = training_memory(cfg, 4096, 1, **lc.setup_settings(setup, dp=8,
+                                                            deepspeed_buckets="deepspeed"))
+    assert trainer.reserve_buffers["deepspeed_reduce_bucket"] == 2 * d * d == 33_554_432
+    assert own.reserve_buffers["deepspeed_reduce_bucket"] == 2 * 5 * 10**8
+    if stage == 3:
+        assert trainer.reserve_buffers["deepspeed_prefetch_bucket"] == 2 * int(0.9 * d * d)
+        assert own.reserve_buffers["deepspeed_prefetch_bucket"] == 2 * 5 * 10**7
+        # the live-parameter limit is not "auto": DeepSpeed's 1e9 values either way
+        assert trainer.reserve_buffers["deepspeed_live_parameters"] == 2 * 10**9
+    assert trainer.peak == own.peak   # named for the reserve, not in the peak
+    assert DEEPSPEED_DEFAULTS["stage3_prefetch_bucket_size"] == 5 * 10**7
+
+
+def test_data_parallel_traffic_over_8_nodes_is_timed_at_the_network():
+    """Qwen3-8B over 64 H100s (8 nodes of 8): DDP's 32.3 GB a step takes 0.65 s at 400 Gb/s
+    per GPU, ZeRO-3's 48.4 GB 0.97 s, not the 72 and 108 ms of NVLink; tensor parallelism
+    inside one node stays on NVLink (450 GB/s each way)."""
+    cfg = lc.load_model("Qwen3-8B")
+    ddp = communication_volume(cfg, 8192, 1, zero_stage=0, dp=64)
+    z3 = communication_volume(cfg, 8192, 1, zero_stage=3, dp=64)
+    assert round(ddp.total / 1e9, 1) == 32.3 and round(z3.total / 1e9, 1) == 48.4
+    assert round(sum(ddp.seconds_by_link("H100", dp=64).values()), 2) == 0.65
+    assert round(sum(z3.seconds_by_link("H100", dp=64).values()), 2) == 0.97
+    rate, words = lc.parallelism.link_for("H100", 64)
+    assert rate == 400e9 / 8 and words.startswith("across 8 nodes")
+    rate, words = lc.parallelism.link_for("H100", 8)
+    assert rate == 900e9 / 2 and words.startswith("within a node")
+    one_node = communication_volume(cfg, 8192, 1, zero_stage=0, dp=8)
+    assert one_node.seconds_by_link("H100", dp=8)["dp_gradients"] == \
+        one_node.parts["dp_gradients"] / 450e9
+    tp = communication_volume(cfg, 8192, 1, dp=8, tp=8)   # 64 GPUs: TP inside, DP across
+    t = tp.seconds_by_link("H100", dp=8, tp=8)
+    assert t["tp_layers"] == tp.parts["tp_layers"] / 450e9
+    assert t["dp_gradients"] == tp.parts["dp_gradients"] / 50e9

@@ -153,7 +153,8 @@ def test_the_tool_setups_name_their_loop_and_precision():
     assert s["hf-trainer-fp32-weights"]["settings"]["precision"] == "amp-bf16"
     assert s["hf-trainer-fsdp"]["settings"] == dict(precision="fsdp-bf16",
                                                     optimizer="adamw-fused", zero_stage=3,
-                                                    first_micro_batch=True)
+                                                    first_micro_batch=True,
+                                                    hold_outputs=False)
     assert s["hf-trainer-fsdp-shard-grad-op"]["settings"]["zero_stage"] == 2
     assert all(v["sources"] and v["about"] for v in s.values())
     with pytest.raises(lc.ConfigError, match="setup: must be one of"):
@@ -163,6 +164,7 @@ def test_the_tool_setups_name_their_loop_and_precision():
 
 
 # Re-measured now: one small first micro-batch of pure bf16 as the Trainer runs it.
+@pytest.mark.slow
 def test_remeasure_a_first_micro_batch_now():
     config = dict(P.LOOP_MODELS["llama (MQA 6:1, tied, vocabulary 5,000)"], hidden_size=96,
                   num_hidden_layers=2, intermediate_size=224, head_dim=16, vocab_size=4096)
@@ -171,3 +173,67 @@ def test_remeasure_a_first_micro_batch_now():
                         optimizer="adamw-fused", first_micro_batch=True)
     assert rel(m.peak_backward - m.params - m.optimizer, r["peak_fwd_bwd"]) < 0.03
     assert r["peak_step"] == 0
+
+
+# The Hugging Face Trainer's own step: compute_loss returns only the loss, so the model's
+# output and its logits are freed before the backward (the setups' hold_outputs=False).
+TRAINER = DATA.get("trainer_rows", [])
+
+
+def _trainer_engine(r, **kw):
+    cfg = lc.from_hf_config(DATA["loop_models"][r["model"]])
+    eng = DATA["trainer_engine"]
+    settings = dict(precision=eng["precision"][r["mode"]], optimizer=eng["optimizer"],
+                    hold_outputs=eng["hold_outputs"], first_micro_batch=r["loop"] == "first",
+                    attention={"sdpa": "flash", "eager": "eager"}[r["attn_implementation"]])
+    return cfg, training_memory(cfg, r["seq_len"], r["batch"], **{**settings, **kw})
+
+
+def test_the_trainer_rows_cover_both_loops_both_modes_and_every_loop_model():
+    assert {r["loop"] for r in TRAINER} == {"first", "accumulating"}
+    assert {r["mode"] for r in TRAINER} == {"fp32", "bf16+autocast"}
+    assert {r["model"] for r in TRAINER} == set(P.LOOP_MODELS)
+    assert DATA["trainer_engine"]["hold_outputs"] is False
+
+
+@pytest.mark.parametrize("r", TRAINER, ids=_ids([dict(r, recompute="trainer") for r in TRAINER]))
+def test_the_trainers_own_step_frees_the_logits(r):
+    """transformers 5.23's Trainer.training_step, measured on CPU: the engine with the
+    Trainer's setting (the returned logits freed) is within 0.03% of the peak; holding them,
+    as a loop that keeps the model's output does, it would be over by exactly their bytes,
+    2 (bf16) or 4 (fp32) per logit."""
+    cfg, m = _trainer_engine(r)
+    assert rel(m.peak_backward - _above_states(m, r["loop"]), r["peak_fwd_bwd"]) < 3e-4
+    _, held = _trainer_engine(r, hold_outputs=True)
+    logit = 4 if r["mode"] == "fp32" else 2
+    assert held.peak_backward - m.peak_backward == logit * cfg.vocab_size * r["batch"] * r["seq_len"]
+
+
+def test_the_trainer_setups_free_the_logits_and_plain_loops_hold_them():
+    """The source: transformers 5.23's training_step calls compute_loss without
+    return_outputs, and compute_loss returns the loss alone; Llama-3.1-8B in the Trainer's
+    pure bf16 then holds 2 V s b bytes less at the peak: 1.05 GB at 4,096 tokens, 2.1 GB at
+    8,192 (measurements/step_peak.py's note)."""
+    import inspect
+    from transformers import Trainer
+    step = inspect.getsource(Trainer.training_step)
+    assert "self.compute_loss(model, inputs, num_items_in_batch=num_items_in_batch)" in step
+    assert "return_outputs" not in step.split("self.compute_loss(")[1].split(")")[0]
+    for setup, s in lc.training.TRAINING_SETUPS.items():
+        held = s["settings"].get("hold_outputs", True)
+        assert held == (setup == "pytorch-amp"), setup
+    llama = lc.load_model("Llama-3.1-8B")
+    for s, gb in ((4096, 1.05), (8192, 2.10)):
+        trainer = training_memory(llama, s, **lc.setup_settings("hf-trainer"))
+        loop = training_memory(llama, s, **lc.setup_settings("hf-trainer", hold_outputs=True))
+        assert loop.peak - trainer.peak == 2 * llama.vocab_size * s
+        assert round((loop.peak - trainer.peak) / 1e9, 2) == gb
+
+
+@pytest.mark.slow
+def test_remeasure_one_trainer_step_now():
+    config = dict(P.LOOP_MODELS["llama (MQA 6:1, tied, vocabulary 5,000)"], hidden_size=96,
+                  num_hidden_layers=2, intermediate_size=224, head_dim=16, vocab_size=4096)
+    r = P.measure_trainer(config, 1, 160, "bf16+autocast", "first")
+    m = training_memory(lc.from_hf_config(config), 160, 1, **lc.setup_settings("hf-trainer"))
+    assert rel(m.peak_backward - m.params - m.optimizer, r["peak_fwd_bwd"]) < 3e-4

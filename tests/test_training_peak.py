@@ -100,6 +100,7 @@ def test_autocast_saves_a_bf16_copy_of_every_weight_matrix():
     assert amp.params == amp.grads == 4 * pc.total
 
 
+@pytest.mark.slow
 def test_remeasure_one_small_case_now():
     r = P.measure(M.MODELS["llama (GQA 8:2, SwiGLU)"], 1, 512, "bf16")
     m = training_memory(lc.from_hf_config(M.MODELS["llama (GQA 8:2, SwiGLU)"]), 512, 1,
@@ -218,6 +219,7 @@ def test_at_128_tokens_the_tiny_layers_weight_gradients_are_not_modelled():
             assert -0.3 < err < 0.0, (r["model"], r["mode"], err)
 
 
+@pytest.mark.slow
 def test_remeasure_one_checkpointed_case_now():
     config = M.MODELS["qwen3 (QK-norm, head_dim 64)"]
     r = P.measure_checkpointed(config, 1, 512, "bf16")

@@ -238,3 +238,19 @@ def test_interleaving_holds_more_than_1f1b_and_names_the_chunks():
                         virtual_stages=3)
     with pytest.raises(lc.ConfigError, match="virtual_stages: more than 1 only with"):
         training_memory(cfg, 4096, pp=4, virtual_stages=2)
+
+
+def test_zb_h1s_verdict_says_upper_bound():
+    """ZB-H1's memory is an upper bound (every saved tensor kept until W): its verdict says
+    so, and names Qi et al.'s design, 1F1B's peak; 1F1B's verdict carries no such words."""
+    cfg = lc.load_model("Llama-3.1-8B")
+    zb = training_memory(cfg, 8192, 1, pp=4, num_micro_batches=8, pp_schedule="zero-bubble-h1")
+    fits, words = lc.training.fit_verdict(zb, "H100 SXM 80GB")
+    assert not fits and words.startswith("over at the upper bound by ")
+    assert "peak at most" in words and "1F1B's peak" in words
+    one = training_memory(cfg, 8192, 1, pp=4, num_micro_batches=8)
+    assert "upper bound" not in lc.training.fit_verdict(one, "H100 SXM 80GB")[1]
+    small = training_memory(cfg, 2048, 1, pp=4, num_micro_batches=8, pp_schedule="zero-bubble-h1",
+                            zero_stage=1, dp=8)
+    ok, words = lc.training.fit_verdict(small, "H200")
+    assert ok and words.startswith("fits even at the upper bound")

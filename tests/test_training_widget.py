@@ -103,6 +103,8 @@ def test_the_bars_are_what_a_gpu_holds_at_its_peak():
             ("Llama-3.1-8B", "Qwen3-30B-A3B", "gemma-3-1b-it", "Qwen3-14B", "phi-2"),
             ("bf16", "bf16-mixed", "amp-bf16", "fsdp-bf16"), (0, 1, 3), (False, True),
             ("none", "full"), ("flash", "eager")):
+        if precision == "fsdp-bf16" and zero == 1:
+            continue   # FSDP has no optimizer-only stage
         m = lc.training_memory(model, 4096, 1, precision=precision, zero_stage=zero, dp=4,
                                first_micro_batch=first, recompute=recompute,
                                attention=attention)
@@ -119,41 +121,81 @@ def test_compute_explorer_time_layout_and_pipeline():
     assert ex.error == ""
     cfg = lc.load_model("Llama-3.1-8B")
     c = lc.training_flops(cfg, 20 * lc.param_count(cfg).total, 8192).model
-    # 64 GPUs at 40% MFU for 20 tokens per parameter: C / (64 x peak x 0.4), in seconds
-    assert ex.value("seconds") == round(c / (64 * lc.load_gpu("H100").peak("bf16") * 0.4))
-    m = lc.training_memory(cfg, 8192, 1, zero_stage=1, dp=16, pp=4, num_micro_batches=8)
+    # 64 GPUs at 50% of peak while computing, 4 stages with 8 micro-batches idling
+    # (4 - 1) / (8 + 4 - 1) of each step, 20 tokens per parameter: C / (64 x peak x 0.5 x
+    # (1 - 3/11)) seconds, and the run reports an MFU of 0.5 x 8/11
+    peak = lc.load_gpu("H100").peak("bf16")
+    assert ex.value("seconds") == round(c / (64 * peak * 0.5 * (1 - 3 / 11)))
+    assert abs(ex.value("mfu") - 0.5 * 8 / 11) < 1e-12
+    mega = lambda **kw: lc.setup_settings("megatron", **kw)   # noqa: E731
+    m = lc.training_memory(cfg, 8192, 1, **mega(dp=16, pp=4, num_micro_batches=8))
     assert ex.value("peak") == m.peak and ex.value("pp_stage") == m.pipeline["stage"] == 0
     assert ex.value("bubble") == 3 / 11                  # (4 - 1) / (8 + 4 - 1)
     ex.set(pp_schedule="GPipe (all forwards first)")
-    g = lc.training_memory(cfg, 8192, 1, zero_stage=1, dp=16, pp=4, pp_schedule="gpipe",
-                           num_micro_batches=8)
+    g = lc.training_memory(cfg, 8192, 1, **mega(dp=16, pp=4, pp_schedule="gpipe",
+                                                num_micro_batches=8))
     assert ex.value("peak") == g.peak > m.peak           # GPipe keeps all 8 in flight
     ex.set(convention="full (PaLM, Megatron)")
     full = lc.training_flops(cfg, 20 * lc.param_count(cfg).total, 8192, convention="full").model
-    assert ex.value("seconds") == round(full / (64 * lc.load_gpu("H100").peak("bf16") * 0.4))
+    assert ex.value("seconds") == round(full / (64 * peak * 0.5 * (1 - 3 / 11)))
     ex.set(tp=8, sp="on (Megatron --sequence-parallel)", pp=1)
     assert ex.error == "" and ex.value("dp") == 8
-    assert ex.value("activations") == lc.training_memory(cfg, 8192, 1, zero_stage=1, dp=8, tp=8,
-                                                         sp=True).activations
+    assert ex.value("activations") == lc.training_memory(cfg, 8192, 1, **mega(dp=8, tp=8,
+                                                                               sp=True)).activations
     ex.set(n_gpus=12)
     assert ex.error.startswith("n_gpus: must be a multiple of")
     ex.set(n_gpus=64)
     assert ex.error == ""
 
 
-def test_recomputation_time_is_shown_beside_the_mfu_time():
-    """MFU counts the model's FLOPs; recomputation is extra hardware work, shown in its own
-    row: full recomputation redoes the forward (6·N·D becomes 8·N·D: 4/3 of the time at
-    the same utilization)."""
+def test_time_pays_for_the_bubble_and_the_recomputation():
+    """The lesson 12 reviewer's case: 64 H100s, Llama-3.1-8B, Chinchilla's tokens: without a
+    pipeline, with 8 stages and 8 micro-batches (a bubble of 7/15, 47%) and with full
+    recomputation, the explorer once showed 3.8 days for each. At one utilization while
+    computing, the bubble divides the time by 1 - 7/15 and full recomputation multiplies it
+    by the FLOPs run over the model's (its forward again: 8 of every 6 matmul FLOPs, and one
+    more attention forward); the MFU the run reports falls by the same factors."""
     from llmcourse.widgets.training import compute_rows
 
-    def rows(recompute):
-        return {r.key: r.value for r in compute_rows("Llama-3.1-8B", 8192, "H100 SXM 80GB", 8,
-                                                     recompute=recompute)}
-    none, full = rows("none"), rows("full")
-    assert "seconds_recompute" not in none and "seconds_recompute" not in rows("selective")
-    assert full["seconds"] == none["seconds"]
-    assert abs(full["seconds_recompute"] - none["seconds"] * 4 / 3) <= 1
+    def rows(**kw):
+        return {r.key: r.value for r in compute_rows("Llama-3.1-8B", 8192, "H100 SXM 80GB", 64,
+                                                     utilization=0.5, zero_stage=1, **kw)}
+    plain = rows()
+    piped = rows(pp=8, num_micro_batches=8)
+    recomputed = rows(recompute="full")
+    cfg = lc.load_model("Llama-3.1-8B")
+    f = lc.training_flops(cfg, 20 * lc.param_count(cfg).total, 8192, recompute="full")
+    peak = lc.load_gpu("H100").peak("bf16")
+    assert plain["seconds"] == round(f.model / (64 * peak * 0.5))
+    assert abs(plain["seconds"] / 86400 - 3.0) < 0.05 and plain["mfu"] == 0.5
+    assert piped["seconds"] == round(f.model / (64 * peak * 0.5 * (1 - 7 / 15)))
+    assert abs(piped["mfu"] - 0.5 * 8 / 15) < 1e-12
+    # the FLOPs run: 6 N D + 3 A for the model, 2 N D + A more for the recomputed forward
+    fpt = lc.flops_per_token(cfg, 8192, "prefill")
+    assert f.hardware == f.model + (fpt.matmul + fpt.attention) * f.tokens
+    assert recomputed["hardware_flops"] == f.hardware and "hardware_flops" not in plain
+    assert recomputed["seconds"] == round(f.hardware / (64 * peak * 0.5))
+    assert abs(recomputed["mfu"] - 0.5 * f.model / f.hardware) < 1e-12
+    assert 1.33 < recomputed["seconds"] / plain["seconds"] < 4 / 3   # attention's share: 3/4
+
+
+def test_an_mfu_already_holds_the_bubble():
+    """Given the run's own MFU, the time is C / (n x peak x MFU) whatever the layout; a
+    bubble is refused there (it is inside the MFU), and added only to a utilization."""
+    cfg = lc.load_model("Llama-3.1-8B")
+    f = lc.training_flops(cfg, 10**12, 8192, recompute="full")
+    peak = lc.load_gpu("H100").peak("bf16")
+    assert lc.training_time(f, "H100", 256, 0.4) == f.model / (256 * peak * 0.4)
+    assert lc.training_time(f, "H100", 256, utilization=0.4, bubble=0.25) == \
+        f.hardware / (256 * peak * 0.4 * 0.75)
+    with pytest.raises(lc.ConfigError, match="^bubble: an MFU already includes"):
+        lc.training_time(f, "H100", 256, 0.4, bubble=0.25)
+    with pytest.raises(lc.ConfigError, match="^mfu: give mfu"):
+        lc.training_time(f, "H100", 256, 0.4, utilization=0.5)
+    with pytest.raises(lc.ConfigError, match="^bubble: must be a fraction in"):
+        lc.training_time(f, "H100", 256, utilization=0.5, bubble=1)
+    secs = lc.training_time(f, "H100", 256, utilization=0.5, bubble=0.2)
+    assert abs(lc.training.run_mfu(f, secs, "H100", 256) - 0.5 * 0.8 * f.model / f.hardware) < 1e-12
 
 
 @pytest.mark.parametrize("schedule,v", [("1f1b", 1), ("gpipe", 1), ("interleaved-1f1b", 2),
@@ -195,3 +237,34 @@ def test_pipeline_timeline_refuses_what_it_cannot_draw():
         pipeline_timeline(4, 2, "zero-bubble-h1")
     with pytest.raises(ValueError, match="virtual_stages"):
         pipeline_timeline(4, 8, "1f1b", 2)
+
+
+def test_fsdp_bars_carry_fsdps_own_strategy_names():
+    """FSDP has no optimizer-only stage: with the Trainer's FSDP the bars and the sharding
+    menu are FSDP's NO_SHARD, SHARD_GRAD_OP and FULL_SHARD; with DeepSpeed, ZeRO 0-3."""
+    ex = lc.widgets.EXPLORERS["training"]()
+    labels = lambda: ex.fig._lc_training_state["labels"]   # noqa: E731
+    assert labels() == ["FSDP NO_SHARD", "FSDP SHARD_GRAD_OP", "FSDP FULL_SHARD"]
+    assert list(ex.controls["zero_stage"].options) == [0, 2, 3]
+    assert "FSDP FULL_SHARD" in next(r.label for r in ex.rows if r.key == "fewest_gpus")
+    ex.set(tool="HF Trainer + DeepSpeed ZeRO-3")
+    assert ex.error == "" and labels() == ["no ZeRO (DDP)", "ZeRO-1", "ZeRO-2", "ZeRO-3"]
+    assert list(ex.controls["zero_stage"].options) == [0, 1, 2, 3]
+    ex.set(tool="Megatron-LM")                   # ZeRO-1, then FSDP again: no stage 1 there
+    ex.set(tool="HF Trainer + FSDP shard_grad_op")
+    assert ex.error == "" and ex.values["zero_stage"] == 2
+    assert ex.values["tool"] == "HF Trainer + FSDP shard_grad_op"
+    fig = lc.plots.training_memory_by_zero_stage("Qwen3-8B", 2048, precision="fsdp-bf16")
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert ticks == ["FSDP NO_SHARD", "FSDP SHARD_GRAD_OP", "FSDP FULL_SHARD"]
+
+
+def test_a_trainer_tool_frees_the_logits_in_the_explorer():
+    ex = lc.widgets.EXPLORERS["training"]()
+    ex.set(seq_len=4096)
+    m = lc.training_memory("Llama-3.1-8B", 4096, 1, **lc.setup_settings("hf-trainer-fsdp", dp=8))
+    assert ex.value("logits") == m.logits and ex.value("hold_outputs") == 0
+    ex.set(tool="PyTorch AMP loop")
+    held = lc.training_memory("Llama-3.1-8B", 4096, 1, **lc.setup_settings("pytorch-amp", dp=8))
+    assert ex.value("logits") == held.logits and ex.value("hold_outputs") == 1
+    assert held.activation_terms["logits"] == 2 * 128256 * 4096

@@ -161,3 +161,78 @@ def test_the_log_command(tmp_path):
     assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
     missing = _cli(str(tmp_path / "none.log"))
     assert missing.returncode == 2 and missing.stderr.startswith("llmcourse log: file:")
+
+
+# the logged figures of vllm_logs.json and the VllmLog attribute each is read into
+_READ_BACK = {"weights_gib": "weights_gib", "activation_gib": "peak_activation_gib",
+              "non_torch_gib": "non_torch_gib", "kv_gib": "available_kv_gib",
+              "kv_tokens": "kv_cache_tokens", "max_concurrency": "max_concurrency",
+              "total_gib": "total_memory_gib", "requested_gib": "requested_gib",
+              "free_gib": "free_memory_gib", "cuda_graph_estimate_gib": "cuda_graph_estimate_gib",
+              "cuda_graph_actual_gib": "cuda_graph_actual_gib",
+              "equivalent_utilization": "equivalent_utilization", "consumed_gib": "consumed_gib",
+              "kv_needed_gib": "kv_needed_gib",
+              "estimated_max_model_len": "estimated_max_model_len"}
+
+
+def _released_2026(row):
+    import re
+    m = re.match(r"v?0\.(\d+)", row.get("vllm_version") or "")
+    return row.get("budget_release") and int(row["budget_release"].split(".")[1]) >= 20 and (
+        m is None or int(m.group(1)) >= 20)
+
+
+ROWS_2026 = [r for r in json.loads(Path(lc.serving.VLLM_LOGS).read_text(encoding="utf-8"))
+             ["launches"] if _released_2026(r)]
+
+
+@pytest.mark.parametrize("row", ROWS_2026, ids=lambda r: r["id"])
+def test_every_figure_a_2026_excerpt_prints_is_read_back_exactly(row):
+    # the rows of releases 0.20-0.31: their quoted lines, read as a reader would paste them,
+    # give back each figure the data file records from them, to the digit
+    if row.get("excerpt_kind"):            # a table someone wrote from the log, said so
+        assert "not vLLM's own lines" in row["excerpt_kind"]
+        return
+    log = lc.read_vllm_log("\n".join(row["quoted_lines"]))
+    checked = 0
+    for key, attr in _READ_BACK.items():
+        if key in row["logged"]:
+            assert getattr(log, attr) == row["logged"][key], (row["id"], key)
+            checked += 1
+    assert checked >= 1
+    if row["outcome"] == "failed":
+        assert log.error
+
+
+def test_the_2026_rows_are_fifteen_or_more_across_releases_and_gpus():
+    assert len(ROWS_2026) >= 15
+    releases = {r["budget_release"] for r in ROWS_2026}
+    assert {"0.20", "0.23", "0.24", "0.26", "0.29", "0.31"} <= releases
+
+
+@pytest.mark.parametrize("row", [r for r in ROWS_2026 if r["usable"] and
+                                 not r.get("excerpt_kind")], ids=lambda r: r["id"])
+def test_every_2026_launch_with_model_and_gpu_is_explained_term_by_term(row):
+    # the reader's own log, explained: each figure the excerpt prints sits beside the plan's,
+    # and the KV budget's difference is the plan's against the log
+    kw = {k: row[k] for k in ("model_runner", "enable_prefix_caching", "limit_mm_per_prompt")
+          if row.get(k) is not None}
+    e = lc.explain_vllm_log("\n".join(row["quoted_lines"]), model=row["config"],
+                            gpu=row["gpu"], vllm_version=row["budget_release"], **kw)
+    terms = {t.term: t for t in e.terms}
+    kv = terms["available KV cache memory"]
+    assert kv.logged == row["logged"]["kv_gib"]
+    assert kv.planned == pytest.approx(lc.serving.log_plan(row).kv_budget_bytes / 2 ** 30)
+    assert not kv.differs                          # within 5%: the row is within the band
+    for key, term in (("total_gib", "total the runtime reports"),
+                      ("requested_gib", "requested = utilization x total"),
+                      ("weights_gib", "weights as loaded"),
+                      ("activation_gib", "profiling peak (activations)"),
+                      ("consumed_gib", "weights + non-torch"),
+                      ("kv_tokens", "GPU KV cache size"),
+                      ("max_concurrency", "maximum concurrency")):
+        if key in row["logged"]:
+            assert terms[term].logged == row["logged"][key], (row["id"], key)
+    assert terms["requested = utilization x total"].difference == pytest.approx(0, abs=0.006)
+    text = str(e)
+    assert "available KV cache memory" in text and "\n" in text

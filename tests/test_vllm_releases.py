@@ -6,8 +6,9 @@ changed it, checked against what the PR or a log states.
   v0.16.0 still reads 0.9, at v0.30.0 ``Field(default=0.92, gt=0, le=1)``);
 * FlashInfer's top-k/top-p sampler on by default again (PR 40376; off since PR 26859): the
   profiling peak of Llama-3.1-8B on one H100 is 1.79 GiB, not 4.73;
-* vLLM's CUDA-graph estimate subtracted from the KV budget, "default since v0.21.0" (PR
-  30515), restated by the log as an equivalent utilization;
+* vLLM's CUDA-graph estimate subtracted from the KV budget (PR 30515; "default since
+  v0.21.0", the log says, but the v0.20.0 logs already subtract it), restated by the log as
+  an equivalent utilization;
 * Model Runner V2, the default for Qwen3 dense models from 0.22 (PR 39337), Llama and Mistral
   from 0.23 (PR 43458), every dense model from 0.26: no CUDA-graph estimate in the budget
   (issue 49224);
@@ -64,7 +65,7 @@ def test_each_changed_term_names_its_pr_and_first_release():
         m = r.minor
         assert r.default_utilization == (0.92 if m >= 21 else 0.9), key
         assert r.sampler == ("flashinfer" if m >= 21 else "pytorch"), key
-        assert r.cuda_graph_in_budget == (m >= 21) and r.big_gpu_tier == (m >= 28), key
+        assert r.cuda_graph_in_budget == (m >= 20) and r.big_gpu_tier == (m >= 28), key
         assert r.kv_size_by_concurrency == (m >= 22), key
 
 
@@ -154,10 +155,12 @@ def test_vllm_changes_walks_every_release():
     today = vllm_plan("Llama-3.1-8B", "H100", max_model_len=16000)
     assert (steps[-1].kv_budget_bytes, steps[-1].kv_tokens) == (today.kv_budget_bytes,
                                                                 today.kv_tokens)
-    # 0.21: utilization, sampler, graphs (PRs 38284, 40376, 30515); 0.23: Model Runner V2
-    assert [s.plan.vllm_version for s in steps] == ["0.11", "0.21", "0.23"]
-    assert all(pr in steps[1].source for pr in ("38284", "40376", "30515"))
-    assert "43458" in steps[2].source
+    # 0.20: the graph estimate in the budget (PR 30515, the v0.20.0 logs); 0.21: utilization
+    # and sampler (PRs 38284, 40376); 0.23: Model Runner V2
+    assert [s.plan.vllm_version for s in steps] == ["0.11", "0.20", "0.21", "0.23"]
+    assert "30515" in steps[1].source
+    assert all(pr in steps[2].source for pr in ("38284", "40376"))
+    assert "43458" in steps[3].source
     big = vllm_changes("Qwen3-235B-A22B", "B200", tensor_parallel_size=8)
     assert big[-1].plan.vllm_version == "0.28" and "51726" in big[-1].source
     assert big[-1].plan.max_num_batched_tokens == 16384
@@ -193,3 +196,30 @@ def test_a_rocm_gpu_is_planned_with_its_non_torch_caveat():
     plan = vllm_plan("Qwen3-8B", "MI300X")
     assert any("ROCm" in c for c in plan.caveats)
     assert not vllm_plan("Qwen3-8B", "H100").caveats
+
+
+@pytest.mark.parametrize("seqs, capture, logged", [
+    # "Profiling CUDA graph memory: PIECEWISE=p (largest=a), FULL=f (largest=b)" as logged:
+    (256, None, (51, 512, 35, 256)),     # LMCache issue 3430 (0.21.0, default 256 sequences)
+    (1024, None, (51, 512, 51, 512)),    # gemma-4-31B on a B300 (0.26.0, 1,024 sequences)
+    (20, None, (8, 40, 5, 16)),          # gemma-4-31B on Kaggle (0.23.0, --max-num-seqs 20)
+    (1, 4, (3, 4, 1, 1)),                # Qwen3.6 NVFP4, --max-cudagraph-capture-size 4
+    (4, 4, (3, 4, 3, 4)),                # the same with four sequences
+])
+def test_graph_counts_as_the_logs_print_them(seqs, capture, logged):
+    # piecewise graphs for every capture size up to min(2 x seqs, 512) (or the given
+    # largest); full decode graphs for the sizes up to max_num_seqs
+    est = cuda_graph_estimate("Qwen3-8B", seqs, max_cudagraph_capture_size=capture)
+    full_largest = max(x for x in cuda_graph_capture_sizes(seqs, capture) if x <= seqs)
+    assert (est.piecewise, est.largest, est.full, full_largest) == logged
+
+
+def test_v0_20_already_subtracts_the_graph_estimate():
+    # the v0.20.0 logs (vllm_logs.json rows *-v0.20.0) print "Estimated CUDA graph memory:
+    # 0.43 GiB total" and "--gpu-memory-utilization=0.9000 is equivalent to ...=0.8964": the
+    # estimate is in the budget, though the line says "default since v0.21.0"
+    assert vllm_release("0.20").cuda_graph_in_budget and not vllm_release("0.19").cuda_graph_in_budget
+    assert 0.9 - 0.43 / 121.69 == pytest.approx(0.8964, abs=0.0001)
+    p = vllm_plan("Qwen3-8B", "RTX 5090", max_model_len=8192, vllm_version="0.20")
+    assert p.cuda_graph_in_budget and p.gpu_memory_utilization == 0.9
+    assert p.equivalent_utilization == pytest.approx(0.9 - p.cuda_graph_bytes / p.total_bytes)

@@ -121,8 +121,9 @@ def cache_bytes(cache):
         for kind in ("keys", "values"):
             t = getattr(layer, kind, None)
             kv += t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
-        t = getattr(layer, "indexer_keys", None)
-        indexer += t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
+        for kind in ("indexer_keys", "idx_keys"):   # (MiniMax-M3's: idx_keys)
+            t = getattr(layer, kind, None)
+            indexer += t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
     return states, kv, indexer
 
 
@@ -255,18 +256,24 @@ def active_as_built(total, routed, cfg):
     return total - routed // E * (E - k)
 
 
-def counts_as_built(d, uncounted=None, routed_component=True, tensors=True):
+def counts_as_built(d, uncounted=None, routed_component=True, tensors=True, routed_params=None,
+                    row=None):
     """The engine's total, active and routed-expert parameters of ``d`` equal transformers'
     meta build (less ``uncounted(model, cfg)``: ``{name: shape a checkpoint fills}`` of
     tensors the build allocates larger, LongCat-Flash's zero-expert slots), and
     (``tensors``) its checkpoint listing loads into that build tensor by tensor.
-    ``routed_component``: the breakdown's "experts" component is the routed experts alone.
-    Returns the engine's config."""
+    ``routed_component``: the breakdown's "experts" component is the routed experts alone;
+    ``routed_params(model)``: the build's routed-expert parameters where their module paths do
+    not say (JetMoE's attention experts). ``row``: a type's ``family_rows.Row``, whose
+    ``uncounted``, ``routed_component`` and ``routed`` say these. Returns the engine's config."""
     import llmcourse as lc
     from math import prod
+    if row is not None:
+        uncounted, routed_component, routed_params = row.uncounted, row.routed_component, row.routed
     cfg = lc.from_hf_config(d)
     m = model_of(d)
-    total, routed = sum(p.numel() for p in m.parameters()), routed_expert_params(m)
+    total = sum(p.numel() for p in m.parameters())
+    routed = (routed_params or routed_expert_params)(m)
     oversized = uncounted(m, cfg) if uncounted is not None else {}
     if tensors:
         tensors_as_built(cfg, m, oversized)

@@ -1,11 +1,19 @@
 """Exercises for lesson 0, the anatomy of a decoder. Every expected value is computed
 by the engine when it is checked, never stored as a number."""
 
+from ..config import from_hf_config
 from ..counts import param_count, weight_bytes, weight_shapes
 from ..zoo import load_model
 from .base import concept, derive, design, predict
 
 __all__ = []
+
+
+def what_if(model, name, **changes):
+    """A zoo model with ``changes``, named as the feedback names it ("phi-2 with 8 KV
+    heads"): a config no notebook shows, for a derive exercise's cases."""
+    cfg = load_model(model).replace(**changes)
+    return from_hf_config(cfg.to_hf_config(), name=name)
 
 NB = "00_start_here_anatomy"
 
@@ -37,75 +45,86 @@ predict(
 )
 
 
-def _model_params(cfg):
-    """The worked solution: a dense Llama/Qwen3-style model, from its config."""
-    d, hd = cfg.hidden_size, cfg.head_dim
-    nh, nkv = cfg.num_attention_heads, cfg.num_key_value_heads
-    inter, vocab, layers = cfg.intermediate_size, cfg.vocab_size, cfg.num_hidden_layers
-    layer = 2 * d * hd * (nh + nkv) + 3 * d * inter + 2 * d
-    if cfg.layout.qk_norm:                  # QK-norm (Qwen3): q_norm and k_norm, head_dim each
-        layer += 2 * hd
-    if cfg.layout.qkv_bias is True:         # biases on q, k, v (Qwen2): one per output unit
-        layer += (nh + 2 * nkv) * hd
-    embedding = vocab * d
-    lm_head = 0 if cfg.tie_word_embeddings else vocab * d
-    return embedding + layers * layer + d + lm_head     # + d: the final norm
+def _phi_params(cfg):
+    """The worked solution: a phi-2-style model (parallel block, LayerNorms with a bias,
+    biases on every linear layer, a plain MLP, an untied lm_head with a bias)."""
+    d, hd, ff = cfg.hidden_size, cfg.head_dim, cfg.intermediate_size
+    q, kv = cfg.num_attention_heads * hd, cfg.num_key_value_heads * hd
+    attention = (q + 2 * kv) * d + (q + 2 * kv)     # q, k, v: weight + bias
+    attention += q * d + d                          # dense (o): weight + bias of width d
+    mlp = (d * ff + ff) + (ff * d + d)              # fc1 and fc2, each with its bias
+    layer = attention + mlp + 2 * d                 # one LayerNorm: weight and bias
+    embedding = cfg.vocab_size * d
+    lm_head = cfg.vocab_size * d + cfg.vocab_size   # untied, with a bias per token
+    return embedding + cfg.num_hidden_layers * layer + 2 * d + lm_head
 
 
-def _tied_twice(cfg):
-    return _model_params(cfg) + (cfg.vocab_size * cfg.hidden_size if cfg.tie_word_embeddings else 0)
+def _phi_rms(cfg):       # LayerNorms counted as RMSNorms: a weight, no bias
+    return _phi_params(cfg) - cfg.hidden_size * (cfg.num_hidden_layers + 1)
 
 
-def _no_qk_norm(cfg):
-    d, hd = cfg.hidden_size, cfg.head_dim
-    layer = 2 * d * hd * (cfg.num_attention_heads + cfg.num_key_value_heads) \
-        + 3 * d * cfg.intermediate_size + 2 * d
-    lm_head = 0 if cfg.tie_word_embeddings else cfg.vocab_size * d
-    return cfg.vocab_size * d + cfg.num_hidden_layers * layer + d + lm_head
+def _phi_two_norms(cfg):  # two LayerNorms per layer, as Llama's block has two norms
+    return _phi_params(cfg) + 2 * cfg.hidden_size * cfg.num_hidden_layers
 
 
-def _bias_as_hidden(cfg):
-    """Qwen2's three biases taken as hidden_size wide each (k and v are n_kv · d_h)."""
-    extra = 0
-    if cfg.layout.qkv_bias is True:
-        hd, nkv = cfg.head_dim, cfg.num_key_value_heads
-        extra = cfg.num_hidden_layers * (3 * cfg.hidden_size - (cfg.num_attention_heads + 2 * nkv) * hd)
-    return _model_params(cfg) + extra
+def _phi_no_head_bias(cfg):
+    return _phi_params(cfg) - cfg.vocab_size
 
 
-def _qwen2_what_if():
-    """A config no notebook shows: Qwen2-7B with 7 KV heads (its biases on k and v grow)."""
-    return load_model("Qwen2-7B").replace(num_key_value_heads=7)
+def _phi_gated(cfg):     # gate, up and down, as in Llama's SwiGLU
+    return _phi_params(cfg) + cfg.num_hidden_layers * (cfg.hidden_size + 1) * cfg.intermediate_size
 
 
-def _hidden_over_heads(cfg):
-    return _model_params(cfg.replace(head_dim=cfg.hidden_size // cfg.num_attention_heads))
+def _phi_tied(cfg):      # lm_head taken as the embedding again
+    return _phi_params(cfg) - cfg.vocab_size * cfg.hidden_size
 
 
-def _dense_what_if():
-    """A config no notebook shows: Meta-Llama-3-8B with 2 KV heads and LLaMA-2's MLP width."""
-    return load_model("Meta-Llama-3-8B").replace(num_key_value_heads=2, intermediate_size=11008)
+def _phi_no_linear_biases(cfg):
+    hd, d = cfg.head_dim, cfg.hidden_size
+    per_layer = (cfg.num_attention_heads + 2 * cfg.num_key_value_heads) * hd + d \
+        + cfg.intermediate_size + d
+    return _phi_params(cfg) - cfg.num_hidden_layers * per_layer
 
 
-def _untied_qwen():
-    return load_model("Qwen3-4B").replace(tie_word_embeddings=False)
+def _phi_gqa():   # its k and v biases shrink with k_proj and v_proj
+    return what_if("phi-2", "phi-2 with 8 KV heads", num_key_value_heads=8)
+
+
+def _phi_1_5():   # phi-1.5's shape
+    return what_if("phi-2", "phi-2 at 24 layers of 2,048", hidden_size=2048,
+                   num_hidden_layers=24, intermediate_size=8192)
+
+
+def _phi_wider_vocab():
+    return what_if("phi-2", "phi-2 with 20 layers and a 50,304-token vocabulary",
+                   vocab_size=50304, num_hidden_layers=20)
 
 
 derive(
     "anatomy-2", NB,
     reference=lambda cfg: param_count(cfg).total,
-    cases=("Qwen3-0.6B", "Llama-3.2-1B", "Meta-Llama-3-70B", "Qwen3-14B",
-           "Mistral-Nemo-Base-2407", "Qwen2-7B", _untied_qwen, _dense_what_if, _qwen2_what_if),
-    why="One layer is 2·d·d_h·(n_h + n_kv) + 3·d·d_ff + 2·d (+ 2·d_h for Qwen3's q_norm and "
-        "k_norm; + (n_h + 2·n_kv)·d_h for Qwen2's biases, one per output unit of q, k and v); "
-        "the model adds the embedding V·d, the final norm d, and V·d again only when lm_head "
-        "is not tied. The formula reads head_dim from the config, so Qwen3's "
-        "heads × head_dim ≠ hidden_size is no special case.",
-    solution=_model_params,
-    hint="Start from the one-layer formula above; then ask which matrices exist once per "
-         "model, whether a tied lm_head is a new matrix, and how wide each projection's output "
-         "(and so its bias) is.",
-    wrong=(_tied_twice, _no_qk_norm, _hidden_over_heads, _bias_as_hidden),
+    cases=("phi-2", _phi_gqa, _phi_1_5, _phi_wider_vocab),
+    why="One phi-2 layer is q, k, v and dense (o) with a bias each, (n_h + 2·n_kv)·d_h·(d + 1) "
+        "+ n_h·d_h·d + d; a plain MLP, 2·d·d_ff + d_ff + d; and one LayerNorm, 2·d (a weight "
+        "and a bias). The model adds the embedding V·d, the final LayerNorm 2·d, and the "
+        "untied lm_head V·d + V. A bias has one number per output unit, so k's and v's are "
+        "n_kv·d_h wide and dense's is d wide.",
+    solution=_phi_params,
+    hint="List one layer's tensors as the prompt describes them, each weight and each bias "
+         "with its width; then what exists once per model, lm_head's bias included.",
+    mistakes=(
+        (_phi_rms, "that counts each LayerNorm as an RMSNorm, a weight only: a LayerNorm also "
+                   "has a bias of hidden_size"),
+        (_phi_two_norms, "that gives each layer two LayerNorms, as Llama's block has two "
+                         "norms: phi-2's attention and MLP run side by side after one"),
+        (_phi_no_head_bias, "that leaves out lm_head's bias, one number per token of the "
+                            "vocabulary"),
+        (_phi_gated, "that counts a gated MLP (gate, up, down): phi-2's is plain, fc1 then fc2"),
+        (_phi_tied, "that ties lm_head to the embedding: phi-2's lm_head is a matrix of its own"),
+        (_phi_no_linear_biases, "that leaves out the linear layers' biases: q, k, v, dense, "
+                                "fc1 and fc2 each have one"),
+    ),
+    wrong=(_phi_rms, _phi_two_norms, _phi_no_head_bias, _phi_gated, _phi_tied),
 )
 
 

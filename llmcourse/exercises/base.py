@@ -17,7 +17,10 @@ Each exercise records its notebook and its *kind*:
 Feedback is proportionate ("17.0% high"), names a unit slip (GiB given as GB,
 bytes, MiB, even rounded), a string where a number is expected gets "give a
 number", and no message shows the expected value of a ``predict`` or ``design``
-exercise before the reader is right. Every exercise also records a ``solution``
+exercise before the reader is right. A listed mistake is named only where the answer is
+that mistake: a number written by hand matches it rounded, a derive function's result
+exactly (or within the exercise's stated tolerance), and a mistake that gives the right
+answer on a config is never named there. Every exercise also records a ``solution``
 that passes and ``wrong`` answers that must fail, so one test over the registry
 proves each checker works.
 
@@ -41,7 +44,8 @@ from typing import Any, Callable
 
 __all__ = ["Exercise", "EXERCISES", "KINDS", "COUNTING_FUNCTIONS", "predict", "derive",
            "design", "concept", "check", "hint", "list_exercises", "allowed_words",
-           "engine_counts_refused", "EngineUsed", "rounding_tolerance"]
+           "engine_counts_refused", "EngineUsed", "rounding_tolerance", "derive_mistakes_on",
+           "case_configs"]
 
 KINDS = ("predict", "derive", "design", "concept")
 
@@ -332,6 +336,11 @@ def _case_config(case):
     return as_config(case)
 
 
+def case_configs(ex):
+    """The configs a derive exercise checks an answer on, in order."""
+    return [_case_config(c) for c in ex.cases]
+
+
 def check(id, answer):
     """Say whether ``answer`` is right for exercise ``id``, and why, without revealing
     the expected value when it is wrong. Returns a :class:`Verdict` (truthy if right)."""
@@ -345,6 +354,8 @@ def check(id, answer):
         if msg.startswith("Yes"):  # a concept's "Yes." says what "Right." says
             msg = msg[3:].lstrip(" .,:;")
         lead = "" if msg.startswith("Right") else "Right. "
+        if lead and re.match(r"[a-z]{2,}[ :]", msg):   # a sentence after "Right. " opens
+            msg = msg[0].upper() + msg[1:]              # with a capital ("The cache ...")
         return Verdict(f"[{id}] {lead}{msg}".rstrip(), True)
     end = "" if msg.endswith((".", "?", "!")) else "."
     return Verdict(_with_hint(f"[{id}] Not yet: {msg}{end}", ex), False)
@@ -371,7 +382,8 @@ def _check_predict(ex, answer):
         a = _num(answer)
         if not _close(a, _num(expected), ex.rel_tol):
             for value, feedback in ex.mistakes:
-                if _near(a, _num(value()), ex.rel_tol):
+                v = _num(value())
+                if not _close(v, _num(expected), ex.rel_tol) and _near(a, v, ex.rel_tol):
                     return False, feedback.rstrip(".")
     ok, msg = _check_value(answer, expected, ex.rel_tol,
                            f"{_fmt(answer)}{_unit_words(ex.unit)}", ex.unit, bare=_fmt(answer))
@@ -396,17 +408,45 @@ def _check_derive(ex, answer):
         expected = ex.reference(cfg)
         what = f"on {cfg.name} ({cfg.model_type}) your result {_fmt(got)}"
         if _is_number(got) and not _close(_num(got), _num(expected), ex.rel_tol):
-            for wrong_fn, feedback in ex.mistakes:
-                try:
-                    v = wrong_fn(cfg)
-                except Exception:   # a mistake that does not apply to this config
-                    continue
-                if _is_number(v) and _near(_num(got), _num(v), ex.rel_tol):
-                    return False, f"{what}: {feedback.rstrip('.')}"
+            feedback = _derive_mistake(ex, cfg, _num(got), _num(expected))
+            if feedback:
+                return False, f"{what}: {feedback.rstrip('.')}"
         ok, msg = _check_value(got, expected, ex.rel_tol, what, ex.unit)
         if not ok:
             return False, msg
     return True, f"It matches the engine on all {len(ex.cases)} configs. {ex.why}"
+
+
+def derive_mistakes_on(ex, cfg, expected=None):
+    """The listed mistakes of derive exercise ``ex`` that are mistakes on ``cfg``:
+    ``[(value, feedback), ...]`` in the order listed. A mistake that does not apply to
+    the config (it raises, or gives no number) is left out, and so is one whose value
+    there is the right answer (within the exercise's tolerance): on that config it is no
+    mistake, and naming it would blame a student for what they got right (forgetting
+    GPT-2's plain MLP gives phi-2's count, forgetting the dense first layers DeepSeek-V2's
+    only where it has some)."""
+    if expected is None:
+        expected = _num(ex.reference(cfg))
+    out = []
+    for wrong_fn, feedback in ex.mistakes:
+        try:
+            v = wrong_fn(cfg)
+        except Exception:   # a mistake that does not apply to this config
+            continue
+        if _is_number(v) and not _close(_num(v), expected, ex.rel_tol):
+            out.append((_num(v), feedback))
+    return out
+
+
+def _derive_mistake(ex, cfg, got, expected):
+    """The feedback of the first listed mistake ``got`` is, on ``cfg``: matched exactly
+    (or within the exercise's own tolerance), never within a rounding tolerance: a derive
+    answer is computed, not written by hand, so an answer 0.02% off one mistake is that
+    much off, not that mistake rounded."""
+    for v, feedback in derive_mistakes_on(ex, cfg, expected):
+        if _close(got, v, ex.rel_tol):
+            return feedback
+    return ""
 
 
 class EngineUsed(Exception):

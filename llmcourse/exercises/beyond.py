@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from ..config import ConfigError
 from ..counts import flops_per_token, kv_cache_bytes, linear_state_bytes
-from ..units import GB, GiB
+from ..sizing import plain_mha_cache_bytes
+from ..units import GB, GiB, count_of
 from ..zoo import load_model
+from .anatomy import what_if
 from .base import concept, derive, design, predict
 
 __all__ = []
@@ -22,67 +24,104 @@ STATE = "04_caches_that_stop_growing"
 
 # === lesson 03: caches that shrink =========================================================
 
-# --- shrink-1: derive bytes per token for standard attention and MLA ----------------------
+# --- shrink-1: derive the plain-MHA baseline's bytes per token ----------------------------
 
-def _kv_bytes_per_token_solution(cfg):
-    """The worked solution: bytes one token adds over all layers, bf16."""
-    if cfg.uses_mla:
-        values = cfg.kv_lora_rank + cfg.qk_rope_head_dim       # one latent + the RoPE key
-    else:
-        values = 2 * cfg.num_key_value_heads * cfg.head_dim   # a K and a V per KV head
-    return values * cfg.num_hidden_layers * 2                 # every layer, 2 bytes
-
-
-def _mla_what_if():
-    """A config no notebook shows: DeepSeek-V3 with a latent half as wide."""
-    return load_model("DeepSeek-V3").replace(kv_lora_rank=256)
+def _plain_mha_solution(cfg):
+    """The worked solution: plain MHA's bytes per token over all layers, bf16: every layer
+    a K and a V per query head, at its own head width; no window, no sharing."""
+    heads = cfg.num_attention_heads
+    if cfg.uses_mla:                                     # the DeepSeek-V2 paper's baseline
+        widths = [cfg.v_head_dim] * cfg.num_hidden_layers
+    else:                                                # Gemma 4's full layers: wider
+        wide = cfg.get("global_head_dim") or cfg.head_dim
+        widths = [wide if t == "full_attention" else cfg.head_dim for t in cfg.layer_types]
+    return sum(2 * heads * w * 2 for w in widths)
 
 
-def _mla_twice(cfg):   # the latent cached once for K and once for V
-    return 2 * _kv_bytes_per_token_solution(cfg) if cfg.uses_mla else None
+def _own_kv_heads(cfg):   # the model's own KV heads, not one per query head
+    if cfg.uses_mla or cfg.num_key_value_heads == cfg.num_attention_heads:
+        return None
+    return sum(n * 2 * (k.kv_heads or cfg.num_key_value_heads) * (k.head_dim or cfg.head_dim) * 2
+               for k, n in cfg.layer_schedule.counts().items() if k.attention != "none")
 
 
-def _mla_as_heads(cfg):   # MLA's num_key_value_heads read as if it were GQA
-    return 2 * cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2
+def _one_width(cfg):      # every layer at head_dim, Gemma 4's global_head_dim forgotten
+    if cfg.uses_mla or not cfg.get("global_head_dim"):
+        return None
+    return 2 * cfg.num_attention_heads * cfg.head_dim * 2 * cfg.num_hidden_layers
 
 
-def _mla_no_rope(cfg):   # the latent without its shared RoPE key
-    return cfg.kv_lora_rank * cfg.num_hidden_layers * 2 if cfg.uses_mla else None
+def _storing_only(cfg):   # the KV-shared layers left out, as the model's own cache leaves them
+    shared = cfg.get("num_kv_shared_layers") or 0
+    if not shared:
+        return None
+    wide = cfg.get("global_head_dim") or cfg.head_dim
+    kinds = list(cfg.layer_types)[:cfg.num_hidden_layers - shared]
+    return sum(2 * cfg.num_attention_heads * (wide if t == "full_attention" else cfg.head_dim)
+               * 2 for t in kinds)
+
+
+def _mla_qk_width(cfg):   # MLA's heads at their q/k width, not v_head_dim
+    if not cfg.uses_mla:
+        return None
+    qk = cfg.qk_nope_head_dim + cfg.qk_rope_head_dim
+    if qk == cfg.v_head_dim:
+        return None
+    return 2 * cfg.num_attention_heads * qk * 2 * cfg.num_hidden_layers
+
+
+def _or_right(mistake):
+    """A whole wrong answer: the mistake where it applies, the right count elsewhere."""
+    def answer(cfg):
+        wrong = mistake(cfg)
+        return _plain_mha_solution(cfg) if wrong is None else wrong
+    return answer
 
 
 derive(
     "shrink-1", SHRINK,
-    reference=lambda cfg: kv_cache_bytes(cfg, 1, 1, "bf16"),
-    cases=["Qwen3-8B", "DeepSeek-V2", "GLM-4.7-Flash", "Kimi-K2.5", "gemma-2-2b",
-           _mla_what_if],
-    why="Standard attention caches a K and a V vector per KV head in every layer: "
-        "2 · n_kv · d_h values. MLA caches one latent of kv_lora_rank values plus one "
-        "shared RoPE key of qk_rope_head_dim values, once, not once for K and once for V; "
-        "its num_key_value_heads says how many heads the latent is expanded to, not what "
-        "is cached.",
-    solution=_kv_bytes_per_token_solution,
-    hint="Branch on cfg.uses_mla: MLA keeps one compressed vector and one RoPE key per layer; "
-         "the rest keep a K and a V per KV head.",
+    reference=lambda cfg: plain_mha_cache_bytes(cfg, 1, 1, "bf16"),
+    cases=["gemma-4-E2B", "gemma-4-31B", "gemma-3-1b-it", "gpt-oss-20b", "DeepSeek-V2",
+           "GLM-4.7-Flash",
+           lambda: what_if("gemma-4-E2B", "gemma-4-E2B with 10 KV-shared layers",
+                           num_kv_shared_layers=10)],
+    why="Plain MHA caches, in every layer, a K and a V per query head: 2 · n_h · w values a "
+        "token, with w the layer's own head width (Gemma 4's full layers at global_head_dim, "
+        "MLA at v_head_dim), 2 bytes each in bf16. Windows, KV sharing, K = V and the latent "
+        "are what the models do instead, so none of them appears in the baseline: "
+        "gemma-4-E2B's 35 layers give 8 · (28 · 256 + 7 · 512) · 2 · 2 = 344,064 B a token, "
+        "whatever num_kv_shared_layers says.",
+    solution=_plain_mha_solution,
+    hint="Go layer by layer through cfg.layer_types: which head width does each layer have, "
+         "and how many K and V vectors would MHA give it?",
     unit="bytes",
     mistakes=(
-        (_mla_twice, "that caches MLA's latent twice, once for K and once for V: it is "
-                     "stored once and expanded into both"),
-        (_mla_as_heads, "that treats MLA's num_key_value_heads as cached heads: MLA caches "
-                        "the latent and the RoPE key, not K and V per head"),
-        (_mla_no_rope, "that leaves out the shared RoPE key (qk_rope_head_dim) cached beside "
-                       "the latent"),
+        (_own_kv_heads, "that keeps the model's own KV heads: plain MHA gives every query "
+                        "head its own K and V"),
+        (_one_width, "that puts every layer at head_dim: Gemma 4's full layers are "
+                     "global_head_dim wide"),
+        (_storing_only, "that leaves out the KV-shared layers: the baseline has no sharing, "
+                        "every layer caches its own"),
+        (_mla_qk_width, "that gives MLA's heads their q/k width: the paper's baseline caches "
+                        "heads of v_head_dim"),
+        (lambda cfg: _plain_mha_solution(cfg) // 2,
+         "that caches one vector per head: MHA keeps a K and a V"),
     ),
-    wrong=(_mla_as_heads,
-           lambda cfg: (_mla_twice(cfg) if cfg.uses_mla else _kv_bytes_per_token_solution(cfg)),
-           lambda cfg: (_mla_no_rope(cfg) if cfg.uses_mla else _kv_bytes_per_token_solution(cfg))),
+    wrong=tuple(_or_right(f) for f in (_own_kv_heads, _one_width, _storing_only,
+                                         _mla_qk_width))
+    + (lambda cfg: _plain_mha_solution(cfg) // 2,),
 )
 
 
-# --- shrink-2: predict Gemma 4 E2B's cache at its full context -----------------------------
+# --- shrink-2: predict Gemma 4 E2B's cache at a long context ----------------------------
+
+_E2B_TOKENS = 100_000   # within its 131,072; not a context the explorer's slider offers
+
 
 def _e2b_cache(**changes):
     cfg = load_model("gemma-4-E2B")
-    return kv_cache_bytes(cfg.replace(**changes) if changes else cfg, 131072, 1, "bf16") / GiB
+    return kv_cache_bytes(cfg.replace(**changes) if changes else cfg, _E2B_TOKENS, 1,
+                          "bf16") / GiB
 
 
 def _e2b_full_layers_narrow():
@@ -92,7 +131,7 @@ def _e2b_full_layers_narrow():
     kinds = cfg.layer_types[:stores]
     values = 2 * cfg.num_key_value_heads * cfg.head_dim * (
         kinds.count("sliding_attention") * cfg.sliding_window
-        + kinds.count("full_attention") * 131072)
+        + kinds.count("full_attention") * _E2B_TOKENS)
     return values * 2 / GiB
 
 
@@ -100,9 +139,9 @@ predict(
     "shrink-2", SHRINK,
     expected=_e2b_cache,
     why="Only the first 35 - 20 = 15 layers store K and V: 12 sliding layers keep 512 tokens "
-        "of 2 · 256 values, 3 full layers keep all 131,072 tokens of 2 · 512 values. "
-        "(12 · 512 · 512 + 3 · 131,072 · 1,024) values · 2 bytes = 811,597,824 B = 0.756 GiB. "
-        "Without the sharing the 7 full layers alone would take 1.75 GiB.",
+        "of 2 · 256 values, 3 full layers keep all 100,000 tokens of 2 · 512 values. "
+        "(12 · 512 · 512 + 3 · 100,000 · 1,024) values · 2 bytes = 620,691,456 B = 0.578 GiB. "
+        "Without the sharing the 7 full layers alone would take 1.34 GiB.",
     hint="list which layers store anything, then what each keeps: a window of tokens or all "
          "of them, at its own head width.",
     rel_tol=0.01, unit="GiB",
@@ -114,11 +153,21 @@ predict(
               (lambda: _e2b_cache(layer_types=["full_attention"] * 35),
                "that keeps every token in every storing layer: the sliding layers keep only "
                "their window of 512")),
-    wrong=(1.757, 0.38, 0.812, "0.756"),
+    wrong=(1.35, 0.29, 0.62, "0.578"),
 )
 
 
 # --- shrink-3: design how many layers share their KV ----------------------------------------
+
+def _e2b_shared_cache(shared):
+    """gemma-4-E2B's cache at 8 x 131,072 tokens with ``shared`` KV-shared layers (None
+    where the engine refuses that count)."""
+    try:
+        cfg = load_model("gemma-4-E2B").replace(num_kv_shared_layers=shared)
+    except ConfigError:
+        return None
+    return kv_cache_bytes(cfg, 131072, 8, "bf16")
+
 
 def _validate_shared(answer):
     if isinstance(answer, bool) or not isinstance(answer, int):
@@ -133,23 +182,32 @@ def _validate_shared(answer):
                        if k.attention == "full_attention" and not k.kv_shared)
     if cache >= 4 * GiB:
         return False, (f"with {answer} shared layers the cache is {cache / GiB:,.2f} GiB at batch "
-                       f"8, not under 4 GiB: {full_storing} full layers still store every token")
-    return True, (f"{answer} shared layers: {cache / GiB:,.2f} GiB. Only {full_storing} full "
-                  "layer stores all 131,072 tokens; every layer after the sharing point reads "
-                  "its K and V. Fewer layers computing their own K and V is the price.")
+                       f"8, not under 4 GiB: {count_of(full_storing, 'full layer')} still "
+                       "store every token")
+    fewest = min(n for n in range(base.num_hidden_layers + 1)
+                 if (_e2b_shared_cache(n) or 4 * GiB) < 4 * GiB)
+    more = answer - fewest
+    note = ("" if not more else f" {fewest} shared layers fit too, and then "
+            f"{count_of(more, 'more layer')} would compute {'its' if more == 1 else 'their'} "
+            "own K and V.")
+    return True, (f"{answer} shared layers: {cache / GiB:,.2f} GiB. Only "
+                  f"{count_of(full_storing, 'full layer')} stores all 131,072 tokens; every "
+                  "layer after the sharing point reads an earlier layer's K and V. Fewer layers "
+                  "computing their own K and V is the price." + note)
 
 
 design(
     "shrink-3", SHRINK,
     validate=_validate_shared,
     why="Each full layer that stores K and V costs 131,072 · 1,024 values · 2 B · 8 = 2 GiB; "
-        "the sliding ones only 4 MiB each. Under 4 GiB allows one storing full layer: the "
-        "first full layer is layer 4, the next is layer 9, so 5 to 9 storing layers, i.e. 26 "
-        "to 30 shared ones. The shipped 20 leaves 3 full layers storing: 6 GiB.",
-    solution=28,
+        "the sliding ones only 4 MiB each. Under 4 GiB allows one storing full layer. The "
+        "full layers are 4, 9, 14, ...: storing the first 5 to 9 layers keeps one, so 26 to "
+        "30 shared layers fit, and 26 keeps the most layers computing their own K and V. The "
+        "shipped 20 leaves 3 full layers storing: 6 GiB.",
+    solution=26,
     hint="find what one storing full layer costs at this batch and context; then count how "
          "many of the first layers may store.",
-    wrong=(20, 25, 34, 35, "28"),
+    wrong=(20, 25, 34, 35, "26"),
 )
 
 
@@ -204,56 +262,87 @@ predict(
 )
 
 
-# --- state-2: derive the fixed state of linear-attention and Mamba-2 layers ----------------
+# --- state-2: derive Kimi-Linear's fixed state (Kimi Delta Attention) --------------------
 
-def _state_solution(cfg):
-    """The worked solution: bytes of the fixed per-sequence state, bf16."""
-    total = 0
-    n_lin = cfg.layer_types.count("linear_attention")
-    if n_lin:   # gated DeltaNet: a d_k x d_v matrix per value head, plus the conv's last w inputs
-        conv = (2 * cfg.linear_num_key_heads * cfg.linear_key_head_dim
-                + cfg.linear_num_value_heads * cfg.linear_value_head_dim)
-        total += n_lin * (cfg.linear_num_value_heads * cfg.linear_key_head_dim
-                          * cfg.linear_value_head_dim + conv * cfg.linear_conv_kernel_dim)
-    n_mamba = cfg.layer_types.count("mamba")
-    if n_mamba:  # Mamba-2: a head_dim x state matrix per head, plus the conv's last w inputs
-        inner = cfg.mamba_num_heads * cfg.mamba_head_dim
-        conv = inner + 2 * cfg.n_groups * cfg.ssm_state_size
-        total += n_mamba * (inner * cfg.ssm_state_size + conv * cfg.conv_kernel)
-    return total * 2
+def _kda_solution(cfg):
+    """The worked solution: bytes of the fixed state one sequence keeps in bf16 over the
+    Kimi Delta Attention layers (linear_attention in layer_types), 0 without them."""
+    n = cfg.layer_types.count("linear_attention")
+    if not n:
+        return 0
+    kda = cfg.linear_attn_config
+    h, d, w = kda["num_heads"], kda["head_dim"], kda["short_conv_kernel_size"]
+    matrix = h * d * d                  # one head_dim x head_dim state per head
+    conv = 3 * h * d * w                # the last w inputs of q's, k's and v's convolutions
+    return n * (matrix + conv) * 2      # bf16
 
 
-def _no_conv(cfg):
-    n_lin = cfg.layer_types.count("linear_attention")
-    n_mamba = cfg.layer_types.count("mamba")
-    total = n_lin * (cfg.linear_num_value_heads * cfg.linear_key_head_dim
-                     * cfg.linear_value_head_dim) if n_lin else 0
-    if n_mamba:
-        total += n_mamba * cfg.mamba_num_heads * cfg.mamba_head_dim * cfg.ssm_state_size
-    return 2 * total
+def _kda(field, value, name):
+    def make():
+        cfg = load_model(_KIMI)
+        return what_if(_KIMI, name, linear_attn_config={**cfg.linear_attn_config, field: value})
+    return make
+
+
+_KIMI = "Kimi-Linear-48B-A3B-Instruct"
+
+
+def _kda_parts(cfg):
+    n = cfg.layer_types.count("linear_attention")
+    if not n:
+        return None
+    kda = cfg.linear_attn_config
+    h, d, w = kda["num_heads"], kda["head_dim"], kda["short_conv_kernel_size"]
+    return n, h, d, w
+
+
+def _kda_wrong(matrix, conv, layers=None, bytes_per=2):
+    def f(cfg):
+        parts = _kda_parts(cfg)
+        if parts is None:
+            return None
+        n, h, d, w = parts
+        return (layers(cfg) if layers else n) * (matrix(h, d) + conv(h, d, w)) * bytes_per
+    return f
+
+
+_kda_no_conv = _kda_wrong(lambda h, d: h * d * d, lambda h, d, w: 0)
+_kda_conv_v_only = _kda_wrong(lambda h, d: h * d * d, lambda h, d, w: h * d * w)
+_kda_every_layer = _kda_wrong(lambda h, d: h * d * d, lambda h, d, w: 3 * h * d * w,
+                              layers=lambda cfg: cfg.num_hidden_layers)
+_kda_fp32 = _kda_wrong(lambda h, d: h * d * d, lambda h, d, w: 3 * h * d * w, bytes_per=4)
+_kda_k_and_v = _kda_wrong(lambda h, d: 2 * h * d * d, lambda h, d, w: 3 * h * d * w)
 
 
 derive(
     "state-2", STATE,
     reference=lambda cfg: linear_state_bytes(cfg, 1, "bf16"),
-    cases=["Qwen3.6-35B-A3B", "Qwen3.5-0.8B-Base", "Qwen3-Next-80B-A3B",
-           "Nemotron-3-Nano-30B-A3B", "Llama-3.1-8B"],
-    why="A DeltaNet layer keeps one linear_key_head_dim x linear_value_head_dim matrix per "
-        "value head, plus linear_conv_kernel_dim positions of its q, k and v channels. A "
-        "Mamba-2 layer keeps one mamba_head_dim x ssm_state_size matrix per head, plus "
-        "conv_kernel positions of its x, B and C channels (mamba_num_heads x mamba_head_dim "
-        "+ 2 x n_groups x ssm_state_size). Neither depends on the context.",
-    solution=_state_solution,
-    hint="count the layers of each kind with cfg.layer_types.count(...); each kind keeps a "
-         "matrix per head and a few positions of its short convolution.",
+    cases=[_KIMI, _kda("num_heads", 16, "Kimi-Linear with 16 KDA heads"),
+           _kda("head_dim", 64, "Kimi-Linear with KDA heads of 64"),
+           _kda("short_conv_kernel_size", 2, "Kimi-Linear with a convolution of 2"),
+           "Llama-3.1-8B"],
+    why="Kimi Delta Attention keeps, per head, one head_dim x head_dim matrix (the delta rule's "
+        "state, as gated DeltaNet's), plus the last short_conv_kernel_size inputs of its q, k "
+        "and v convolutions, 3 x num_heads x head_dim channels; in bf16 and per KDA layer: "
+        "(h·d² + 3·h·d·w) · 2 bytes. Kimi-Linear's 20 KDA layers keep 21.88 MiB per "
+        "sequence at any context; its 7 MLA layers keep a latent cache that grows.",
+    solution=_kda_solution,
+    hint="Count the KDA layers with cfg.layer_types.count(...); then, per layer, the state "
+         "matrix of each head and the convolution's last few inputs.",
     unit="bytes",
-    mistakes=((_no_conv, "that counts the recurrent matrices only: each layer also keeps the "
-                         "last few inputs of its short convolution"),
-              (lambda cfg: _state_solution(cfg) // 2, "that is one byte a value; bf16 takes 2"),
-              (lambda cfg: 2 * _state_solution(cfg),
-               "that is fp32 (4 bytes a value); the question asks bf16")),
-    wrong=(_no_conv, lambda cfg: _state_solution(cfg) // 2,
-           lambda cfg: _state_solution(cfg) + 2 * cfg.layer_types.count("full_attention")),
+    mistakes=(
+        (_kda_no_conv, "that counts the state matrices only: each layer also keeps the last "
+                       "few inputs of its short convolutions"),
+        (_kda_conv_v_only, "that keeps one convolution's inputs: q, k and v each have their "
+                           "own short convolution"),
+        (_kda_k_and_v, "that keeps two matrices per head, as if K and V were cached apart: "
+                       "the delta rule keeps one d_k x d_v state"),
+        (_kda_every_layer, "that gives every layer a state: only the KDA layers "
+                           "(linear_attention) have one; the MLA layers keep a cache"),
+        (_kda_fp32, "that is fp32 (4 bytes a value); the question asks bf16"),
+    ),
+    wrong=(lambda cfg: _kda_no_conv(cfg) or 0, lambda cfg: _kda_every_layer(cfg) or 0,
+           lambda cfg: _kda_fp32(cfg) or 0, lambda cfg: _kda_conv_v_only(cfg) or 0),
 )
 
 
@@ -274,7 +363,8 @@ def _validate_interval(answer):
                        "keep at least one, for exact recall of early tokens")
     total = kv_cache_bytes(cfg, 262144, 8) + linear_state_bytes(cfg, 8)
     if total >= _BUDGET:
-        return False, (f"an interval of {answer} keeps {full} full layers: cache and state take "
+        return False, (f"an interval of {answer} keeps {count_of(full, 'full layer')}: cache and "
+                       f"state take "
                        f"{total / GiB:,.2f} GiB at 8 × 262,144 tokens, not under 16 GiB")
     most = max(range(1, 49), key=lambda k: (
         kv_cache_bytes(base.replace(full_attention_interval=k), 262144, 8)
@@ -282,9 +372,10 @@ def _validate_interval(answer):
         base.replace(full_attention_interval=k).layer_types.count("full_attention")))
     best = base.replace(full_attention_interval=most).layer_types.count("full_attention")
     note = ("" if full == best else
-            f" An interval as short as {most} would keep {best} full layers and still fit.")
-    return True, (f"An interval of {answer}: {full} full layers, {total / GiB:,.2f} GiB of cache "
-                  f"and state.{note}")
+            f" An interval as short as {most} would keep {count_of(best, 'full layer')} "
+            "and still fit: more layers that recall early tokens exactly.")
+    return True, (f"An interval of {answer}: {count_of(full, 'full layer')}, "
+                  f"{total / GiB:,.2f} GiB of cache and state.{note}")
 
 
 design(
@@ -292,8 +383,9 @@ design(
     validate=_validate_interval,
     why="Each full layer keeps 2 · 2 KV heads · 256 values · 2 B = 2 KiB per token: at "
         "8 × 262,144 tokens that is 4 GiB a layer, while the 36 to 47 linear layers' state "
-        "stays under 0.4 GiB. Under 16 GiB leaves 3 full layers (12.37 GiB): an interval of "
-        "13 to 16 (layers 12, 25, 38 for 13). The shipped 4 keeps 12 full layers, 48.3 GiB.",
+        "stays under 0.4 GiB. Under 16 GiB leaves at most 3 full layers (12.37 GiB): an "
+        "interval of 13 to 16 keeps 3 (layers 12, 25, 38 for 13); 17 to 24 keeps 2 and 25 to "
+        "48 keeps 1, which fit too but recall less. The shipped 4 keeps 12, 48.3 GiB.",
     solution=13,
     hint="find what one full layer costs at this batch and context; the linear layers' state "
          "is small and fixed. Layer i is full when (i + 1) is a multiple of the interval.",
@@ -308,15 +400,15 @@ concept(
     correct="d",
     feedback={
         "a": "DeepSeek-V4 adds one compressed entry per 4 tokens (CSA) or 128 (HCA) in every "
-             "layer, so its cache keeps growing, 4 to 128 times slower; and Qwen3-Next's 12 "
-             "full layers keep every token.",
+             "such layer, so its cache keeps growing, 4 to 128 times slower; and Qwen3-Next's "
+             "12 full layers keep every token.",
         "b": "a compressed entry stands for 4 or 128 tokens, not for all the old ones: the "
              "number of entries grows with the context.",
         "c": "Qwen3-Next's DeltaNet state is fixed, but its 12 full-attention layers cache "
              "every token; and V4's entries grow too.",
     },
-    why="From 131,072 to 1,048,576 tokens DeepSeek-V4's cache grows about 8× (0.85 to "
-        "6.72 GiB) and Qwen3-Next's full layers' cache 8× as well; only the DeltaNet state "
-        "(38.25 MiB) stays put. Memory that stops growing needs every layer to keep a fixed "
-        "state.",
+    why="From 32,768 to 262,144 tokens DeepSeek-V4's cache grows about 8× (0.22 to "
+        "1.68 GiB) and Qwen3-Next's full layers' cache 8× as well (0.75 to 6 GiB); only the "
+        "DeltaNet state (38.25 MiB) stays put. Memory that stops growing needs every layer to "
+        "keep a fixed state.",
 )

@@ -12,23 +12,41 @@ __all__ = []
 NB = "06_depth_and_width"
 
 
-def _llama(**changes):
-    return load_model("Meta-Llama-3-8B").replace(**changes)
+def _doubled_ratio(name):
+    cfg = load_model(name)
+    return (param_count(cfg.replace(num_hidden_layers=2 * cfg.num_hidden_layers)).total
+            / param_count(cfg).total)
 
 
-def _total_ratio():
-    return param_count(_llama(num_hidden_layers=64)).total / param_count(_llama()).total
+def _head_untied(name):
+    """The ratio if the tied lm_head is taken for a second V x d matrix."""
+    cfg = load_model(name)
+    V, d = cfg.vocab_size, cfg.hidden_size
+    total = param_count(cfg).total
+    layers = total - 2 * V * d - d
+    return (2 * layers + 2 * V * d + d) / total
 
+
+_DEPTH1 = "Qwen3-0.6B"
 
 predict(
     "depth-1", NB,
-    expected=_total_ratio, rel_tol=0.005,
-    mistakes=((lambda: 2.0, "2× would mean every parameter sits in a layer; the embedding, "
-                            "the lm_head and the final norm do not grow with depth"),),
-    why="The layers double exactly; the embedding and the untied lm_head (1.05B together) do "
-        "not, so the total grows 1.87×, not 2×. The smaller the model, the further from 2×.",
-    hint="Which parts of the model have one copy per layer, and which have one copy in all?",
-    wrong=(2.0, 1.5, "1.87"))
+    expected=lambda: _doubled_ratio(_DEPTH1), rel_tol=0.005,
+    mistakes=((lambda: 2.0, "2× would mean every parameter sits in a layer; the embedding "
+                            "and the final norm do not grow with depth"),
+              (lambda: _head_untied(_DEPTH1),
+               "Qwen3-0.6B ties its lm_head to the embedding: one 151,936 × 1,024 matrix, "
+               "not two, so the layers are a larger part of the model than that"),
+              (lambda: _doubled_ratio("Meta-Llama-3-8B"),
+               "that is Meta-Llama-3-8B's ratio, whose embedding and lm_head are 13% of it; "
+               "Qwen3-0.6B's embedding is a larger share")),
+    why="The 28 layers (440,466,432 parameters) double; the tied embedding (155,582,464, a "
+        "quarter of the model) and the final norm do not, so the total grows 1.74×, not 2×. "
+        "Meta-Llama-3-8B, whose embedding and lm_head are 13% of it, grows 1.87×: the smaller "
+        "the model, the further from 2×.",
+    hint="Which parts of the model have one copy per layer, and which have one copy in all? "
+         "The embedding table above gives the second part's share.",
+    wrong=(2.0, 1.5, 1.869, "1.74"))
 
 
 def _coefficient(cfg):
@@ -36,49 +54,68 @@ def _coefficient(cfg):
     return layer_params(cfg) / (cfg.num_hidden_layers * cfg.hidden_size ** 2)
 
 
+def _plain(cfg):   # a plain MLP (lesson 5: GPT-2, GPT-NeoX, phi, StarCoder2): two matrices
+    return cfg.layout.mlp == "plain"
+
+
 def _coefficient_by_fields(cfg):
-    """The worked solution: the matrices of one Llama-style layer, over d²."""
+    """The worked solution: the matrices of one decoder layer, over d²."""
     d, n_h, n_kv, d_h, d_ff = (cfg.hidden_size, cfg.num_attention_heads,
                                cfg.num_key_value_heads, cfg.head_dim, cfg.intermediate_size)
-    return (2 * d * n_h * d_h + 2 * d * n_kv * d_h + 3 * d * d_ff) / d ** 2
+    mlp = 2 if _plain(cfg) else 3
+    return (2 * d * n_h * d_h + 2 * d * n_kv * d_h + mlp * d * d_ff) / d ** 2
 
 
 def _mha_coefficient(cfg):  # k and v as wide as q: GQA forgotten
     d = cfg.hidden_size
-    return (4 * d * cfg.num_attention_heads * cfg.head_dim + 3 * d * cfg.intermediate_size) / d ** 2
+    mlp = 2 if _plain(cfg) else 3
+    return (4 * d * cfg.num_attention_heads * cfg.head_dim + mlp * d * cfg.intermediate_size) / d ** 2
 
 
-def _two_matrix_mlp(cfg):  # a plain MLP's two matrices for a gated one
-    d = cfg.hidden_size
-    return _coefficient_by_fields(cfg) - cfg.intermediate_size / d
+def _all_gated(cfg):  # three MLP matrices everywhere, a plain MLP's two included
+    d, n_h, n_kv, d_h = (cfg.hidden_size, cfg.num_attention_heads, cfg.num_key_value_heads,
+                         cfg.head_dim)
+    return (2 * d * n_h * d_h + 2 * d * n_kv * d_h + 3 * d * cfg.intermediate_size) / d ** 2
+
+
+def _all_plain(cfg):  # two MLP matrices everywhere, a gated MLP's three forgotten
+    d, n_h, n_kv, d_h = (cfg.hidden_size, cfg.num_attention_heads, cfg.num_key_value_heads,
+                         cfg.head_dim)
+    return (2 * d * n_h * d_h + 2 * d * n_kv * d_h + 2 * d * cfg.intermediate_size) / d ** 2
 
 
 def _head_dim_from_hidden(cfg):  # head_dim taken as hidden / heads (wrong for Qwen3)
     d, n_h, n_kv, d_ff = (cfg.hidden_size, cfg.num_attention_heads, cfg.num_key_value_heads,
                           cfg.intermediate_size)
     d_h = d // n_h
-    return (2 * d * n_h * d_h + 2 * d * n_kv * d_h + 3 * d * d_ff) / d ** 2
+    mlp = 2 if _plain(cfg) else 3
+    return (2 * d * n_h * d_h + 2 * d * n_kv * d_h + mlp * d * d_ff) / d ** 2
 
 
 derive(
     "depth-2", NB,
     reference=_coefficient,
-    cases=("Meta-Llama-3-70B", "Qwen3-32B", "Mistral-Nemo-Base-2407", "Llama-3.2-1B",
-           "Qwen2-7B", lambda: load_model("Llama-3.2-1B").replace(num_key_value_heads=2)),
-    rel_tol=0.001,
+    cases=("Meta-Llama-3-70B", "Qwen3-32B", "Mistral-Nemo-Base-2407", "phi-2", "Llama-3.2-1B",
+           "Qwen2-7B", lambda: load_model("Llama-3.2-1B").replace(num_key_value_heads=2),
+           lambda: load_model("pythia-1b").replace(intermediate_size=6144)),
+    rel_tol=0.002,
     solution=_coefficient_by_fields,
     mistakes=((_head_dim_from_hidden, "head_dim is its own field here: Qwen3-32B has 64 heads "
                                       "of 128, not hidden / heads = 80"),
               (_mha_coefficient, "k_proj and v_proj are as wide as q_proj in your count: with "
                                  "GQA they have num_key_value_heads × head_dim outputs"),
-              (_two_matrix_mlp, "that counts two MLP matrices; a SwiGLU MLP has three (gate, "
-                                "up, down)")),
-    wrong=(lambda cfg: 12, _mha_coefficient, _two_matrix_mlp, _head_dim_from_hidden),
-    why="c = 2·n_h·d_h/d + 2·n_kv·d_h/d + 3·d_ff/d: 13 for Meta-Llama-3-8B (2 + 0.5 + 10.5), "
-        "18.6 for Qwen3-32B (3.2 + 0.4 + 15), whose 64 heads of 128 are 1.6 d wide. GQA lowers "
-        "the attention part, SwiGLU at 3.5× or 5× raises the MLP part: 12 was GPT-2's "
-        "coefficient, not a law.",
-    hint="Write each matrix's two sides with config fields, add them, divide by d².")
+              (_all_gated, "that counts three MLP matrices, but this model's MLP is plain "
+                           "(lesson 5: GPT-2, GPT-NeoX, phi, StarCoder2): up and down, two"),
+              (_all_plain, "that counts two MLP matrices; a gated (SwiGLU) MLP has three: "
+                           "gate, up, down")),
+    wrong=(lambda cfg: 12, _mha_coefficient, _all_gated, _all_plain, _head_dim_from_hidden),
+    why="c = 2·n_h·d_h/d + 2·n_kv·d_h/d + m·d_ff/d, with m = 3 matrices for a gated MLP and 2 "
+        "for a plain one: 13 for Meta-Llama-3-8B (2 + 0.5 + 10.5), 18.6 for Qwen3-32B (3.2 + "
+        "0.4 + 15), whose 64 heads of 128 are 1.6 d wide, and 12 for phi-2 (4 + 8), the layout "
+        "the rule was written for. GQA lowers the attention part, SwiGLU at 3.5× or 5× raises "
+        "the MLP part: 12 was GPT-2's coefficient, not a law.",
+    hint="Write each matrix's two sides with config fields, add them, divide by d²; lesson 5 "
+         "says which MLPs have two matrices and which three.")
 
 _TARGET = "Meta-Llama-3-8B"
 _TUNED_HEAD_DIMS = (64, 128)
@@ -141,9 +178,10 @@ concept(
     "depth-4", NB,
     correct="a",
     feedback={
-        "a": "Kaplan et al., figure 6: with embeddings the curves of different shapes split, "
-             "without them they merge into one power law. The embedding's share depends on "
-             "the vocabulary and the width, not on what the layers compute per token.",
+        "a": "two models of the same N, one wide with a large vocabulary and one deep and "
+             "narrow, carry very different embeddings (a quarter of Qwen3-0.6B, 1.5% of "
+             "Meta-Llama-3-70B) for the same work per token, so counting the embedding moves "
+             "each model along the parameter axis by an amount the loss does not follow.",
         "b": "Not in small models: it is a quarter of Qwen3-0.6B and a third of GPT-2 small.",
         "c": "It is trained like every other weight; only its forward use is a lookup.",
         "d": "A tie is counted once by every convention; the question is whether to count it "

@@ -16,38 +16,42 @@ NB = "09_will_it_fit"
 GB = 10**9
 
 
-# --- fit-1: an 8B model in int4, as stored ------------------------------------------
+# --- fit-1: a 70B model in int4, as stored -------------------------------------------
 
-def _qwen8_split():
-    """(parameters in the layers' matrices, parameters kept in bf16) of Qwen3-8B."""
-    pc = param_count(load_model("Qwen3-8B"))
+FIT1_MODEL = "Meta-Llama-3-70B"
+
+
+def _split(model=FIT1_MODEL):
+    """(parameters in the layers' matrices, parameters kept in bf16)."""
+    pc = param_count(load_model(model))
     kept = pc.embedding + pc.components["lm_head"] + pc.components["norms"]
     return pc.total - kept, kept
 
 
 def _no_scales():
-    mm, kept = _qwen8_split()
+    mm, kept = _split()
     return (mm / 2 + 2 * kept) / GB
 
 
 def _all_int4():
-    mm, kept = _qwen8_split()
+    mm, kept = _split()
     return (mm + kept) * (0.5 + 2.5 / 128) / GB
 
 
 predict(
     "fit-1", NB,
-    expected=lambda: stored_weights("Qwen3-8B", "int4-g128").total / GB,
-    why="The layers' matrices (6.95 billion parameters) take half a byte each plus 2.5 bytes "
-        "of scale and zero point per group of 128: 3.47 + 0.14 GB. The embedding, the "
-        "lm_head and the norms (1.24 billion parameters) stay in bf16: 2.49 GB. Stored: "
-        "6.10 GB, 49% over the idealised 4.10 GB, and most of the excess is the 16-bit "
-        "embedding and lm_head of a 151,936-word vocabulary.",
+    expected=lambda: stored_weights(FIT1_MODEL, "int4-g128").total / GB,
+    why="The layers' matrices (68.45 billion parameters) take half a byte each plus 2.5 bytes "
+        "of scale and zero point per group of 128: 34.23 + 1.34 GB. The embedding, the "
+        "lm_head and the norms (2.10 billion parameters) stay in bf16: 4.21 GB. Stored: "
+        "39.77 GB, 12.7% over the idealised 35.28 GB. For Qwen3-8B the same rule gives 6.10 GB, "
+        "49% over its 4.10: the 16-bit embedding and lm_head are a fixed cost that a larger "
+        "model spreads over more layers.",
     hint="split the parameters into the layers' matrices (quantized) and the rest (kept in "
          "16-bit); lc.param_count(cfg).components names both.",
     rel_tol=0.01, unit="GB",
     mistakes=(
-        (lambda: stored_weights("Qwen3-8B", "int4-g128").ideal / GB,
+        (lambda: stored_weights(FIT1_MODEL, "int4-g128").ideal / GB,
          "that is the idealised figure, every parameter at 4 bits: the embedding, the "
          "lm_head and the norms stay in bf16, and every group of 128 values carries a "
          "scale and a zero point"),
@@ -56,36 +60,48 @@ predict(
         (_all_int4, "the embedding, the lm_head and the norms are not quantized: they stay "
                     "in bf16, 2 bytes each"),
     ),
-    wrong=(4.1, 5.96, 16.38, 5.68),
+    wrong=(35.28, 38.43, 141.11, 37.04),
 )
 
 
 # --- fit-2: the longest context beside the weights -----------------------------------
 
+USABLE = 72 * 10**9     # the idealised plan's u = 0.9 of an H100's 80e9 B
+
+
+def _sliding_layers(cfg):
+    return sum(kind == "sliding_attention" for kind in cfg.layer_types)
+
+
 def _longest_context(cfg):  # the worked solution, in the notebook's own terms
-    usable = 72 * 10**9                      # 90% of 80e9 B: vLLM's gpu_memory_utilization
+    usable = USABLE
     weights = 2 * param_count(cfg).total     # bf16
     per_layer = 2 * cfg.num_key_value_heads * cfg.head_dim * 2      # K and V of one token, bf16
-    n_slide = sum(kind == "sliding_attention" for kind in cfg.layer_types)
+    n_slide = _sliding_layers(cfg)
     n_full = cfg.num_hidden_layers - n_slide
     budget = usable - weights - n_slide * (cfg.sliding_window or 0) * per_layer
     return budget // (n_full * per_layer)
 
 
-def _with_usable(usable, every_layer_full=False):
+def _tokens(usable=USABLE, every_layer_full=False, kv_factor=2):
     def tokens(cfg):
-        per_layer = 2 * cfg.num_key_value_heads * cfg.head_dim * 2
-        n_slide = 0 if every_layer_full else \
-            sum(kind == "sliding_attention" for kind in cfg.layer_types)
+        per_layer = kv_factor * cfg.num_key_value_heads * cfg.head_dim * 2
+        n_slide = 0 if every_layer_full else _sliding_layers(cfg)
         budget = usable - 2 * param_count(cfg).total \
             - n_slide * (cfg.sliding_window or 0) * per_layer
         return budget // ((cfg.num_hidden_layers - n_slide) * per_layer)
     return tokens
 
 
-_every_layer_full = _with_usable(72 * 10**9, every_layer_full=True)
-_no_reserve = _with_usable(80 * 10**9)
-_gib = _with_usable(int(0.9 * 80 * 2**30))
+def _every_layer_full(cfg):
+    """Sliding layers counted as full: a mistake only where the model has any (on a model
+    without them it is the right answer, and says nothing)."""
+    return _tokens(every_layer_full=True)(cfg) if _sliding_layers(cfg) else None
+
+
+_no_reserve = _tokens(80 * 10**9)
+_gib = _tokens(int(0.9 * 80 * 2**30))
+_k_or_v_only = _tokens(kv_factor=1)
 
 derive(
     "fit-2", NB,
@@ -101,17 +117,19 @@ derive(
         "of the shipped 8.",
     solution=_longest_context,
     allowed=("param_count",),
-    hint="usable bytes minus weight bytes, divided by what one more token adds to the cache; "
-         "ask which layers still grow once the sequence is longer than the window.",
+    hint="usable bytes minus weight bytes, divided by the bytes one more token adds: a key "
+         "and a value per KV head in every layer that still grows.",
     mistakes=(
-        (_no_reserve, "that fills all 80 GB: vLLM keeps 10% free (gpu_memory_utilization "
-                      "0.9), so the usable memory is 72e9 bytes"),
+        (_no_reserve, "that fills all 80 GB: the idealised plan keeps 10% in reserve "
+                      "(u = 0.9), so the usable memory is 72e9 bytes"),
         (_gib, "that reads the H100's \"80 GB\" as 80 GiB (2**30 bytes): the datasheet's GB "
                "is 10**9 bytes, 7.4% less"),
+        (_k_or_v_only, "that stores one vector per KV head and token: every layer keeps a key "
+                       "and a value, 2 x num_key_value_heads x head_dim values"),
         (_every_layer_full, "that lets every layer grow with the sequence: a sliding-window "
                             "layer keeps at most sliding_window tokens, a fixed cost"),
     ),
-    wrong=(_every_layer_full, _no_reserve, _gib),
+    wrong=(_tokens(every_layer_full=True), _no_reserve, _gib, _k_or_v_only),
 )
 
 
@@ -171,8 +189,9 @@ concept(
      "b": "Per GPU nothing doubles; the total over the 8 GPUs does (each head is held twice).",
      "d": "vLLM accepts a TP size that is a multiple of the KV heads and replicates each head on "
           "TP / num_key_value_heads GPUs."},
-    why="vLLM gives each rank max(1, num_key_value_heads / TP) KV heads: 1 at TP=4 and at TP=8. "
-        "At TP=8 the cache over all GPUs is twice what the model needs.",
+    why="Each GPU needs whole the KV heads its query heads read, and a KV head is not split: "
+        "vLLM gives each rank max(1, num_key_value_heads / TP) of them, 1 at TP=4 and 1 at "
+        "TP=8. At TP=8 the cache over all GPUs is twice what the model needs.",
 )
 
 
@@ -215,8 +234,8 @@ def _serve_32b_ok(answer):
         shown = f"{c:.2f}" if round(c, 2) < 4 else f"just under 4 ({c:.4f})"
         return False, (f"it starts, but holds {shown} requests of {mml:,} tokens "
                        f"({plan.kv_tokens:,} KV tokens per GPU), fewer than 4")
-    return True, (f"starts: {plan.kv_tokens:,} KV tokens per GPU, {c:.2f} requests of "
-                  f"{mml:,} tokens at once")
+    return True, (f"It starts: {plan.kv_tokens:,} KV tokens per GPU, {c:.2f} requests of "
+                  f"{mml:,} tokens at once.")
 
 
 design(

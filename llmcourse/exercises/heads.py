@@ -3,7 +3,9 @@ computed by the engine when it is checked, never stored as a number."""
 
 from ..config import ConfigError
 from ..counts import param_count, weight_shapes
+from ..units import count_of
 from ..zoo import load_model
+from .anatomy import what_if
 from .base import concept, derive, design, predict
 
 __all__ = []
@@ -42,61 +44,89 @@ predict(
 )
 
 
-def _qkvo(cfg):
-    """The worked solution: q, k, v and o weights of one layer (no biases)."""
+def _gpt_oss_attention(cfg):
+    """The worked solution: one gpt-oss layer's attention, biases and sinks included."""
     d, hd = cfg.hidden_size, cfg.head_dim
-    q = cfg.num_attention_heads * hd * d
-    kv = 2 * cfg.num_key_value_heads * hd * d
-    o = d * cfg.num_attention_heads * hd
-    return q + kv + o
+    q, kv = cfg.num_attention_heads * hd, cfg.num_key_value_heads * hd
+    weights = q * d + 2 * kv * d + d * q            # q, k, v (out, in); o maps back to d
+    biases = (q + 2 * kv + d) if cfg.attention_bias else 0   # one per output unit
+    return weights + biases + cfg.num_attention_heads        # a sink per query head
 
 
-def _qkvo_square(cfg):  # q and o taken as hidden × hidden
-    d = cfg.hidden_size
-    return 2 * d * d + 2 * d * cfg.num_key_value_heads * cfg.head_dim
+def _no_sinks(cfg):
+    return _gpt_oss_attention(cfg) - cfg.num_attention_heads
 
 
-def _qkvo_divided(cfg):  # head_dim taken as hidden / heads
-    return _qkvo(cfg.replace(head_dim=cfg.hidden_size // cfg.num_attention_heads))
+def _sinks_per_kv_head(cfg):
+    return _no_sinks(cfg) + cfg.num_key_value_heads
 
 
-def _qkvo_mha(cfg):  # k and v as wide as q
-    return 4 * cfg.hidden_size * cfg.num_attention_heads * cfg.head_dim
+def _o_bias_as_wide_as_q(cfg):   # o's bias taken n_h·d_h wide, its input width
+    extra = cfg.num_attention_heads * cfg.head_dim - cfg.hidden_size
+    return _gpt_oss_attention(cfg) + extra if cfg.attention_bias and extra else None
 
 
-def _wide_heads_what_if():
-    """A config no notebook shows: Llama-3.2-1B with head_dim 96 (32 × 96 = 3,072 ≠ 2,048)."""
-    return load_model("Llama-3.2-1B").replace(head_dim=96)
+def _biases_always(cfg):         # biases counted though attention_bias is false
+    if cfg.attention_bias:
+        return None
+    hd = cfg.head_dim
+    return _gpt_oss_attention(cfg) + (cfg.num_attention_heads + 2 * cfg.num_key_value_heads) \
+        * hd + cfg.hidden_size
+
+
+def _no_biases(cfg):
+    return _gpt_oss_attention(cfg.replace(attention_bias=False)) if cfg.attention_bias else None
+
+
+def _kv_as_wide_as_q(cfg):       # k and v with a head per query head (MHA)
+    return _gpt_oss_attention(cfg.replace(num_key_value_heads=cfg.num_attention_heads))
 
 
 derive(
     "heads-3", NB,
     reference=_attention_per_layer,
-    cases=("gemma-2-2b", "Qwen3-32B", "Meta-Llama-3-70B", "Qwen3-30B-A3B",
-           "Mistral-Nemo-Base-2407", _wide_heads_what_if, "Llama-3.2-3B"),
-    why="q: (n_h·d_h, d); k and v: (n_kv·d_h, d) each; o: (d, n_h·d_h). Together "
-        "2·d·d_h·(n_h + n_kv). With head_dim read from the config it holds for gemma-2 "
-        "(8 × 256 = 2,048 ≠ 2,304) and Qwen3-32B (64 × 128 = 8,192 ≠ 5,120) alike.",
-    solution=_qkvo,
-    hint="Each projection's width is a head count times head_dim; only o_proj maps back "
-         "to hidden_size.",
-    wrong=(_qkvo_square, _qkvo_divided, _qkvo_mha),
+    cases=("gpt-oss-20b",
+           lambda: what_if("gpt-oss-20b", "gpt-oss-20b without attention biases",
+                           attention_bias=False),
+           lambda: what_if("gpt-oss-20b", "gpt-oss-20b with 4 KV heads", num_key_value_heads=4),
+           lambda: what_if("gpt-oss-20b", "gpt-oss-20b with 32 heads of 128",
+                           num_attention_heads=32, head_dim=128)),
+    why="q: (n_h·d_h, d), k and v: (n_kv·d_h, d) each, o: (d, n_h·d_h); with attention_bias "
+        "each has a bias of its output width, n_h·d_h + 2·n_kv·d_h + d in all (o's is d wide, "
+        "not n_h·d_h); and one sink per query head. gpt-oss-20b: 26,550,144 a layer, of "
+        "which 8,000 are biases and 64 sinks.",
+    solution=_gpt_oss_attention,
+    hint="Write each tensor of the layer with its shape: four weights, a bias of each one's "
+         "output width when attention_bias is true, and the sinks. How wide is o_proj's "
+         "output?",
+    mistakes=(
+        (_no_sinks, "that leaves out the sinks: one learned logit per query head"),
+        (_sinks_per_kv_head, "that gives a sink to each KV head: each query head has its own"),
+        (_o_bias_as_wide_as_q, "that makes o_proj's bias n_h·d_h wide: a bias has one number "
+                               "per output unit, and o_proj outputs hidden_size"),
+        (_no_biases, "that leaves out the biases: with attention_bias true, q, k, v and o "
+                     "each have one"),
+        (_biases_always, "that counts biases where attention_bias is false"),
+        (_kv_as_wide_as_q, "that makes k and v as wide as q: they have num_key_value_heads "
+                           "heads"),
+    ),
+    wrong=(_no_sinks, _sinks_per_kv_head, _kv_as_wide_as_q,
+           lambda cfg: _gpt_oss_attention(cfg) + (cfg.num_attention_heads * cfg.head_dim
+                                                  - cfg.hidden_size)),
 )
 
 
 _TARGET = 50_331_648      # q/k/v/o of one layer, the design's budget
 _ALLOWED_HEAD_DIMS = (64, 96, 128)
+_KEYS = {"num_attention_heads", "num_key_value_heads", "head_dim"}
 
 
 def _design_config(answer):
-    keys = {"num_attention_heads", "head_dim"}
-    if not isinstance(answer, dict) or not keys <= set(answer) <= keys | {"num_key_value_heads"}:
-        raise ConfigError("answer: give a dict with the keys num_attention_heads and "
-                          "head_dim, e.g. dict(num_attention_heads=32, head_dim=128)")
-    if answer.get("num_key_value_heads", 8) != 8:
-        raise ConfigError("num_key_value_heads: the brief keeps Meta-Llama-3-8B's 8 KV heads "
-                          f"(got {answer['num_key_value_heads']})")
-    return load_model("Meta-Llama-3-8B").replace(**answer)
+    if not isinstance(answer, dict) or set(answer) != _KEYS:
+        raise ConfigError("answer: give a dict with the keys num_attention_heads, "
+                          "num_key_value_heads and head_dim, e.g. "
+                          "dict(num_attention_heads=32, num_key_value_heads=8, head_dim=128)")
+    return load_model("Meta-Llama-3-8B").replace(**answer)   # the engine's rules, Llama's
 
 
 def _validate_design(answer):
@@ -108,32 +138,37 @@ def _validate_design(answer):
         return False, (f"head_dim {cfg.head_dim} is not one of {_ALLOWED_HEAD_DIMS}, the "
                        "widths attention kernels are tuned for")
     n = _attention_per_layer(cfg)
+    h, kv = cfg.num_attention_heads, cfg.num_key_value_heads
     if n != _TARGET:
         off = 100 * (n - _TARGET) / _TARGET
-        return False, (f"{cfg.num_attention_heads} heads × head_dim {cfg.head_dim} with 8 KV "
-                       f"heads gives {n:,} attention parameters per layer, "
+        return False, (f"{h} heads × head_dim {cfg.head_dim} with {count_of(kv, 'KV head')} "
+                       f"gives {n:,} attention parameters per layer, "
                        f"{abs(off):.1f}% {'above' if off > 0 else 'below'} the budget")
-    return True, (f"{cfg.num_attention_heads} query heads of {cfg.head_dim}, 8 KV heads "
-                  f"({cfg.num_attention_heads // 8} query heads per KV head): {n:,} per layer. "
+    return True, (f"{h} query heads of {cfg.head_dim}, {count_of(kv, 'KV head')} "
+                  f"({count_of(h // kv, 'query head')} per KV head): {n:,} per layer. "
                   + _DESIGN_WHY)
 
 
 _DESIGN_WHY = (
-    "2·d·d_h·(n_h + n_kv) = 50,331,648 with d = 4,096 means d_h·(n_h + 8) = 6,144: "
-    "head_dim 128 with 40 heads, 96 with 56, or 64 with 88. Every one is a valid design; "
-    "the budget fixes d_h·(n_h + n_kv), not the head count.")
+    "2·d·d_h·(n_h + n_kv) = 50,331,648 with d = 4,096 means d_h·(n_h + n_kv) = 6,144, with "
+    "n_h dividing 4,096 and n_kv dividing n_h: 32 heads and 16 KV heads of 128, 32 and 32 of "
+    "96, or 64 and 32 of 64. Every one is a valid design; the budget fixes "
+    "d_h·(n_h + n_kv), not the head count.")
 
 design(
     "heads-4", NB,
     validate=_validate_design,
     why=_DESIGN_WHY,
-    solution=dict(num_attention_heads=40, head_dim=128),
-    hint="Write the layer's attention parameters with n_kv = 8 and d = 4,096, and solve for "
-         "the product that the budget fixes.",
-    wrong=(dict(num_attention_heads=48, head_dim=128), dict(num_attention_heads=60, head_dim=96),
-           dict(num_attention_heads=44, head_dim=128), dict(num_attention_heads=96, head_dim=64),
-           {"heads": 40, "head_dim": 128},
-           dict(num_attention_heads=40, head_dim=128, num_key_value_heads=4)),
+    solution=dict(num_attention_heads=32, num_key_value_heads=16, head_dim=128),
+    hint="Write the layer's attention parameters with d = 4,096 and solve for the product "
+         "that the budget fixes; then look for head counts the rules allow.",
+    wrong=(dict(num_attention_heads=32, num_key_value_heads=8, head_dim=128),
+           dict(num_attention_heads=40, num_key_value_heads=8, head_dim=128),   # 40 ∤ 4,096
+           dict(num_attention_heads=16, num_key_value_heads=32, head_dim=128),  # kv > heads
+           dict(num_attention_heads=64, num_key_value_heads=32, head_dim=96),
+           dict(num_attention_heads=48, num_key_value_heads=16, head_dim=128),  # 48 ∤ 4,096
+           {"heads": 32, "head_dim": 128},
+           dict(num_attention_heads=32, head_dim=128)),
 )
 
 

@@ -7,9 +7,10 @@ answer here is printed in the notebook above its exercise.
 from __future__ import annotations
 
 from ..counts import kv_cache_bytes
-from ..units import count_of
-from ..units import GB, GiB
+from ..sizing import gqa_memory_saving
+from ..units import GB, GiB, count_of
 from ..zoo import load_model
+from .anatomy import what_if
 from .base import concept, derive, design, predict
 
 __all__ = []
@@ -17,52 +18,73 @@ __all__ = []
 NB = "02_gqa_and_kv_cache"
 
 
-# --- kv-1: derive bytes per token -----------------------------------------------------
+# --- kv-1: derive the bytes GQA saves, weights and cache ----------------------------------
 
-def _kv_bytes_per_token_solution(cfg):
-    """The worked solution: bytes one token adds over all layers, bf16."""
-    values = 2 * cfg.num_key_value_heads * cfg.head_dim     # a K and a V per KV head
-    return values * cfg.num_hidden_layers * 2                 # every layer, 2 bytes
+_TOKENS = 1000   # one short chat: no case's window fills, and no case's width is 1,000
 
 
-def _what_if_2_kv_heads():
-    return load_model("Llama-3.1-8B").replace(num_key_value_heads=2)
+def _gqa_saved_solution(cfg):
+    """The worked solution: bytes of weights + KV cache (bf16) GQA saves against the same
+    model with a KV head per query head, holding one sequence of 1,000 tokens."""
+    d, hd, L = cfg.hidden_size, cfg.head_dim, cfg.num_hidden_layers
+    fewer = cfg.num_attention_heads - cfg.num_key_value_heads   # KV heads GQA does without
+    weights = 2 * L * d * fewer * hd * 2      # k_proj and v_proj: (n_kv·d_h, d), 2 bytes
+    cache = 2 * L * fewer * hd * 2 * _TOKENS  # a K and a V per KV head, layer and token
+    return weights + cache
 
 
-def _what_if_mqa():
-    return load_model("Qwen3-14B").replace(num_key_value_heads=1)
+def _saved(cfg):
+    s = gqa_memory_saving(cfg, _TOKENS, 1, "bf16")
+    return (s["mha_weights"] + s["mha_cache"]) - (s["weights"] + s["cache"])
+
+
+def _cache_only(cfg):
+    return 2 * cfg.num_hidden_layers * (cfg.num_attention_heads - cfg.num_key_value_heads) \
+        * cfg.head_dim * 2 * _TOKENS
+
+
+def _weights_only(cfg):
+    return _gqa_saved_solution(cfg) - _cache_only(cfg)
+
+
+def _weights_as_parameters(cfg):   # the weights' saving in parameters, not bytes
+    return _weights_only(cfg) // 2 + _cache_only(cfg)
+
+
+def _head_dim_divided(cfg):        # head_dim taken as hidden_size / num_attention_heads
+    hd = cfg.hidden_size // cfg.num_attention_heads
+    return None if hd == cfg.head_dim else _gqa_saved_solution(cfg.replace(head_dim=hd))
 
 
 derive(
     "kv-1", NB,
-    reference=lambda cfg: kv_cache_bytes(cfg, 1, 1, "bf16"),
-    cases=["Qwen3-8B", "gemma-2-2b", "gpt-oss-20b", "Phi-3-mini-4k-instruct",
-           _what_if_2_kv_heads, _what_if_mqa],
-    why="Every layer caches a K and a V vector per KV head: 2 · n_kv · d_h values, 2 bytes "
-        "each in bf16, times the layers. MHA, GQA and MQA differ only in n_kv. "
-        "Gemma-2's head_dim is 256, not hidden / heads = 288: read cfg.head_dim.",
-    solution=_kv_bytes_per_token_solution,
-    hint="K and V are two vectors per KV head, in every layer. Does gemma-2-2b's head_dim "
-         "equal hidden_size / num_attention_heads?",
+    reference=_saved,
+    cases=["Qwen3-8B", "gemma-2-2b", "Mistral-Nemo-Base-2407", "Meta-Llama-3-70B",
+           lambda: what_if("Qwen3-14B", "Qwen3-14B with 1 KV head", num_key_value_heads=1),
+           lambda: what_if("Llama-3.2-1B", "Llama-3.2-1B with 2 KV heads",
+                           num_key_value_heads=2)],
+    why="GQA does without n_h − n_kv KV heads. Each of them would cost k_proj and v_proj "
+        "rows, 2·d·d_h weights a layer, and a K and a V in the cache, 2·d_h values a layer "
+        "and token: (n_h − n_kv)·L·2·d_h·(d + n)·2 bytes at n tokens in bf16. Read head_dim "
+        "from the config: gemma-2-2b's 256 and Mistral-Nemo's 128 are not hidden / heads.",
+    solution=_gqa_saved_solution,
+    hint="What does the MHA twin have that the GQA model does not? Count it in the weights "
+         "and in the cache, in bytes.",
     unit="bytes",
     mistakes=(
-        (lambda cfg: cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2,
+        (_cache_only, "that is the cache's saving alone: the MHA twin's k_proj and v_proj "
+                      "are larger too"),
+        (_weights_only, "that is the weights' saving alone: 1,000 tokens are cached too"),
+        (_weights_as_parameters, "that counts the weights' saving in parameters: in bf16 "
+                                 "each is 2 bytes"),
+        (_head_dim_divided, "that takes head_dim as hidden_size / num_attention_heads: read "
+                            "cfg.head_dim"),
+        (lambda cfg: _weights_only(cfg) + _cache_only(cfg) // 2,
          "that caches one vector per KV head: a token keeps a K and a V"),
-        (lambda cfg: 2 * cfg.num_attention_heads * cfg.head_dim * cfg.num_hidden_layers * 2,
-         "that gives every query head its own K and V (MHA): the cache has num_key_value_heads"),
-        (lambda cfg: (2 * cfg.num_key_value_heads * (cfg.hidden_size // cfg.num_attention_heads)
-                      * cfg.num_hidden_layers * 2),
-         "that takes head_dim as hidden_size / num_attention_heads; read cfg.head_dim, which "
-         "gemma-2 sets to 256"),
-        (lambda cfg: 2 * cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers,
-         "that is one byte a value (fp8); bf16 takes 2"),
     ),
-    wrong=(
-        lambda cfg: cfg.num_key_value_heads * cfg.head_dim * cfg.num_hidden_layers * 2,
-        lambda cfg: (2 * cfg.num_key_value_heads * cfg.hidden_size // cfg.num_attention_heads
-                     * cfg.num_hidden_layers * 2),
-        lambda cfg: 2 * cfg.num_attention_heads * cfg.head_dim * cfg.num_hidden_layers * 2,
-    ),
+    wrong=(_cache_only, _weights_only, _weights_as_parameters,
+           lambda cfg: _gqa_saved_solution(cfg.replace(
+               head_dim=cfg.hidden_size // cfg.num_attention_heads))),
 )
 
 
@@ -96,6 +118,14 @@ def _validate_kv_heads(answer):
     if isinstance(answer, bool) or not isinstance(answer, int):
         return False, "give a whole number of KV heads, e.g. 8"
     base = load_model("Llama-3.1-8B")
+    heads = base.num_attention_heads
+    if 0 < answer and heads % answer:   # its cache still says something: by the KV head
+        cache = answer * kv_cache_bytes(base.replace(num_key_value_heads=1), 32768, 16)
+        size = ("exactly 40 GiB, not under it" if cache == 40 * GiB else
+                f"{cache / GiB:,.0f} GiB, " + ("under 40" if cache < 40 * GiB else "over 40"))
+        return False, (f"{answer} does not divide the {heads} query heads: each KV head serves "
+                       f"a whole group of them, so the engine refuses it. Its cache would be "
+                       f"{size}")
     cfg = base.replace(num_key_value_heads=answer)   # the engine rejects impossible counts
     cache = kv_cache_bytes(cfg, 32768, 16, "bf16")
     if cache >= 40 * GiB:
@@ -133,12 +163,14 @@ concept(
         "b": "3.4× held where the cache outweighed the weights (64 GiB of cache at batch 16 "
              "× 32K); at batch 1 × 512 the cache is under 2% of what a step reads.",
         "c": "MHA reads 17.94 GB per step (17.67 GB of weights + 0.27 GB of cache), GQA-8 "
-             "16.13 GB (16.06 + 0.07): 1.11×, about 11% faster. GQA pays off as context and "
-             "batch grow the cache.",
+             "16.13 GB (16.06 + 0.07): 1.11×, about 11% faster. Most of that comes from the "
+             "weights, not the cache: the MHA twin's k_proj and v_proj are four times larger, "
+             "1.61 GB more to read, against 0.20 GB of cache. GQA's saving in the cache pays "
+             "off as context and batch grow it.",
         "d": "every decoding step reads the whole cache; GQA shrinks it in decoding as much "
              "as in prefill. Here the cache is just small beside the weights.",
     },
     why="Decoding is bound by memory bandwidth (Shazeer 2019; Pope et al. 2022): a step's "
-        "time is about the bytes it reads, weights plus cache. GQA shrinks the cache, so "
-        "its speed-up grows with context × batch.",
+        "time is about the bytes it reads, weights plus cache. GQA shrinks the cache, and "
+        "k_proj and v_proj with it, so its speed-up grows with context × batch.",
 )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..config import as_moe
 from ..counts import param_count
-from ..zoo import list_models, load_model
+from ..zoo import load_model
 from .base import concept, derive, design, predict
 
 __all__ = []
@@ -45,83 +46,90 @@ predict(
     wrong=(0, 2 * 14336 * 4096 * 3 * 32, "0"))
 
 
-def _solution_active(cfg):
-    """The worked solution: total minus the routed experts a token skips."""
-    total = param_count(cfg).total
-    d, E, k = cfg.hidden_size, cfg.num_experts, cfg.num_experts_per_tok
-    d_e = cfg.get("moe_intermediate_size") or cfg.intermediate_size
-    moe_layers = cfg.num_hidden_layers - (cfg.get("first_k_dense_replace") or 0)
-    return total - moe_layers * (E - k) * 3 * d * d_e
+# --- moe-2: the weights one token multiplies (what its FLOPs follow) -------------------
+
+def _expert_width(cfg):
+    return cfg.get("moe_intermediate_size") or cfg.intermediate_size
 
 
-def _expert(cfg):
-    d_e = cfg.get("moe_intermediate_size") or cfg.intermediate_size
-    return 3 * cfg.hidden_size * d_e
+def _multiplied_by_fields(cfg):
+    """The worked solution: per layer q, k, v, o, the router and k experts; the lm_head."""
+    d, L, V = cfg.hidden_size, cfg.num_hidden_layers, cfg.vocab_size
+    n_h, n_kv, d_h = cfg.num_attention_heads, cfg.num_key_value_heads, cfg.head_dim
+    E, k = cfg.num_experts, cfg.num_experts_per_tok
+    attention = 2 * d * n_h * d_h + 2 * d * n_kv * d_h
+    per_layer = attention + E * d + k * 3 * d * _expert_width(cfg)
+    return L * per_layer + V * d          # the lm_head multiplies, tied or not
 
 
-def _forgets_dense_layers(cfg):
-    total = param_count(cfg).total
-    return total - cfg.num_hidden_layers * (cfg.num_experts - cfg.num_experts_per_tok) * _expert(cfg)
+def _with_lookup(cfg):          # the input embedding counted as multiplied
+    return _multiplied_by_fields(cfg) + cfg.vocab_size * cfg.hidden_size
 
 
-def _fraction_of_total(cfg):
-    return param_count(cfg).total * cfg.num_experts_per_tok // cfg.num_experts
+def _active_count(cfg):        # what a token uses: the lookup and the norms included
+    return param_count(cfg).active
 
 
-def _all_experts(cfg):          # nothing taken away: the total itself
-    return param_count(cfg).total
+def _without_head(cfg):         # the lm_head left out (a tied one "is the embedding")
+    return _multiplied_by_fields(cfg) - cfg.vocab_size * cfg.hidden_size
 
 
-def _drops_shared(cfg):         # the shared experts taken away as if skipped
-    return _solution_active(cfg) - param_count(cfg).components["shared_experts"]
+def _every_expert(cfg):         # all E experts, as if every token ran them
+    c = cfg
+    return _multiplied_by_fields(c) + c.num_hidden_layers * (c.num_experts - c.num_experts_per_tok) \
+        * 3 * c.hidden_size * _expert_width(c)
 
 
-def _hidden_4x_experts(cfg):    # a dense-MLP width (4 x hidden) for one expert
-    moe_layers = cfg.num_hidden_layers - (cfg.get("first_k_dense_replace") or 0)
-    return param_count(cfg).total - moe_layers * (cfg.num_experts - cfg.num_experts_per_tok) \
-        * 3 * cfg.hidden_size * 4 * cfg.hidden_size
+def _no_router(cfg):
+    return _multiplied_by_fields(cfg) - cfg.num_hidden_layers * cfg.num_experts * cfg.hidden_size
 
 
-def _moe_cases():
-    cases = ["DeepSeek-V2", "Qwen3-235B-A22B",
-             lambda: load_model("DeepSeek-V3").replace(n_routed_experts=64,
-                                                       num_experts_per_tok=4),
-             lambda: load_model("Qwen3-30B-A3B").replace(num_experts=32, num_experts_per_tok=2)]
-    for name in ("GLM-4.5-Air", "Qwen1.5-MoE-A2.7B-Chat", "Llama-4-Scout-17B-16E-Instruct"):
-        if name in list_models():
-            cases.append(name)
-    return tuple(cases)
+def _head_dim_from_hidden(cfg):  # q and o taken as d x d (Qwen3-MoE's heads are wider)
+    c = cfg
+    d_h = c.hidden_size // c.num_attention_heads
+    return _multiplied_by_fields(c) - c.num_hidden_layers * 2 * c.hidden_size * (
+        c.num_attention_heads + c.num_key_value_heads) * (c.head_dim - d_h)
+
+
+def _multiplied_cases():
+    return ("Qwen3-30B-A3B", "Qwen3-235B-A22B",
+            lambda: load_model("Qwen3-30B-A3B").replace(num_experts=32, num_experts_per_tok=2),
+            lambda: load_model("Mixtral-8x7B-v0.1").replace(num_local_experts=16,
+                                                            num_experts_per_tok=4),
+            lambda: as_moe(load_model("Qwen3-0.6B"), 16, 4),      # tied, Qwen3-MoE layout
+            lambda: as_moe(load_model("Llama-3.2-1B"), 8, 2))     # tied, Mixtral's layout
 
 
 derive(
     "moe-2", NB,
-    reference=lambda cfg: param_count(cfg).active, cases=_moe_cases(),
-    # the exercise is about what a token skips, not about counting the whole model: the
-    # total may come from the engine (the prompt says so: **May call:** lc.param_count)
-    allowed=("param_count",),
-    solution=_solution_active,
-    mistakes=((_all_experts, "that is the total: a token runs only num_experts_per_tok of "
-                             "the routed experts in each MoE layer; take away the rest"),
-              (_forgets_dense_layers, "you took experts away from every layer, but the first "
-                                      "first_k_dense_replace layers have a dense MLP and no "
-                                      "experts to skip"),
-              (_drops_shared, "you took the shared experts away too; every token runs them, "
-                              "so they count as active"),
-              (_fraction_of_total, "k / E of the total scales attention, the embedding and "
-                                   "the lm_head too, which every token uses; only the routed "
-                                   "experts a token skips leave the count"),
-              (_hidden_4x_experts, "one expert is 3 × hidden × moe_intermediate_size (the "
-                                   "expert's own width), not a 4 × hidden dense MLP")),
-    wrong=(_forgets_dense_layers, _fraction_of_total, _all_experts, _drops_shared),
-    why="Active = total − (MoE layers) × (E − k) × 3·d·d_e: only the routed experts a token "
-        "skips are left out; attention, router, shared experts, dense layers, embedding and "
-        "lm_head all count.",
-    hint="Start from the total and take away what a token does not touch; in which layers "
-         "does a token skip anything?")
+    reference=lambda cfg: param_count(cfg).matmul_active, cases=_multiplied_cases(),
+    solution=_multiplied_by_fields,
+    mistakes=((_with_lookup, "that counts the input embedding as multiplied; a token looks up "
+                             "one row of it and multiplies nothing there"),
+              (_active_count, "that is what a token uses (the engine's active count): it "
+                              "includes the embedding row the token looks up and the norm "
+                              "weights, which scale; neither is a matmul"),
+              (_without_head, "the lm_head is left out: every token's hidden state is "
+                              "multiplied by the whole vocab_size × hidden_size matrix to score "
+                              "the vocabulary, and a tied head is multiplied all the same"),
+              (_every_expert, "that runs every expert; a token multiplies only the "
+                              "num_experts_per_tok experts it is routed to"),
+              (_no_router, "the router is a matmul too: num_experts × hidden_size per layer, "
+                           "scoring every expert for every token"),
+              (_head_dim_from_hidden, "q_proj and o_proj are num_attention_heads × head_dim wide: "
+                                      "Qwen3-30B-A3B has 32 heads of 128 on a hidden size of "
+                                      "2,048, not hidden / heads = 64")),
+    wrong=(_with_lookup, _without_head, _every_expert, _no_router, _head_dim_from_hidden,
+           _active_count),
+    why="Multiplied = L · (2·d·n_h·d_h + 2·d·n_kv·d_h + E·d + k·3·d·d_e) + V·d: attention, "
+        "router and k experts in every layer, and the lm_head. The embedding is looked up and "
+        "the norms scale, so a token multiplies a little less than it uses: FLOPs per token "
+        "are 2 × this, plus the attention scores.",
+    hint="Go through one token's path: which matrices does its hidden state meet, in each "
+         "layer and after the last? A lookup and a norm are not matmuls.")
 
 
 def _llama_moe_ok(answer):
-    from ..config import as_moe
     if not (isinstance(answer, (tuple, list)) and len(answer) == 3
             and all(isinstance(v, (int, float)) and not isinstance(v, bool)
                     and float(v).is_integer() for v in answer)):

@@ -1,6 +1,6 @@
-"""Exercises for lesson 10, how fast (ids speed-*): the decode bound, why GQA decodes
-faster, the experts a batch reads, where an MoE turns compute-bound, and why MLA models
-are served with data-parallel attention."""
+"""Exercises for lesson 10, how fast (ids speed-*): the bytes a decode step reads, why GQA
+decodes faster, the experts a batch reads, where an MoE turns compute-bound, and a
+deployment sized at a latency target."""
 
 from __future__ import annotations
 
@@ -8,60 +8,96 @@ from ..counts import param_count
 from ..hardware import load_gpu
 from ..inference import critical_batch, decode_step_time, expected_experts
 from ..zoo import load_model
-from .base import concept, predict
+from .base import concept, derive, design, predict
 
 __all__ = []
 
 NB = "10_how_fast"
 
 
-def _llama_h200():
-    return decode_step_time("Llama-3.1-8B", "H200", weights="bf16", seq_len=32768)
+# --- speed-1: the bytes a batch-1 decode step reads -----------------------------------
+
+SPEED1_TOKENS = 8192     # within every checked model's max_position_embeddings
 
 
-# the pieces of speed-1's common mistakes, from the config and the GPU table (not typed in)
-def _h200_bw():
-    return load_gpu("H200").bandwidth_bytes_per_s
+def _step_bytes(cfg):   # the worked solution
+    weights = 2 * param_count(cfg).total                 # bf16
+    if not cfg.tie_word_embeddings:                       # a lookup reads one row of the table
+        weights -= 2 * cfg.vocab_size * cfg.hidden_size - 2 * cfg.hidden_size
+    per_layer = 2 * cfg.num_key_value_heads * cfg.head_dim * 2
+    kv = sum(per_layer * (min(SPEED1_TOKENS, cfg.sliding_window)
+                          if kind == "sliding_attention" else SPEED1_TOKENS)
+             for kind in cfg.layer_types)
+    return weights + kv
 
 
-def _llama_bf16():
-    return 2 * param_count(load_model("Llama-3.1-8B")).total
+def _kv(cfg, window=True, factor=2):
+    per_layer = factor * cfg.num_key_value_heads * cfg.head_dim * 2
+    return sum(per_layer * (min(SPEED1_TOKENS, cfg.sliding_window)
+                            if window and kind == "sliding_attention" else SPEED1_TOKENS)
+               for kind in cfg.layer_types)
 
 
-def _llama_embedding():
-    c = load_model("Llama-3.1-8B")
-    return 2 * c.vocab_size * c.hidden_size
+def _weights_read(cfg):
+    return _step_bytes(cfg) - _kv(cfg)
 
 
-def _llama_kv():
-    c = load_model("Llama-3.1-8B")
-    return 32768 * 2 * c.num_hidden_layers * c.num_key_value_heads * c.head_dim * 2
+# each mistake only where it differs from the right answer (None: it does not apply)
+def _whole_table(cfg):
+    return None if cfg.tie_word_embeddings else 2 * param_count(cfg).total + _kv(cfg)
 
 
-predict(
+def _tied_table_skipped(cfg):
+    if not cfg.tie_word_embeddings:
+        return None
+    return (2 * param_count(cfg).total - 2 * cfg.vocab_size * cfg.hidden_size
+            + 2 * cfg.hidden_size + _kv(cfg))
+
+
+def _window_ignored(cfg):
+    slides = any(kind == "sliding_attention" for kind in cfg.layer_types)
+    return _weights_read(cfg) + _kv(cfg, window=False) if slides else None
+
+
+derive(
     "speed-1", NB,
-    expected=lambda: _llama_h200().tokens_per_s_per_user,
-    why="One step reads every weight matrix (16.06 GB minus the 1.05 GB embedding table, of "
-        "which it looks up a single row) and the whole cache (32,768 x 131,072 B = 4.29 GB): "
-        "19.30 GB / 4.8e12 B/s = 4.02 ms, so at most 249 tokens/s. The FLOPs (about 32 GFLOP: "
-        "16 for the weights, 16 more for attention over 32,768 keys) take 0.03 ms at 989 "
-        "TFLOP/s: decode at batch 1 is bandwidth-bound by over 100x.",
-    hint="time per step >= (bytes of weights read + bytes of KV cache read) / bandwidth; the "
-         "cache holds 2 x layers x KV heads x head_dim x 2 bytes per token.",
-    rel_tol=0.02, unit="tokens/s",
+    reference=lambda cfg: int(decode_step_time(cfg, "H200", weights="bf16", kv_dtype="bf16",
+                                               seq_len=SPEED1_TOKENS, batch=1).bytes_read),
+    cases=("Llama-3.2-1B", "Mistral-Nemo-Base-2407", "gemma-2-2b", "Olmo-3-7B-Instruct",
+           "starcoder2-15b", "SmolLM3-3B", "gemma-3-1b-it",
+           lambda: load_model("Qwen3-8B").replace(num_key_value_heads=2)),
+    why="Untied: every matrix but the embedding table, of which a lookup reads one row, and "
+        "the lm_head in full. Tied: the table is the lm_head, read in full every step. The "
+        "cache: 2 x n_kv x d_h x 2 B per token in every layer, for 8,192 tokens in a full layer "
+        "and at most sliding_window in a sliding one. gemma-3-1b-it's 22 sliding layers keep "
+        "512 tokens each, so its 4 full layers hold most of its cache. Over the H200's "
+        "4.8 TB/s, gemma-3-1b-it decodes at most 2,347 tokens/s and starcoder2-15b 152.",
+    solution=_step_bytes,
+    allowed=("param_count",),
+    hint="weights read (which rows of the embedding table does a step need, and is the "
+         "lm_head the same matrix?) plus every layer's cache, up to the window in a sliding "
+         "layer.",
     mistakes=(
-        (lambda: _h200_bw() / (_llama_bf16() + _llama_kv()),
-         "that reads the whole embedding table, but a decode step only looks up one row per "
-         "token (the lm_head, a separate matrix in Llama-3.1-8B, is read in full)"),
-        (lambda: _h200_bw() / (_llama_bf16() - _llama_embedding()),
-         "that leaves out the KV cache: every step reads all 32,768 cached tokens of every "
-         "layer"),
-        (lambda: _h200_bw() / _llama_bf16(),
-         "that counts the weights only: every step also reads the whole KV cache"),
-        (lambda: 3.35e12 / (_llama_bf16() - _llama_embedding() + _llama_kv()),
-         "that uses the H100's 3.35 TB/s: the H200 reads 4.8 TB/s"),
+        (_whole_table, "that reads the whole embedding table; an untied embedding is only "
+                       "looked up, one row per token (the lm_head, a separate matrix, is read "
+                       "in full)"),
+        (_tied_table_skipped, "with tied embeddings the table is the lm_head: every step "
+                              "multiplies the hidden state by all of it, so it is read in "
+                              "full"),
+        (_window_ignored, "that lets every layer read 8,192 tokens: a sliding-window layer "
+                          "keeps and reads at most sliding_window of them"),
+        (_weights_read, "that leaves out the KV cache: every step reads all 8,192 cached "
+                        "tokens of every layer"),
+        (lambda cfg: _weights_read(cfg) + _kv(cfg, factor=1),
+         "that reads one vector per KV head and token: every layer caches a key and a value"),
     ),
-    wrong=(4.8e12 / (2 * 8030261248 + 32768 * 131072), 4.8e12 / (2 * 8030261248), 1000.0),
+    wrong=(lambda cfg: _weights_read(cfg) + _kv(cfg)                       # lesson's cell,
+           - (0 if not cfg.tie_word_embeddings                               # tied or not
+              else 2 * cfg.vocab_size * cfg.hidden_size - 2 * cfg.hidden_size),
+           lambda cfg: 2 * param_count(cfg).total + _kv(cfg),                # every table whole
+           lambda cfg: _weights_read(cfg) + _kv(cfg, window=False),          # no window
+           _weights_read,
+           lambda cfg: _weights_read(cfg) + _kv(cfg, factor=1)),
 )
 
 concept(
@@ -71,8 +107,9 @@ concept(
           "set by bytes read, not FLOPs.",
      "c": "GQA changes only k_proj and v_proj; the MLP is untouched.",
      "d": "Clock speed does not depend on the cache size; the bound is bytes / bandwidth."},
-    why="The bytes per step are weights + cache, and the cache part shrinks 4x. MLA (DeepSeek) "
-        "goes further: 576 cached values per layer instead of 2 x 128 x 128. Decode is "
+    why="The bytes per step are weights + cache, and the cache part shrinks 4x. MLA "
+        "(DeepSeek-V3) goes further: 576 cached values per layer and token instead of the "
+        "128 x (192 + 128) = 40,960 its heads would cache uncompressed (lesson 8). Decode is "
         "memory-bound: time per step is at least bytes read / bandwidth, and at long context "
         "the cache is a large part of the bytes.",
 )
@@ -137,17 +174,75 @@ predict(
     wrong=(295.3, 18.5, 10**6),
 )
 
-concept(
+
+
+# --- speed-6: a deployment at a latency target -----------------------------------------
+
+# the scenario the prompt fixes, and the release it plans with (pinned, like fit-5's, so
+# that a newer default release does not move the exercise under the student)
+SPEED6 = dict(model="Llama-3.1-8B", users=64, max_model_len=8192, tpot_s=0.015, max_gpus=2,
+              release="0.31")
+_KV_DTYPES = {"auto": "bf16", "bf16": "bf16", "fp8": "fp8", "fp8_e4m3": "fp8"}
+
+
+def _deployment_ok(answer):
+    from ..config import ConfigError
+    from ..hardware import as_gpu
+    from ..serving import decode_step_per_gpu, vllm_plan
+    keys = ("gpu", "tensor_parallel_size", "kv_cache_dtype")
+    if not isinstance(answer, dict) or not set(keys) <= set(answer):
+        return False, ("give a dict: {'gpu': ..., 'tensor_parallel_size': ..., "
+                       "'kv_cache_dtype': ...}")
+    tp, kv = answer["tensor_parallel_size"], answer["kv_cache_dtype"]
+    if kv not in _KV_DTYPES:
+        return False, (f"kv_cache_dtype: 'auto' (the model's bf16) or 'fp8' here "
+                       f"(got {kv!r})")
+    if isinstance(tp, int) and not isinstance(tp, bool) and tp > SPEED6["max_gpus"]:
+        return False, f"at most {SPEED6['max_gpus']} GPUs, not {tp}"
+    try:
+        gpu = as_gpu(answer["gpu"])
+        plan = vllm_plan(SPEED6["model"], gpu, tensor_parallel_size=tp,
+                         max_model_len=SPEED6["max_model_len"],
+                         kv_cache_dtype="fp8" if _KV_DTYPES[kv] == "fp8" else "auto",
+                         vllm_version=SPEED6["release"])
+    except ConfigError as e:
+        return False, str(e)
+    users, mml = SPEED6["users"], SPEED6["max_model_len"]
+    if not plan.starts:
+        return False, f"vLLM would refuse to start on {tp} x {gpu.name}: {plan.reason}"
+    if plan.concurrent_requests < users:
+        return False, (f"it starts, but {tp} x {gpu.name} holds {plan.concurrent_requests} "
+                       f"requests of {mml:,} tokens at once ({plan.kv_tokens:,} KV tokens per "
+                       f"GPU), fewer than {users}")
+    step = decode_step_per_gpu(SPEED6["model"], gpu, tp, "bf16", _KV_DTYPES[kv], mml, users)
+    ms = step.seconds * 1e3
+    if step.seconds > SPEED6["tpot_s"]:
+        return False, (f"it holds the {users} requests, but a step at batch {users} with every "
+                       f"cache full takes at least {ms:.1f} ms per token on each GPU, over the "
+                       f"{SPEED6['tpot_s'] * 1e3:.0f} ms target: read fewer bytes per GPU "
+                       f"(a faster memory, more GPUs, a smaller cache)")
+    return True, (f"It meets the target: {plan.concurrent_requests} requests of {mml:,} tokens "
+                  f"fit on {tp} x {gpu.name}, and a step at batch {users} reads "
+                  f"{(step.weight_bytes_read + step.kv_bytes) / 1e9:.1f} GB per GPU in at least "
+                  f"{ms:.1f} ms: at most {users / step.seconds:,.0f} tokens/s for the {users} "
+                  f"users together. A bound: measure at this load before you buy.")
+
+
+design(
     "speed-6", NB,
-    "c",
-    {"a": "MLA's latent is the same 576 values per token and layer whichever way the GPUs "
-          "are used; what changes is how many copies of it exist.",
-     "b": "Expert parallelism moves experts between GPUs, not to the CPU: every expert stays "
-          "in GPU memory, and the cache dtype is a separate choice.",
-     "d": "Data-parallel attention replicates the attention weights on every GPU, so the "
-          "weights per GPU grow a little; it is the cache that stops being duplicated."},
-    why="With TP=8 each sequence's latent sits on all 8 GPUs, so 8 GPUs hold what one would. "
-        "With data-parallel attention each GPU runs attention for its own requests and keeps "
-        "only their latents: the same memory holds about 8x the sequences, while expert "
-        "parallelism spreads the routed experts, where the weights are.",
+    validate=_deployment_ok,
+    why="In bf16 one sequence of 8,192 tokens caches 1.07 GB, so 64 of them hold 68.7 GB "
+        "beside 16 GB of weights. One H100 in bf16 holds 55 such requests and would take "
+        "25 ms a step; an fp8 cache halves both the memory and the reading (14.7 ms), and "
+        "TP=2 halves what each GPU reads (12.6 ms). An H200 in bf16 holds them but needs 17.4 "
+        "ms; a B200 needs 10.5.",
+    solution={"gpu": "H100 SXM 80GB", "tensor_parallel_size": 2, "kv_cache_dtype": "auto"},
+    hint="two constraints: vLLM must hold 64 requests of 8,192 tokens (lc.vllm_plan's "
+         "concurrent_requests), and one step must read the weights and all 64 caches, per "
+         "GPU, within 15 ms of its bandwidth.",
+    wrong=({"gpu": "H100 SXM 80GB", "tensor_parallel_size": 1, "kv_cache_dtype": "auto"},
+           {"gpu": "H200 SXM 141GB", "tensor_parallel_size": 1, "kv_cache_dtype": "auto"},
+           {"gpu": "A100 SXM 80GB", "tensor_parallel_size": 2, "kv_cache_dtype": "auto"},
+           {"gpu": "H100 SXM 80GB", "tensor_parallel_size": 4, "kv_cache_dtype": "auto"},
+           "H100"),
 )

@@ -1,13 +1,14 @@
 """Exercises for lesson 11, training memory (ids train-*): the states under ZeRO-2, one
-layer's activations with eager attention, selective recomputation, the fewest GPUs, what
-gradient accumulation does to the peak, and LoRA or QLoRA on one 24 GB GPU."""
+layer's activations with eager attention, what is left at the peak under full recomputation,
+the fewest GPUs, what gradient accumulation adds under FSDP, and LoRA or QLoRA on one 32 GB
+GPU."""
 
 from __future__ import annotations
 
 from ..counts import param_count
 from ..hardware import load_gpu
 from ..training import (RECOMPUTE, fewest_gpus, fit_verdict, layer_activation_bytes,
-                        training_memory)
+                        setup_settings, training_memory)
 from ..zoo import load_model
 from .base import concept, derive, design, predict
 
@@ -120,26 +121,32 @@ derive(
 
 concept(
     "train-3", NB,
-    correct="d",
-    feedback={"a": "that is what selective recomputation removes in eager attention; "
-                   "FlashAttention has already removed it",
-              "b": "q, k and v are kept: they are what the recomputation starts from",
-              "c": "selective recomputation leaves the MLP alone; only full recomputation "
-                   "drops its tensors",
-              "d": "Right: the fused kernel keeps only q, k, v, its output and one log-sum-exp "
-                   "per head, and recomputes the scores block by block in backward, so the "
-                   "s x s term is gone before any recomputation."},
-    why="Korthikanti et al. (2022) chose the attention core because it held the 5as²b term "
-        "at little FLOP cost; FlashAttention (Dao et al. 2022) reaches the same memory by "
-        "design, which is why recompute='selective' changes nothing with attention='flash'.",
+    correct="c",
+    feedback={"a": "full recomputation keeps each layer's input, 2d bytes a token: 2.15 GB for "
+                   "32 layers at 8,192 tokens; compare it with what the loss holds per logit",
+              "b": "the Trainer's compute_loss returns only the loss: the logits the model "
+                   "returned are freed before the backward starts",
+              "c": "Right: the loss saves fp32 log-probabilities (4 B a logit) and its fp32 "
+                   "gradients arrive at the start of backward (8 more): 12 x 128,256 x 8,192 = "
+                   "12.6 GB, six times the 2.15 GB of layer checkpoints.",
+              "d": "a layer is recomputed later in the backward, after the loss's tensors are "
+                   "freed; at the start of backward no layer has been recomputed yet"},
+    why="With every layer recomputed, what a step keeps for its layers shrinks to their inputs, "
+        "and the vocabulary-wide tensors of the loss are the largest part left: which is why "
+        "practitioners cut the loss first at 128K-word vocabularies (a chunked or fused "
+        "cross-entropy, as Liger Kernel's).",
 )
 
 
 # --- train-4: the fewest GPUs ---------------------------------------------------------
 
+_DS3 = "hf-trainer-deepspeed-zero3"
+
+
 def _fewest_overall():
-    return min(n for n in (fewest_gpus(_L31, "H100 SXM 80GB", 8192, 1, zero_stage=3,
-                                       recompute=r) for r in RECOMPUTE) if n)
+    return min(n for n in (fewest_gpus(_L31, "H100 SXM 80GB", 8192, 1,
+                                       setup=setup_settings(_DS3, recompute=r))
+                           for r in RECOMPUTE) if n)
 
 
 def _validate_design(answer):
@@ -150,7 +157,7 @@ def _validate_design(answer):
         return False, "n_gpus must be a positive whole number"
     if r not in RECOMPUTE:
         return False, f"recompute must be one of {', '.join(RECOMPUTE)}"
-    m = training_memory(_L31, 8192, 1, zero_stage=3, dp=n, recompute=r)
+    m = training_memory(_L31, 8192, 1, **setup_settings(_DS3, dp=n, recompute=r))
     fits, words = fit_verdict(m, "H100 SXM 80GB")
     if not fits:
         return False, f"with recompute={r!r} on {n} GPU{'s' if n > 1 else ''}: {words}"
@@ -166,53 +173,68 @@ design(
     "train-4", NB,
     validate=_validate_design,
     why="ZeRO-3 divides the 16 B/param states (128 GB) by the GPU count, but not what each "
-        "GPU holds for its own tokens: without recomputation about 59 GB of activations and "
-        "logits plus 8.4 GB of fp32 loss gradients at the start of backward (67.6 GB) leave "
-        "4.4 GB of the usable 72 GB for the states: 30 GPUs. Full recomputation keeps only the "
-        "layer inputs (17.1 GB at the start of backward, with the logits and the loss "
-        "gradients; less while a layer is recomputed), and 3 GPUs suffice (2 would peak at "
-        "81.4 GB), for a third more compute.",
+        "GPU holds for its own tokens: without recomputation about 57 GB of saved tensors and "
+        "log-probabilities plus 8.4 GB of fp32 loss gradients at the start of backward "
+        "(65.5 GB; the Trainer has freed the returned logits) leave 6.5 GB of the usable 72 GB "
+        "for the states: 20 GPUs. Full recomputation keeps only the layer inputs (15.0 GB at "
+        "the start of backward, with the loss's tensors), and 3 GPUs suffice (2 would peak at "
+        "80.3 GB), for a third more compute.",
     hint="split the per-GPU total into what ZeRO-3 divides and what it does not; which "
          "setting shrinks the part it does not?",
     solution={"n_gpus": 3, "recompute": "full"},
-    wrong=({"n_gpus": 2, "recompute": "full"}, {"n_gpus": 7, "recompute": "none"},
-           {"n_gpus": 4, "recompute": "full"}, [3, "full"]),
+    wrong=({"n_gpus": 2, "recompute": "full"}, {"n_gpus": 19, "recompute": "none"},
+           {"n_gpus": 20, "recompute": "none"}, {"n_gpus": 4, "recompute": "full"},
+           [3, "full"]),
 )
 
 
-# --- train-5: what gradient accumulation does to the peak -------------------------------
+# --- train-5: what gradient accumulation adds under FSDP ---------------------------------
 
-concept(
+_FSDP = "hf-trainer-fsdp"
+
+
+def _fsdp_peak(first):
+    return training_memory(load_model(_L31), 4096, 1,
+                           **setup_settings(_FSDP, dp=8, first_micro_batch=first)).peak
+
+
+predict(
     "train-5", NB,
-    correct="b",
-    feedback={"a": "the activations are freed, yes, but the gradients are not: after the first "
-                   "micro-batch they stay allocated until the optimizer step",
-              "b": "Right: zero_grad(set_to_none=True) frees every gradient after the optimizer "
-                   "step, so a step's first micro-batch starts its backward with none; the "
-                   "second, third and fourth start with all of them: the peak grows by their "
-                   "size (16.1 GB of bf16 gradients for Llama-3.1-8B in pure bf16).",
-              "c": "each micro-batch's saved tensors are freed by its own backward, before the "
-                   "next forward runs: accumulation keeps gradients, not activations",
-              "d": "the optimizer's temporaries (none for the fused AdamW the Trainer uses) come "
-                   "after the backward; how often the step runs does not change what one step "
-                   "holds"},
-    why="The peak of a step sits at the start of a backward pass. With one micro-batch per step "
-        "(the Trainer's default gradient_accumulation_steps=1) no gradient exists then; with "
-        "accumulation every later micro-batch starts its backward beside the gradients the "
-        "earlier ones wrote, so the accumulating peak is the first micro-batch's plus the "
-        "gradients (measured on CPU within 0.03%: measurements/step_peak.py --loops).",
+    expected=lambda: (_fsdp_peak(False) - _fsdp_peak(True)) / 1e9,
+    why="A step's first micro-batch starts its backward with no gradient (zero_grad(set_to_none="
+        "True) freed them after the last step); with gradient accumulation the second to "
+        "fourth start beside the gradients the earlier ones wrote, so the peak grows by the "
+        "gradients one GPU holds. FSDP keeps them sharded over the 8 GPUs and in fp32 (the "
+        "bf16 reduce-scatter is cast back to the fp32 parameter's dtype): 4N/8 = 4.0 GB, "
+        "whatever the number of micro-batches.",
+    hint="which tensor exists at the start of a later micro-batch's backward that did not at "
+         "the first one's, and how many bytes of it does one GPU hold under FSDP?",
+    rel_tol=0.02, unit="GB",
+    mistakes=(
+        (lambda: 2 * _n() / 1e9, "that is the bf16 gradients of the whole model on one GPU: "
+                                 "FSDP shards them over the 8 GPUs, and keeps them in fp32"),
+        (lambda: 4 * _n() / 1e9, "that is every fp32 gradient: FSDP's full_shard shards them "
+                                 "over the 8 GPUs"),
+        (lambda: 2 * _n() / 8 / 1e9, "FSDP reduce-scatters in bf16 but keeps each gradient "
+                                     "shard in the fp32 parameter's dtype: 4 bytes each"),
+        (lambda: 3 * 4 * _n() / 8 / 1e9, "the micro-batches accumulate into the same gradient "
+                                         "buffers: one set of gradients, not one per "
+                                         "micro-batch"),
+    ),
+    wrong=(0, 16.06, 2.01, 12.05, 32.1),
 )
 
 
-# --- train-6: LoRA or QLoRA on one 24 GB GPU ---------------------------------------
+# --- train-6: LoRA or QLoRA on one 32 GB GPU ---------------------------------------
 _LORA_SEQ = (512, 1024, 2048, 4096, 8192, 16384)
-_LORA_GPU = 24 * 10**9
+_LORA_GPU = load_gpu("RTX 5090 32GB").memory_bytes
 
 
 def _lora_peak(base, seq_len):
+    """TRL's SFTTrainer (a Trainer: only the loss kept), BitsAndBytesConfig's defaults."""
     from ..finetune import lora_memory
     return lora_memory(load_model(_L31), seq_len, 1, r=16, target_modules="all-linear",
-                       base=base, recompute="full").peak
+                       base=base, recompute="full", hold_outputs=False).peak
 
 
 def _lora_best():
@@ -235,7 +257,7 @@ def _validate_lora(answer):
     peak = _lora_peak(b, s)
     if peak > cap:
         return False, (f"base={b}, {s:,} tokens: the peak is {peak / 1e9:,.1f} GB, over the "
-                       f"{cap / 1e9:,.1f} GB a 24 GB GPU leaves after the 10% reserve")
+                       f"{cap / 1e9:,.1f} GB a 32 GB GPU leaves after the 10% reserve")
     best_s, best_b = _lora_best()
     if s < best_s:
         return False, (f"it fits ({peak / 1e9:,.1f} GB), but a longer sequence would too: which "
@@ -247,15 +269,17 @@ def _validate_lora(answer):
 design(
     "train-6", NB,
     validate=_validate_lora,
-    why="The frozen bf16 base alone is 16.1 GB of the usable 21.6 GB; NF4 stores the layers' "
-        "matrices in 4.127 bits and brings the base to 5.7 GB. The adapters (42M parameters, "
-        "16 B each: 0.7 GB) are small either way; what grows with the sequence is the logits and "
-        "the loss's gradients (14 B per logit, 128,256 per token) and the layer inputs: QLoRA "
-        "peaks at the start of backward, 14.9 GB at 4,096 tokens, 23.4 GB at 8,192.",
+    why="The frozen bf16 base alone is 16.1 GB of the usable 28.8 GB, and LoRA fits 4,096 "
+        "tokens (24.2 GB), not 8,192 (31.6 GB); NF4 stores the layers' matrices in 4.5 bits "
+        "(BitsAndBytesConfig's default, no double quantization) and brings the base to 6.0 GB. "
+        "The adapters (42M parameters, 16 B each: 0.7 GB) are small either way; what grows with "
+        "the sequence is the loss's log-probabilities and gradients (12 B per logit, 128,256 per "
+        "token) and the layer inputs: QLoRA peaks at the start of backward, 21.6 GB at 8,192 "
+        "tokens, 36.5 GB at 16,384.",
     hint="add up the base, the adapters' 16 B per trainable parameter, and what grows with "
          "the tokens; which of them does NF4 shrink?",
-    solution={"base": "nf4", "seq_len": 4096},
-    wrong=({"base": "bf16", "seq_len": 4096}, {"base": "nf4", "seq_len": 8192},
-           {"base": "bf16", "seq_len": 2048}, ["nf4", 4096]),
+    solution={"base": "nf4", "seq_len": 8192},
+    wrong=({"base": "bf16", "seq_len": 4096}, {"base": "nf4", "seq_len": 16384},
+           {"base": "nf4", "seq_len": 4096}, {"base": "bf16", "seq_len": 8192}, ["nf4", 8192]),
 )
 

@@ -2,15 +2,14 @@
 every verdict is computed by the engine when the reader checks.
 
 In the order the lab asks them: whatif-1 (predict: Qwen3-8B at half its depth),
-whatif-2 (predict: int4 as AWQ stores it, in GiB), whatif-3 (derive: what 8 experts
-add), whatif-4 (concept: why decode costs more FLOPs per token), whatif-5 (design: half
-the KV cache at the same size)."""
+whatif-2 (predict: gpt-oss-20b's cache at its full context, half its layers windowed),
+whatif-3 (derive: what 8 experts add), whatif-4 (concept: why decode costs more FLOPs per
+token), whatif-5 (design: half the KV cache at the same size)."""
 
 from __future__ import annotations
 
 from ..config import as_moe
-from ..counts import kv_cache_bytes, param_count
-from ..quantization import stored_weights
+from ..counts import kv_cache_bytes, kv_cache_bytes_per_token_per_layer, param_count
 from ..units import GiB
 from ..zoo import load_model
 from .base import concept, derive, design, predict
@@ -47,41 +46,37 @@ predict(
 )
 
 
-# --- whatif-2: predict the int4 weights as a quantizer really stores them -------------
+# --- whatif-2: predict a windowed model's cache at its full context ---------------------
 
-def _gptq_qwen_gib():
-    return stored_weights(load_model("Qwen3-8B"), "int4-g128").total / GiB
-
-
-def _without_scales_gib():
-    """The 16-bit embedding, lm_head and norms, every other weight at exactly 4 bits."""
-    pc = param_count(load_model("Qwen3-8B"))
-    sixteen = pc.components["embedding"] + pc.components["lm_head"] + pc.components["norms"]
-    return ((pc.total - sixteen) // 2 + 2 * sixteen) / GiB
+_W2_MODEL, _W2_TOKENS = "gpt-oss-20b", 131_072
 
 
-def _ideal_int4_gib():
-    return stored_weights(load_model("Qwen3-8B"), "int4-g128").ideal / GiB
+def _windowed_cache_gib():
+    return kv_cache_bytes(load_model(_W2_MODEL), _W2_TOKENS) / GiB
+
+
+def _every_layer_grows_gib():
+    """Every layer caching every token: the per-token figure times the context."""
+    cfg = load_model(_W2_MODEL)
+    return _W2_TOKENS * cfg.num_hidden_layers * kv_cache_bytes_per_token_per_layer(cfg) / GiB
 
 
 predict(
     "whatif-2", NB,
-    expected=_gptq_qwen_gib,
+    expected=_windowed_cache_gib,
     rel_tol=0.01,
     unit="GiB",
-    mistakes=((_ideal_int4_gib,
-               "that is the idealised figure: count the 16-bit embedding and lm_head "
-               "(2 x vocab_size x hidden_size values at 2 bytes each) and the scales"),
-              (_without_scales_gib,
-               "the 16-bit embedding and lm_head are in, but not the scales and zero points: "
-               "20 bits for every 128 four-bit values")),
-    why="The embedding and the untied lm_head are 2 x 151,936 x 4,096 = 1.24B parameters; "
-        "kept in bf16 they take 2.32 GiB instead of 0.58, and a 16-bit scale plus a 4-bit "
-        "zero point per 128 four-bit values add 20/512 = 3.9% to the quantized matrices: "
-        "5.68 GiB, half as much again as the idealised 3.81.",
-    hint="Split the parameters into the decoder's matrices (4 bits, plus a little for scales) "
-         "and the embedding and lm_head (16 bits).",
-    wrong=(_ideal_int4_gib(), 8.19 * 2 * 0.93, round(_without_scales_gib(), 2)),
+    mistakes=((_every_layer_grows_gib,
+               "that lets all 24 layers cache every token; the 12 sliding-window layers keep "
+               "only the last 128 tokens, a fixed 3 MiB between them"),
+              (lambda: _every_layer_grows_gib() / 2 / 2,
+               "that is half the full layers' cache: K and V are two vectors per KV head")),
+    why="The 12 full-attention layers cache all 131,072 tokens: 12 × 2,048 × 131,072 B = "
+        "3.0 GiB; the 12 sliding layers keep 128 tokens each: 12 × 2,048 × 128 B = 3 MiB. "
+        "About 3.003 GiB, half of what 49,152 bytes per token × 131,072 tokens would say: "
+        "past its window a sliding layer's cache stops growing.",
+    hint="Split the 24 layers by kind: how many tokens does each kind keep at 131,072?",
+    wrong=(6.0, 1.5, 3.22, "3.0"),
 )
 
 
@@ -96,6 +91,25 @@ def _gain_by_fields(cfg):
     return L * (7 * 3 * d * d_ff + 8 * d)
 
 
+def _eight_new_mlps(cfg):      # 8 experts added beside the original MLP, not in its place
+    L, d, d_ff = cfg.num_hidden_layers, cfg.hidden_size, cfg.intermediate_size
+    return L * (8 * 3 * d * d_ff + 8 * d)
+
+
+def _no_router(cfg):
+    L, d, d_ff = cfg.num_hidden_layers, cfg.hidden_size, cfg.intermediate_size
+    return L * 7 * 3 * d * d_ff
+
+
+def _one_layer(cfg):
+    return _gain_by_fields(cfg) // cfg.num_hidden_layers
+
+
+def _plain_mlp(cfg):           # an expert taken as two matrices
+    L, d, d_ff = cfg.num_hidden_layers, cfg.hidden_size, cfg.intermediate_size
+    return L * (7 * 2 * d * d_ff + 8 * d)
+
+
 derive(
     "whatif-3", NB,
     reference=_eight_expert_gain,
@@ -106,10 +120,16 @@ derive(
         "stored.",
     solution=_gain_by_fields,
     hint="What does one layer's MLP become, and what is new beside it?",
-    wrong=(lambda cfg: cfg.num_hidden_layers * 7 * 3 * cfg.hidden_size * cfg.intermediate_size,
-           lambda cfg: cfg.num_hidden_layers * (8 * 3 * cfg.hidden_size * cfg.intermediate_size
-                                                + 8 * cfg.hidden_size),
-           lambda cfg: 7 * 3 * cfg.hidden_size * cfg.intermediate_size + 8 * cfg.hidden_size),
+    mistakes=((_eight_new_mlps, "that is too much by exactly one original MLP (3 · d · d_ff) "
+                                "per layer: one of the 8 experts takes the place of the MLP the "
+                                "model had, so 7 are new"),
+              (_no_router, "the router is new too: a hidden_size × 8 matrix in every layer "
+                           "(8 · d parameters per layer)"),
+              (_one_layer, "that is one layer's gain; each of the num_hidden_layers layers "
+                           "gains it"),
+              (_plain_mlp, "an expert is a copy of the original gated MLP: three matrices "
+                           "(gate, up, down), not two")),
+    wrong=(_no_router, _eight_new_mlps, _one_layer, _plain_mlp),
 )
 
 
@@ -135,7 +155,7 @@ concept(
 
 # --- whatif-5: design a what-if with two constraints ---------------------------------
 
-def _whatif2_ok(answer):
+def _whatif5_ok(answer):
     if not isinstance(answer, dict) or not answer:
         return False, ("answer with the fields you change, as a dict, e.g. "
                        "answer = {\"num_key_value_heads\": 4}")
@@ -157,17 +177,18 @@ def _whatif2_ok(answer):
         remark = (f" It passes, with a caveat: with a {window:,}-token window a layer no longer "
                   f"sees a whole 32,768-token prompt, so the model reads less than the original "
                   "did; fewer KV heads would have halved the cache with full attention kept.")
-    return True, (f"the cache is {kv / kv0:.0%} of the original's and the total moved by "
+    return True, (f"The cache is {kv / kv0:.0%} of the original's and the total moved by "
                   f"{drift:+.3%} ({n - n0:+,} parameters).{remark}")
 
 
 design(
     "whatif-5", NB,
-    validate=_whatif2_ok,
+    validate=_whatif5_ok,
     why="Halving the KV heads (8 to 4) halves the cache but also removes 36 × 2 × 4,096 × 512 "
         "= 151M parameters of k_proj and v_proj, 1.8% of the model; widening the MLP gives "
         "them back: each unit of intermediate_size adds 36 × 3 × 4,096 = 442,368 parameters, "
-        "so about 341 more (12,288 to ~12,629, or a tile-friendly 12,544 or 12,800).",
+        "so about 341 more: 12,629 lands within 0.002%, and a tile-friendly 12,544 (a "
+        "multiple of 256) within 0.5% (−0.46%).",
     solution={"num_key_value_heads": 4, "intermediate_size": 12_544},
     hint="Which field halves the cache, what does that change cost in parameters, and which "
          "other field can give them back?",

@@ -9,15 +9,16 @@ own the generic ones in :mod:`llmcourse.validation` do not cover (functions in
 :mod:`llmcourse.family_rules`). A multimodal wrapper whose language model sits in its
 ``text_config`` is a :class:`Wrapper`. Adding a family: CONTRIBUTING.md, "Adding a family".
 The entries live in this package's modules, one per lineage (``classic``, ``llama``,
-``qwen``, ``gemma``, ``latent``, ``hybrid``), each an ``ENTRIES`` dict; a new lineage is a
-new module listed in ``MODULES``. Standard library only.
+``qwen``, ``gemma``, ``latent``, ``hybrid``, ``dense``, ``moe``), each an ``ENTRIES``
+dict; a new lineage is a new module listed in ``MODULES``. Standard library only.
 """
 
 from __future__ import annotations
 
 
 from .. import family_rules as rules
-from . import classic, gemma, gpt_style, hybrid, image_decoders, latent, llama, qwen
+from . import (classic, dense, frontier, gemma, gemma4_variants, gpt_style, hybrid,
+               image_decoders, latent, llama, moe, qwen)
 from .base import Family, Wrapper
 
 __all__ = ["Family", "Wrapper", "ENTRIES", "WRAPPERS", "SUPPORTED_MODEL_TYPES", "NOT_DECODERS",
@@ -25,7 +26,8 @@ __all__ = ["Family", "Wrapper", "ENTRIES", "WRAPPERS", "SUPPORTED_MODEL_TYPES", 
            "GROUP_ORDER", "family_of", "zoo_groups", "has_kv_heads", "kv_heads_fixed"]
 
 #: the modules holding the entries, in the order the zoo's pickers show them
-MODULES = (classic, llama, qwen, gemma, latent, hybrid, gpt_style, image_decoders)
+MODULES = (classic, llama, qwen, gemma, latent, hybrid, dense, moe, frontier, gemma4_variants,
+           gpt_style, image_decoders)
 ENTRIES = {}
 for _module in MODULES:
     _clash = set(ENTRIES) & set(_module.ENTRIES)
@@ -44,6 +46,9 @@ WRAPPERS = {
     "gemma3": Wrapper("gemma3_text", towers=("siglip",), names=_LLAVA_NAMES, tie=True),
     # Gemma 4: a vision and an audio encoder, each only where its config is given
     "gemma4": Wrapper("gemma4_text", towers=("gemma4_vision", "gemma4_audio"), tie=True),
+    # Gemma 4 unified: light vision and audio embedders, each only where its config is given
+    "gemma4_unified": Wrapper("gemma4_unified_text",
+                              towers=("gemma4_unified_vision", "gemma4_unified_audio"), tie=True),
     # Llama 4: its own vision model; the text model (a ForCausalLM inside) ties by its own
     "llama4": Wrapper("llama4_text", towers=("llama4_vision",), names=_LLAVA_NAMES, tie=None),
     "qwen3_5": Wrapper("qwen3_5_text", towers=("qwen3_5_vision",)),

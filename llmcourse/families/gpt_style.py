@@ -1,7 +1,7 @@
 """GPT-style decoders of 2018-2023: learned, sinusoidal, rotary or ALiBi positions, LayerNorms
 with biases, fused or separate q/k/v, sequential or parallel blocks (GPT-1, GPT-Neo, GPT-J,
 CodeGen, GPT-BigCode, BLOOM, Falcon, MPT, OPT, XGLM, BioGPT, CTRL, GPT-NeoX-Japanese,
-CPM-Ant, Persimmon).
+CPM-Ant).
 
 Each entry is a :class:`~llmcourse.families.Family` (CONTRIBUTING.md, "Adding a family");
 the rules and builders only these families need sit beside them. Names are transformers'
@@ -637,21 +637,4 @@ ENTRIES = {
                       dim_head=128, dim_ff=10240, num_hidden_layers=48, intermediate_size=None,
                       position_bias_num_buckets=512, prompt_types=32, prompt_length=32,
                       segment_types=32, tie_word_embeddings=True)),
-    # Persimmon (Adept; Fuyu's language model): GPT-NeoX-style fused, biased query_key_value
-    # and dense, a LayerNorm (with a bias) over each head's q and k with qk_layernorm, a plain
-    # squared-ReLU MLP, rotary on half of each head. Defaults: PersimmonConfig
-    "persimmon": Family(
-        group="Persimmon",
-        layout=Layout(attention="fused_qkv", attention_names=("query_key_value", "dense"),
-                      qkv_bias=True, o_bias=True, qk_norm="shared", qk_norm_if="qk_layernorm",
-                      qk_norm_names=("q_layernorm", "k_layernorm"), mlp="plain",
-                      mlp_names=("dense_h_to_4h", "dense_4h_to_h"), mlp_bias=True, norm="layer",
-                      final_norm="model.final_layernorm",
-                      partial_rotary=("partial_rotary_factor", 0.5)),
-        layers=rules.full_attention_layers,
-        check=(rules.one_kv_per_head,),
-        engine_only=_MHA_ONLY,
-        defaults=dict(_MHA, vocab_size=262144, hidden_size=4096, intermediate_size=16384,
-                      num_hidden_layers=36, num_attention_heads=64, max_position_embeddings=16384,
-                      qk_layernorm=True, tie_word_embeddings=False)),
 }

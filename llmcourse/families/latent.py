@@ -10,7 +10,8 @@ from .base import _COMMON, _INDEXER, _MLA, _MLA_MOE, Family
 
 ENTRIES = {
     # GLM-4.5: biases on q, k and v, QK-norm with use_qk_norm; the first layers dense, then
-    # routed experts with a load-balancing bias and a shared expert; an MTP layer shipped
+    # routed experts with a load-balancing bias and a shared expert; an MTP layer shipped;
+    # without head_dim, hidden_size // num_attention_heads (its class defaults: 42)
     "glm4_moe": Family(
         group="GLM",
         layout=Layout(o_bias=False, qk_norm="shared", qk_norm_if="use_qk_norm", router_buffer=True,
@@ -21,6 +22,7 @@ ENTRIES = {
                            num_mtp_layers="num_nextn_predict_layers"),
         own_wins=("num_mtp_layers",),
         non_negative=("num_nextn_predict_layers",),
+        derive=(rules.head_dim_floored,),
         check=(rules.dense_prefix_fits,),
         defaults=dict(_COMMON, vocab_size=151552, hidden_size=4096, intermediate_size=10944,
                       num_hidden_layers=46, num_attention_heads=96, num_key_value_heads=8,
@@ -74,6 +76,7 @@ ENTRIES = {
         moe="n_routed_experts",
         layers=rules.deepseek_layers,
         attribute_map=dict(num_experts="n_routed_experts"),
+        divisible_heads=True,
         nullable=("moe_layer_freq",),
         check=(rules.dense_prefix_fits,),
         defaults=dict(_COMMON, vocab_size=102400, hidden_size=4096, intermediate_size=11008,
@@ -86,7 +89,8 @@ ENTRIES = {
     # DeepSeek-V3: DeepSeek-V2's layout with the router's load-balancing bias
     "deepseek_v3": Family(
         group="DeepSeek",
-        layout=Layout(attention="mla", router_buffer=True, shared_experts="n_shared"),
+        layout=Layout(attention="mla", router_buffer=True, shared_experts="n_shared",
+                      mtp="nextn_layers"),
         moe="n_routed_experts",
         layers=rules.deepseek_layers,
         attribute_map=dict(num_local_experts="n_routed_experts",

@@ -16,6 +16,7 @@ ENTRIES = {
         gguf="llama",
         group="Llama",
         moe_variant=("mixtral", "num_local_experts"),
+        divisible_heads=True,
         defaults=dict(_COMMON, mlp_bias=False)),
     # Llama-4: chunked attention on RoPE layers, every 4th layer NoPE and global; MoE layers
     # with fused experts (experts, in, out) and a shared expert, dense layers a wider MLP

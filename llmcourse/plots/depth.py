@@ -44,8 +44,9 @@ def draw_params_vs_layers(fig, cfg, mark_layers=None, max_layers=None, title=Non
     Two points are marked: the real depth (``real_layers``, default ``cfg``'s own;
     a circle) and the what-if (``mark_layers``, default ``cfg``'s own; a diamond),
     when they differ. Draws on ``fig``; a second call on the same figure moves the
-    existing artists (fast enough for a live explorer)."""
-    cfg = as_config(cfg)
+    existing artists (fast enough for a live explorer). A multimodal wrapper is drawn as
+    its language model."""
+    cfg = as_config(cfg).text_model
     L = mark_layers or cfg.num_hidden_layers
     real = real_layers or cfg.num_hidden_layers
     top = max_layers or max(128, 8 * -(-int(1.25 * max(L, real)) // 8))
@@ -115,7 +116,7 @@ def draw_params_vs_layers(fig, cfg, mark_layers=None, max_layers=None, title=Non
 def params_vs_layers(model, mark_layers=None, max_layers=None, title=None):
     """Parameters against depth for one model's width (a static figure), with the
     real model and the ``mark_layers`` what-if marked."""
-    fig, _ = new_figure(size=(11, 5.4))
+    fig, _ = new_figure(size=(11, 5.0))
     draw_params_vs_layers(fig, as_config(model), mark_layers, max_layers, title)
     return fig
 
@@ -123,11 +124,11 @@ def params_vs_layers(model, mark_layers=None, max_layers=None, title=None):
 @styled
 def approx_error_bars(models=None):
     """How far 12·L·d² lands from the exact parameters in the layers, per model."""
-    cfgs = [as_config(m) for m in (models if models is not None else dense_models())]
+    cfgs = [as_config(m).text_model for m in (models if models is not None else dense_models())]
     errs = [(c.name, 100 * (approx_params_12Ld2(c) - layer_params(c)) / layer_params(c))
             for c in cfgs]
     errs.sort(key=lambda t: t[1])
-    fig, ax = new_figure(size=(11, 0.31 * len(errs) + 1.6))
+    fig, ax = new_figure(size=(11, 0.21 * len(errs) + 1.6))   # 16 rows: under 5 in
     names = [n for n, _ in errs]
     vals = [v for _, v in errs]
     # one colour, the estimate's: the side of zero says under or over, the hatch repeats it
@@ -156,9 +157,10 @@ def approx_error_bars(models=None):
 def embedding_share_bars(models=None):
     """Share of the token embedding (and an untied lm_head) in each model's total,
     horizontal bars with each share written at the end of its own segment."""
-    cfgs = sorted((as_config(m) for m in (models if models is not None else dense_models())),
+    cfgs = sorted((as_config(m).text_model
+                   for m in (models if models is not None else dense_models())),
                   key=lambda c: param_count(c).total, reverse=True)
-    fig, ax = new_figure(size=(11, 0.3 * len(cfgs) + 1.7))
+    fig, ax = new_figure(size=(11, 0.2 * len(cfgs) + 1.7))    # 16 rows: under 5 in
     names, emb, head = [], [], []
     for c in cfgs:
         pc = param_count(c)
@@ -190,8 +192,8 @@ def depth_width_bars(models=("Qwen3-14B", "Qwen3-32B", "Meta-Llama-3-8B", "Qwen3
                      title="Depth versus width: the MLPs hold most of every model's parameters"):
     """Stacked bars per component (billions) for models of different depth and width,
     each wide enough segment labelled with its component."""
-    cfgs = [as_config(m) for m in models]
-    fig, ax = new_figure(size=(11, 1.0 * len(cfgs) + 1.8))
+    cfgs = [as_config(m).text_model for m in models]
+    fig, ax = new_figure(size=(11, 0.8 * len(cfgs) + 1.8))
     parts = ("attention", "mlp", "norms", "embedding", "lm_head")
     labels = {"attention": "attention", "mlp": "MLP", "norms": "norms",
               "embedding": "emb.", "lm_head": "lm_head"}

@@ -18,7 +18,8 @@ FFN_RATIOS = [1 + i / 4 for i in range(29)]  # 1.0 .. 8.0
 
 
 def _cfgs(models):
-    return [as_config(m) for m in models]
+    """The language models (a multimodal wrapper's towers are no part of its FFN story)."""
+    return [as_config(m).text_model for m in models]
 
 
 def _is_gated(cfg):
@@ -30,7 +31,7 @@ def ffn_ratios(models):
     """intermediate_size / hidden_size of each model, with the 8/3 and 4 rules marked.
     Every bar is an MLP (the MLP's orange); plain ones are hatched, gated ones solid."""
     cfgs = sorted(_cfgs(models), key=lambda c: c.intermediate_size / c.hidden_size)
-    fig, ax = new_figure(size=(10, 0.28 * len(cfgs) + 2.0))
+    fig, ax = new_figure(size=(10, 0.2 * len(cfgs) + 1.55))   # 17 rows: under 5 in, shown whole
     mlp = color_of("component:mlp")
     for i, c in enumerate(cfgs):
         r = c.intermediate_size / c.hidden_size
@@ -48,7 +49,7 @@ def ffn_ratios(models):
                Patch(facecolor=mlp, hatch="//", edgecolor="white",
                      label="plain MLP: 2 matrices + biases (GELU)"),
                Line2D([], [], color="black", ls="--",
-                      label="8/3 ≈ 2.67×: gated, same weights as a 4× plain MLP"),
+                      label="8/3 ≈ 2.67×: gated, the weights of a plain 4×"),
                Line2D([], [], color="black", ls=":", label="4×: the classic plain MLP")]
     ax.set_yticks(range(len(cfgs)), [c.name for c in cfgs])
     ax.set_xlim(0, max(c.intermediate_size / c.hidden_size for c in cfgs) + 2.9)
@@ -91,7 +92,7 @@ def ffn_attention_share(models, seq_len=4096, mode="prefill"):
     cfgs = _cfgs(models)
     splits = [ffn_attention_split(c, context_within_max(c, seq_len), mode) for c in cfgs]
     shares = [_shares(c, s) for c, s in zip(cfgs, splits)]
-    fig, axes = new_figure(1, 2, size=(12, 0.27 * len(cfgs) + 2.3), sharey=True)
+    fig, axes = new_figure(1, 2, size=(11, 0.22 * len(cfgs) + 2.3), sharey=True)
     from matplotlib.patches import Patch
     handles = []
     y = list(range(len(cfgs)))

@@ -124,11 +124,12 @@ def draw_kv_cache_vs_context(fig, variants, batch=1, dtype="bf16", mark_seq_len=
         lo, hi = min(lo, min(ys)), max(hi, max(ys))
         if top <= CONTEXTS[-1] and top not in maxima:
             maxima.append(top)
-    # constant levels: the linear-attention state (Qwen3-Next), the weights
+    # constant levels: the fixed state (linear attention, Mamba-2), the weights
     state_size = (f"{state_bytes / GiB:,.2f} GiB" if state_bytes >= GiB
                   else f"{state_bytes / 2**20:,.1f} MiB") if state_bytes else ""
     for line, nbytes, label in (
-            (state["state_line"], state_bytes, f"linear-attention state, constant: {state_size}"),
+            (state["state_line"], state_bytes,
+             f"fixed state (linear attention, Mamba-2): {state_size}"),
             (state["weights"], weights_bytes, f"weights: {(weights_bytes or 0) / GiB:,.2f} GiB")):
         line.set_visible(bool(nbytes))
         if nbytes:
@@ -177,18 +178,24 @@ def kv_cache_vs_context(variants, batch=1, dtype="bf16", title=None, weights_byt
 
 
 @styled
-def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None):
+def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None, with_state=False,
+                     log=False):
     """How many times smaller each model's cache is than plain MHA
     (:func:`~llmcourse.sizing.plain_mha_cache_bytes`: every layer caches every token,
     one KV head per query head, at its own head width), at ``seq_len`` or the model's
-    maximum context if that is shorter: one dot per model on a linear axis, labelled
-    with the ratio and what makes it."""
+    maximum context if that is shorter: one dot per model, labelled with the ratio and
+    what makes it. ``with_state``: the fixed state of linear-attention and Mamba-2 layers
+    is counted with the cache (what the model keeps per sequence, in ``dtype``); ``log``:
+    a logarithmic axis, for ratios that span orders of magnitude."""
+    from ..counts import linear_state_bytes
     rows = []
     for m in models:
         c = as_config(m)
         top = c.get("max_position_embeddings")
         n = min(seq_len, top) if top else seq_len   # never size a model past its context
         real = kv_cache_bytes(c, n, 1, dtype)
+        if with_state:
+            real += linear_state_bytes(c, 1, dtype)
         base = plain_mha_cache_bytes(c, n, 1, dtype)
         kind = attention_concept(c)
         why = {"mla": "MLA latent", "mha": "MHA", "mqa": "MQA"}.get(
@@ -199,7 +206,8 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None):
             why += " + indexer keys"
         for t, what in (("sliding_attention", "sliding"), ("chunked_attention", "chunked"),
                         ("linear_attention", "linear"), ("mamba", "Mamba-2"),
-                        ("conv", "short conv")):
+                        ("conv", "short conv"), ("compressed_sparse_attention", "CSA"),
+                        ("heavily_compressed_attention", "HCA")):
             if kinds.count(attention=t):
                 why += f" + {kinds.count(attention=t)} {what}"
                 capped += kinds.count(attention=t)
@@ -212,6 +220,17 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None):
     rows.sort(key=lambda r: r[1])
     fig, ax = new_figure(size=(10, 0.36 * len(rows) + 1.9))
     top = max(r[1] for r in rows)
+    left = set()   # log axis: a label that would run past the axis goes left of its dot
+    if log:
+        import math
+        # a label starts at 1.25x its dot and must end inside the axis: with c the share of
+        # the axis' width one character takes, log(hi) - log(1.25 r) >= n c (log(hi) - log(lo))
+        lo, c = 0.8, 0.0125
+        hi = math.log10(top * 3)
+        need = {i: (math.log10(1.25 * r[1]) - n * c * math.log10(lo)) / (1 - n * c)
+                for i, r in enumerate(rows) for n in [len(f"{r[1]:,.1f}×  {r[3]}")]}
+        left = {i for i, x in need.items() if x > hi}
+        hi = max([hi] + [x for i, x in need.items() if i not in left])
     seen, handles = set(), []
     from matplotlib.lines import Line2D
     for i, (name, ratio, kind, why, sliding) in enumerate(rows):
@@ -223,16 +242,32 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None):
             handles.append(Line2D([], [], marker=CONCEPT_MARKERS[kind], ms=10, ls="none",
                                   color=color_of(kind), label=label))
         seen.add(label)
-        ax.text(ratio + top * 0.04, i, f"{ratio:,.1f}×  {why}", va="center",
-                fontsize=TEXT_SIZES["label"])
+        text = f"{ratio:,.1f}×  {why}"
+        if i in left:
+            ax.text(ratio / 1.25, i, text, va="center", ha="right", bbox=_BOX,
+                    fontsize=TEXT_SIZES["label"])
+        else:
+            ax.text(ratio * 1.25 if log else ratio + top * 0.04, i, text, va="center",
+                    fontsize=TEXT_SIZES["label"])
     ax.set_yticks(range(len(rows)), [r[0] for r in rows])
-    longest = max(len(f"{r[1]:,.1f}×  {r[3]}") * r[1] / top for r in rows)
-    ax.set_xlim(0, top * max(1.55, 1.1 + 0.022 * longest))  # room for the longest label
+    if log:
+        ax.set_xscale("log")
+        plain_log_axis(ax.xaxis)
+        ax.set_xlim(lo, 10 ** hi)
+    else:
+        longest = max(len(f"{r[1]:,.1f}×  {r[3]}") * r[1] / top for r in rows)
+        ax.set_xlim(0, top * max(1.55, 1.1 + 0.022 * longest))  # room for the longest label
     ax.axvline(1, color="black", lw=1)
-    ax.set_xlabel(f"times smaller than plain MHA: every layer caching all {seq_len:,} tokens\n"
-                  "at its own head width (fixed linear and Mamba-2 states not counted)")
+    state = ("fixed linear and Mamba-2 states counted" if with_state
+             else "fixed linear and Mamba-2 states not counted")
+    ax.set_xlabel(f"times smaller than plain MHA{' (log scale)' if log else ''}: all "
+                  f"{seq_len:,} tokens in every layer,\nat its own head width; {state}")
     ax.set_title(title or "GQA shrinks the cache 2–16×; MLA and hybrid layers far more")
-    ax.legend(handles=handles, loc="lower right", title="hollow: not every\nlayer caches all")
+    if log:   # long labels reach the right edge: the legend goes below the axis
+        fig.legend(handles=handles, loc="outside lower center", ncol=len(handles),
+                   title="hollow: not every layer caches all")
+    else:
+        ax.legend(handles=handles, loc="lower right", title="hollow: not every\nlayer caches all")
     ax.grid(axis="y", visible=False)
     return fig
 

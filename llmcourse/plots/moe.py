@@ -18,8 +18,9 @@ _ZOO = {}
 # dense models named on the plane (the others are unlabelled dots, so labels do not pile up)
 _DENSE_NAMED = {"Qwen3-0.6B", "Meta-Llama-3-8B", "Qwen3-32B", "Meta-Llama-3-70B", "gpt2",
                 "gemma-4-E2B"}
-# MoE models named likewise: one per cluster (the 2026 MoEs sit close together); the
-# explorer's star names whichever model is chosen
+# MoE models named likewise on the whole zoo's plane: one per cluster (the 2026 MoEs sit
+# close together); the explorer's star names whichever model is chosen. A figure of a
+# chosen list of models names every MoE in it.
 _MOE_NAMED = {"Mixtral-8x7B-v0.1", "gpt-oss-20b", "Qwen1.5-MoE-A2.7B-Chat", "Qwen3-30B-A3B",
               "Llama-4-Scout-17B-16E-Instruct", "Qwen3-235B-A22B", "DeepSeek-V3", "Kimi-K2.5",
               "DeepSeek-V4-Flash", "Qwen3.8-Flash-Next"}
@@ -32,7 +33,7 @@ _LABEL_AT = {"Meta-Llama-3-8B": (-7, 5, "right"), "Qwen3-8B": (7, 3, "left"),
              "Llama-4-Scout-17B-16E-Instruct": (-7, 4, "right"), "GLM-4.5-Air": (7, -13, "left"),
              "Qwen1.5-MoE-A2.7B-Chat": (9, -9, "left"), "DeepSeek-V3": (-9, 3, "right"),
              "Qwen3.6-35B-A3B": (4, -18, "left"), "Kimi-K2.5": (6, 9, "left"),
-             "gemma-4-E2B": (0, -20, "center")}
+             "gemma-4-E2B": (0, -20, "center"), "DeepSeek-V4-Flash": (8, -14, "left")}
 # shorter names where the zoo name would run across other points
 _SHORT = {"Llama-4-Scout-17B-16E-Instruct": "Llama-4-Scout", "Qwen1.5-MoE-A2.7B-Chat":
           "Qwen1.5-MoE-A2.7B", "Qwen3-Next-80B-A3B": "Qwen3-Next-80B-A3B",
@@ -69,8 +70,10 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
             sel = [p for p in pts if p[1] == moe]
             ax.scatter([p[2] for p in sel], [p[3] for p in sel], s=70, color=color,
                        marker=marker, label=lab, zorder=3)
+            named = _DENSE_NAMED if not moe else _MOE_NAMED if models is None else {
+                p[0] for p in sel}
             for name, _, x, y in sel:
-                if name not in (_MOE_NAMED if moe else _DENSE_NAMED):
+                if name not in named:
                     continue
                 dx, dy, ha = _LABEL_AT.get(name, (-7, 2, "right") if not moe else (7, -4, "left"))
                 ax.annotate(_SHORT.get(name, name), (x, y), xytext=(dx, dy),
@@ -128,7 +131,7 @@ def draw_memory_vs_compute(fig, models=None, highlight=None, seq_len=SEQ_LEN, ti
 @styled
 def memory_vs_compute(models=None, highlight=None, seq_len=SEQ_LEN, title=None):
     """The zoo on a memory-versus-compute plane (a static figure)."""
-    fig, _ = new_figure(size=(11, 6))
+    fig, _ = new_figure(size=(11, 5))
     draw_memory_vs_compute(fig, models, highlight, seq_len, title)
     return fig
 
@@ -140,14 +143,14 @@ def total_vs_active_bars(models=None, title=None):
     absolute figures written beside each bar."""
     cfgs = [as_config(m) for m in (models if models is not None else moe_models())]
     cfgs.sort(key=lambda c: param_count(c).total)
-    fig, ax = new_figure(size=(11, 0.46 * len(cfgs) + 1.7))
+    fig, ax = new_figure(size=(11, 0.33 * len(cfgs) + 1.7))   # 10 rows: 5 in
     ys = list(range(len(cfgs)))
     pcs = [param_count(c) for c in cfgs]
     share = [100 * pc.active / pc.total for pc in pcs]
     ax.barh(ys, [100] * len(ys), height=0.6, color="none", hatch="//",
             edgecolor=color_of("total"), label="total: stored, in memory")
     ax.barh(ys, share, height=0.6, color=color_of("active"),
-            label="active: multiplied by one token")
+            label="active: used by one token")
     for y, pc, s in zip(ys, pcs, share):
         ax.text(101.5, y, f"{pc.active / B:,.2f}B of {pc.total / B:,.2f}B ({s:.1f}%)",
                 va="center", fontsize=TEXT_SIZES["label"])
@@ -156,7 +159,8 @@ def total_vs_active_bars(models=None, title=None):
     ax.set_xticks([0, 25, 50, 75, 100])
     ax.set_xlabel("% of the model's total parameters (linear)")
     ax.set_ylabel("model (smallest total at the bottom)")
-    ax.set_title(title or "MoE models store every expert but run only the top-k per token")
+    # over the whole figure, not the axes alone: the model names take its left third
+    fig.suptitle(title or "MoE models store every expert but run only the top-k per token")
     ax.legend(loc="upper right", bbox_to_anchor=(1.0, -0.13), ncols=2)
     ax.grid(axis="y", visible=False)
     return fig

@@ -143,12 +143,15 @@ def draw_training_memory(fig, rows, capacity_bytes=None, gpu_label="", highlight
 @styled
 def training_memory_by_zero_stage(model, seq_len, micro_batch=1, dp=8, gpu=None, title=None,
                                   **settings):
-    """Per-GPU memory of one setting at ZeRO stages 0-3 over ``dp`` GPUs, against a
+    """Per-GPU memory of one setting at each sharding stage over ``dp`` GPUs (ZeRO 0-3, or
+    FSDP's NO_SHARD, SHARD_GRAD_OP and FULL_SHARD for ``precision="fsdp-bf16"``), against a
     GPU's memory (a name from :func:`llmcourse.list_gpus`)."""
+    from ..training_settings import sharding_stages, stage_label
     cfg = as_config(model)
-    rows = [(f"ZeRO-{k}" if k else "no ZeRO (DDP)",
+    precision = settings.get("precision", "bf16-mixed")
+    rows = [(stage_label(precision, k),
              training_memory(cfg, seq_len, micro_batch, zero_stage=k, dp=dp, **settings))
-            for k in range(4)]
+            for k in sharding_stages(precision)]
     cap, label = None, ""
     if gpu is not None:
         from ..hardware import as_gpu
@@ -157,7 +160,7 @@ def training_memory_by_zero_stage(model, seq_len, micro_batch=1, dp=8, gpu=None,
     fig, _ = new_figure(size=(11, 4.6))
     draw_training_memory(fig, rows, cap, label, title=title or (
         f"{cfg.name}, {seq_len:,} tokens x {micro_batch}, {dp} GPUs: "
-        "each ZeRO stage shards one more part"))
+        "each stage shards one more part"))
     return fig
 
 

@@ -15,6 +15,7 @@ import html
 from ..config import ConfigError
 from ..architectures import kind_tensors
 from ..counts import weight_shapes
+from ..towers import checkpoint_name
 from ..units import MB, MiB
 from ..zoo import as_config
 
@@ -119,6 +120,7 @@ def decoder_trace(model, layer=0):
         if tensor is None:
             rows.append((step, op, "", "", "", act))
             return
+        tensor = checkpoint_name(cfg, tensor)   # a multimodal wrapper's own names
         r = ws.loc[tensor]
         count = "tied: no new parameters" if r["note"] else f"{r['numel']:,}"
         rows.append((step, op, tensor, shape_text(r["shape"]), count, act))
@@ -126,7 +128,7 @@ def decoder_trace(model, layer=0):
     def add_linear(step, op, weight, act):  # the weight, then its bias where the model has one
         add(step, op, weight, act)
         bias = weight.removesuffix(".weight") + ".bias"
-        if bias in ws.index:
+        if checkpoint_name(cfg, bias) in ws.index:
             add(step, f"+ bias ({weight.split('.')[-2]})", bias, act)
 
     bsH = f"[batch, seq, {H:,}]"
@@ -212,6 +214,10 @@ def layer_kind(cfg, layer):
         if k.kv_heads or k.head_dim:  # Gemma 4's full layers
             attn += (f", here {count_of(k.kv_heads or cfg.num_key_value_heads, 'KV head')} of "
                      f"{k.head_dim or cfg.head_dim}")
+        if k.own_fields:   # a layer's own heads, widths, ranks (per_layer_config, swa_*)
+            attn += ", here " + ", ".join(f"{f} {v:,}" if isinstance(v, int) and not
+                                          isinstance(v, bool) else f"{f} {v}"
+                                          for f, v in k.own_fields)
     k_eq_v = cfg.layout.kv_store == "k_eq_v"
     if kind == "sliding_attention" and not k_eq_v:
         attn += f", sliding window {cfg.sliding_window:,}"

@@ -51,7 +51,7 @@ def twelve_ld2_table(models=None, formatted=True):
     """
     rows = []
     for m in (models if models is not None else dense_models()):
-        cfg = as_config(m)
+        cfg = as_config(m).text_model   # the language model: a wrapper's towers aside
         pc = param_count(cfg)
         L, d = cfg.num_hidden_layers, cfg.hidden_size
         exact, est = layer_params(cfg), approx_params_12Ld2(cfg)
@@ -72,7 +72,7 @@ def embedding_table(models=None, formatted=True):
     """How much of each model is its token embedding (and an untied lm_head)."""
     rows = []
     for m in (models if models is not None else dense_models()):
-        cfg = as_config(m)
+        cfg = as_config(m).text_model   # the language model: a wrapper's towers aside
         pc = param_count(cfg)
         head = pc.components["lm_head"]
         rows.append({"model": cfg.name, "vocab": cfg.vocab_size, "hidden d": cfg.hidden_size,
@@ -87,7 +87,7 @@ def depth_change_table(model, num_hidden_layers, seq_len=SEQ_LEN, formatted=True
     """A model at its own depth and at ``num_hidden_layers``: params, FLOPs, KV cache."""
     import pandas as pd
     from . import fmt
-    base = as_config(model)
+    base = as_config(model).text_model
     new = base.replace(num_hidden_layers=num_hidden_layers)
     n = prompt_len(base, seq_len)   # never past the model's context (gpt2: 1,024)
     prompt = f"{n:,}-token prompt" + ("" if n == seq_len else ", the model's whole context")
@@ -123,7 +123,7 @@ def depth_width_table(models, seq_len=SEQ_LEN, formatted=True):
     """Where the parameters go in models of similar size but different shape."""
     rows = []
     for m in models:
-        cfg = as_config(m)
+        cfg = as_config(m).text_model
         pc = param_count(cfg)
         L = cfg.num_hidden_layers
         inside = layer_params(cfg)

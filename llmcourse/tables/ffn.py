@@ -51,14 +51,14 @@ def mlp_layout(cfg):
 
 def ffn_share_table(models, seq_len=4096, mode="prefill"):
     """One row per model: FFN and attention parameters (exact) and their shares of
-    the model's parameters and of its forward FLOPs per token at ``seq_len`` (one
+    the language model's parameters and of its forward FLOPs per token at ``seq_len`` (one
     decimal; prefill averages a causal prompt, (n+1)/2 keys per token). A model whose
     maximum context is shorter than ``seq_len`` is sized at its maximum (its
     "FLOPs at" column says so)."""
     import pandas as pd
     rows = {}
     for m in models:
-        c = as_config(m)
+        c = as_config(m).text_model      # the language model: a wrapper's towers aside
         s = ffn_attention_split(c, context_within_max(c, seq_len), mode)
         pc = param_count(c)
         rows[s["model"]] = {

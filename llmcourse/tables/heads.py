@@ -13,23 +13,31 @@ from .anatomy import wide
 __all__ = ["head_dim_table", "shape_table_claims", "SHAPE_TABLE"]
 
 
-def head_dim_table(models=None):
+def head_dim_table(models=None, mismatches_only=False):
     """One row per model: hidden_size, heads, head_dim, heads × head_dim, whether that
     equals hidden_size, and whether head_dim is in the 64–128 range of the lecture slides' rule.
-    For MLA models (DeepSeek) head_dim is the q·k width, qk_nope + qk_rope."""
+    For MLA models (DeepSeek, Kimi, GLM) the column holds the q/k head width,
+    qk_nope_head_dim + qk_rope_head_dim, marked "(q/k)": their config's ``head_dim``
+    field is ``qk_rope_head_dim`` where it is set at all. ``mismatches_only``: only the
+    rows where heads × head_dim ≠ hidden_size."""
     import pandas as pd
     from ..tables import fmt
     cfgs = [as_config(m) for m in (models or list_models())]
     rows = []
     for c in cfgs:
         prod = c.num_attention_heads * c.head_dim
+        if mismatches_only and prod == c.hidden_size:
+            continue
+        width = f"{c.head_dim:,} (q/k)" if c.uses_mla else c.head_dim
         rows.append((c.name, c.attention_kind, c.hidden_size, c.num_attention_heads,
-                     c.num_key_value_heads, c.head_dim, prod,
+                     c.num_key_value_heads, width, prod,
                      "yes" if prod == c.hidden_size else "no",
                      "yes" if 64 <= c.head_dim <= 128 else "no"))
     df = pd.DataFrame(rows, columns=["model", "attention", "hidden_size", "heads", "kv_heads",
                                      "head_dim", "heads×head_dim", "= hidden_size?",
                                      "head_dim in 64–128?"]).set_index("model")
+    if mismatches_only:   # every row says "no": the column says nothing
+        df = df.drop(columns="= hidden_size?")
     return wide(fmt(df))
 
 
@@ -134,9 +142,9 @@ def _file_and_module(cfg, tensor, shape):
 _GATE_OR_UP = ("w1", "w3", "gate_proj", "up_proj")
 
 
-def shape_table_claims():
+def shape_table_claims(wrong_only=False):
     """A widely shared table of weight shapes (nine models), each row next to the real
-    tensors.
+    tensors; ``wrong_only``: only the rows whose shapes are wrong (``✗``).
 
     The table writes ``in × out``; a ``nn.Linear`` weight is stored ``(out, in)``,
     gpt-oss's fused experts as ``(experts, in, out)`` in transformers (and GPT-2's Conv1D
@@ -164,6 +172,8 @@ def shape_table_claims():
                      "; ".join(f for f, _ in where), "; ".join(module),
                      "; ".join(f"{n} {i:,} × {o:,}" for n, (i, o) in zip(short, real)),
                      ("✓" if ok else "✗") + (f" {note}" if note else "")))
+    if wrong_only:
+        rows = [r for r in rows if r[-1].startswith("✗")]
     return wide(pd.DataFrame(rows, columns=["model (as named)", "tensor (as named)",
                                             "table says (in × out)", "Hub file",
                                             "transformers 5 module", "real (in × out)",

@@ -1,4 +1,6 @@
-"""Tables for lesson 07: the accelerators, weights per scheme, and limits per model."""
+"""Tables for lessons 9 and 10 and the serving appendix: the accelerators, weights per scheme,
+limits per model, vLLM's cache dtypes, and the published startup logs and decode speeds the
+engine is checked against."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ from ..quantization import AS_SHIPPED, list_schemes, stored_weights
 from ..zoo import as_config
 from . import fmt
 
-__all__ = ["gpu_table", "weights_table", "limits_table", "kv_dtypes_table"]
+__all__ = ["gpu_table", "weights_table", "limits_table", "kv_dtypes_table", "decode_speeds_table",
+           "vllm_logs_table", "layout_checks_table"]
 
 
 def gpu_table(gpus=None, formatted=True):
@@ -126,3 +129,119 @@ def kv_dtypes_table(model="Llama-3.1-8B"):
                      "where": ("vLLM PR " + ", ".join(re.findall(r"pull/(\d+)", d.source))
                                if "pull/" in d.source else "vllm/config/cache.py")})
     return pd.DataFrame(rows).set_index("kv_cache_dtype")
+
+
+_MONTH = ("(January|February|March|April|May|June|July|August|September|October|November|"
+          "December) \\d{4}")
+
+
+def _short_version(text):
+    """An engine version as a table cell: the release number where there is one ("0.6.3"),
+    else what the source says in a few words ("source build, May 2024")."""
+    import re
+    m = re.match(r"v?\d+\.\d+[\w.]*", text)
+    if m:
+        return m.group(0)
+    when = re.search(_MONTH, text)
+    head = text.split(",")[0].split(" (")[0].replace("llama.cpp built from source",
+                                                      "source build")
+    return f"{head}, {when.group(0)}" if when and when.group(0) not in head else head
+
+
+def _gguf_format(row):
+    """The GGUF file type a row's checkpoint is ("gguf-q4_k_m"), if the engine stores it."""
+    from ..quantization import GGUF_FTYPES
+    fmt = str(row.get("weight_format") or "")
+    if fmt.upper().startswith("GGUF "):
+        name = "gguf-" + fmt.split(" ", 1)[1].lower()
+        if name in GGUF_FTYPES:
+            return name
+    return None
+
+
+def decode_speeds_table(formatted=True):
+    """One row per published batch-1 decode speed (``llmcourse/data/decode_speeds.json``):
+    engine and version, model, GPU (as the GPU table names it) and how many, the checkpoint's
+    format and its weights in GB (a scheme's exact bytes; a GGUF file's tensors by
+    llama.cpp's own type rule, ``stored_weights(cfg, "gguf-q4_k_m")``), the context, the
+    measured tokens/s beside lesson 10's estimate made without the row (leave-one-out) and
+    its band, and whether the nested out-of-sample check holds it."""
+    import pandas as pd
+    from ..decode_speed import (_fixture_configs, decode_speed_band_check, decode_speed_loo,
+                                decode_speeds)
+    loo = {x.id: x for x in decode_speed_loo()}
+    check = decode_speed_band_check()
+    lo, hi = check.band
+    configs = _fixture_configs()
+    rows = []
+    for r in decode_speeds()["rows"]:
+        cfg = configs.get(r["config"]) or as_config(r["config"])
+        scheme = _gguf_format(r) or r.get("weights") or AS_SHIPPED
+        x = loo[r["id"]]
+        rows.append({"id": r["id"], "engine": r["engine"],
+                     "version": _short_version(r["engine_version"]),
+                     "model": r["model"].split("/")[-1], "GPU": r["gpu"],
+                     "GPUs": r["tensor_parallel_size"], "format": r.get("weight_format") or scheme,
+                     "weights (GB)": stored_weights(cfg, scheme).total / 1e9,
+                     "context": r["seq_len"], "tokens/s": x.measured_tokens_per_s,
+                     "estimate": x.predicted_tokens_per_s,
+                     "band": f"{x.predicted_tokens_per_s * lo:,.0f}-{x.predicted_tokens_per_s * hi:,.0f}",
+                     "in band": r["id"] not in check.outside})
+    df = pd.DataFrame(rows).set_index("id")
+    return fmt(df) if formatted else df
+
+
+def _gpu_name(gpu):
+    name = gpu["name"] if isinstance(gpu, dict) else str(gpu)
+    return name.split(" (")[0]
+
+
+def vllm_logs_table(formatted=True):
+    """One row per published vLLM startup log the plan is checked against
+    (``llmcourse.serving.vllm_logs(usable=True)``): model, GPU, TP, the release whose
+    accounting it ran, the outcome, and the KV budget the log prints beside lesson 9's plan
+    for the same launch (GiB, as vLLM prints it)."""
+    import pandas as pd
+    from ..serving import log_plan, vllm_logs
+    rows = []
+    for r in vllm_logs(usable=True):
+        plan = log_plan(r)
+        logged = r["logged"].get("kv_gib")
+        planned = plan.kv_budget_bytes / 2**30
+        rows.append({"id": r["id"], "model": r["model"].split("/")[-1],
+                     "GPU": _gpu_name(r["gpu"]), "TP": r.get("tensor_parallel_size") or 1,
+                     "vLLM": plan.vllm_version, "outcome": r["outcome"],
+                     "logged KV (GiB)": logged, "plan KV (GiB)": planned,
+                     "plan - logged": ("" if logged is None else
+                                       f"{100 * (planned - logged) / logged:+.1f}%")})
+    df = pd.DataFrame(rows).set_index("id")
+    return fmt(df) if formatted else df
+
+
+def layout_checks_table(formatted=True):
+    """The published logs kept as checks of vLLM's KV cache layout (rows of
+    ``vllm_logs.json`` with ``layout_check``: hybrid and sliding-window models whose budget
+    the plan does not model whole): from the logged "Available KV cache memory", the plan's
+    layout gives "GPU KV cache size" and "Maximum concurrency", beside the logged ones."""
+    import pandas as pd
+    from ..serving import GiB, log_configs, vllm_logs, vllm_plan
+    rows = []
+    carried = log_configs()
+    for r in vllm_logs():
+        if "layout_check" not in r:
+            continue
+        kv = r["logged"]["kv_gib"]
+        # the layout does not depend on the GPU: a row whose GPU is not named is laid out on
+        # a stand-in with the same defaults for the settings the row leaves out
+        plan = vllm_plan(carried.get(r["config"], r["config"]), r["gpu"] or "H200",
+                         vllm_version=r["budget_release"],
+                         kv_cache_memory_bytes=round(kv * GiB), **r["layout_check"])
+        rows.append({"id": r["id"], "model": plan.model,
+                     "GPU": _gpu_name(r["gpu"]) if r["gpu"] else "not named",
+                     "vLLM": plan.vllm_version, "max_model_len": plan.max_model_len,
+                     "logged KV (GiB)": kv, "logged tokens": r["logged"]["kv_tokens"],
+                     "plan tokens": plan.kv_tokens,
+                     "logged concurrency": r["logged"].get("max_concurrency"),
+                     "plan concurrency": round(plan.max_concurrency, 2)})
+    df = pd.DataFrame(rows).set_index("id")
+    return fmt(df) if formatted else df

@@ -4,6 +4,7 @@ model by hand in the notebook; these serve the comparison)."""
 from __future__ import annotations
 
 from ..counts import kv_cache_bytes
+from ..sizing import full_attention_twin
 from ..units import GiB
 from ..zoo import as_config
 
@@ -18,8 +19,9 @@ def context_label(n):
 def kv_cache_grid(models, contexts=(8192, 32768, 131072), batches=(1, 8), dtype="bf16",
                   weights=None):
     """KV cache in GiB for each model at each (context, batch), as text with two
-    decimals. A context beyond the model's ``max_position_embeddings`` is marked
-    "beyond max": the model was not trained for it, the bytes are a what-if.
+    decimals. A context beyond the model's ``max_position_embeddings`` is marked with a
+    dagger, "4.00 †" (short, so that eight columns fit a 1280-pixel screen): the model was
+    not trained for it, the bytes are a what-if.
 
     ``weights``: optional ``{model name: (bytes, "how stored")}`` to add a column
     of weight sizes next to the cache.
@@ -33,7 +35,7 @@ def kv_cache_grid(models, contexts=(8192, 32768, 131072), batches=(1, 8), dtype=
             col = []
             for c, top in zip(cfgs, tops):
                 gib = kv_cache_bytes(c, n, b, dtype) / GiB
-                col.append(f"{gib:,.2f}" + (" (beyond max)" if n > top else ""))
+                col.append(f"{gib:,.2f}" + (" †" if n > top else ""))
             data[f"{context_label(n)} × {b} (GiB)"] = col
     if weights:
         data["weights (GiB)"] = [f"{weights[c.name][0] / GiB:,.2f} ({weights[c.name][1]})"
@@ -43,13 +45,14 @@ def kv_cache_grid(models, contexts=(8192, 32768, 131072), batches=(1, 8), dtype=
 
 def sliding_window_table(models, contexts=(4096, 8192, 32768, 131072), dtype="bf16"):
     """Each model's cache as shipped, as a percentage of the same model with every
-    layer full attention (one decimal); contexts past the model's maximum say so."""
+    layer full attention and its own KV heads (:func:`~llmcourse.sizing.full_attention_twin`;
+    one decimal); contexts past the model's maximum say so."""
     import pandas as pd
     rows = {}
     for m in models:
         c = as_config(m)
         top = c.get("max_position_embeddings") or float("inf")
-        full = c.replace(layer_types=["full_attention"] * c.num_hidden_layers)
+        full = full_attention_twin(c)
         row = {"window": f"{c.sliding_window:,}" if c.sliding_window else "none",
                "sliding layers": f"{c.layer_types.count('sliding_attention')} of "
                                  f"{c.num_hidden_layers}",

@@ -17,7 +17,7 @@ from ..zoo import as_config, load_model
 from .depth import _frame, _pct
 
 __all__ = ["moe_table", "layer_kinds", "active_conventions_table", "mla_check_table",
-           "mla_kv_table", "PUBLISHED"]
+           "mla_kv_table", "PUBLISHED", "LinkedTable"]
 
 
 def _labelled(m):
@@ -87,38 +87,91 @@ def moe_table(models=None, seq_len=SEQ_LEN, formatted=True, kinds=False):
 
 
 # What the publishers say (quoted from the model cards / papers, for comparison only).
+# What each publisher says: (total, active, the source's name, its address). Each figure
+# is quoted as its source writes it.
 PUBLISHED = {
-    "DeepSeek-V3": ("671B", "37B", "DeepSeek-V3 technical report"),
-    "DeepSeek-V2": ("236B", "21B", "DeepSeek-V2 paper"),
-    "Qwen3-30B-A3B": ("30.5B", "3.3B", "Qwen3-30B-A3B model card"),
-    "Qwen3-235B-A22B": ("235B", "22B", "Qwen3-235B-A22B model card"),
-    "Mixtral-8x7B-v0.1": ("46.7B", "12.9B", "Mistral AI, Mixtral of experts"),
-    "gpt-oss-20b": ("21B", "3.6B", "OpenAI gpt-oss model card"),
-    "Qwen1.5-MoE-A2.7B-Chat": ("14.3B", "2.7B", "Qwen1.5-MoE-A2.7B model card"),
-    "GLM-4.5-Air": ("106B", "12B", "GLM-4.5 model card"),
-    # Meta's 109B total includes the vision encoder; the zoo holds the text model
-    "Llama-4-Scout-17B-16E-Instruct": ("109B", "17B", "Meta Llama 4 model card"),
+    "DeepSeek-V3": ("671B", "37B", "DeepSeek-V3 technical report",
+                    "https://arxiv.org/abs/2412.19437"),
+    "DeepSeek-V2": ("236B", "21B", "DeepSeek-V2 paper", "https://arxiv.org/abs/2405.04434"),
+    "Qwen3-30B-A3B": ("30.5B", "3.3B", "Qwen3-30B-A3B model card",
+                      "https://huggingface.co/Qwen/Qwen3-30B-A3B"),
+    "Qwen3-235B-A22B": ("235B", "22B", "Qwen3-235B-A22B model card",
+                        "https://huggingface.co/Qwen/Qwen3-235B-A22B"),
+    "Mixtral-8x7B-v0.1": ("46.7B", "12.9B", "Mistral AI, Mixtral of experts",
+                          "https://mistral.ai/news/mixtral-of-experts"),
+    "gpt-oss-20b": ("21B", "3.6B", "OpenAI gpt-oss model card",
+                    "https://arxiv.org/abs/2508.10925"),
+    "Qwen1.5-MoE-A2.7B-Chat": ("14.3B", "2.7B", "Qwen1.5-MoE-A2.7B model card",
+                               "https://huggingface.co/Qwen/Qwen1.5-MoE-A2.7B"),
+    "GLM-4.5-Air": ("106B", "12B", "GLM-4.5-Air model card",
+                    "https://huggingface.co/zai-org/GLM-4.5-Air"),
+    # Meta's 109B total includes the vision encoder, as the engine's total does
+    "Llama-4-Scout-17B-16E-Instruct": ("109B", "17B", "Meta Llama 4 model card",
+                                       "https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E-Instruct"),
 }
 
 
-def active_conventions_table(models=None, formatted=True):
-    """Published 'active' figures next to the engine's active count, and the same
-    count without the input embedding, and without the embedding and the lm_head."""
+class LinkedTable:
+    """A formatted table whose ``source`` column names each row's source: it prints as
+    its DataFrame (``.frame``) does, and in a notebook each name is a link to the source.
+    Everything else (``.loc``, ``[col]``, ``.index`` ...) is the DataFrame's."""
+
+    def __init__(self, frame, links):
+        self.frame, self.links = frame, dict(links)
+
+    def __repr__(self):
+        return repr(self.frame)
+
+    def _repr_html_(self):
+        import html
+        df = self.frame.copy()
+        df["source"] = [f'<a href="{html.escape(self.links[s])}" target="_blank">{html.escape(s)}</a>'
+                        if s in self.links else html.escape(str(s)) for s in df["source"]]
+        for col in df.columns:   # the other cells are text too: escaped, as pandas does
+            if col != "source":
+                df[col] = [html.escape(str(v)) for v in df[col]]
+        df.index = [html.escape(str(i)) for i in df.index]
+        df.index.name = self.frame.index.name
+        import pandas as pd
+        with pd.option_context("display.max_colwidth", None):   # a link is never cut short
+            return df.to_html(escape=False, notebook=True)
+
+    def __getitem__(self, key):
+        return self.frame[key]
+
+    def __getattr__(self, name):
+        if name in ("frame", "links"):
+            raise AttributeError(name)
+        return getattr(self.frame, name)
+
+
+def active_conventions_table(models=None, formatted=True, totals=True):
+    """Published 'active' figures next to the engine's active count, the same count
+    without the input embedding, and without the embedding and the lm_head, with the
+    source of each published figure (a link in a notebook). ``totals=False`` leaves out
+    the published and engine totals."""
     rows = []
     from ..zoo import list_models
     zoo = set(list_models())
     for m in (models if models is not None else [m for m in PUBLISHED if m in zoo]):
         cfg = as_config(m)
         pc = param_count(cfg)
-        pub_total, pub_active, _src = PUBLISHED.get(cfg.name, ("", "", ""))
+        pub_total, pub_active, src, _url = PUBLISHED.get(cfg.name, ("", "", "", ""))
         head = pc.components["lm_head"]
-        rows.append({"model": cfg.name, "published total": pub_total,
-                     "published active": pub_active,
-                     "engine total": pc.total,
-                     "engine active": pc.active,
-                     "active - input embedding": pc.active - pc.embedding,
-                     "active - embedding - lm_head": pc.active - pc.embedding - head})
-    return _frame(rows, formatted)
+        row = {"model": cfg.name, "published total": pub_total,
+               "published active": pub_active,
+               "engine total": pc.total,
+               "engine active": pc.active,
+               "active - input embedding": pc.active - pc.embedding,
+               "active - embedding - lm_head": pc.active - pc.embedding - head,
+               "source": src}
+        if not totals:
+            del row["published total"], row["engine total"]
+        rows.append(row)
+    df = _frame(rows, formatted)
+    if not formatted:
+        return df
+    return LinkedTable(df, {v[2]: v[3] for v in PUBLISHED.values()})
 
 
 # A widely shared DeepSeek-V3 walk-through lists these attention matrices (in, out)

@@ -31,11 +31,14 @@ def layer_options(cfg, top=160):
 
 def hidden_options(cfg, top=16384):
     """hidden_size values that keep the model's heads valid: multiples of 128, and of
-    num_attention_heads too when head_dim is derived as hidden_size / heads (and, for
+    num_attention_heads too when head_dim is derived as hidden_size / heads or the family
+    requires it anyway (and, for
     Granite 4.0, widths whose Mamba-2 part splits into its mamba_n_heads)."""
+    fam = family_of(cfg.model_type)
     explicit = "head_dim" in cfg.to_hf_config() and cfg.to_hf_config()["head_dim"] is not None
-    step = 128 if explicit or cfg.uses_mla else math.lcm(128, cfg.num_attention_heads)
-    multiple = family_of(cfg.model_type).hidden_multiple
+    free = (explicit or cfg.uses_mla) and not fam.divisible_heads   # (Llama's class checks it)
+    step = 128 if free else math.lcm(128, cfg.num_attention_heads)
+    multiple = fam.hidden_multiple
     if multiple:   # the family's own (Granite 4.0: its Mamba-2 part in whole heads)
         step = math.lcm(step, multiple(cfg))
     opts = list(range(step, top + 1, step))
@@ -77,7 +80,7 @@ def depth_width_rows(cfg, seq_len=SEQ_LEN):
              f"intermediate {cfg.intermediate_size:,}")
     return [
         Row("shape", "shape", shape, shape),
-        Row("exact total parameters", "total", pc.total,
+        Row("exact total parameters (language model)", "total", pc.total,
             f"{pc.total:,} ({human_count(pc.total)})"),
         Row("exact, in the layers", "layer_params", inside, f"{inside:,} ({human_count(inside)})"),
         Row("12·L·d² estimate (layers)", "approx_12Ld2", est, f"{est:,} ({human_count(est)})"),
@@ -86,7 +89,7 @@ def depth_width_rows(cfg, seq_len=SEQ_LEN):
             f"{outside:,} ({100 * outside / pc.total:.1f}% of total)"),
         Row(f"FLOPs per token ({prompt})", "flops_per_token", fl.total,
             f"{fl.total:,} ({fl.total / 10**9:,.2f} GFLOP)"),
-        Row("weights (bf16)", "weight_bytes", wb, human_bytes(wb)),
+        Row("weights of the language model (bf16)", "weight_bytes", wb, human_bytes(wb)),
     ]
 
 
@@ -94,7 +97,8 @@ def depth_width_rows(cfg, seq_len=SEQ_LEN):
 def depth_width_explorer(model="Meta-Llama-3-8B"):
     """Change the depth, width and head count of a real dense model; compare the exact
     count with 12·L·d²."""
-    base = {"cfg": load_model(model)}
+    # the language model: a multimodal wrapper's towers are no decoder layers
+    base = {"cfg": load_model(model).text_model}
     cfg0 = base["cfg"]
     controls = {
         "model": model_dropdown(model, dense_models()),
@@ -136,7 +140,7 @@ def depth_width_explorer(model="Meta-Llama-3-8B"):
                             "heads." if why else "") + "</div>")
 
     def on_model(change):  # a new model: reset the sliders to its own shape
-        base["cfg"] = cfg = load_model(change["new"])
+        base["cfg"] = cfg = load_model(change["new"]).text_model
         with ex.hold():
             controls["hidden_size"].options = hidden_options(cfg)
             controls["hidden_size"].value = cfg.hidden_size

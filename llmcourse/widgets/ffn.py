@@ -78,7 +78,7 @@ def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
             f"{s['ffn_params']:,} ({human_count(s['ffn_params'])})"),
         Row(f"attention parameters, {n} layers", "attention_params", s["attention_params"],
             f"{s['attention_params']:,} ({human_count(s['attention_params'])})"),
-        Row("total parameters", "total_params", s["total_params"],
+        Row("total parameters (language model)", "total_params", s["total_params"],
             f"{s['total_params']:,} ({human_count(s['total_params'])})"),
         Row("FFN share of the model's parameters", "ffn_param_share", pct(s["ffn_param_share"]),
             f"{100 * s['ffn_param_share']:.1f}%"),
@@ -96,7 +96,8 @@ def ffn_rows(cfg, seq_len=4096, mode="prefill", mlp_cfg=None):
 def ffn_explorer(model="Meta-Llama-3-8B", seq_len=4096):
     """Change a dense model's intermediate_size and MLP kind; watch the FFN's share
     of parameters and FLOPs."""
-    base = {"cfg": load_model(model)}
+    # the language model: a multimodal wrapper's towers are no part of its FFN's share
+    base = {"cfg": load_model(model).text_model}
     curves = {}
     controls = {
         "model": model_dropdown(model, dense_models()),
@@ -144,7 +145,7 @@ def ffn_explorer(model="Meta-Llama-3-8B", seq_len=4096):
         controls["mlp_kind"].disabled = len(kinds) == 1
 
     def on_model(change):  # a new model: start from its own intermediate_size
-        base["cfg"] = load_model(change["new"])
+        base["cfg"] = load_model(change["new"]).text_model
         with ex.hold():
             controls["intermediate_size"].value = base["cfg"].intermediate_size
             offer_kinds(base["cfg"])

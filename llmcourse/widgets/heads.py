@@ -28,9 +28,13 @@ def _kv_options(cfg, heads):
 
 
 def _model_head_dim(cfg):
-    """The head_dim the model's config.json states, or 0 when it leaves it to
-    hidden/heads."""
-    return cfg.to_hf_config().get("head_dim") or 0
+    """The model's own head_dim, as the engine resolves it (a multimodal wrapper's from
+    its language model's config), or 0 ("hidden / heads") where the config leaves it to
+    hidden_size / num_attention_heads."""
+    stated = cfg.text_model.to_hf_config().get("head_dim")
+    if stated is None and cfg.head_dim * cfg.num_attention_heads == cfg.hidden_size:
+        return 0
+    return cfg.head_dim
 
 
 def _head_dim_options(cfg):
@@ -63,12 +67,14 @@ def heads_rows(cfg, dtype="bf16"):
                             + (f" + bias {bias[1]:,}" if bias else "")))
     per_layer = attention_per_layer(cfg)
     pc = param_count(cfg)
+    towers = pc.components.get("vision", 0) + pc.components.get("audio", 0)
     kvb = kv_cache_bytes(cfg, seq_len=1, dtype=dtype)  # one token, every layer that caches it
     rows += [Row("attention parameters per layer", "attention_per_layer", per_layer,
                  f"{per_layer:,}"),
              Row(f"attention, all {cfg.num_hidden_layers} layers", "attention_total",
                  pc.components["attention"], f"{pc.components['attention']:,}"),
-             Row("model total", "total", pc.total, f"{pc.total:,}"),
+             Row("model total" + (" (towers included)" if towers else ""), "total", pc.total,
+                 f"{pc.total:,}" + (f", of which vision and audio {towers:,}" if towers else "")),
              Row(f"KV cache per token, all cached layers ({dtype})", "kv_bytes_per_token", kvb,
                  f"{kvb:,} B")]
     return rows

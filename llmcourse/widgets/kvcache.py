@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from ..counts import kv_cache_bytes, linear_state_bytes
 from ..families import kv_heads_fixed
-from ..sizing import gqa_memory_saving, mha_baseline, plain_mha_cache_bytes
+from ..sizing import (all_full_attention, cache_baseline_only, full_attention_twin,
+                      gqa_memory_saving, mha_baseline, plain_mha_cache_bytes)
 from ..units import count_of, human_bytes
 from ..zoo import load_model
 from .base import (Explorer, Row, divisors, dropdown, int_text, model_dropdown, register,
                    selection)
 
 __all__ = ["kv_cache_explorer", "kv_cache_rows", "kv_variants", "LAYER_PATTERNS",
-           "with_layer_pattern", "layer_patterns_for", "kv_head_options"]
+           "with_layer_pattern", "layer_patterns_for", "kv_head_options", "heads_text"]
 
 SEQ_LENS = [2**k for k in range(9, 19)]
 BATCHES = [1, 2, 4, 8, 16, 32, 64]
@@ -22,7 +23,7 @@ LAYER_PATTERNS = ["as shipped", "all full attention", "alternate sliding/full",
 
 def _pattern_types(cfg, pattern):
     n = cfg.num_hidden_layers
-    return {"all full attention": ["full_attention"] * n,
+    return {"all full attention": ["full_attention"] * n,   # the window box's rule only
             "alternate sliding/full": ["sliding_attention" if i % 2 == 0 else "full_attention"
                                        for i in range(n)],
             "all sliding window": ["sliding_attention"] * n}[pattern]
@@ -35,6 +36,8 @@ def with_layer_pattern(cfg, pattern, sliding_window):
     number). "as shipped" keeps the model's own layers untouched."""
     if pattern not in LAYER_PATTERNS:
         raise ValueError(f"layers: must be one of {', '.join(LAYER_PATTERNS)} (got {pattern!r})")
+    if pattern == "all full attention":   # MLP-only blocks stay (Nemotron-H)
+        return all_full_attention(cfg)
     if pattern != "as shipped":
         types = _pattern_types(cfg, pattern)
         changes = {"layer_types": types}
@@ -101,6 +104,8 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
                if not cfg.has_kv_heads else ""))
     plain = plain_mha_cache_bytes(cfg, seq_len, batch, dtype)
     saved = 1 - cache / plain if plain else 0.0
+    beyond = (f" at {seq_len:,} tokens, beyond its maximum (a what-if)"
+              if top is not None and seq_len > top else "")
     return [
         Row("attention", "kind", kind, what),
         Row("layers", "sliding_layers", n_sliding, layers),
@@ -112,19 +117,22 @@ def kv_cache_rows(cfg, seq_len, batch, dtype="bf16"):
             per_tok, f"{per_tok:,} B"),
         Row(f"KV cache at {seq_len:,} tokens x batch {batch}", "kv_cache_bytes", cache,
             f"{human_bytes(cache)} ({cache:,} B)"),
-        Row("linear-attention state (the same at any context)", "linear_state_bytes", state,
-            f"{human_bytes(state, 'MiB')} ({state:,} B)" if state else "none (no linear layers)"),
+        Row("fixed state of linear-attention and Mamba-2 layers (the same at any context)",
+            "linear_state_bytes", state,
+            f"{human_bytes(state, 'MiB')} ({state:,} B)" if state
+            else "none (no linear-attention or Mamba-2 layers)"),
         Row("KV cache of plain MHA (every layer caches every token, a KV head per query "
             "head, each layer's own head width)", "mha_cache_bytes", plain,
             f"{human_bytes(plain)} ({plain:,} B)"),
         Row("KV cache vs plain MHA", "cache_saving", round(100 * saved, 1),
-            f"{100 * saved:.1f}% smaller ({plain / cache:,.1f}× less)" if cache else
-            "100% smaller (no KV cache)"),
+            (f"{100 * saved:.1f}% smaller ({plain / cache:,.1f}× less)" if cache else
+             "100% smaller (no KV cache)") + beyond),
         Row(f"weights (all {dtype})", "weight_bytes", weights, human_bytes(weights)),
-        Row("weights + cache saved by its KV heads, same layers (lesson 2)"
-            + (" (same weights)" if cfg.uses_mla else ""),
+        Row("weights + cache saved against MHA in every layer (same weights: the "
+            "baseline is a cache baseline)" if cache_baseline_only(cfg) else
+            "weights + cache saved by its KV heads, same layers (lesson 2)",
             "total_saving", round(100 * float(s["total_saving"]), 1),
-            f"{100 * float(s['total_saving']):.1f}%"),
+            f"{100 * float(s['total_saving']):.1f}%" + beyond),
         Row("cache / weights", "cache_over_weights", round(cache / weights, 4),
             f"{cache / weights:.2f}×"),
     ]
@@ -156,31 +164,57 @@ def _layers_text(cfg):
     return text
 
 
+_KIND_WORDS = {"full_attention": "full", "sliding_attention": "sliding",
+               "chunked_attention": "chunked", "indexed_attention": "sparse"}
+
+
+def heads_text(cfg):
+    """The KV heads a config caches, in words: "8 KV heads of 128", and where some layers
+    have their own ("16 KV heads of 256; full layers 4 of 512": Gemma 4)."""
+    kv, hd = cfg.num_key_value_heads, cfg.head_dim
+    text = f"{count_of(kv, 'KV head')} of {hd}"
+    own = sorted({(k.attention, k.kv_heads or kv, k.head_dim or hd)
+                  for k in cfg.layer_schedule.counts() if k.kv_heads or k.head_dim})
+    for attention, n, width in own:
+        if (n, width) != (kv, hd):
+            text += f"; {_KIND_WORDS.get(attention, attention)} layers {n} of {width}"
+    return text
+
+
 def kv_variants(cfg):
-    """``[(label, cfg), ...]`` to compare on the figure: this setting, its MHA
-    baseline, MQA (not for MLA) and, if it has sliding-window layers, the same
-    model with every layer full attention."""
+    """``[(label, cfg), ...]`` to compare on the figure, each label saying what its
+    config is: this setting; MHA with the same layers (lesson 2's baseline: one KV head
+    per query head); MQA with the same layers; and, where some layer keeps less than
+    every token (a window, a fixed state, K and V shared or equal), every layer full with
+    this setting's KV heads (:func:`~llmcourse.sizing.full_attention_twin`, a cache
+    stand-in). MLA and DeepSeek-V4's one K = V head have no KV heads to vary: their
+    baseline is MHA over every token in every layer."""
     h, kv = cfg.num_attention_heads, cfg.num_key_value_heads
     if cfg.layout.kv_store == "k_eq_v":   # DeepSeek-V4: one K = V head, a window
-        return [(f"window of {cfg.sliding_window:,} + compressed entries", cfg),
-                (f"MHA, same {h} heads of {cfg.head_dim}", mha_baseline(cfg))]
+        return [(f"this setting: window of {cfg.sliding_window:,} + compressed entries", cfg),
+                (f"MHA in every layer: {h} KV heads of {cfg.head_dim}", mha_baseline(cfg))]
     if cfg.uses_mla:
         return [(f"MLA latent ({cfg.kv_lora_rank}+{cfg.qk_rope_head_dim} per layer)", cfg),
-                (f"MHA, same {h} heads of {cfg.v_head_dim}", mha_baseline(cfg))]
-    out = [(f"this setting ({_kind(cfg)}, {count_of(kv, 'KV head')})", cfg)]
+                (f"MHA in every layer: {h} KV heads of {cfg.v_head_dim}", mha_baseline(cfg))]
+    out = [(f"this setting ({_kind(cfg)}: {heads_text(cfg)})", cfg)]
     if kv != h:
-        out.append((f"MHA ({h} KV heads)", mha_baseline(cfg)))
+        base = mha_baseline(cfg)
+        out.append((f"MHA ({heads_text(base)}), same layers", base))
     if kv != 1 and cfg.has_kv_heads:   # GPT-2, GPT-NeoX: transformers builds
-        out.append(("MQA (1 KV head)", cfg.replace(num_key_value_heads=1)))   # no MQA for them
-    if any(t != "full_attention" for t in cfg.layer_types):
-        why = "no window" if set(cfg.layer_types) <= {"full_attention", "sliding_attention"} \
-            else "attention"
-        try:
-            full = cfg.replace(layer_types=["full_attention"] * cfg.num_hidden_layers)
-        except ValueError:   # a family that cannot have every layer full (Qwen3.8's n-gram
-            return out       # embeddings sit on its linear layers): no such line
-        out.append((f"{count_of(kv, 'KV head')}, every layer full {why}", full))
+        mqa = cfg.replace(num_key_value_heads=1)   # no MQA for them
+        out.append((f"MQA ({heads_text(mqa)}), same layers", mqa))
+    if _keeps_less(cfg):
+        out.append((f"every layer full: {count_of(kv, 'KV head')} of {cfg.head_dim}",
+                    full_attention_twin(cfg)))
     return out
+
+
+def _keeps_less(cfg):
+    """True where some layer keeps less than every token's own K and V at the model's
+    KV heads and head_dim: a window or chunk, a fixed state, KV shared across layers,
+    a layer with its own heads (Gemma 4's full layers)."""
+    return any(k.attention not in ("full_attention", "none") or k.kv_shared or k.kv_heads
+               or k.head_dim for k in cfg.layer_schedule.counts())
 
 
 def _state_bytes(cfg, batch, dtype):

@@ -216,6 +216,20 @@ def _ctx(n):
     return f"{n // 1024}K" if n >= 1024 and n % 1024 == 0 else f"{n:,}"
 
 
+def towers_note(cfg):
+    """'' for a text model; for a multimodal wrapper, one line saying what its figures
+    hold: the boxes edit its language model (``text_config``), the total and the
+    weights include its vision and audio towers, active parameters and FLOPs do not."""
+    if not cfg.is_multimodal:
+        return ""
+    from ..counts import param_count
+    comp = param_count(cfg).components
+    towers = [f"{k} {comp[k] / 1e9:,.2f}B" for k in ("vision", "audio") if comp.get(k)]
+    return (f"{cfg.name} is a multimodal model: the boxes edit its language model "
+            f"(text_config); its total and weights include its towers ({', '.join(towers)}), "
+            "which a text token does not run, so active parameters and FLOPs leave them out.")
+
+
 def whatif_rows(original, edited, seq_len=8192, batch=1, original_summary=None):
     """The lab's summary rows: one :class:`CompareRow` per
     :data:`~llmcourse.compare.SUMMARY_KEYS` entry, ``value`` = the edited config's
@@ -530,7 +544,7 @@ class WhatIfLab(Explorer):
             self.shapes.value = shapes_table_html(self.base, self.edited)
             self.changes.value = ("<div style='color:#333'>config.json: "
                                   f"{html.escape(diff_text(self.base, self.edited))}</div>"
-                                  + self._left_out_html())
+                                  + self._left_out_html() + self._towers_html())
         self.last_seconds = time.perf_counter() - t0
 
     def _left_out_html(self):
@@ -541,6 +555,12 @@ class WhatIfLab(Explorer):
             return ""
         text = "; ".join(f"no {f} box: {reason}" for f, reason in why.items())
         return f"<div style='color:#555'>{html.escape(self.base.name)}: {html.escape(text)}.</div>"
+
+    def _towers_html(self):
+        """A multimodal wrapper: its boxes edit the language model; its total includes the
+        towers, which a text token does not run."""
+        text = towers_note(self.base)
+        return f"<div style='color:#555'>{html.escape(text)}</div>" if text else ""
 
     def table_html(self, rows, stale=False):
         style = "opacity:0.4;" if stale else ""

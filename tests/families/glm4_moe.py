@@ -2,4 +2,5 @@
 
 from family_rows import NEW, Row, new_family_configs
 
-ROW = Row(lambda: new_family_configs("glm4_moe"), **NEW)
+# (its class defaults give no head_dim: transformers floors 4096 / 96 to 42, and so do we)
+ROW = Row(lambda: new_family_configs("glm4_moe"), defaults=True, **NEW)

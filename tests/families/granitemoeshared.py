@@ -1,0 +1,7 @@
+"""How the exactness test checks granitemoeshared."""
+
+from hypothesis import strategies as st
+
+from family_rows import Row
+
+ROW = Row(defaults=True, small=dict(fields=dict(shared_intermediate_size=st.integers(0, 6))))

@@ -1,0 +1,11 @@
+"""How the exactness test checks hunyuan_v1_moe.
+
+Its class defaults build nothing (head_dim is null and the attention reads it): both sides
+refuse them; the generic draw gives a head_dim."""
+
+from hypothesis import strategies as st
+
+from family_rows import Row
+
+ROW = Row(defaults=False,
+          small=dict(fields=dict(head_dim=st.integers(1, 8).map(lambda x: 2 * x))))
