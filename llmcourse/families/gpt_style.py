@@ -52,6 +52,15 @@ def bigcode_kv_heads(r, raw):
     r["num_key_value_heads"] = 1 if r.get("multi_query") else r.get("num_attention_heads")
 
 
+def falcon_prepare(r, raw):
+    """n_embed as hidden_size; FalconConfig's head_dim is a property (hidden / heads) that a
+    config cannot set: transformers refuses one that tries."""
+    n_embed_prepare(r, raw)
+    if raw.get("head_dim") is not None:
+        _fail("head_dim", "FalconConfig derives it (hidden_size / num_attention_heads); a "
+              "config cannot set it", raw["head_dim"])
+
+
 def falcon_derive(r, raw):
     """Falcon's variants: the new decoder architecture (Falcon-40B/180B) has num_kv_heads
     K and V heads (the head count when absent) and, in a parallel block, two LayerNorms
@@ -488,10 +497,10 @@ ENTRIES = {
                            num_key_value_heads="num_kv_heads"),
         positive=("num_kv_heads", "ffn_hidden_size"),
         nullable=("alibi", "new_decoder_architecture", "multi_query", "parallel_attn", "bias"),
-        prepare=(n_embed_prepare,),
+        prepare=(falcon_prepare,),
         derive=(falcon_derive,),
         check=(falcon_check,),
-        defaults=dict(head_dim=None, layer_types=None, sliding_window=None, vocab_size=65024, hidden_size=4544,
+        defaults=dict(layer_types=None, sliding_window=None, vocab_size=65024, hidden_size=4544,
                       num_hidden_layers=32, num_attention_heads=71, num_kv_heads=None,
                       num_ln_in_parallel_attn=None, alibi=False, new_decoder_architecture=False,
                       multi_query=True, parallel_attn=True, bias=False,

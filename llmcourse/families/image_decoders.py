@@ -238,6 +238,14 @@ def gemma3n_check(r, head_dim):
 
 # --- Llama 3.2 Vision (mllama) ------------------------------------------------------------------
 
+def mllama_head_dim(r, raw):
+    """Llama 3.2 Vision's attention heads are hidden_size / num_attention_heads wide, whatever
+    a config's head_dim says (transformers reads none)."""
+    if _is_int(r.get("hidden_size")) and _is_int(r.get("num_attention_heads")) \
+            and r["num_attention_heads"] > 0:
+        r["head_dim"] = r["hidden_size"] // r["num_attention_heads"]
+
+
 def mllama_layers(r):
     """Llama 3.2 Vision's language model: cross-attention layers at cross_attention_layers
     (by default 3, 8, ..., 38), self-attention layers elsewhere."""
@@ -375,8 +383,11 @@ ENTRIES = {
                       matmul_extra="text_tokens_skip_cross_attention"),
         layers=mllama_layers,
         attention_kinds=("full_attention", "cross_attention"),
+        derive=(mllama_head_dim,),
         engine_only=dict(tie_word_embeddings="the head (vocab_size rows) and the embedding "
-                         "(vocab_size + 8) differ in shape: transformers never ties them"),
+                         "(vocab_size + 8) differ in shape: transformers never ties them",
+                         head_dim="transformers' heads are hidden_size / num_attention_heads "
+                         "wide; it reads no head_dim"),
         defaults=dict(_COMMON, vocab_size=128256, hidden_size=4096, num_hidden_layers=40,
                       num_attention_heads=32, num_key_value_heads=8, intermediate_size=14336,
                       max_position_embeddings=131072, tie_word_embeddings=False,
