@@ -39,7 +39,8 @@ def test_falcon_variants_by_hand():
         assert qkv == (rows, 32) and cfg.num_key_value_heads == kv
     # the new architecture's parallel block has a LayerNorm per branch; one with
     # num_ln_in_parallel_attn=1; the sequential block input and post-attention norms
-    names = lambda **kw: set(lc.weight_shapes(lc.from_hf_config(dict(base, **kw)))["name"])  # noqa: E731
+    def names(**kw):
+        return set(lc.weight_shapes(lc.from_hf_config(dict(base, **kw)))["name"])
     assert "transformer.h.0.ln_attn.weight" in names(new_decoder_architecture=True)
     assert "transformer.h.0.ln_attn.weight" not in names(new_decoder_architecture=True,
                                                           num_ln_in_parallel_attn=1)
@@ -80,7 +81,8 @@ def test_falcon_new_architecture_cache_as_a_serving_engine_keeps_it():
     _, cache = transformers_ref.tiny_prefill(d, 7, 2)
     _, kv, _ = transformers_ref.cache_bytes(cache)
     ours = lc.kv_cache_bytes(lc.from_hf_config(d), 7, batch=2, dtype="fp32")
-    assert ours == 2 * 2 * 2 * 8 * 7 * 2 * 4   # layers x (K, V) x kv heads x 8 x 7 tokens x 2 x fp32
+    # layers x (K, V) x KV heads x 8 wide x 7 tokens x 2 sequences x 4 bytes (fp32)
+    assert ours == 2 * 2 * 2 * 8 * 7 * 2 * 4
     assert kv == ours * 4 // 2
 
 

@@ -1,7 +1,8 @@
-"""The decoders of llmcourse/families/image_decoders.py (Fuyu, GOT-OCR 2.0, Llama 3.2 Vision,
-Gemma 3n's language model) and the ones refused: the class-default totals written down from transformers
-5.23's meta-device builds (AutoModelForCausalLM for the type, a wrapper whole), and the
-one-line refusals of the types whose parts the course does not size."""
+"""The decoders of llmcourse/families/image_decoders.py (Fuyu, GOT-OCR 2.0, Llama 3.2
+Vision, Gemma 3n's language model) and the ones refused: the class-default totals written
+down from transformers 5.23's meta-device builds (AutoModelForCausalLM for the type, a
+wrapper whole), and the one-line refusals of the types whose parts the course does not
+size."""
 
 import pytest
 

@@ -36,7 +36,8 @@ for _module in MODULES:
     ENTRIES.update(_module.ENTRIES)
 #: decoder types whose parts the course does not size, each refused in one line naming the
 #: part (a module's ``NOT_SIZED``)
-NOT_SIZED = {mt: why for _module in MODULES for mt, why in getattr(_module, "NOT_SIZED", {}).items()}
+NOT_SIZED = {mt: why for _module in MODULES
+             for mt, why in getattr(_module, "NOT_SIZED", {}).items()}
 
 # the checkpoint names of a wrapper saved before transformers 5 (LLaVA's layout)
 _LLAVA_NAMES = (("model.", "language_model.model."), ("lm_head.", "language_model.lm_head."))

@@ -265,8 +265,10 @@ def _mllama_layer(c, kind):
     q and k, and a tanh gate (one scalar) on the attention and on the MLP output."""
     H, nh, kv, hd = c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.head_dim
     a = "cross_attn." if kind.attention == "cross_attention" else "self_attn."
-    t = (_linear(a + "q_proj", nh * hd, H, "attention") + _linear(a + "k_proj", kv * hd, H, "attention")
-         + _linear(a + "v_proj", kv * hd, H, "attention") + _linear(a + "o_proj", H, nh * hd, "attention"))
+    t = (_linear(a + "q_proj", nh * hd, H, "attention")
+         + _linear(a + "k_proj", kv * hd, H, "attention")
+         + _linear(a + "v_proj", kv * hd, H, "attention")
+         + _linear(a + "o_proj", H, nh * hd, "attention"))
     if kind.attention == "cross_attention":
         t += (_norm(a + "q_norm", hd) + _norm(a + "k_norm", hd)
               + [Tensor("cross_attn_attn_gate", (1,), "attention"),
@@ -324,15 +326,17 @@ def _mllama_vision(v, w, text_hidden):
         ts = []
         for x in ("q_proj", "k_proj", "v_proj", "o_proj"):
             ts.append(Tensor(f"{a}self_attn.{x}.weight", (H, H), c, matmul=True))
-        ts += [Tensor(a + "mlp.fc1.weight", (I, H), c, matmul=True), Tensor(a + "mlp.fc1.bias", (I,), c),
-               Tensor(a + "mlp.fc2.weight", (H, I), c, matmul=True), Tensor(a + "mlp.fc2.bias", (H,), c)]
+        ts += [Tensor(a + "mlp.fc1.weight", (I, H), c, matmul=True),
+               Tensor(a + "mlp.fc1.bias", (I,), c),
+               Tensor(a + "mlp.fc2.weight", (H, I), c, matmul=True),
+               Tensor(a + "mlp.fc2.bias", (H,), c)]
         for n in ("input_layernorm", "post_attention_layernorm"):
             ts += [Tensor(f"{a}{n}.weight", (H,), c), Tensor(f"{a}{n}.bias", (H,), c)]
         return ts
     out += _tower_layers(layer(t + "transformer.layers.{e}."), v["num_hidden_layers"])
     g = t + "global_transformer.layers.{e}."
-    out += _tower_layers(layer(g) + [Tensor(g + "gate_attn", (1,), c), Tensor(g + "gate_ffn", (1,), c)],
-                         v["num_global_layers"])
+    gates = [Tensor(g + "gate_attn", (1,), c), Tensor(g + "gate_ffn", (1,), c)]
+    out += _tower_layers(layer(g) + gates, v["num_global_layers"])
     return out + [Tensor("multi_modal_projector.weight", (text_hidden, v["vision_output_dim"]), c,
                          matmul=True),
                   Tensor("multi_modal_projector.bias", (text_hidden,), c)]

@@ -1,7 +1,7 @@
 """How the exactness test checks bloom.
 
-Real config: bloom-560m.json (bigscience/bloom-560m), printed (transformers 4.26.0) in a public note
-(index file id 46750199530); 559,214,592 parameters ("560M").
+Real config: bloom-560m.json (bigscience/bloom-560m), printed (transformers 4.26.0) in a public
+note (index file id 46750199530); 559,214,592 parameters ("560M").
 """
 
 from family_rows import OLD, FlopsCase, Row

@@ -1,7 +1,7 @@
 """How the exactness test checks codegen.
 
-No verbatim config.json of a published codegen checkpoint was found; its class defaults (CodeGen-6B's sizes:
-4096 wide, 28 layers) are held against transformers
+No verbatim config.json of a published codegen checkpoint was found; its class defaults
+(CodeGen-6B's sizes: 4096 wide, 28 layers) are held against transformers
 (tests/test_gpt_style_families.py) and drawn from.
 """
 

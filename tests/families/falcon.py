@@ -1,8 +1,8 @@
 """How the exactness test checks falcon.
 
-Real config: falcon-40b.json (tiiuae/falcon-40b, the new decoder architecture, 8 KV heads), verbatim in
-intel/intel-extension-for-pytorch examples/cpu/llm/inference/utils/model_config/ @6d3ba89c;
-41,303,293,952 parameters.
+Real config: falcon-40b.json (tiiuae/falcon-40b, the new decoder architecture, 8 KV heads),
+verbatim in intel/intel-extension-for-pytorch examples/cpu/llm/inference/utils/model_config/
+@6d3ba89c; 41,303,293,952 parameters.
 """
 
 from hypothesis import strategies as st

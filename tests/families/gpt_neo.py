@@ -1,7 +1,8 @@
 """How the exactness test checks gpt_neo.
 
-Real config: gpt-neo-125M.json (EleutherAI/gpt-neo-125M), a copy in a loader's parameters (index file
-id 5795215158); 125,198,592 parameters, global and local layers in turn, window 256.
+Real config: gpt-neo-125M.json (EleutherAI/gpt-neo-125M), a copy in a loader's parameters
+(index file id 5795215158); 125,198,592 parameters, global and local layers in turn, window
+256.
 """
 
 from hypothesis import strategies as st

@@ -1,8 +1,8 @@
 """How the exactness test checks gpt_neox_japanese.
 
-No verbatim config.json of a published gpt_neox_japanese checkpoint was found; its class defaults (those of
-abeja/gpt-neox-japanese-2.7b, which its config class names) are held against transformers
-(tests/test_gpt_style_families.py) and drawn from.
+No verbatim config.json of a published gpt_neox_japanese checkpoint was found; its class
+defaults (those of abeja/gpt-neox-japanese-2.7b, which its config class names) are held against
+transformers (tests/test_gpt_style_families.py) and drawn from.
 """
 
 from hypothesis import strategies as st

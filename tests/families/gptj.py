@@ -1,7 +1,7 @@
 """How the exactness test checks gptj.
 
-Real config: gpt-j-6b.json (EleutherAI/gpt-j-6b), verbatim in onnx-tool's LLM builder (index file id
-4881146369); 6,050,882,784 parameters ("6B").
+Real config: gpt-j-6b.json (EleutherAI/gpt-j-6b), verbatim in onnx-tool's LLM builder (index
+file id 4881146369); 6,050,882,784 parameters ("6B").
 """
 
 from hypothesis import strategies as st
