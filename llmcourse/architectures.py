@@ -59,6 +59,9 @@ class Layout(NamedTuple):
                                       # (heads, head_dim); "all": one over all of q, one over k
     qk_norm_if: object = True
     qk_norm_names: tuple = ("q_norm", "k_norm")
+    # the q/k norm's width where it is not head_dim: "hidden_over_heads" (Phi's LayerNorms,
+    # hidden / heads wide whatever head_dim says)
+    qk_norm_width: str | None = None
     # how many of each head's dimensions RoPE rotates: (field, fraction when absent), None: all
     partial_rotary: tuple | None = None
     rope_if: tuple | None = None      # (field, value): RoPE only when the field has the value
@@ -235,7 +238,8 @@ def _attention(c):
     if L.qk_norm and _flag(c, L.qk_norm_if):
         qn, kn = L.qk_norm_names
         if L.qk_norm == "shared":  # one head_dim-wide weight, applied to every head
-            t += _norm(a + qn, hd, L.norm) + _norm(a + kn, hd, L.norm)
+            w = H // nh if L.qk_norm_width == "hidden_over_heads" else hd
+            t += _norm(a + qn, w, L.norm) + _norm(a + kn, w, L.norm)
         elif L.qk_norm == "per_head":  # each head its own weights (Cohere's use_qk_norm)
             t += _norm(a + qn, (nh, hd), L.norm) + _norm(a + kn, (kv, hd), L.norm)
         else:  # one norm over the whole q and k projections (OLMo-2, MiniMax-M2)
