@@ -27,7 +27,8 @@ __all__ = ["Tensor", "Layout", "LayerGroup", "layer_groups", "kind_tensors", "gl
            "layer_prefix", "mtp_tensors", "mamba_dims", "COMPONENTS", "BLOCKS", "EXPERTS",
            "register_block", "register_global_extras", "NO_WEIGHT_NORMS", "layer_config",
            "LAYER_STATES", "EXTRA_FLOPS", "register_layer_state", "register_extra_flops",
-           "register_experts"]
+           "register_experts", "OUTSIDE", "register_outside", "MATMUL_EXTRAS",
+           "register_matmul_extra"]
 
 # the order a breakdown is shown in
 COMPONENTS = ("embedding", "attention", "mlp", "shared_experts", "experts", "router",
@@ -58,6 +59,9 @@ class Layout(NamedTuple):
                                       # (heads, head_dim); "all": one over all of q, one over k
     qk_norm_if: object = True
     qk_norm_names: tuple = ("q_norm", "k_norm")
+    # the q/k norm's width where it is not head_dim: "hidden_over_heads" (Phi's LayerNorms,
+    # hidden / heads wide whatever head_dim says)
+    qk_norm_width: str | None = None
     # how many of each head's dimensions RoPE rotates: (field, fraction when absent), None: all
     partial_rotary: tuple | None = None
     rope_if: tuple | None = None      # (field, value): RoPE only when the field has the value
@@ -125,6 +129,12 @@ class Layout(NamedTuple):
     position_embedding: str | None = None     # learned positions, a weight (GPT-2's wpe)
     final_norm: str | None = "model.norm"
     extra_globals: str | None = None          # GLOBAL_EXTRAS: tensors beside the head
+    # OUTSIDE: a builder of every tensor outside the layers, in place of the standard ones
+    # above (OPT's narrower embedding and its projections, BLOOM's embedding LayerNorm)
+    outside: str | None = None
+    # MATMUL_EXTRAS: matmul FLOPs per token beyond 2 x each matmul weight once (a weight used
+    # twice, products of activations with activations: Gemma 3n's AltUp stream mixing)
+    matmul_extra: str | None = None
     lm_head: str = "lm_head"
     lm_head_bias: object = False      # a switch (a bool, or the field that says)
     never_tied: bool = False          # transformers never ties this head, whatever the config
@@ -218,17 +228,19 @@ def _attention(c):
         qkv, o = L.attention_names
         qkv = _linear(a + qkv, (nh + 2 * kv) * hd, H, "attention", qkv_bias, io)
         o = _linear(a + o, H, nh * hd, "attention", o_bias, io)
-        return o + qkv if L.o_first else qkv + o
-    q, k, v, o = L.attention_names
-    q_out = 2 * nh * hd if _flag(c, L.output_gate) else nh * hd  # q and an output gate
-    t = (_linear(a + q, q_out, H, "attention", qkv_bias, io)
-         + _linear(a + k, kv * hd, H, "attention", qkv_bias, io)
-         + _linear(a + v, kv * hd, H, "attention", qkv_bias, io)
-         + _linear(a + o, H, nh * hd, "attention", o_bias, io))
+        t = o + qkv if L.o_first else qkv + o
+    else:
+        q, k, v, o = L.attention_names
+        q_out = 2 * nh * hd if _flag(c, L.output_gate) else nh * hd  # q and an output gate
+        t = (_linear(a + q, q_out, H, "attention", qkv_bias, io)
+             + _linear(a + k, kv * hd, H, "attention", qkv_bias, io)
+             + _linear(a + v, kv * hd, H, "attention", qkv_bias, io)
+             + _linear(a + o, H, nh * hd, "attention", o_bias, io))
     if L.qk_norm and _flag(c, L.qk_norm_if):
         qn, kn = L.qk_norm_names
         if L.qk_norm == "shared":  # one head_dim-wide weight, applied to every head
-            t += _norm(a + qn, hd, L.norm) + _norm(a + kn, hd, L.norm)
+            w = H // nh if L.qk_norm_width == "hidden_over_heads" else hd
+            t += _norm(a + qn, w, L.norm) + _norm(a + kn, w, L.norm)
         elif L.qk_norm == "per_head":  # each head its own weights (Cohere's use_qk_norm)
             t += _norm(a + qn, (nh, hd), L.norm) + _norm(a + kn, (kv, hd), L.norm)
         else:  # one norm over the whole q and k projections (OLMo-2, MiniMax-M2)
@@ -331,16 +343,17 @@ def _dense_mlp(c):
     plain (up, down: GPT-2, Phi, StarCoder2) or with gate and up fused (Phi-3)."""
     L = c.layout
     H, inter = c.hidden_size, getattr(c, L.mlp_width)
-    p, bias, io = L.mlp_prefix, _flag(c, L.mlp_bias), L.stored_in_out
+    bias, io = _flag(c, L.mlp_bias), L.stored_in_out
+    p = L.mlp_prefix + "." if L.mlp_prefix else ""   # "": fc1, fc2 in the layer itself (OPT)
     if L.mlp == "plain":
         up, down = L.mlp_names
-        return (_linear(f"{p}.{up}", inter, H, "mlp", bias, io)
-                + _linear(f"{p}.{down}", H, inter, "mlp", bias, io))
+        return (_linear(f"{p}{up}", inter, H, "mlp", bias, io)
+                + _linear(f"{p}{down}", H, inter, "mlp", bias, io))
     if L.mlp == "fused_gated":
         gate_up, down = L.mlp_names
-        return (_linear(f"{p}.{gate_up}", 2 * inter, H, "mlp", bias)
-                + _linear(f"{p}.{down}", H, inter, "mlp", bias))
-    return _swiglu(p, H, inter, "mlp", bias, L.mlp_names)
+        return (_linear(f"{p}{gate_up}", 2 * inter, H, "mlp", bias)
+                + _linear(f"{p}{down}", H, inter, "mlp", bias))
+    return _swiglu(p[:-1], H, inter, "mlp", bias, L.mlp_names)
 
 
 def _experts_separate(c, fused=False):
@@ -1044,12 +1057,46 @@ def register_global_extras(name, before_norm):
     return add
 
 
+#: builders of every tensor outside the layers (``Layout.outside``), for families whose
+#: embedding, positions or head are not the standard ones: ``f(cfg) -> [Tensor, ...]``, the
+#: token embedding first (a tied head is marked ``tied``)
+OUTSIDE = {}
+
+
+def register_outside(name):
+    """Register a builder of the tensors outside the layers under ``name`` (what they are),
+    for a family's ``Layout(outside=name)``."""
+    def add(f):
+        if name in OUTSIDE:
+            raise ValueError(f"an outside-the-layers builder named {name!r} exists already")
+        OUTSIDE[name] = f
+        return f
+    return add
+
+
+#: per-token matmul FLOPs a family does beyond using each matmul weight once
+#: (``Layout.matmul_extra``): ``f(cfg) -> FLOPs``
+MATMUL_EXTRAS = {}
+
+
+def register_matmul_extra(name):
+    """Register ``f(cfg) -> FLOPs per token`` under ``name`` for ``Layout(matmul_extra=name)``."""
+    def add(f):
+        if name in MATMUL_EXTRAS:
+            raise ValueError(f"a matmul extra named {name!r} exists already")
+        MATMUL_EXTRAS[name] = f
+        return f
+    return add
+
+
 def global_tensors(cfg):
     """The tensors outside the layers: embedding, final norm, lm_head (full names).
 
     The first is the token embedding (a tied lm_head shares its storage).
     """
     L, H, V = cfg.layout, cfg.hidden_size, cfg.vocab_size
+    if L.outside:
+        return OUTSIDE[L.outside](cfg)
     tied = cfg.tie_word_embeddings and not L.never_tied
     t = [Tensor(f"{L.embedding}.weight", (V, H), "embedding")]
     if L.position_embedding:  # learned positions: a weight (n_positions x d), not a cache

@@ -68,8 +68,9 @@ def build_parser():
                    help="vLLM's --kv-cache-dtype (default auto: the model's 16-bit dtype); "
                         "each from the first release that has it")
     s.add_argument("--utilization", type=float, default=None,
-                   help="vLLM's gpu_memory_utilization (default: the release's own, 0.92 in "
-                        "today's vLLM)")
+                   help="gpu_memory_utilization for both plans (default: vLLM's plan the "
+                        "release's own, 0.92 in today's vLLM; the idealised fit 0.9, its 10%% "
+                        "reserve)")
     s.add_argument("--vllm-version", default=None,
                    help="the vLLM release whose startup budget to follow (default: the newest "
                         "the course models; 0.11 for the older budget)")
@@ -101,7 +102,7 @@ def report(args):
     """The answer as plain data (what ``--json`` prints)."""
     from .counts import kv_cache_bytes, linear_state_bytes, param_count
     from .hardware import load_gpu
-    from .inference import memory_plan
+    from .inference import DEFAULT_UTILIZATION, memory_plan
     from .quantization import stored_weights
     from .serving import expected_decode_speed, vllm_plan, vllm_release
     from .training import fit_verdict, training_memory
@@ -115,8 +116,11 @@ def report(args):
     context = args.context or cfg.get("max_position_embeddings") or 4096
     weights = args.weights
     release = vllm_release(args.vllm_version)
-    utilization = args.utilization if args.utilization is not None \
-        else release.default_utilization
+    # the idealised fit keeps its own 10% reserve (u = 0.9, as lesson 9 teaches it); vLLM's
+    # plan below uses the release's default (0.92 since 0.21) unless --utilization says
+    utilization = args.utilization if args.utilization is not None else DEFAULT_UTILIZATION
+    vllm_utilization = (args.utilization if args.utilization is not None
+                        else release.default_utilization)
     ideal_kv = _IDEAL_KV.get(args.kv_dtype, "fp16" if str(cfg.get("torch_dtype")) ==
                              "float16" else "bf16")
     plan_error = ""
@@ -155,10 +159,10 @@ def report(args):
                 "batch": args.batch, "utilization": utilization,
                 "weights_bytes": fit.weight_bytes,
                 "cache_bytes": fit.cache_bytes, "usable_bytes": fit.usable_bytes},
-        "vllm": ({"release": release.label, "utilization": utilization, "planned": False,
+        "vllm": ({"release": release.label, "utilization": vllm_utilization, "planned": False,
                   "starts": False, "reason": plan_error, "tp": args.tp, "pp": args.pp}
                  if plan is None else
-                 {"release": release.label, "utilization": utilization, "planned": True,
+                 {"release": release.label, "utilization": vllm_utilization, "planned": True,
                   "memory_caveat": plan.memory_caveat, "kv_cache_dtype": args.kv_dtype,
                   "starts": plan.starts, "reason": plan.reason, "tp": args.tp, "pp": args.pp,
                   "max_model_len": plan.max_model_len, "weight_bytes": plan.weight_bytes,

@@ -119,8 +119,7 @@ class ModelConfig:
         cached = self._cache.get("text_model")
         if cached is None:
             raw = self._raw
-            text = raw.get("text_config")
-            text = dict(WRAPPERS[outer].text_absent if text is None else text)
+            text = WRAPPERS[outer].text_of(raw)
             text.setdefault("model_type", _MULTIMODAL[outer])
             text["model_type"] = _TEXT_ALIASES.get((outer, text["model_type"]), text["model_type"])
             text["tie_word_embeddings"] = self._r["tie_word_embeddings"]
@@ -161,8 +160,7 @@ class ModelConfig:
         raw = dict(self._raw)
         outer = raw["model_type"] if raw["model_type"] in _MULTIMODAL else None
         if outer:
-            text = raw.get("text_config")
-            target = dict(WRAPPERS[outer].text_absent if text is None else text)
+            target = WRAPPERS[outer].text_of(raw)
             target.setdefault("model_type", _MULTIMODAL[outer])
         else:
             target = raw
@@ -230,9 +228,12 @@ _DEPTH_LISTS = {"layer_types": "repeat_or_refuse", "no_rope_layers": "repeat_or_
 
 
 def _follow_depth(target, key, how, n):
-    """Carry ``target[key]``, a per-layer field, to ``n`` layers (see ``_DEPTH_LISTS``)."""
+    """Carry ``target[key]``, a per-layer field, to ``n`` layers (see ``_DEPTH_LISTS``; a
+    family's own rule may be a function ``f(value, n) -> value``)."""
     pattern = target.get(key)
-    if how == "repeat_or_refuse":
+    if callable(how):
+        target[key] = how(pattern, n)
+    elif how == "repeat_or_refuse":
         if isinstance(pattern, list) and pattern:
             if n > MAX_LIST:
                 raise ConfigError(

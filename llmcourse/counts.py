@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .architectures import (COMPONENTS, EXTRA_FLOPS, LAYER_STATES, global_tensors, layer_config,
-                            layer_groups, layer_prefix, mamba_dims, mtp_tensors)
+from .architectures import (COMPONENTS, EXTRA_FLOPS, LAYER_STATES, MATMUL_EXTRAS,
+                            global_tensors, layer_config, layer_groups, layer_prefix, mamba_dims,
+                            mtp_tensors)
 from .config import ConfigError
 from .limits import MAX_WEIGHT_ROWS, show
 from .towers import checkpoint_name, tower_tensors
@@ -573,6 +574,8 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     matmul = 2 * pc.matmul_active
     if cfg.layout.layer_input_streams:   # hyper-connected residual streams (DeepSeek-V4)
         matmul += _hyper_connection_matmul(cfg)
+    if cfg.layout.matmul_extra:   # a family's own matmul work beyond its weights once
+        matmul += MATMUL_EXTRAS[cfg.layout.matmul_extra](cfg)
     compressed = any(k.attention in _COMPRESSED_KINDS for k in cfg.layer_schedule.counts())
     v4 = _compressed_terms(cfg) if compressed else None
     # FLOPs summed over layers (all layers of one kind attend alike) and, in prefill, over

@@ -630,12 +630,14 @@ _NO_KV_HEADS = {"gpt2": "GPT-2", "gpt_neox": "GPT-NeoX (Pythia)", "persimmon": "
 
 
 def one_kv_per_head(r, head_dim):
-    """GPT-2, GPT-NeoX, Persimmon and ModernBERT-decoder: transformers builds one k and one v
-    for every head (GPT-2's fused c_attn, GPT-NeoX's and Persimmon's query_key_value,
-    3 x hidden wide; ModernBERT-decoder's q, k and v, hidden wide each) and reads neither
-    num_key_value_heads nor head_dim. A config or a what-if that sets them otherwise describes a model transformers
+    """GPT-2, GPT-NeoX, Persimmon, ModernBERT-decoder and the other multi-head-only GPT-style
+    families: transformers builds one k and one v for every head (GPT-2's fused c_attn,
+    GPT-NeoX's and Persimmon's query_key_value, 3 x hidden wide; ModernBERT-decoder's q, k
+    and v, hidden wide each) and reads neither num_key_value_heads nor head_dim. A config or a
+    what-if that sets them otherwise describes a model transformers
     does not build, so it is refused rather than counted."""
-    name, heads, hidden = _NO_KV_HEADS[r["model_type"]], r["num_attention_heads"], r["hidden_size"]
+    name = _NO_KV_HEADS.get(r["model_type"], r["model_type"])
+    heads, hidden = r["num_attention_heads"], r["hidden_size"]
     kv = r.get("num_key_value_heads")
     if kv is not None and kv != heads:
         _fail("num_key_value_heads", f"{name} in transformers has no KV heads: every head keeps "

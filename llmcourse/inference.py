@@ -5,10 +5,11 @@ profiling run's activations, per-GPU tensor parallelism, blocks of 16 tokens) is
 
 Memory (exact): weights as stored (:mod:`llmcourse.quantization`), the KV cache of
 the batch (:func:`llmcourse.kv_cache_bytes`: GQA, MLA latents and sliding-window
-layers included) and a runtime reserve. The reserve follows vLLM's default
-``gpu_memory_utilization=0.9``: the engine lets weights, activations and the KV cache
-use 90% of each GPU's memory and leaves the rest to the CUDA context, other processes
-and fragmentation. ``n_gpus`` GPUs are treated as one pool (weights and cache sharded
+layers included) and a runtime reserve: the idealised plan's ``utilization=0.9``
+(vLLM's default ``gpu_memory_utilization`` up to 0.20; 0.92 since 0.21, which
+:func:`llmcourse.serving.vllm_plan` uses) lets weights, activations and the KV cache use
+90% of each GPU's memory and leaves the rest to the CUDA context, other processes and
+fragmentation. ``n_gpus`` GPUs are treated as one pool (weights and cache sharded
 evenly, no duplicated tensors): an ideal tensor-parallel split.
 
 Speed (bounds on an ideal machine): one decode step reads every weight it touches

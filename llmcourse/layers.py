@@ -42,6 +42,9 @@ ATTENTION_KINDS = (  # layer kinds, not model types
                    "linear_attention", "indexed_attention",
                    "mamba",   # Nemotron-H's Mamba-2 blocks (transformers: linear_attention)
                    "conv",    # LFM2's gated short convolution: a fixed state per sequence
+                   # Llama 3.2 Vision's cross-attention layers: they attend to an image's
+                   # states, not to the text tokens, and are skipped without an image
+                   "cross_attention",
                    "none",    # a Nemotron-H block that is only an MLP or experts
                    # DeepSeek-V4: a window plus compressed entries, sparse (CSA) or heavy (HCA)
                    "compressed_sparse_attention", "heavily_compressed_attention",

@@ -23,7 +23,8 @@ from typing import NamedTuple
 from .architectures import Tensor
 from .limits import MAX_SIZE, ConfigError, _fail, _is_int, show
 
-__all__ = ["Tower", "TOWERS", "resolve_towers", "tower_tensors", "checkpoint_name"]
+__all__ = ["Tower", "TOWERS", "resolve_towers", "tower_tensors", "checkpoint_name",
+           "register_tower"]
 
 
 class Tower(NamedTuple):
@@ -472,6 +473,20 @@ TOWERS = {
 _CHECKS = {"siglip": _siglip_check, "gemma4_audio": _gemma4_audio_check,
            "kimi_k25_vision": _kimi_check}
 _WRAPPER_CHECKS = {"pixtral": _pixtral_wrapper_check}
+
+
+def register_tower(kind, tower, check=None, wrapper_check=None):
+    """Add a tower kind (a family module's own: Fuyu's patch embedding, GOT-OCR 2.0's SAM
+    encoder), with its config's checks ``check(v, prefix)`` and its wrapper fields' checks
+    ``wrapper_check(w, prefix)``, each raising a one-line ConfigError."""
+    if kind in TOWERS:
+        raise ValueError(f"a tower kind named {kind!r} exists already")
+    TOWERS[kind] = tower
+    if check is not None:
+        _CHECKS[kind] = check
+    if wrapper_check is not None:
+        _WRAPPER_CHECKS[kind] = wrapper_check
+    return tower
 
 
 def _resolve_one(outer, kind, raw):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .families import (_MULTIMODAL, _TEXT_ALIASES, ENTRIES, NOT_DECODERS,
+from .families import (_MULTIMODAL, _TEXT_ALIASES, ENTRIES, NOT_DECODERS, NOT_SIZED,
                        SUPPORTED_MODEL_TYPES, WRAPPERS)
 from .towers import resolve_towers
 from .layers import Axis, LayerSchedule, LayerTypes
@@ -153,6 +153,8 @@ def _validate(raw):
     if mt in NOT_DECODERS:
         _fail("model_type", f"{mt} is {NOT_DECODERS[mt]}; the course sizes decoder LLMs",
               show_value=False)
+    if mt in NOT_SIZED:   # a decoder with a part the course does not size
+        _fail("model_type", f"{mt}: {NOT_SIZED[mt]}", show_value=False)
     if mt not in ENTRIES:
         _fail("model_type", f"unsupported; {_unsupported_hint(mt)}", mt)
     fam = ENTRIES[mt]
@@ -405,8 +407,7 @@ def _validate_text_config(raw, mt):
         if v is not None and not isinstance(v, str):
             _fail(f, "must be a string", v)
     wrapper = WRAPPERS[mt]
-    text = raw.get("text_config")
-    text = dict(wrapper.text_absent) if text is None else text
+    text = wrapper.text_of(raw)
     if not isinstance(text, dict):
         _fail("text_config", "must be a JSON object holding the language model's config", text)
     text = dict(text)

@@ -286,7 +286,7 @@ def kv_cache_layout(cfg, tensor_parallel_size=1, pipeline_parallel_size=1, kv_dt
     cfg = as_config(cfg)
     what = _layout_not_modelled(cfg)
     if what:
-        raise ConfigError(f"model: vLLM's cache layout for {cfg.name}'s {what} is not "
+        raise ConfigError(f"model: vLLM's cache layout for {what} ({cfg.name}) is not "
                           f"modelled here")
     tp, pp = tensor_parallel_size, pipeline_parallel_size
     d = kv_dtype or KV_CACHE_DTYPES["auto"]

@@ -119,12 +119,12 @@ def test_a_multimodal_wrapper_is_read_through_its_text_config(hub, tmp_path):
 def test_a_gguf_only_repo_and_an_unsupported_model_type(hub, tmp_path):
     out = run_client("""
         out = {"gguf": error(lc.load_model, "unsloth/Qwen3-0.6B-GGUF"),
-               "type": error(lc.load_model, "test-org/mllama-class-defaults")}
+               "type": error(lc.load_model, "test-org/llama9-unreleased")}
     """, hub.url, tmp_path)
     assert out["gguf"] == ("model: unsloth/Qwen3-0.6B-GGUF ships GGUF files only; the course "
                            "reads a transformers config.json (try the original repo, "
                            "Qwen/Qwen3-0.6B)")
-    assert out["type"].startswith("model: test-org/mllama-class-defaults's config.json: "
+    assert out["type"].startswith("model: test-org/llama9-unreleased's config.json: "
                                   "model_type: unsupported; closest supported: llama")
     assert "\n" not in out["type"]
 
@@ -240,6 +240,7 @@ def test_checkpoint_errors_are_one_line(hub, tmp_path):
                "zoo": error(lc.checkpoint_report, "Qwen3-0.6B")}
     """, hub.url, tmp_path)
     assert out["gguf"].startswith("model: unsloth/Qwen3-0.6B-GGUF ships GGUF files only")
-    assert out["no_weights"].startswith("model: test-org/mllama-class-defaults's config.json")
+    assert out["no_weights"].startswith("model: test-org/mllama-class-defaults has no "
+                                        "safetensors weights")
     assert out["zoo"] == ("model: 'Qwen3-0.6B' is neither a Hub id (owner/name) nor a "
                           "checkpoint folder")

@@ -611,3 +611,12 @@ def test_every_box_the_lab_offers_builds_in_transformers_with_the_labs_count(nam
         model = transformers_ref.meta_model(edited.to_hf_config())
         built = sum(p.numel() for p in model.parameters())
         assert built == lc.param_count(edited).total, f"{name}: {field} {values[field]} -> {new}"
+
+
+def test_a_fraction_in_a_whole_number_box_is_named_not_cut():
+    """3.5 heads is not read as 3: the engine's one line says so, and the box keeps working."""
+    lab = lc.widgets.EXPLORERS["whatif"]()
+    lab.set(num_attention_heads=3.5)
+    assert lab.error == "num_attention_heads: must be a whole number (got 3.5)"
+    lab.set(num_attention_heads=32)
+    assert lab.error == "" and isinstance(lab.values["num_attention_heads"], int)

@@ -61,12 +61,22 @@ def model_of(d):
 
 def causal_lm(config):
     """AutoModelForCausalLM, or for a type it does not register (mistral4) the
-    ``*ForCausalLM`` class its config names, as the config's ``architectures`` would."""
+    ``*ForCausalLM`` class its config names, as the config's ``architectures`` would, or the
+    causal LM whose config class it is (mllama_text_model: MllamaForCausalLM)."""
     try:
         return AutoModelForCausalLM.from_config(config)
     except ValueError:
         name = type(config).__name__.removesuffix("Config") + "ForCausalLM"
-        return getattr(transformers, name)(config)
+        if hasattr(transformers, name):
+            return getattr(transformers, name)(config)
+        # a text config registered under its wrapper's type (Llama 3.2 Vision's
+        # MllamaTextConfig): the causal LM whose config class it is
+        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+        for cls in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.values():
+            cls = getattr(transformers, cls, None)
+            if cls is not None and getattr(cls, "config_class", None) is type(config):
+                return cls(config)
+        raise
 
 
 def meta_model(d):
@@ -379,8 +389,9 @@ def decode_step_flops(d, n=20):
 
 
 # --- a wrapper checkpoint's names as transformers loads them -------------------------------
-# (transformers' conversion_mapping.py: "llava" for gemma3 and mistral3, SiglipVisionModel's
-# PrefixChange, and "kimi_k25"; the other wrappers' checkpoints use transformers' own names)
+# (transformers' conversion_mapping.py: "llava" for gemma3, mistral3 and got_ocr2,
+# SiglipVisionModel's PrefixChange, "kimi_k25", "fuyu" and "mllama"; the other wrappers'
+# checkpoints use transformers' own names)
 _LLAVA = (("language_model.model.", "model.language_model."),
           ("language_model.lm_head.", "lm_head."))
 _LOADED = {
@@ -388,6 +399,12 @@ _LOADED = {
                         ("multi_modal_projector.", "model.multi_modal_projector.")),
     "mistral3": _LLAVA + (("vision_tower.", "model.vision_tower."),
                           ("multi_modal_projector.", "model.multi_modal_projector.")),
+    # (conversion_mapping.py's "fuyu", "got_ocr2" (llava's) and "mllama" renamings)
+    "fuyu": _LLAVA + (("vision_embed_tokens.", "model.vision_embed_tokens."),),
+    "got_ocr2": _LLAVA + (("vision_tower.", "model.vision_tower."),
+                          ("multi_modal_projector.", "model.multi_modal_projector.")),
+    "mllama": _LLAVA + (("vision_model.", "model.vision_model."),
+                        ("multi_modal_projector.", "model.multi_modal_projector.")),
     "kimi_k25": _LLAVA + (("vision_tower.encoder.blocks.", "model.vision_tower.layers."),
                           ("vision_tower.encoder.", "model.vision_tower."),
                           ("vision_tower.patch_embed.pos_emb.weight",

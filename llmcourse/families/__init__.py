@@ -17,22 +17,27 @@ from __future__ import annotations
 
 
 from .. import family_rules as rules
-from . import (classic, dense, frontier, gemma, gemma4_variants, hybrid, latent, llama, moe,
-               qwen, state_space)
+from . import (classic, dense, frontier, gemma, gemma4_variants, gpt_style, hybrid,
+               image_decoders, latent, llama, moe, qwen, state_space)
 from .base import Family, Wrapper
 
 __all__ = ["Family", "Wrapper", "ENTRIES", "WRAPPERS", "SUPPORTED_MODEL_TYPES", "NOT_DECODERS",
+           "NOT_SIZED",
            "GROUP_ORDER", "family_of", "zoo_groups", "has_kv_heads", "kv_heads_fixed"]
 
 #: the modules holding the entries, in the order the zoo's pickers show them
 MODULES = (classic, llama, qwen, gemma, latent, hybrid, dense, moe, frontier, gemma4_variants,
-           state_space)
+           gpt_style, image_decoders, state_space)
 ENTRIES = {}
 for _module in MODULES:
     _clash = set(ENTRIES) & set(_module.ENTRIES)
     if _clash:
         raise ValueError(f"model types with two entries: {sorted(_clash)}")
     ENTRIES.update(_module.ENTRIES)
+#: decoder types whose parts the course does not size, each refused in one line naming the
+#: part (a module's ``NOT_SIZED``)
+NOT_SIZED = {mt: why for _module in MODULES
+             for mt, why in getattr(_module, "NOT_SIZED", {}).items()}
 
 # the checkpoint names of a wrapper saved before transformers 5 (LLaVA's layout)
 _LLAVA_NAMES = (("model.", "language_model.model."), ("lm_head.", "language_model.lm_head."))
@@ -64,6 +69,12 @@ WRAPPERS = {
                                          num_key_value_heads=8, sliding_window=None,
                                          vocab_size=131072)),
 }
+
+for _module in MODULES:   # a module's own wrappers (its multimodal types)
+    _clash = set(WRAPPERS) & set(getattr(_module, "WRAPPERS", {}))
+    if _clash:
+        raise ValueError(f"model types with two wrappers: {sorted(_clash)}")
+    WRAPPERS.update(getattr(_module, "WRAPPERS", {}))
 
 SUPPORTED_MODEL_TYPES = tuple(sorted(set(ENTRIES) | set(WRAPPERS)))
 

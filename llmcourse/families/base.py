@@ -103,6 +103,20 @@ class Wrapper(NamedTuple):
     tie: bool | None = False
     #: what a missing or null text_config holds (the class's SubConfigSpec init_kwargs)
     text_absent: dict = {}
+    #: keys a config saved flat (no text_config) gives its language model from the top
+    #: level, as the wrapper class reads them (Fuyu's); with none of them present, text_absent
+    flat: tuple = ()
+    #: what the wrapper class adds to a text config it reads from flat keys
+    flat_adds: dict = {}
+
+    def text_of(self, raw):
+        """The language model's config dict of a wrapper config ``raw`` (a fresh copy): its
+        text_config, or what the class reads from flat keys, or its text_absent."""
+        text = raw.get("text_config")
+        if text is not None:
+            return dict(text) if isinstance(text, dict) else text
+        flat = {k: raw[k] for k in self.flat if k in raw}
+        return dict(self.flat_adds, **flat) if flat else dict(self.text_absent)
 
 
 # the keys every Llama-style transformers config declares, with their defaults

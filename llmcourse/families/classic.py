@@ -73,6 +73,7 @@ ENTRIES = {
         group="Phi",
         layout=Layout(attention_names=("q_proj", "k_proj", "v_proj", "dense"), qkv_bias=True,
                       o_bias=True, qk_norm="shared", qk_norm_if="qk_layernorm",
+                      qk_norm_width="hidden_over_heads",
                       qk_norm_names=("q_layernorm", "k_layernorm"), mlp="plain",
                       mlp_names=("fc1", "fc2"), mlp_bias=True, norm="layer",
                       layer_norms=("input_layernorm",), parallel=True,

@@ -144,7 +144,7 @@ ENTRIES = {
                            intermediate_size="moe_intermediate_size"),
         required=("q_lora_rank", "sliding_window"),
         positive=("q_lora_rank", "hc_mult", "o_groups", "o_lora_rank", "index_n_heads",
-                  "index_head_dim", "index_topk"),
+                  "index_head_dim", "index_topk", "hc_sinkhorn_iters"),
         defaults=dict(_COMMON, vocab_size=129280, hidden_size=4096, moe_intermediate_size=2048,
                       num_hidden_layers=43, num_attention_heads=64, num_key_value_heads=1,
                       head_dim=512, q_lora_rank=1024, num_experts_per_tok=6,

@@ -106,7 +106,7 @@ class Explorer:
     # values of the controls, by key
     @property
     def values(self) -> dict:
-        return {k: c.value for k, c in self.controls.items()}
+        return {k: _read(c) for k, c in self.controls.items()}
 
     def set(self, **values):
         """Change controls as a reader would (each change redraws)."""
@@ -339,10 +339,28 @@ def _rule_for(models):
 
 
 def int_text(description, value, width="220px"):
-    """A free integer box: the place where a reader can type an impossible value."""
+    """A free box for a whole number: the place where a reader can type an impossible value.
+    It takes any number (an integer box would cut 3.5 to 3 without a word); the explorer
+    passes a whole number on as an int and anything else to the engine, whose one-line
+    message says what is wrong ("must be a whole number (got 3.5)")."""
     import ipywidgets as W
-    return W.IntText(value=value, description=description, style=_STYLE,
-                     layout=W.Layout(width=width), continuous_update=False)
+    box = W.FloatText(value=value, description=description, style=_STYLE,
+                      layout=W.Layout(width=width), continuous_update=False)
+    box.add_class(_WHOLE_NUMBER)
+    return box
+
+
+_WHOLE_NUMBER = "lc-whole-number"
+
+
+def _read(control):
+    """A control's value as the explorer passes it on: a whole-number box's integral
+    value as an int (32.0 -> 32), any other value as it is."""
+    v = control.value
+    if _WHOLE_NUMBER in getattr(control, "_dom_classes", ()) and isinstance(v, float) \
+            and v.is_integer():
+        return int(v)
+    return v
 
 
 def divisors(n):

@@ -97,7 +97,7 @@ def fit_rows(data, cfg, gpu, n_gpus, weights, kv_dtype, seq_len, batch):
     ] + ([Row("linear-attention state (bf16, fixed per sequence)", "state_bytes",
               plan.state_bytes, f"{_gb(plan.state_bytes)} ({plan.state_bytes:,} B)")]
          if plan.state_bytes else []) + [
-        Row("runtime reserve (10%: vLLM's gpu_memory_utilization 0.9)", "reserve_bytes",
+        Row("the idealised reserve (10% of each GPU: utilization 0.9)", "reserve_bytes",
             plan.reserve_bytes, _gb(plan.reserve_bytes)),
         Row(f"capacity ({n_gpus} x {plan.gpu}, datasheet)", "capacity_bytes",
             plan.capacity_bytes, _gb(plan.capacity_bytes)),
