@@ -81,7 +81,8 @@ def _mamba1(c, prefix):
         t.append(Tensor(prefix + "conv1d.bias", (d,), "attention"))
     return (t + _linear(prefix + "x_proj", R + 2 * N, d, "attention")
             + _linear(prefix + "dt_proj", d, R, "attention", bias=True)
-            + [Tensor(prefix + "A_log", (d, N), "attention"), Tensor(prefix + "D", (d,), "attention")]
+            + [Tensor(prefix + "A_log", (d, N), "attention"),
+               Tensor(prefix + "D", (d,), "attention")]
             + _linear(prefix + "out_proj", H, d, "attention", c.mamba1_proj_bias))
 
 
@@ -208,7 +209,8 @@ def _short_conv(c, kernel):
 def _swiglu_w(c, width):
     """LFM's SwiGLU MLP: w1 (gate), w3 (up), w2 (down)."""
     H = c.hidden_size
-    return (_linear("feed_forward.w1", width, H, "mlp") + _linear("feed_forward.w3", width, H, "mlp")
+    return (_linear("feed_forward.w1", width, H, "mlp")
+            + _linear("feed_forward.w3", width, H, "mlp")
             + _linear("feed_forward.w2", H, width, "mlp"))
 
 
@@ -367,8 +369,8 @@ def _mamba2_mixer(c, prefix, out_bias, norm=True):
     t.append(Tensor(prefix + "conv1d.weight", (conv_dim, 1, m.kernel), "attention", matmul=True))
     if m.conv_bias:
         t.append(Tensor(prefix + "conv1d.bias", (conv_dim,), "attention"))
-    t += [Tensor(prefix + "dt_bias", (nh,), "attention"), Tensor(prefix + "A_log", (nh,), "attention"),
-          Tensor(prefix + "D", (nh,), "attention")]
+    t += [Tensor(prefix + "dt_bias", (nh,), "attention"),
+          Tensor(prefix + "A_log", (nh,), "attention"), Tensor(prefix + "D", (nh,), "attention")]
     if norm:
         t += _norm(prefix + "norm", inner)
     return t + _linear(prefix + "out_proj", H, inner, "attention", out_bias)
@@ -378,7 +380,8 @@ def _mamba2_state(c):
     """A Mamba-2 mixer's state per sequence, as counts.linear_state_bytes counts the mamba
     kind's: a head_dim x state matrix per head, the convolution's last inputs of x, B, C."""
     m = mamba_dims(c)
-    return m.heads * m.head_dim * m.state + (m.heads * m.head_dim + 2 * m.groups * m.state) * m.kernel
+    return (m.heads * m.head_dim * m.state
+            + (m.heads * m.head_dim + 2 * m.groups * m.state) * m.kernel)
 
 
 def _mamba2_flops(c):
@@ -604,9 +607,11 @@ def _olmo_hybrid_layer(c, kind):
     kh, vh = c.linear_num_key_heads, c.linear_num_value_heads
     kd, vd, k = c.linear_key_head_dim, c.linear_value_head_dim, c.linear_conv_kernel_dim
     a = "linear_attn."
-    t = (_linear(a + "q_proj", kh * kd, H, "attention") + _linear(a + "k_proj", kh * kd, H, "attention")
-         + _linear(a + "v_proj", vh * vd, H, "attention") + _linear(a + "a_proj", vh, H, "attention")
-         + _linear(a + "b_proj", vh, H, "attention") + _linear(a + "g_proj", vh * vd, H, "attention")
+    t = (_linear(a + "q_proj", kh * kd, H, "attention")
+         + _linear(a + "k_proj", kh * kd, H, "attention")
+         + _linear(a + "v_proj", vh * vd, H, "attention")
+         + _linear(a + "a_proj", vh, H, "attention") + _linear(a + "b_proj", vh, H, "attention")
+         + _linear(a + "g_proj", vh * vd, H, "attention")
          + _linear(a + "o_proj", H, vh * vd, "attention"))
     for x, width in (("q", kh * kd), ("k", kh * kd), ("v", vh * vd)):
         t.append(Tensor(f"{a}{x}_conv1d.weight", (width, 1, k), "attention", matmul=True))
@@ -885,11 +890,13 @@ def _rwkv_block(c, kind):
     H, A, inter = c.hidden_size, c.attention_hidden_size, c.intermediate_size
     a, f = "attention.", "feed_forward."
     return (_norm("ln1", H, "layer") + _norm("ln2", H, "layer")
-            + [Tensor(a + "time_decay", (A,), "attention"), Tensor(a + "time_first", (A,), "attention")]
+            + [Tensor(a + "time_decay", (A,), "attention"),
+               Tensor(a + "time_first", (A,), "attention")]
             + [Tensor(a + f"time_mix_{x}", (1, 1, H), "attention")
                for x in ("key", "value", "receptance")]
             + _linear(a + "key", A, H, "attention") + _linear(a + "value", A, H, "attention")
-            + _linear(a + "receptance", A, H, "attention") + _linear(a + "output", H, A, "attention")
+            + _linear(a + "receptance", A, H, "attention")
+            + _linear(a + "output", H, A, "attention")
             + [Tensor(f + f"time_mix_{x}", (1, 1, H), "mlp") for x in ("key", "receptance")]
             + _linear(f + "key", inter, H, "mlp") + _linear(f + "receptance", H, H, "mlp")
             + _linear(f + "value", H, inter, "mlp"))
@@ -975,12 +982,14 @@ def _xlstm_block(c, kind):
               + _linear(m + "ifgate_preact", 2 * nh, H, "attention", True)
               + _linear(f + "proj_up_gate_z", 2 * up, H, "mlp", bias))
     else:
-        t += (_linear(m + "q", qk, H, "attention", bias) + _linear(m + "k", qk, H, "attention", bias)
+        t += (_linear(m + "q", qk, H, "attention", bias)
+              + _linear(m + "k", qk, H, "attention", bias)
               + _linear(m + "v", v, H, "attention", bias)
               + _linear(m + "ogate_preact", v, H, "attention", bias)
               + _linear(m + "igate_preact", nh, H, "attention", True)
               + _linear(m + "fgate_preact", nh, H, "attention", True)
-              + _linear(f + "proj_up_gate", up, H, "mlp", bias) + _linear(f + "proj_up", up, H, "mlp", bias))
+              + _linear(f + "proj_up_gate", up, H, "mlp", bias)
+              + _linear(f + "proj_up", up, H, "mlp", bias))
     # (the multi-head norm spans heads x (v_dim // heads))
     return (t + _norm(m + "multihead_norm", nh * (v // nh), norm)
             + _linear(m + "out_proj", H, v, "attention", bias)
@@ -1074,7 +1083,8 @@ def _bailing_hybrid_layer(c, kind):
             t += _linear(f"{a}{x}_proj", qkv, H, "attention")
             t.append(Tensor(f"{a}{x}_conv1d.weight", (qkv, 1, k), "attention", matmul=True))
         t += ([Tensor(a + "A_log", (h,), "attention"), Tensor(a + "dt_bias", (qkv,), "attention")]
-              + _linear(a + "f_proj", qkv, H, "attention") + _linear(a + "b_proj", h, H, "attention")
+              + _linear(a + "f_proj", qkv, H, "attention")
+              + _linear(a + "b_proj", h, H, "attention")
               + _norm(a + "o_norm", d) + _linear(a + "dense", H, qkv, "attention")
               + _linear(a + "g_proj", qkv, H, "attention"))
     else:
@@ -1213,15 +1223,18 @@ def _shared_block(c, kind, name):
     H, A = c.hidden_size, c.attention_hidden_size
     nh, kv, hd = c.num_attention_heads, c.num_key_value_heads, c.head_dim
     a, f = "self_attn.", "feed_forward."
-    t = (_linear(a + "q_proj", nh * hd, A, "attention") + _linear(a + "k_proj", kv * hd, A, "attention")
-         + _linear(a + "v_proj", kv * hd, A, "attention") + _linear(a + "o_proj", H, nh * hd, "attention")
+    t = (_linear(a + "q_proj", nh * hd, A, "attention")
+         + _linear(a + "k_proj", kv * hd, A, "attention")
+         + _linear(a + "v_proj", kv * hd, A, "attention")
+         + _linear(a + "o_proj", H, nh * hd, "attention")
          + _norm("input_layernorm", A) + _norm("pre_ff_layernorm", H))
     I = c.intermediate_size
     if c.layout.block == "mamba_then_shared_attention":
         t += _gated_mlp(c, f, I)
     else:
         bias, r = bool(c.get("add_bias_linear")), c.adapter_rank
-        t += _linear(f + "gate_up_proj", 2 * I, H, "mlp", bias) + _linear(f + "down_proj", H, I, "mlp", bias)
+        t += (_linear(f + "gate_up_proj", 2 * I, H, "mlp", bias)
+              + _linear(f + "down_proj", H, I, "mlp", bias))
         b, m = kind.shared_block - 1, c.num_mem_blocks
         for i in range(b, c.zamba2_hybrid_layers, m):   # this block's uses, in hybrid order
             # each use runs its own adapters only: one set (all are the same size) counts as
@@ -1284,7 +1297,8 @@ def _zamba_schedule(types, blocks, mamba, tied_blocks):
             shared.append(0)
             tied.append(False)
     f = "layers_block_type"
-    return dict(attention=Axis.from_list(kinds, field=f), shared_block=Axis.from_list(shared, field=f),
+    return dict(attention=Axis.from_list(kinds, field=f),
+                shared_block=Axis.from_list(shared, field=f),
                 shared_tied=Axis.from_list(tied, field=f),
                 mlp=Axis.from_list(["dense" if s else "none" for s in shared], field=f))
 

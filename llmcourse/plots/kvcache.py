@@ -205,7 +205,8 @@ def kv_saving_ratios(models, seq_len=8192, dtype="bf16", title=None, with_state=
         if kinds.count(indexer=True):
             why += " + indexer keys"
         for t, what in (("sliding_attention", "sliding"), ("chunked_attention", "chunked"),
-                        ("linear_attention", "linear"), ("mamba", "Mamba-2"),  # kinds, not model types
+                        ("linear_attention", "linear"),
+                        ("mamba", "Mamba-2"),  # layer kinds, not model types
                         ("conv", "short conv"), ("compressed_sparse_attention", "CSA"),
                         ("heavily_compressed_attention", "HCA")):
             if kinds.count(attention=t):

@@ -150,7 +150,8 @@ def _layers_text(cfg):
              ("chunked_attention", f"chunked (≤ {cfg.get('attention_chunk_size') or 0:,})"),
              ("linear_attention", "linear (fixed state)"),
              ("indexed_attention", f"sparse (top {cfg.get('index_topk') or cfg.get('indexer_budget') or 0:,} keys, all cached)"),
-             ("mamba", "Mamba-2 (fixed state)"), ("conv", "short conv (fixed state)"),  # not model types
+             ("mamba", "Mamba-2 (fixed state)"),  # layer kinds, not model types
+             ("conv", "short conv (fixed state)"),
              ("none", "MLP-only"),
              ("compressed_sparse_attention", f"CSA (window + 1 entry per {_rate(cfg, 'c')} tokens)"),
              ("heavily_compressed_attention", f"HCA (window + 1 entry per {_rate(cfg, 'h')} tokens)"))

@@ -566,7 +566,8 @@ def zamba_configs(draw):
     L = draw(st.integers(1, 6))
     if draw(st.booleans()):
         d["num_hidden_layers"] = L
-        d["layers_block_type" if draw(st.booleans()) else "layer_types"] = _zamba_layer_list(draw, L)
+        field = "layers_block_type" if draw(st.booleans()) else "layer_types"
+        d[field] = _zamba_layer_list(draw, L)
     else:   # (ZambaConfig's pattern: its second hybrid layer is layer 7 at the earliest)
         p = draw(st.integers(1, 4))
         d.update(num_hidden_layers=draw(st.integers(3, 12)), attn_layer_period=p,

@@ -8,6 +8,7 @@ from ._ssm import BAMBA_TINY, bamba_configs, bamba_flops_gap
 
 # (the class defaults' draw: one or two Mamba-2 heads, which divide mamba_expand x hidden_size
 # as BambaConfig requires; its 128 rarely do at a small width)
-ROW = Row(bamba_configs, defaults=True, examples=50, round_trip=True, deeper=True, tiny=(BAMBA_TINY,),
+ROW = Row(bamba_configs, defaults=True, examples=50, round_trip=True, deeper=True,
+          tiny=(BAMBA_TINY,),
           small=dict(fields={"mamba_n_heads": st.sampled_from([1, 2])}),
           flops=(FlopsCase(BAMBA_TINY, gap=bamba_flops_gap),))

@@ -4,5 +4,5 @@ from family_rows import FlopsCase, Row
 
 from ._ssm import FALCON_H1_TINY, falcon_h1_configs, falcon_h1_flops_gap
 
-ROW = Row(falcon_h1_configs, defaults=True, examples=50, round_trip=True, deeper=True, tiny=(FALCON_H1_TINY,),
-          flops=(FlopsCase(FALCON_H1_TINY, gap=falcon_h1_flops_gap),))
+ROW = Row(falcon_h1_configs, defaults=True, examples=50, round_trip=True, deeper=True,
+          tiny=(FALCON_H1_TINY,), flops=(FlopsCase(FALCON_H1_TINY, gap=falcon_h1_flops_gap),))

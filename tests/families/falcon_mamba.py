@@ -14,6 +14,7 @@ from family_rows import FlopsCase, Row
 from ._ssm import MAMBA_TINY, mamba_configs, mamba_flops_gap
 
 TINY = dict(MAMBA_TINY, model_type="falcon_mamba")
-ROW = Row(lambda: mamba_configs("falcon_mamba"), defaults=True, examples=40, round_trip=True, deeper=True,
+ROW = Row(lambda: mamba_configs("falcon_mamba"),
+          defaults=True, examples=40, round_trip=True, deeper=True,
           real=("configs/falcon-mamba-7b.json",),
           tiny=(TINY,), flops=(FlopsCase(TINY, gap=mamba_flops_gap),))

@@ -5,5 +5,5 @@ from family_rows import FlopsCase, Row
 
 from ._ssm import MINIMAX_TINY, minimax_configs
 
-ROW = Row(minimax_configs, defaults=True, examples=50, round_trip=True, deeper=True, tiny=(MINIMAX_TINY,),
-          flops=(FlopsCase(MINIMAX_TINY),))
+ROW = Row(minimax_configs, defaults=True, examples=50, round_trip=True, deeper=True,
+          tiny=(MINIMAX_TINY,), flops=(FlopsCase(MINIMAX_TINY),))

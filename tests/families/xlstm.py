@@ -4,5 +4,5 @@ from family_rows import FlopsCase, Row
 
 from ._ssm import XLSTM_TINY, xlstm_configs, xlstm_flops_gap
 
-ROW = Row(xlstm_configs, defaults=True, examples=40, round_trip=True, deeper=True, tiny=(XLSTM_TINY,),
-          flops=(FlopsCase(XLSTM_TINY, gap=xlstm_flops_gap),))
+ROW = Row(xlstm_configs, defaults=True, examples=40, round_trip=True, deeper=True,
+          tiny=(XLSTM_TINY,), flops=(FlopsCase(XLSTM_TINY, gap=xlstm_flops_gap),))

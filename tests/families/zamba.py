@@ -5,5 +5,5 @@ from family_rows import FlopsCase, Row
 
 from ._ssm import ZAMBA_TINY, zamba_configs, zamba_flops_gap
 
-ROW = Row(zamba_configs, defaults=True, examples=50, round_trip=True, deeper=True, tiny=(ZAMBA_TINY,),
-          flops=(FlopsCase(ZAMBA_TINY, gap=zamba_flops_gap),))
+ROW = Row(zamba_configs, defaults=True, examples=50, round_trip=True, deeper=True,
+          tiny=(ZAMBA_TINY,), flops=(FlopsCase(ZAMBA_TINY, gap=zamba_flops_gap),))
