@@ -1108,10 +1108,11 @@ def _bailing_hybrid_layer(c, kind):
 def bailing_hybrid_derive(r, raw):
     """BailingHybridConfig: the linear attention's heads are the attention heads, its head
     width head_dim (which the class then sets to qk_rope_head_dim), its convolution
-    short_conv_kernel_size."""
-    r["linear_num_heads"] = r.get("num_attention_heads")
-    r["linear_head_dim"] = r.get("head_dim")
-    r["linear_conv_kernel_dim"] = r.get("short_conv_kernel_size")
+    short_conv_kernel_size; a config.json the class wrote gives the three itself
+    (linear_num_heads, linear_head_dim, linear_conv_kernel_dim), and they win."""
+    for f, src in (("linear_num_heads", "num_attention_heads"), ("linear_head_dim", "head_dim"),
+                   ("linear_conv_kernel_dim", "short_conv_kernel_size")):
+        r[f] = raw[f] if raw.get(f) is not None else r.get(src)
 
 
 def bailing_hybrid_layers(r):
@@ -1158,7 +1159,8 @@ ENTRIES.update({
         required=("kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
                   "moe_intermediate_size"),
         positive=("layer_group_size", "short_conv_kernel_size", "kv_lora_rank", "v_head_dim",
-                  "qk_rope_head_dim"),
+                  "qk_rope_head_dim", "linear_num_heads", "linear_head_dim",
+                  "linear_conv_kernel_dim"),
         non_negative=("first_k_dense_replace", "num_shared_experts", "num_nextn_predict_layers"),
         derive=(bailing_hybrid_derive,),
         depth_lists=dict(mlp_layer_types="extend"),

@@ -512,6 +512,12 @@ def bailing_hybrid_configs(draw):
                                              min_size=L, max_size=L))
     else:
         d["first_k_dense_replace"] = draw(st.integers(0, L))
+    # a config.json the class wrote also gives the linear attention's own sizes
+    for f, v in (("linear_num_heads", draw(st.integers(1, 4))),
+                 ("linear_head_dim", 2 * draw(d8)),
+                 ("linear_conv_kernel_dim", draw(st.integers(1, 4)))):
+        if draw(st.booleans()):
+            d[f] = v
     return d
 
 

@@ -1,5 +1,7 @@
 """How the exactness test checks bailing_hybrid (Ling: delta-attention layers and gated MLA
-layers, dense MLPs first, then routed experts beside shared experts)."""
+layers, dense MLPs first, then routed experts beside shared experts). No published
+config.json was found; BailingHybridConfig's defaults, and those a saved config writes
+(linear_head_dim and the like), are checked."""
 
 from family_rows import FlopsCase, Row
 

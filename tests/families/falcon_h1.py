@@ -1,4 +1,6 @@
-"""How the exactness test checks falcon_h1."""
+"""How the exactness test checks falcon_h1 (attention and a Mamba-2 mixer side by side in
+every layer, then a SwiGLU MLP). No whole published config.json was found (a printed
+Falcon-H1 copy lacks mamba_d_ssm); FalconH1Config's defaults are checked."""
 
 from family_rows import FlopsCase, Row
 

@@ -1,5 +1,6 @@
 """How the exactness test checks minimax (MiniMax-01: lightning attention and softmax
-attention layers, each followed by routed experts)."""
+attention layers, each followed by routed experts). No published config.json was found;
+MiniMaxConfig's defaults are checked."""
 
 from family_rows import FlopsCase, Row
 

@@ -1,5 +1,6 @@
 """How the exactness test checks olmo_hybrid (gated DeltaNet layers and OLMo 3 attention
-layers, each followed by a SwiGLU MLP)."""
+layers, each followed by a SwiGLU MLP). No published config.json was found;
+OlmoHybridConfig's defaults are checked."""
 
 from family_rows import FlopsCase, Row
 from hypothesis import strategies as st

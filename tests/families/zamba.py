@@ -1,5 +1,6 @@
 """How the exactness test checks zamba (Mamba-1 layers and hybrid layers sharing one
-attention-and-MLP block)."""
+attention-and-MLP block). ZambaConfig's defaults are Zamba-7B-v1's sizes (7,232,490,496
+parameters); no published config.json was found to keep as a fixture."""
 
 from family_rows import FlopsCase, Row
 
