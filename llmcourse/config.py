@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 from types import MappingProxyType
 
 from .families import (_MULTIMODAL, _TEXT_ALIASES, ENTRIES, SUPPORTED_MODEL_TYPES, WRAPPERS,
@@ -157,7 +158,27 @@ class ModelConfig:
         A field the model's config does not know raises ``ValueError``. For a
         multimodal config (Gemma-3, Llama-4) the changes go to its ``text_config``;
         for GPT-2 the standard names (``hidden_size``) change its own (``n_embd``).
+
+        The config is immutable, so the same changes give the same config: the last
+        ``_REPLACED_KEPT`` configs made for changes whose values are plain numbers,
+        strings or None are kept and given again, their counts already made (an explorer
+        asks for the same what-if on every redraw).
         """
+        if all(type(v) in _PLAIN for v in changes.values()):
+            key = (id(self),) + tuple(sorted(
+                (k, type(v), repr(v) if type(v) is float else v) for k, v in changes.items()))
+            hit = _REPLACED.pop(key, None)
+            if hit is not None and hit[0]() is self:   # (not a dead config's id, reused)
+                _REPLACED[key] = hit                  # the most recent last
+                return hit[1]
+            new = self._replace(changes)
+            _REPLACED[key] = (weakref.ref(self), new)
+            if len(_REPLACED) > _REPLACED_KEPT:
+                _REPLACED.pop(next(iter(_REPLACED)))  # the least recently used
+            return new
+        return self._replace(changes)
+
+    def _replace(self, changes):
         raw = dict(self._raw)
         outer = raw["model_type"] if raw["model_type"] in _MULTIMODAL else None
         if outer:
@@ -220,6 +241,13 @@ class ModelConfig:
             fh.write("\n")
         return path
 
+
+# replace() keeps the configs it made for changes of these value types (a list or dict
+# value, as layer_types may be, is not kept: it could change after the call), the
+# least recently used dropped first; the configs they were made from are not kept alive
+_PLAIN = (int, float, str, bool, type(None))
+_REPLACED_KEPT = 256
+_REPLACED = {}  # (id of the config, changes) -> (weak reference to it, the new config)
 
 # how replace(num_hidden_layers=n) carries a per-layer field of any family to the new depth
 # (a family adds its own: Family.depth_lists): "repeat_or_refuse" repeats the pattern and
