@@ -43,7 +43,9 @@ class ModelConfig:
     ``config.json`` dict back.
     """
 
-    __slots__ = ("_raw", "_r", "name", "__weakref__", "_cache")
+    # __dict__ holds the fields as attributes (filled once, in __init__), so reading
+    # cfg.hidden_size is a plain attribute lookup: the counts read fields thousands of times
+    __slots__ = ("_raw", "_r", "name", "__weakref__", "_cache", "__dict__")
 
     def __init__(self, raw, name=None):
         if not isinstance(raw, dict):
@@ -51,15 +53,21 @@ class ModelConfig:
         if name is not None and not isinstance(name, str):
             raise ConfigError(f"name: must be a string, got {type(name).__name__}")
         raw = _plain_json(raw)  # a private deep copy of plain JSON data, bounded
-        object.__setattr__(self, "_r", _validate(raw))
+        r = _validate(raw)
+        object.__setattr__(self, "_r", r)
         object.__setattr__(self, "_raw", MappingProxyType(raw))
+        # what __getattr__ would answer: a field of r, else of the resolved config (a name the
+        # class itself has, as a method, stays the class's, as it does for __getattr__)
+        fields = {k: v for k, v in r["resolved"].items() if k not in _CLASS_NAMES}
+        fields.update((k, v) for k, v in r.items() if k not in _CLASS_NAMES)
+        object.__getattribute__(self, "__dict__").update(fields)
         path = raw.get("_name_or_path")
         object.__setattr__(self, "name", name or (path if isinstance(path, str) else None)
                            or raw["model_type"])
         object.__setattr__(self, "_cache", {})
 
     # --- attribute access in the HF vocabulary --------------------------------
-    def __getattr__(self, key):
+    def __getattr__(self, key):  # (only for what __dict__ does not hold: a missing field)
         r = object.__getattribute__(self, "_r")
         if key in r:
             return r[key]
@@ -240,6 +248,9 @@ class ModelConfig:
             json.dump(self.to_hf_config(), fh, indent=2, sort_keys=True)
             fh.write("\n")
         return path
+
+
+_CLASS_NAMES = frozenset(dir(ModelConfig))
 
 
 # replace() keeps the configs it made for changes of these value types (a list or dict

@@ -76,14 +76,18 @@ def _norm(name, dim, component, bias=False):
     return t
 
 
+_PER_EXPERT = Tensor._fields.index("per_expert")  # (a tuple rebuilt: _replace is slower)
+
+
 def _layers(tensors, n):
     """A layer's tensors (named with ``{e}``) repeated n times: one row each, its count in
     ``per_expert``; none when n is 0, the index written in when n is 1."""
     if n == 0:
         return []
     if n == 1:
-        return [t._replace(name=t.name.format(e=0)) for t in tensors]
-    return [t._replace(per_expert=n) for t in tensors]
+        return [Tensor._make((t.name.format(e=0),) + t[1:]) for t in tensors]
+    i = _PER_EXPERT
+    return [Tensor._make(t[:i] + (n,) + t[i + 1:]) for t in tensors]
 
 
 def _divides(v, key, by, prefix):
