@@ -80,10 +80,13 @@ def main(path):
         rows = [[n, f"{v['param_count']:,}", "yes" if v["equal"] else "**NO**",
                  f"{v['warm_s'] * 1e3:.1f} ms", f"{v['fresh_s']:.2f} s" if "fresh_s" in v else "-",
                  f"{v['param_count_s'] * 1e6:.1f} µs", f"{v['ratio_warm']:,.0f}x",
-                 f"{v['ratio_fresh']:,.0f}x" if "ratio_fresh" in v else "-", ok(v["ok"])]
+                 f"{v['ratio_fresh']:,.0f}x" if "ratio_fresh" in v else "-", ok(v["ok"]),
+                 f"{v['param_count_cold_s'] * 1e6:.1f} µs" if "param_count_cold_s" in v else "-",
+                 f"{v['ratio_warm_cold']:,.0f}x" if "ratio_warm_cold" in v else "-"]
                 for n, v in tf["models"].items()]
         print(md_table(["model", "parameters", "equal", "meta build, warm", "fresh process",
-                        "param_count, cold", "ratio warm", "ratio fresh", ""], rows))
+                        "param_count (warm)", "ratio warm", "ratio fresh", "",
+                        "param_count, cold (info)", "ratio warm, cold count (info)"], rows))
     wid = r.get("widgets")
     if wid and wid.get("explorers"):
         print("\n### 4. Widget redraw, kernel side (median per change, figure included; "
