@@ -252,13 +252,13 @@ def enforce_min_text(fig, minimum=None):
 # Which canvas draws an explorer was decided by measuring what the reader sees, a key
 # press until the new figure is painted in the browser (benchmarks/browser.py,
 # docs/benchmarks.md). With public APIs only (FigureCanvasAgg.draw and PIL's PNG encoder
-# at zlib level 1) three of the eleven explorers miss the 200 ms p90 target on the 2-core
-# machine and four more come within 10 ms of it (p90 191-235 ms: matplotlib lays out and
-# rasterises every label again on each redraw); with the text-caching canvas below (which
-# overrides private matplotlib methods and writes the PNG itself) every explorer meets it
-# (p90 100-160 ms). So that canvas draws every explorer, but only with the matplotlib
-# minor version it was checked against (any other gets the stock canvas: slower, never
-# wrong); tests check that both draw savefig's pixels, for every explorer.
+# at zlib level 1) every explorer comes within 8-40 ms of the 120 ms p90 target on the
+# 2-core machine (p90 80-112 ms: matplotlib lays out and rasterises every label again on
+# each redraw); with the text-caching canvas below (which overrides private matplotlib
+# methods and writes the PNG itself) p90 is 62-79 ms. So that canvas draws every
+# explorer, but only with the matplotlib minor version it was checked against (any other
+# gets the stock canvas: slower, never wrong); tests check that both draw the pixels
+# savefig draws on a stock canvas, for every explorer.
 # RENDERER: "fast" (as shipped: the text-caching canvas) or "public" (public APIs only):
 # the benchmark compares them.
 RENDERER = "fast"
