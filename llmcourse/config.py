@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 from types import MappingProxyType
 
 from .families import (_MULTIMODAL, _TEXT_ALIASES, ENTRIES, SUPPORTED_MODEL_TYPES, WRAPPERS,
@@ -42,7 +43,9 @@ class ModelConfig:
     ``config.json`` dict back.
     """
 
-    __slots__ = ("_raw", "_r", "name", "__weakref__", "_cache")
+    # __dict__ holds the fields as attributes (filled once, in __init__), so reading
+    # cfg.hidden_size is a plain attribute lookup: the counts read fields thousands of times
+    __slots__ = ("_raw", "_r", "name", "__weakref__", "_cache", "__dict__")
 
     def __init__(self, raw, name=None):
         if not isinstance(raw, dict):
@@ -50,15 +53,21 @@ class ModelConfig:
         if name is not None and not isinstance(name, str):
             raise ConfigError(f"name: must be a string, got {type(name).__name__}")
         raw = _plain_json(raw)  # a private deep copy of plain JSON data, bounded
-        object.__setattr__(self, "_r", _validate(raw))
+        r = _validate(raw)
+        object.__setattr__(self, "_r", r)
         object.__setattr__(self, "_raw", MappingProxyType(raw))
+        # what __getattr__ would answer: a field of r, else of the resolved config (a name the
+        # class itself has, as a method, stays the class's, as it does for __getattr__)
+        fields = {k: v for k, v in r["resolved"].items() if k not in _CLASS_NAMES}
+        fields.update((k, v) for k, v in r.items() if k not in _CLASS_NAMES)
+        object.__getattribute__(self, "__dict__").update(fields)
         path = raw.get("_name_or_path")
         object.__setattr__(self, "name", name or (path if isinstance(path, str) else None)
                            or raw["model_type"])
         object.__setattr__(self, "_cache", {})
 
     # --- attribute access in the HF vocabulary --------------------------------
-    def __getattr__(self, key):
+    def __getattr__(self, key):  # (only for what __dict__ does not hold: a missing field)
         r = object.__getattribute__(self, "_r")
         if key in r:
             return r[key]
@@ -156,7 +165,27 @@ class ModelConfig:
         A field the model's config does not know raises ``ValueError``. For a
         multimodal config (Gemma-3, Llama-4) the changes go to its ``text_config``;
         for GPT-2 the standard names (``hidden_size``) change its own (``n_embd``).
+
+        The config is immutable, so the same changes give the same config: the last
+        ``_REPLACED_KEPT`` configs made for changes whose values are plain numbers,
+        strings or None are kept and given again, their counts already made (an explorer
+        asks for the same what-if on every redraw).
         """
+        if all(type(v) in _PLAIN for v in changes.values()):
+            key = (id(self),) + tuple(sorted(
+                (k, type(v), repr(v) if type(v) is float else v) for k, v in changes.items()))
+            hit = _REPLACED.pop(key, None)
+            if hit is not None and hit[0]() is self:   # (not a dead config's id, reused)
+                _REPLACED[key] = hit                  # the most recent last
+                return hit[1]
+            new = self._replace(changes)
+            _REPLACED[key] = (weakref.ref(self), new)
+            if len(_REPLACED) > _REPLACED_KEPT:
+                _REPLACED.pop(next(iter(_REPLACED)))  # the least recently used
+            return new
+        return self._replace(changes)
+
+    def _replace(self, changes):
         raw = dict(self._raw)
         outer = raw["model_type"] if raw["model_type"] in _MULTIMODAL else None
         if outer:
@@ -218,6 +247,16 @@ class ModelConfig:
             fh.write("\n")
         return path
 
+
+_CLASS_NAMES = frozenset(dir(ModelConfig))
+
+
+# replace() keeps the configs it made for changes of these value types (a list or dict
+# value, as layer_types may be, is not kept: it could change after the call), the
+# least recently used dropped first; the configs they were made from are not kept alive
+_PLAIN = (int, float, str, bool, type(None))
+_REPLACED_KEPT = 256
+_REPLACED = {}  # (id of the config, changes) -> (weak reference to it, the new config)
 
 # how replace(num_hidden_layers=n) carries a per-layer field of any family to the new depth
 # (a family adds its own: Family.depth_lists): "repeat_or_refuse" repeats the pattern and

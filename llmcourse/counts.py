@@ -8,6 +8,7 @@ pandas is imported only by the functions that return a table.
 from __future__ import annotations
 
 from fractions import Fraction
+from math import prod
 
 from .architectures import (COMPONENTS, EXTRA_FLOPS, LAYER_STATES, MATMUL_EXTRAS,
                             global_tensors, layer_config, layer_groups, layer_prefix, mamba_dims,
@@ -142,6 +143,31 @@ def param_count(cfg):
     if cached is not None:
         comp, active, matmul, active_min = cached
         return ParamCount(cfg.name, dict(comp), active, dict(matmul), active_min)
+    lm_comp, unused, unused_most, matmul = _language_model_sums(cfg)
+    comp = dict(lm_comp)
+    towers = 0                           # vision and audio towers: no text token uses them
+    for t in tower_tensors(cfg):
+        if not t.buffer:
+            n = prod(t.shape) * t.per_expert
+            comp[t.component] += n
+            towers += n
+    pc = ParamCount(cfg.name, comp, 0, dict(matmul))
+    pc.active = pc.total - unused - towers
+    pc.active_min = pc.total - unused_most - towers
+    cfg._cache["param_count"] = (dict(comp), pc.active, dict(matmul), pc.active_min)
+    return pc
+
+
+def _language_model_sums(cfg):
+    """The language model's parameters summed layer kind by layer kind (each kind's tensors
+    once, times its layers), and the tensors outside the layers, counted once per
+    (immutable) config: ``(stored by component, routed-expert parameters a token does not
+    use, ... when its picks fall on zero experts, weights multiplied per token by
+    component)``. The towers of a multimodal wrapper are not in them (param_count adds
+    them; FLOPs never need them). Read only: the dicts are the cache's."""
+    cached = cfg._cache.get("lm_sums")
+    if cached is not None:
+        return cached
     comp = dict.fromkeys(COMPONENTS, 0)
     unused = 0                           # routed-expert parameters a token does not use
     unused_most = 0                      # ... when its picks fall on zero experts (LongCat)
@@ -154,7 +180,7 @@ def param_count(cfg):
         for t in group.tensors:
             if t.buffer:
                 continue
-            n = t.numel * t.per_expert * n_layers
+            n = prod(t.shape) * t.per_expert * n_layers   # (t.numel, without the property call)
             if t.tied:   # another layer's weights (Zamba's shared blocks): its matmul, not its size
                 if t.matmul:
                     matmul[t.component] += n
@@ -173,16 +199,8 @@ def param_count(cfg):
             matmul[t.component] += t.numel
         if not t.tied:
             comp[t.component] += t.numel
-    towers = 0                           # vision and audio towers: no text token uses them
-    for t in tower_tensors(cfg):
-        if not t.buffer:
-            comp[t.component] += t.numel * t.per_expert
-            towers += t.numel * t.per_expert
-    pc = ParamCount(cfg.name, comp, 0, matmul)
-    pc.active = pc.total - unused - towers
-    pc.active_min = pc.total - unused_most - towers
-    cfg._cache["param_count"] = (dict(comp), pc.active, dict(matmul), pc.active_min)
-    return pc
+    cached = cfg._cache["lm_sums"] = (comp, unused, unused_most, matmul)
+    return cached
 
 
 def weight_shapes(cfg, dtype="bf16"):
@@ -570,8 +588,9 @@ def flops_per_token(cfg, seq_len, mode="prefill"):
     _positive_int("seq_len", seq_len)
     if mode not in ("prefill", "decode"):
         raise ConfigError(f"mode: must be 'prefill' or 'decode' (got {mode!r})")
-    pc = param_count(cfg)
-    matmul = 2 * pc.matmul_active
+    # 2 x the weights a token multiplies (ParamCount.matmul_active: the language model's
+    # alone, so a wrapper's towers are not built for it)
+    matmul = 2 * sum(_language_model_sums(cfg)[3].values())
     if cfg.layout.layer_input_streams:   # hyper-connected residual streams (DeepSeek-V4)
         matmul += _hyper_connection_matmul(cfg)
     if cfg.layout.matmul_extra:   # a family's own matmul work beyond its weights once

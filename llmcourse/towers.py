@@ -77,14 +77,20 @@ def _norm(name, dim, component, bias=False):
     return t
 
 
+# the field a layer's count goes in: each tensor is rebuilt as a tuple, a third of the time of
+# Tensor._replace (a wrapper's towers are built on every cold count)
+_PER_EXPERT = Tensor._fields.index("per_expert")
+
+
 def _layers(tensors, n):
     """A layer's tensors (named with ``{e}``) repeated n times: one row each, its count in
     ``per_expert``; none when n is 0, the index written in when n is 1."""
     if n == 0:
         return []
+    new, i = tuple.__new__, _PER_EXPERT
     if n == 1:
-        return [t._replace(name=t.name.format(e=0)) for t in tensors]
-    return [t._replace(per_expert=n) for t in tensors]
+        return [new(Tensor, (t.name.format(e=0),) + t[1:]) for t in tensors]
+    return [new(Tensor, t[:i] + (n,) + t[i + 1:]) for t in tensors]
 
 
 def _divides(v, key, by, prefix):

@@ -7,10 +7,11 @@ by leaving it as a cell's last expression.
 
 from __future__ import annotations
 
+import contextlib
 import io
 
 __all__ = ["new_figure", "clear_figure", "png_bytes", "figure_png", "agg_canvas", "encode_canvas",
-           "uses_fast_text", "RENDERER",
+           "uses_fast_text", "RENDERER", "course_style",
            "encode_png", "styled", "enforce_min_text", "plain_log_axis", "STYLE",
            "MIN_TEXT_PT", "TEXT_SIZES", "PETROFF10", "COLORS", "COMPONENT_COLORS", "CONCEPT_COLORS",
            "RESERVED_COLORS", "COLOR_GROUPS", "COMPONENT_HATCHES", "CONCEPT_MARKERS",
@@ -183,6 +184,29 @@ def label_bars(ax, bars, labels, min_fraction=0.06, **kwargs):
     return texts
 
 
+_validated_style = (None, None)  # (STYLE's items, the same values as rcParams holds them)
+
+
+@contextlib.contextmanager
+def course_style():
+    """``matplotlib.rc_context(STYLE)``, for what runs on every redraw: STYLE is validated
+    once (rc_context parses it again each time, the colour cycle's string with it), and
+    on exit every rcParam is put back as rc_context puts it back."""
+    import matplotlib as mpl
+    global _validated_style
+    items = tuple(STYLE.items())
+    if _validated_style[0] != items:
+        _validated_style = (items, dict(dict.items(mpl.RcParams(STYLE))))
+    rc = mpl.rcParams
+    orig = dict.copy(rc)
+    del orig["backend"]  # as rc_context: a backend resolved meanwhile stays resolved
+    try:
+        dict.update(rc, _validated_style[1])
+        yield
+    finally:
+        dict.update(rc, orig)
+
+
 def styled(func):
     """Decorator: run a plotting function under the course style (titles, ticks and
     labels take their sizes when they are drawn, so the whole function needs it); the
@@ -191,9 +215,8 @@ def styled(func):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        import matplotlib as mpl
         from matplotlib.figure import Figure
-        with mpl.rc_context(STYLE):
+        with course_style():
             out = func(*args, **kwargs)
         if isinstance(out, Figure):
             enforce_min_text(out)
@@ -207,7 +230,14 @@ def enforce_min_text(fig, minimum=None):
     Returns the texts it changed. ``styled`` figures and explorers call it."""
     from matplotlib.text import Text
     m = MIN_TEXT_PT if minimum is None else minimum
-    small = fig.findobj(lambda a: isinstance(a, Text) and a.get_fontsize() < m)
+    small = []
+
+    def walk(artist):  # the order of fig.findobj: each artist after its children
+        for child in artist.get_children():
+            walk(child)
+        if isinstance(artist, Text) and artist.get_fontsize() < m:
+            small.append(artist)
+    walk(fig)
     for t in small:
         t.set_fontsize(m)
     return small
@@ -222,13 +252,13 @@ def enforce_min_text(fig, minimum=None):
 # Which canvas draws an explorer was decided by measuring what the reader sees, a key
 # press until the new figure is painted in the browser (benchmarks/browser.py,
 # docs/benchmarks.md). With public APIs only (FigureCanvasAgg.draw and PIL's PNG encoder
-# at zlib level 1) three of the eleven explorers miss the 200 ms p90 target on the 2-core
-# machine and four more come within 10 ms of it (p90 191-235 ms: matplotlib lays out and
-# rasterises every label again on each redraw); with the text-caching canvas below (which
-# overrides private matplotlib methods and writes the PNG itself) every explorer meets it
-# (p90 100-160 ms). So that canvas draws every explorer, but only with the matplotlib
-# minor version it was checked against (any other gets the stock canvas: slower, never
-# wrong); tests check that both draw savefig's pixels, for every explorer.
+# at zlib level 1) every explorer comes within 8-40 ms of the 120 ms p90 target on the
+# 2-core machine (p90 80-112 ms: matplotlib lays out and rasterises every label again on
+# each redraw); with the text-caching canvas below (which overrides private matplotlib
+# methods and writes the PNG itself) p90 is 62-79 ms. So that canvas draws every
+# explorer, but only with the matplotlib minor version it was checked against (any other
+# gets the stock canvas: slower, never wrong); tests check that both draw the pixels
+# savefig draws on a stock canvas, for every explorer.
 # RENDERER: "fast" (as shipped: the text-caching canvas) or "public" (public APIs only):
 # the benchmark compares them.
 RENDERER = "fast"
@@ -326,14 +356,18 @@ def figure_png(fig):
     """``(png, metadata)`` for Jupyter: the figure drawn at ``STATIC_DENSITY`` times its
     dpi, shown at its 1x width and height (sharp when the browser zooms)."""
     import matplotlib as mpl
+    import numpy as np
     w, h = fig.get_size_inches() * fig.dpi
-    with mpl.rc_context(STYLE):
+    with course_style():
         buf = io.BytesIO()
-        # drawn once and stored in the notebook: zlib's default level, 17% smaller than 1
-        fig.savefig(buf, format="png", dpi=fig.dpi * STATIC_DENSITY,
-                    metadata={"Software": None}, pil_kwargs={"compress_level": 6})
+        fig.savefig(buf, format="raw", dpi=fig.dpi * STATIC_DENSITY)  # savefig's RGBA pixels
+    width, height = (round(x) for x in fig.get_size_inches() * fig.dpi * STATIC_DENSITY)
+    rgba = np.frombuffer(buf.getbuffer(), np.uint8).reshape(height, width, 4)
+    # drawn once and stored in the notebook: zlib's default level (without PIL's adaptive
+    # row filters: smaller, and a third faster, for these flat-coloured figures)
+    png = encode_png(rgba, level=6)
     scale = min(1.0, MAX_DISPLAY_HEIGHT / h)
-    return buf.getvalue(), {"width": round(w * scale), "height": round(h * scale)}
+    return png, {"width": round(w * scale), "height": round(h * scale)}
 
 
 # --- a faster Agg canvas for figures that are drawn again and again ----------------------
@@ -351,13 +385,13 @@ _FAST_TEXT_MPL = ("3.11.",)
 _canvas_cls = None
 
 
-def encode_png(rgba):
+def encode_png(rgba, level=1):
     """PNG bytes of an ``(height, width, 4)`` uint8 RGBA buffer (stored as RGB
     when every pixel is opaque).
 
-    Rows use PNG's "none" filter and zlib level 1: a figure is mostly flat colour,
-    which deflate compresses well without per-row filtering. Deterministic: the
-    same pixels give the same bytes.
+    Rows use PNG's "none" filter and zlib ``level`` (1, the fastest, for a figure drawn
+    on every change): a figure is mostly flat colour, which deflate compresses well
+    without per-row filtering. Deterministic: the same pixels give the same bytes.
     """
     import struct
     import zlib
@@ -366,10 +400,11 @@ def encode_png(rgba):
     a = np.asarray(rgba)
     h, w, _ = a.shape
     opaque = bool(a[..., 3].min() == 255)
-    px = a[..., :3] if opaque else a
-    raw = np.zeros((h, 1 + w * px.shape[2]), np.uint8)  # filter byte 0 starts each row
-    raw[:, 1:] = px.reshape(h, -1)
-    body = zlib.compress(raw.data, 1)
+    ch = 3 if opaque else 4
+    raw = np.empty((h, 1 + w * ch), np.uint8)
+    raw[:, 0] = 0  # filter byte 0 ("none") starts each row
+    raw[:, 1:].reshape(h, w, ch)[...] = a[..., :ch]  # one strided copy, no temporary
+    body = zlib.compress(raw.data, level)
 
     def chunk(tag, data):
         return (struct.pack(">I", len(data)) + tag + data
@@ -388,6 +423,7 @@ def _canvas_class():
 
 def _make_canvas_class():
     import math
+    import threading
 
     import matplotlib as mpl
     import numpy as np
@@ -399,8 +435,26 @@ def _make_canvas_class():
             and hasattr(RendererAgg, "_prepare_font")):
         return FigureCanvasAgg
 
+    from matplotlib import font_manager
+    from matplotlib.font_manager import get_font
+
+    # what picks a font besides its FontProperties: the rcParams that findfont and get_font
+    # read, the font manager, and the thread (get_font keeps one FT2Font per thread)
+    rc_keys = ("font.family", "font.style", "font.variant", "font.weight", "font.stretch",
+               "font.size", "font.serif", "font.sans-serif", "font.cursive", "font.fantasy",
+               "font.monospace", "text.kerning_factor", "text.hinting_factor",
+               "font.enable_last_resort")
+    rc_get = dict.__getitem__
+    get_ident = threading.get_ident
+
+    def font_env():
+        rc = mpl.rcParams
+        return (tuple(tuple(v) if isinstance(v, list) else v
+                      for v in [rc_get(rc, k) for k in rc_keys]),
+                id(font_manager.fontManager), get_ident())
+
     class TextCachingRendererAgg(RendererAgg):
-        """RendererAgg that remembers string layouts and glyph bitmaps."""
+        """RendererAgg that remembers string layouts, glyph bitmaps and font heights."""
 
         _MAX = 50_000  # entries per cache before it starts over (a few MB at most)
 
@@ -408,48 +462,103 @@ def _make_canvas_class():
             super().__init__(*args, **kwargs)
             self._layouts = {}
             self._glyphs = {}
+            self._heights = {}
+            self._placed = {}   # (layout key, x, y, angle, antialiased) -> glyph draws
+            self._env = None  # font_env() for the length of one canvas draw
+
+        def _get_font_height_metrics(self, prop):
+            # Text._get_layout asks a renderer for a font's ascent, descent and line gap
+            # when it has this method, and otherwise reads two of the font's sfnt tables
+            # on every layout (a third of its time). The same numbers, computed as
+            # matplotlib 3.11's Text._get_layout computes them, once per font and size.
+            key = (tuple(prop.__dict__.values()), self.dpi, self._env or font_env())
+            hit = self._heights.get(key)
+            if hit is None:
+                if len(self._heights) > self._MAX:
+                    self._heights.clear()
+                font = get_font(font_manager.fontManager._find_fonts_by_props(prop))
+                hit = (None, None, None)  # no table: Text measures "lp" instead
+                for table_name, linegap_key, ascent_key, descent_key in (
+                        ("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"),
+                        ("hhea", "lineGap", "ascent", "descent")):
+                    table = font.get_sfnt_table(table_name)
+                    if table is None:
+                        continue
+                    fontsize = prop.get_size_in_points()
+                    units_per_em = font.get_sfnt_table("head")["unitsPerEm"]
+                    scale = 1 / units_per_em * fontsize * self.dpi / 72
+                    hit = (table[ascent_key] * scale, -table[descent_key] * scale,
+                           table[linegap_key] * scale)
+                    break
+                self._heights[key] = hit
+            return hit
 
         def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
             if ismath:
                 return self.draw_mathtext(gc, x, y, s, prop, angle)
-            font = self._prepare_font(prop)
             flags = get_hinting_flag()
             features = mtext.get_fontfeatures() if mtext is not None else None
             language = mtext.get_language() if mtext is not None else None
-            size = prop.get_size_in_points()
-            key = (id(font), s, size, self.dpi, flags,
-                   tuple(features) if features else None, language)
+            key = (tuple(prop.__dict__.values()), s, self.dpi, flags,
+                   tuple(features) if features else None, language,
+                   self._env or font_env())
             hit = self._layouts.get(key)
             if hit is None:
                 if len(self._layouts) > self._MAX:
                     self._layouts.clear()
+                font = self._prepare_font(prop)
                 items = font._layout(s, flags=flags, features=features, language=language)
                 # the font objects are held, so their ids stay unique while cached
                 hit = self._layouts[key] = (font, [(it.ft_object, it.glyph_index, it.x, it.y)
                                                    for it in items])
-            self._draw_text_glyphs_and_boxes(
-                gc, x, y, angle, ((ft, size, g, 0, 1, gx, gy) for ft, g, gx, gy in hit[1]), [])
+            # where its glyphs land: the same string at the same (x, y) lands alike, which
+            # is most strings of a redraw (titles, legends, unmoved tick labels)
+            aa = gc.get_antialiased()
+            placed_key = (key, x, y, angle, aa)
+            ops = self._placed.get(placed_key)
+            if ops is None:
+                if len(self._placed) > self._MAX:
+                    self._placed.clear()
+                size = prop.get_size_in_points()
+                ops = self._placed[placed_key] = self._glyph_ops(
+                    x, y, angle, aa, ((ft, size, g, 0, 1, gx, gy) for ft, g, gx, gy in hit[1]))
+            draw = self._renderer.draw_text_image
+            for buf, px, py in ops:
+                draw(buf, px, py, 0, gc)
 
         def _draw_text_glyphs_and_boxes(self, gc, x, y, angle, glyphs, boxes):
             if boxes:  # mathtext rules and TeX boxes: the stock path
                 return super()._draw_text_glyphs_and_boxes(gc, x, y, angle, glyphs, boxes)
+            draw = self._renderer.draw_text_image
+            for buf, px, py in self._glyph_ops(x, y, angle, gc.get_antialiased(), glyphs):
+                draw(buf, px, py, 0, gc)
+
+        def _glyph_ops(self, x, y, angle, aa, glyphs):
+            """``[(bitmap, x, y), ...]``: the arguments of draw_text_image for each glyph,
+            exactly as the stock _draw_text_glyphs_and_boxes renders and places them."""
             cos = math.cos(math.radians(angle))
             sin = math.sin(math.radians(angle))
             flags = get_hinting_flag()
-            aa = gc.get_antialiased()
             height = self.height
+            int_height = int(height)
+            dpi = self.dpi
             cache = self._glyphs
             if len(cache) > self._MAX:
                 cache.clear()
-            draw = self._renderer.draw_text_image
+            ops = []
             for font, size, index, slant, extend, dx, dy in glyphs:
-                # the pen position in 1/64 px, as the stock renderer computes it
-                ix, fx = divmod(round(0x40 * (x + dx * cos - dy * sin)), 64)
-                iy, fy = divmod(round(0x40 * (height - y + dx * sin + dy * cos)), 64)
-                key = (id(font), size, self.dpi, index, angle, slant, extend, flags, aa, fx, fy)
+                # the pen position in 1/64 px, as the stock renderer computes it (at angle
+                # 0, dx * cos - dy * sin is dx and dx * sin + dy * cos is dy, exactly)
+                if angle == 0:
+                    ix, fx = divmod(round(0x40 * (x + dx)), 64)
+                    iy, fy = divmod(round(0x40 * (height - y + dy)), 64)
+                else:
+                    ix, fx = divmod(round(0x40 * (x + dx * cos - dy * sin)), 64)
+                    iy, fy = divmod(round(0x40 * (height - y + dx * sin + dy * cos)), 64)
+                key = (id(font), size, dpi, index, angle, slant, extend, flags, aa, fx, fy)
                 g = cache.get(key)
                 if g is None:
-                    font.set_size(size, self.dpi)
+                    font.set_size(size, dpi)
                     font._set_transform(
                         (0x10000 * np.array([[cos, -sin], [sin, cos]])
                          @ [[extend, extend * slant], [0, 1]]).round().astype(int),
@@ -459,9 +568,12 @@ def _make_canvas_class():
                     buf = np.array(bitmap.buffer)
                     if not aa:
                         buf *= 0xff
-                    g = cache[key] = (buf, bitmap.left, bitmap.top, font)
-                buf, left, top, _font = g
-                draw(buf, left + ix, int(height) - (top + iy) + buf.shape[0], 0, gc)
+                    # draw_text_image's y is downwards, at the bitmap's bottom: the
+                    # bitmap's top above its bottom row is kept
+                    g = cache[key] = (buf, bitmap.left, bitmap.top - buf.shape[0], font)
+                buf, left, rise, _font = g
+                ops.append((buf, left + ix, int_height - iy - rise))
+            return ops
 
     class FastFigureCanvasAgg(FigureCanvasAgg):
         """An Agg canvas whose renderer caches text (see above)."""
@@ -475,6 +587,14 @@ def _make_canvas_class():
                 self.renderer = TextCachingRendererAgg(w, h, self.figure.dpi)
                 self._lastKey = key
             return self.renderer
+
+        def draw(self):
+            renderer = self.get_renderer()
+            renderer._env = font_env()  # the fonts cannot change during one draw
+            try:
+                super().draw()
+            finally:
+                renderer._env = None
 
     return FastFigureCanvasAgg
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import gc
 import html
 import time
 from typing import Any, Callable, NamedTuple
@@ -197,6 +198,17 @@ class Explorer:
         draw of the figure), ``encode`` (the PNG) and ``publish`` (widget values), for
         the benchmark; ``timing_log`` keeps them for the last updates.
         """
+        # The garbage collector waits until the new figure is sent: a full collection in a
+        # kernel holding a dozen figures takes tens of ms, which the reader would wait for.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._update()
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _update(self):
         t0 = time.perf_counter()
         timings, png = {}, None
         try:
@@ -205,8 +217,7 @@ class Explorer:
             timings["compute"] = t1 - t0
             if self._draw is not None:
                 from ..plots import style
-                import matplotlib as mpl
-                with mpl.rc_context(style.STYLE):
+                with style.course_style():
                     self._draw(self.fig, self.values, rows)
                     style.enforce_min_text(self.fig)
                     t2 = time.perf_counter()
