@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-TARGET_P90_MS = 120  # a key press to the new figure painted, p90
+TARGET_P90_MS = 100  # a key press to the new figure painted, p90
 FLOOR = "floor"  # the bare slider swapping two PNGs
 
 # the configurations a full run compares: renderer, explorer pixel density

@@ -51,7 +51,7 @@ if ROOT not in sys.path:  # run from a checkout without installing
 TARGET_IMPORT_MS = 150
 TARGET_COUNT_US = 100  # "tens of microseconds": every count, warm and cold
 TARGET_META_RATIO = 1000
-TARGET_P90_MS = 120  # a key press to the new figure painted, in the browser (section 6)
+TARGET_P90_MS = 100  # a key press to the new figure painted, in the browser (section 6)
 TARGET_COURSE_S = 30  # the whole course, every notebook from a fresh kernel
 
 HEAVY = ("pandas", "matplotlib", "ipywidgets", "numpy")

@@ -252,7 +252,7 @@ def enforce_min_text(fig, minimum=None):
 # Which canvas draws an explorer was decided by measuring what the reader sees, a key
 # press until the new figure is painted in the browser (benchmarks/browser.py,
 # docs/benchmarks.md). With public APIs only (FigureCanvasAgg.draw and PIL's PNG encoder
-# at zlib level 1) every explorer comes within 8-40 ms of the 120 ms p90 target on the
+# at zlib level 1) five of eleven explorers miss the 100 ms p90 target on the
 # 2-core machine (p90 80-112 ms: matplotlib lays out and rasterises every label again on
 # each redraw); with the text-caching canvas below (which overrides private matplotlib
 # methods and writes the PNG itself) p90 is 62-79 ms. So that canvas draws every
