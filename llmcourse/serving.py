@@ -852,6 +852,20 @@ def _kv_dtype_for(name):
 PLATFORMS = ("cuda", "rocm")
 
 
+#: the fields vLLM reads a model's length from when max_model_len is not given (the smallest
+#: wins; none: 2,048): ``_get_and_verify_max_len`` in vllm/config/model.py
+VLLM_LENGTH_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+                      "model_max_length", "max_sequence_length", "max_seq_length", "seq_len")
+VLLM_DEFAULT_MAX_LEN = 2048
+
+
+def _derived_max_len(cfg):
+    """vLLM's max_model_len for a config without max_position_embeddings."""
+    found = [v for v in (cfg.get(f) for f in VLLM_LENGTH_FIELDS)
+             if isinstance(v, int) and not isinstance(v, bool) and v > 0]
+    return min(found) if found else VLLM_DEFAULT_MAX_LEN
+
+
 def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
               gpu_memory_utilization=None, max_model_len=None, max_num_seqs=None,
               max_num_batched_tokens=None, kv_cache_dtype="auto", block_size=BLOCK_SIZE,
@@ -868,7 +882,7 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
 
     ``gpu_memory_utilization`` defaults to the release's (0.92 since vLLM PR 38284, 0.9
     before). ``max_model_len`` defaults to the model's ``max_position_embeddings`` (as
-    vLLM's does); ``max_num_seqs`` and ``max_num_batched_tokens`` to :func:`vllm_defaults`
+    vLLM's does; without it, the smallest of :data:`VLLM_LENGTH_FIELDS`, or 2,048, a caveat); ``max_num_seqs`` and ``max_num_batched_tokens`` to :func:`vllm_defaults`
     for ``usage`` (``"serve"``: ``vllm serve``; ``"llm"``: the offline ``LLM`` class).
     ``kv_cache_dtype``: ``"auto"`` (the model's dtype), ``"fp8"`` (``fp8_e4m3``, ``fp8_e5m2``),
     ``"int8_per_token_head"``, ``"fp8_per_token_head"``, ``"int4_per_token_head"``,
@@ -934,8 +948,13 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
         raise ConfigError(f"sampler: one of {', '.join(SAMPLERS)} (got {sampler!r})")
     _whole("block_size", block_size)
     mpe = cfg.get("max_position_embeddings")
+    length_caveat = ""
     if max_model_len is None:
-        max_model_len = mpe
+        max_model_len = mpe or _derived_max_len(cfg)
+        if not mpe:   # vLLM's _get_and_verify_max_len: BLOOM and CPM-Ant (ALiBi, no positions)
+            length_caveat = (f"max_model_len {max_model_len:,}: the config gives no "
+                             "max_position_embeddings; vLLM takes its other length fields, or "
+                             "assumes 2,048 when it has none")
     _whole("max_model_len", max_model_len)
     if mpe and max_model_len > mpe:
         raise ConfigError(f"max_model_len: User-specified max_model_len ({max_model_len}) is "
@@ -962,7 +981,7 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
         _whole("weight_bytes", weight_bytes)
     act = activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs, tp, sampler) \
         if activation_bytes is None else _whole("activation_bytes", activation_bytes, 0)
-    caveats = []
+    caveats = [length_caveat] if length_caveat else []
     if mm_encoder_bytes is not None:
         act = max(act, _whole("mm_encoder_bytes", mm_encoder_bytes, 0))
     elif towers:

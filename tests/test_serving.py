@@ -245,3 +245,16 @@ def test_an_nvfp4_checkpoint_is_planned_from_its_stored_bytes_per_rank():
     for tp in (1, 2, 4):
         plan = lc.vllm_plan(cfg, "B200", tensor_parallel_size=tp, max_model_len=8192)
         assert plan.weight_bytes == (payload - norms) // tp + norms + rope
+
+
+def test_a_config_without_positions_gets_vllms_assumed_length():
+    """BLOOM's config (ALiBi) has no max_position_embeddings. vLLM's _get_and_verify_max_len
+    then takes the smallest of its other length fields, or logs "Assuming the model's maximum
+    length is 2048" when there are none; the plan does the same and says so."""
+    bloom = lc.from_hf_config({"model_type": "bloom"})
+    plan = lc.vllm_plan(bloom, "H100")
+    assert plan.max_model_len == 2048 and plan.starts
+    assert any("assumes 2,048" in c for c in plan.caveats)
+    longer = lc.from_hf_config({"model_type": "bloom", "seq_length": 4096})
+    assert lc.vllm_plan(longer, "H100").max_model_len == 4096
+    assert lc.vllm_plan(bloom, "H100", max_model_len=1024).caveats == ()
