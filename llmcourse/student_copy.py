@@ -64,6 +64,9 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SOLUTION = re.compile(r"<summary>\s*Solution\b", re.I)
 _SOLUTIONS_HEADING = re.compile(r"\s*#+\s*Worked solutions\b")
+#: the sentence that tells a reader where the solutions are, and what a graded copy says instead
+_SOLUTIONS_PLACE = re.compile(r"Worked solutions are (folded away at the end of each lesson|at the end)\.")
+_NO_SOLUTIONS = "This copy, made for graded work, leaves the worked solutions out."
 _HOMEWORK = re.compile(r"^\s*\*\*Homework\b", re.I)
 _HOMEWORK_HEADING = re.compile(r"^\s*#{1,6}\s+Homework\b", re.I)
 _ANSWER = re.compile(r"\bexercises\.(check|hint)\(")
@@ -241,10 +244,14 @@ def lecture_copy(nb):
 
 def without_solutions(nb):
     """The notebook dict without its worked-solution cells, and without the "Worked
-    solutions" heading they stood under (it would head an empty section)."""
+    solutions" heading they stood under (it would head an empty section); where the text
+    says where the solutions are, it says instead that this copy has none."""
     nb["cells"] = [c for c in nb.get("cells", [])
                    if not (c.get("cell_type") == "markdown"
                            and (_SOLUTION.search(_source(c)) or _SOLUTIONS_HEADING.match(_source(c))))]
+    for c in nb["cells"]:
+        if c.get("cell_type") == "markdown" and _SOLUTIONS_PLACE.search(_source(c)):
+            c["source"] = _SOLUTIONS_PLACE.sub(_NO_SOLUTIONS, _source(c))
     return nb
 
 
