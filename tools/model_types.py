@@ -87,8 +87,14 @@ def page():
         built, outcome, detail = at_defaults(mt)
         tally[outcome] = tally.get(outcome, 0) + 1
         real, doc = sources(mt)
+        try:   # the type its config class writes (gpt-sw3's is GPT2Config: "gpt2")
+            written = transformers.AutoConfig.for_model(mt).model_type
+        except Exception:
+            written = mt
         status = ("supported" if mt in lc.SUPPORTED_MODEL_TYPES else
-                  "not a decoder" if mt in lc.families.NOT_DECODERS else "not supported")
+                  "not a decoder" if mt in lc.families.NOT_DECODERS else
+                  f"supported as `{written}` (its config class writes that type)"
+                  if written in lc.SUPPORTED_MODEL_TYPES else "not supported")
         configs = ", ".join(f"`{r}`" for r in real) or "-"
         rows.append(f"| `{mt}` | {status} | {built} | {outcome}: {detail.replace('|', '/')} "
                     f"| {configs} | {doc.replace('|', '/') or '-'} |")
