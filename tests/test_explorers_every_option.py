@@ -22,6 +22,20 @@ def _shows(ex, what):
     assert ex.error == "", f"{ex.name}, {what}: {ex.error}"
     if ex.fig is not None:
         assert ex.image.value, f"{ex.name}, {what}: no figure"
+        _all_inside(ex, what)
+
+
+def _all_inside(ex, what, slack=1.0):
+    """Every word drawn (tick and axis labels, titles, labels by the bars, legends) lies
+    inside the figure: a projector shows the figure's edges and nothing past them (a
+    tick label "FSDP SHARD_GRAD_OP" and a title once ran off it)."""
+    fig = ex.fig
+    box = fig.get_tightbbox(fig.canvas.get_renderer())   # inches, what a draw covers
+    w, h = fig.get_size_inches()
+    px = slack / fig.dpi
+    assert box.x0 >= -px and box.y0 >= -px and box.x1 <= w + px and box.y1 <= h + px, \
+        (f"{ex.name}, {what}: drawn from ({box.x0:.2f}, {box.y0:.2f}) to ({box.x1:.2f}, "
+         f"{box.y1:.2f}) in, the figure is {w:.2f} x {h:.2f} in")
 
 
 def _menus(ex):

@@ -243,6 +243,71 @@ def enforce_min_text(fig, minimum=None):
     return small
 
 
+def keep_inside(fig, renderer, pad=4):
+    """Move what a redraw pushed past the edges of an explorer's figure back inside it, so
+    a projector shows every word: an axes whose tick labels or axis label reach past the
+    left or right edge is narrowed (fixed-margin figures only); a text placed at a data
+    point (a label beside a line or bar), a title or a legend is slid back inside; a title
+    wider than the figure is set smaller first, down to ``MIN_TEXT_PT``. ``pad``: pixels kept free at each edge.
+    Returns how many things it changed."""
+    from matplotlib.transforms import IdentityTransform
+    width = fig.bbox.width
+    lo, hi = pad, width - pad
+    changed = 0
+    if fig.get_layout_engine() is None:
+        for ax in fig.axes:
+            if not ax.get_visible():
+                continue
+            boxes = [b for b in (ax.yaxis.get_tightbbox(renderer),
+                                 ax.xaxis.get_tightbbox(renderer)) if b is not None]
+            if not boxes:
+                continue
+            left = min(b.x0 for b in boxes)
+            right = max(b.x1 for b in boxes)
+            if left >= lo and right <= hi:
+                continue
+            pos = ax.get_position()
+            x0 = pos.x0 + max(0.0, lo - left) / width
+            x1 = pos.x1 - max(0.0, right - hi) / width
+            if x1 - x0 > 0.2:   # never squeeze the plot itself away
+                ax.set_position([x0, pos.y0, x1 - x0, pos.height])
+                changed += 1
+    titles = [t for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title)]
+    if fig._suptitle is not None:
+        titles.append(fig._suptitle)
+    for t in titles:
+        if not t.get_visible() or not t.get_text():
+            continue
+        b = t.get_window_extent(renderer)
+        size = t.get_fontsize()
+        if b.width > hi - lo and size > MIN_TEXT_PT:
+            t.set_fontsize(max(MIN_TEXT_PT, size * (hi - lo) / b.width))
+            changed += 1
+    def shift_of(box):   # pixels that bring box inside, 0 when it is (or cannot be)
+        if box.width > hi - lo:
+            return 0.0
+        return (lo - box.x0) if box.x0 < lo else (hi - box.x1) if box.x1 > hi else 0.0
+
+    for t in titles + [t for ax in fig.axes for t in ax.texts]:
+        if not t.get_visible() or not t.get_text():
+            continue
+        shift = shift_of(t.get_window_extent(renderer))
+        if shift:
+            trans = t.get_transform()
+            x, y = trans.transform(t.get_position())
+            t.set_x(trans.inverted().transform((x + shift, y))[0])   # its height stays as set
+            changed += 1
+    for leg in [ax.get_legend() for ax in fig.axes] + list(fig.legends):
+        if leg is None or not leg.get_visible():
+            continue
+        shift = shift_of(leg.get_window_extent(renderer))
+        if shift:
+            leg.set_bbox_to_anchor(leg.get_bbox_to_anchor().translated(shift, 0),
+                                   transform=IdentityTransform())   # (in pixels)
+            changed += 1
+    return changed
+
+
 # --- rendering --------------------------------------------------------------------------
 #
 # A figure in a notebook is drawn once, by ``savefig`` (public APIs only). An explorer's

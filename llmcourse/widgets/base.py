@@ -222,6 +222,8 @@ class Explorer:
                     style.enforce_min_text(self.fig)
                     t2 = time.perf_counter()
                     canvas = style.agg_canvas(self.fig, live=style.uses_fast_text(self.name))
+                    if canvas is not None:   # every word on the projector's screen
+                        style.keep_inside(self.fig, canvas.get_renderer())
                     canvas.draw()
                     t3 = time.perf_counter()
                     png = (style.encode_png(canvas.buffer_rgba()) if getattr(canvas, "fast_text", False)
