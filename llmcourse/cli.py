@@ -74,6 +74,9 @@ def build_parser():
     s.add_argument("--vllm-version", default=None,
                    help="the vLLM release whose startup budget to follow (default: the newest "
                         "the course models; 0.11 for the older budget)")
+    s.add_argument("--disable-hybrid-kv-cache-manager", action="store_true",
+                   help="vLLM's flag (also its choice with --kv-transfer-config): every "
+                        "sliding-window layer keeps the whole context")
     s.add_argument("--decode-context", type=int, default=4096,
                    help="tokens in the cache for the decode speed (default 4096)")
     t = p.add_argument_group("training")
@@ -128,7 +131,8 @@ def report(args):
         plan = vllm_plan(cfg, gpu, tensor_parallel_size=args.tp,
                          pipeline_parallel_size=args.pp, gpu_memory_utilization=args.utilization,
                          max_model_len=context, kv_cache_dtype=args.kv_dtype, weights=weights,
-                         vllm_version=release.version)
+                         vllm_version=release.version,
+                         hybrid_kv_cache_manager=not args.disable_hybrid_kv_cache_manager)
     except ValueError as e:      # a setup vLLM's budget here does not cover (a Mac, a TPU)
         if not str(e).startswith(("gpu:", "model:")):
             raise

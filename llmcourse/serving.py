@@ -875,7 +875,7 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
               max_cudagraph_capture_size=None, estimate_cuda_graphs=True,
               kv_cache_memory_bytes=None, free_memory_bytes=None, model_runner=None,
               mm_encoder_bytes=None, enable_prefix_caching=None, limit_mm_per_prompt=None,
-              language_model_only=False):
+              language_model_only=False, hybrid_kv_cache_manager=True):
     """The plan vLLM makes at startup on the fullest GPU of the group, as the release
     ``vllm_version`` budgets it (``"0.10"`` to ``"0.31"``, default :data:`CURRENT_VLLM`; see
     :data:`RELEASE_CHANGES` for what changed when). The plan's ``vllm_version`` says which.
@@ -889,7 +889,10 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     ``"nvfp4"``: each from its first release (:data:`llmcourse.vllm_kv.KV_CACHE_DTYPES`); an
     older release refuses it in one line. The KV cache is laid out in vLLM's groups
     (:func:`llmcourse.vllm_kv.kv_cache_layout`): a sliding-window group needs only its window
-    per request, a Mamba/DeltaNet group one padded state page.
+    per request, a Mamba/DeltaNet group one padded state page. ``hybrid_kv_cache_manager=
+    False`` (``--disable-hybrid-kv-cache-manager``, or vLLM's own choice with
+    ``--kv-transfer-config``: the log then says "Hybrid KV cache manager is disabled") charges
+    every sliding-window layer the whole ``max_model_len``, as vLLM then does.
 
     CUDA graphs (from 0.20 on the V1 model runner, subtracted from the budget):
     :func:`cuda_graph_estimate` from the capture sizes, or ``cuda_graph_bytes`` from a log;
@@ -970,7 +973,11 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     # a hybrid model's state layers keep 2 pages a request when prefix caching is on
     # (mamba_cache_mode "align"), 1 otherwise; vLLM leaves it off for them unless asked
     state_pages = 2 if enable_prefix_caching else 1
-    layout = kv_cache_layout(cfg, tp, pp, d, block_size, state_pages=state_pages)
+    if not isinstance(hybrid_kv_cache_manager, bool):
+        raise ConfigError(f"hybrid_kv_cache_manager: True or False (got "
+                          f"{hybrid_kv_cache_manager!r})")
+    layout = kv_cache_layout(cfg, tp, pp, d, block_size, state_pages=state_pages,
+                             hybrid_manager=hybrid_kv_cache_manager)
     total = gpu.reported_memory_bytes
     # 0.10/0.11 multiply the float total by the utilization and truncate; the later releases
     # round the request up (request_memory: math.ceil(total * utilization))
@@ -982,6 +989,9 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
     act = activation_peak_bytes(cfg, max_num_batched_tokens, max_num_seqs, tp, sampler) \
         if activation_bytes is None else _whole("activation_bytes", activation_bytes, 0)
     caveats = [length_caveat] if length_caveat else []
+    if layout.note.startswith("hybrid KV cache manager off"):
+        caveats.append("the hybrid KV cache manager is off: every sliding-window layer "
+                       "keeps the whole max_model_len, as a full-attention one")
     if mm_encoder_bytes is not None:
         act = max(act, _whole("mm_encoder_bytes", mm_encoder_bytes, 0))
     elif towers:

@@ -275,14 +275,23 @@ def _stage_layers(n, pp):
 
 def kv_cache_layout(cfg, tensor_parallel_size=1, pipeline_parallel_size=1, kv_dtype=None,
                     block_size=16, model_dtype_bytes=2, mamba_ssm_bytes=None,
-                    alignment=16, state_pages=1):
+                    alignment=16, state_pages=1, hybrid_manager=True):
     """The :class:`KvCacheLayout` of the fullest GPU: ``kv_dtype`` a :class:`KvCacheDtype`
     (16-bit if None), ``model_dtype_bytes`` the model's own dtype (the KV of ``auto`` and the
     convolution state), ``mamba_ssm_bytes`` the recurrent state's (default: the config's
     ``mamba_ssm_dtype``, else the model's), ``alignment`` the attention kernel's block
     multiple vLLM rounds a hybrid model's block to (16), ``state_pages`` the pages a request
     takes in a state layer (``MambaSpec.max_memory_usage_bytes``: 1 with
-    ``mamba_cache_mode`` "none", 2 with "align", vLLM's mode when prefix caching is on)."""
+    ``mamba_cache_mode`` "none", 2 with "align", vLLM's mode when prefix caching is on).
+
+    ``hybrid_manager=False``: vLLM's hybrid KV cache manager off (``--disable-hybrid-kv-cache-
+    manager``, or turned off by vLLM itself, e.g. with ``--kv-transfer-config``; the log says
+    "Hybrid KV cache manager is disabled for this hybrid model"). ``unify_hybrid_kv_cache_specs``
+    then makes every sliding or chunked layer a full-attention one, which takes the whole
+    ``max_model_len`` (``FullAttentionSpec.max_memory_usage_bytes`` ignores the window), and
+    one group holds every layer: a block is one page of each layer (``UniformTypeKVCacheSpecs``
+    where the layers' shapes differ). A model with state layers cannot run so (a one-line
+    error)."""
     cfg = as_config(cfg)
     what = _layout_not_modelled(cfg)
     if what:
@@ -329,6 +338,22 @@ def kv_cache_layout(cfg, tensor_parallel_size=1, pipeline_parallel_size=1, kv_dt
         specs[spec] = specs.get(spec, 0) + n
     if not specs:
         raise ConfigError(f"model: {cfg.name} keeps no KV cache on this GPU")
+    if not hybrid_manager and len({s.kind for s in specs}) > 1:
+        if any(s.kind == "state" for s in specs):
+            raise ConfigError(f"hybrid_kv_cache_manager: {cfg.name} has Mamba or linear-"
+                              f"attention layers, which vLLM cannot cache with the hybrid KV "
+                              f"cache manager off")
+        full = [s._replace(kind="mla" if s.kind == "mla" else "full", window=0)
+                for s in specs for _ in range(specs[s])]
+        if len(set(full)) == 1:
+            n = len(full)
+            return KvCacheLayout((KvGroup(full[0], n),), n, full[0].page_bytes, block_size,
+                                 note="hybrid KV cache manager off")
+        per_token = sum(s.bytes_per_token for s in full)
+        one = LayerSpec("full", per_token * block_size, block_size, 0, per_token)
+        return KvCacheLayout((KvGroup(one, 1),), 1, one.page_bytes, block_size,
+                             note=f"hybrid KV cache manager off: {len(full)} layers of "
+                                  f"different shapes in one group")
     # a hybrid model: raise the attention block until its page holds one state page
     attn = [s for s in specs if s.kind != "state"]
     states = [s for s in specs if s.kind == "state"]

@@ -81,6 +81,7 @@ class VllmLog(NamedTuple):
     estimated_max_model_len: int | None = None   # a refusal: the longest that fits
     limit_mm_per_prompt: dict | None = None      # --limit-mm-per-prompt, counts by modality
     language_model_only: bool | None = None
+    hybrid_kv_cache_manager: bool | None = None  # False: the log says vLLM turned it off
     lines: tuple = ()                            # (attribute, the line it came from)
 
     @property
@@ -199,6 +200,10 @@ _RULES = [
     ("Falling back to the PyTorch-native implementation", r"PyTorch-native",
      lambda m: {"sampler": "pytorch"}),
     ("Encoder cache will be initialized", r"Encoder cache", lambda m: {"encoder_profiled": True}),
+    ("Hybrid KV cache manager is disabled", r"Hybrid KV cache manager is disabled",
+     lambda m: {"hybrid_kv_cache_manager": False}),
+    ("Turning off hybrid kv cache manager", r"Turning off hybrid kv cache manager",
+     lambda m: {"hybrid_kv_cache_manager": False}),
     ("device_name=NVIDIA_", r"device_name=NVIDIA_([A-Za-z0-9_\-]+?)(?:[,.]json|,|\.json)",
      lambda m: {"gpu_name": m.group(1).replace("_", " ")}),
 ]
@@ -209,7 +214,7 @@ _ARG_KEYS = {"model": str, "model_tag": str, "tensor_parallel_size": int,
              "max_model_len": int, "max_num_seqs": int, "max_num_batched_tokens": int,
              "kv_cache_dtype": str, "enforce_eager": bool, "block_size": int,
              "enable_prefix_caching": bool, "limit_mm_per_prompt": dict,
-             "language_model_only": bool}
+             "language_model_only": bool, "disable_hybrid_kv_cache_manager": bool}
 
 
 def _config_line(line):
@@ -252,6 +257,9 @@ def _args_line(line):
                     raise ValueError(f"non-default args: {key} is not a dict ({v!r})")
                 v = {m: (c.get("count", 999) if isinstance(c, dict) else c)
                      for m, c in v.items()}
+            if key == "disable_hybrid_kv_cache_manager":
+                out["hybrid_kv_cache_manager"] = not v
+                continue
             out["model" if key == "model_tag" else key] = v
     return out
 
@@ -282,6 +290,8 @@ def _command_line(line):
                 out[name] = typ(v)
             except ValueError:
                 continue   # a shell variable ($MAX_LEN): not a setting the log states
+    if "--disable-hybrid-kv-cache-manager" in words:
+        out["hybrid_kv_cache_manager"] = False
     if "--enforce-eager" in words:
         out["enforce_eager"] = True
     return out
@@ -489,8 +499,35 @@ _CAUSES = {
               "--gpu-memory-utilization' line are the levers",
     "kv": "the sum of the terms above (see each)",
     "tokens": "follows the KV budget; when the budget agrees, the cache layout (groups, "
-              "page size, block size) differs",
+              "page size, block size) differs, or, for a sliding-window model, vLLM's hybrid "
+              "KV cache manager was off (hybrid_kv_cache_manager=False: every layer keeps "
+              "max_model_len)",
 }
+
+
+def _hybrid_manager_off_matches(log, cfg, gpu, kw, plan):
+    """A note when the logged cache is the plan's with vLLM's hybrid KV cache manager off (and
+    not with it on): a sliding-window model whose every layer was charged max_model_len."""
+    from .serving import vllm_plan
+    logged = log.max_concurrency
+    if logged is None or "hybrid_kv_cache_manager" in kw or not plan.num_blocks or \
+            log.available_kv_gib is None or \
+            abs(plan.max_concurrency - logged) <= 0.05 * logged:
+        return ""
+    try:
+        off = vllm_plan(cfg, gpu, **dict(kw, hybrid_kv_cache_manager=False,
+                                         kv_cache_memory_bytes=round(log.available_kv_gib
+                                                                     * GiB)))
+    except ValueError:
+        return ""
+    if not off.num_blocks or off.layout == plan.layout or \
+            abs(off.max_concurrency - logged) > 0.01 * logged:
+        return ""
+    return (f"the log's cache is vLLM's with every sliding-window layer charged max_model_len, "
+            f"as a full-attention one (its allocation with the hybrid KV cache manager off): "
+            f"from the logged {log.available_kv_gib:.2f} GiB that gives {off.kv_tokens:,} "
+            f"tokens and {off.max_concurrency:.2f}x; pass hybrid_kv_cache_manager=False to plan "
+            f"this launch so")
 
 
 def explain_vllm_log(text, model=None, gpu=None, **settings):
@@ -543,7 +580,7 @@ def explain_vllm_log(text, model=None, gpu=None, **settings):
     for key in ("tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
                 "max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_dtype",
                 "enforce_eager", "enable_prefix_caching", "limit_mm_per_prompt",
-                "language_model_only"):
+                "language_model_only", "hybrid_kv_cache_manager"):
         if key in settings:
             kw[key] = settings.pop(key)
             src[key] = "given"
@@ -603,6 +640,9 @@ def explain_vllm_log(text, model=None, gpu=None, **settings):
     ]
     if log.consumed_gib is None:       # printed only by 0.27+ (weights and non-torch apart)
         terms = [t for t in terms if t.term != "weights + non-torch"]
+    off = _hybrid_manager_off_matches(log, cfg, g, kw, plan)
+    if off:
+        notes.append(off)
     k = next(i for i, t in enumerate(terms) if t.term == "available KV cache memory")
     kv = terms[k]
     if kv.differs:

@@ -171,3 +171,15 @@ def test_docs_hub_states_no_count_of_the_shipped_configs_that_is_wrong():
     for n in re.findall(r"ships (\d+) real `config\.json`", text):
         assert int(n) == len(lc.list_models())
     assert "lc.list_models()" in text
+
+
+def test_the_hybrid_manager_flag_charges_sliding_layers_in_full():
+    base = ("gemma-3-1b-it", "--gpu", "H100", "--context", "32768", "--json")
+    on, off = (json.loads(run(*base, *extra).stdout)
+               for extra in ((), ("--disable-hybrid-kv-cache-manager",)))
+    cfg = lc.load_model("gemma-3-1b-it")
+    assert off["vllm"]["kv_tokens"] == lc.vllm_plan(
+        cfg, "H100", max_model_len=32768, hybrid_kv_cache_manager=False).kv_tokens
+    # five layers in six slide (a window of 512 of 32,768): charged in full, the same budget
+    # holds under half the tokens
+    assert off["vllm"]["kv_tokens"] * 2 < on["vllm"]["kv_tokens"]

@@ -268,7 +268,8 @@ def test_the_sliding_window_layout_of_gemma_4_by_hand():
 def test_gemma_4_at_0_26_charges_its_sliding_groups_the_whole_length():
     # The B300 launch (vLLM 0.26.0, 16,384 tokens, 8,192 batched): 13.25x and 217,116 tokens
     # are 74,700 blocks over 5,637 a request, 1,025 = 16,384 / 16 + 1 in each sliding group;
-    # the window rule of the source found gives 577. Recorded, not modelled.
+    # the window rule of the source found gives 577. Planned with hybrid_kv_cache_manager=
+    # False, the launch comes within 0.1% (the test below); why it ran so is not known.
     row = next(r for r in DATA["launches"] if r["id"] == "b300-gemma-4-31b-v0.26.0")
     nb, per_request = 74700, 5 * (16384 // 16 + 1) + 16384 // 32
     assert per_request == 5637
@@ -295,3 +296,37 @@ def test_a_refusal_from_the_logged_budget():
         assert not plan.starts and "23.25 GiB KV cache is needed" in plan.reason
         reasons.add(plan.reason.split("length is ")[1].split(".")[0])
     assert str(row["logged"]["estimated_max_model_len"]) in reasons
+
+
+@pytest.mark.parametrize("row_id", ["b300-gemma-4-31b-v0.26.0",
+                                    "mi300x-vf-gemma-4-e2b-rocm-v0.29.1"])
+def test_two_gemma_4_launches_were_charged_as_with_the_hybrid_manager_off(row_id):
+    # Their logged cache is far from the window rule (13.25x where the groups give 22x) and
+    # within 0.2% of vLLM's allocation with its hybrid KV cache manager off: every sliding
+    # layer charged max_model_len, one group whose block is a page of every layer
+    # (UniformTypeKVCacheSpecs). Not exact, and why these launches ran so is not established.
+    row = next(r for r in DATA["launches"] if r["id"] == row_id)
+    logged = row["logged"]
+    gpu = "B300" if "b300" in row_id else row["gpu"] and lc.hardware.GPU(**row["gpu"])
+    common = dict(vllm_version=row["budget_release"], max_model_len=row["max_model_len"],
+                  kv_cache_memory_bytes=round(logged["kv_gib"] * GiB))
+    if row.get("max_num_batched_tokens"):
+        common["max_num_batched_tokens"] = row["max_num_batched_tokens"]
+    on = lc.vllm_plan(_row_config(row), gpu, **common)
+    off = lc.vllm_plan(_row_config(row), gpu, hybrid_kv_cache_manager=False, **common)
+    assert on.max_concurrency > 1.4 * logged["max_concurrency"]
+    assert off.max_concurrency == pytest.approx(logged["max_concurrency"], rel=0.002)
+    assert off.kv_tokens == pytest.approx(logged["kv_tokens"], rel=0.002)
+    assert len(off.layout.groups) == 1 and any("hybrid KV cache manager is off" in c
+                                               for c in off.caveats)
+    assert row["layout_reproduced_with"] == {"hybrid_kv_cache_manager": False}
+
+
+def test_a_mamba_hybrid_cannot_run_with_the_hybrid_manager_off():
+    with pytest.raises(ConfigError, match=r"^hybrid_kv_cache_manager: .*cannot cache"):
+        lc.vllm_plan("Qwen3-Next-80B-A3B", "H200", hybrid_kv_cache_manager=False)
+    with pytest.raises(ConfigError, match=r"^hybrid_kv_cache_manager: True or False"):
+        lc.vllm_plan("Llama-3.1-8B", "H100", hybrid_kv_cache_manager="off")
+    # a model of one layer kind is laid out as before
+    assert lc.vllm_plan("Llama-3.1-8B", "H100", hybrid_kv_cache_manager=False).kv_tokens == \
+        lc.vllm_plan("Llama-3.1-8B", "H100").kv_tokens

@@ -236,3 +236,31 @@ def test_every_2026_launch_with_model_and_gpu_is_explained_term_by_term(row):
     assert terms["requested = utilization x total"].difference == pytest.approx(0, abs=0.006)
     text = str(e)
     assert "available KV cache memory" in text and "\n" in text
+
+
+def test_the_hybrid_manager_turned_off_is_read_from_the_log():
+    # vLLM's own lines (vllm/v1/core/kv_cache_utils.py, vllm/config/vllm.py) and its flag
+    warn = ("(EngineCore pid=98743) WARNING 04-30 19:50:08 [kv_cache_utils.py:1163] Hybrid KV "
+            "cache manager is disabled for this hybrid model, This means we do not enable any "
+            "optimizations for saving KV cache memory (e.g., dropping the KV cache outside the "
+            "sliding window). The compute of layers like sliding window is still saved.")
+    turned = ("WARNING 04-30 19:49:01 [vllm.py:984] Turning off hybrid kv cache manager because "
+              "`--kv-transfer-config` is set. This will reduce the performance of vLLM on LLMs "
+              "with sliding window attention or Mamba attention.")
+    for line in (warn, turned, "vllm serve google/gemma-3-27b-it --disable-hybrid-kv-cache-manager",
+                 "INFO [utils.py:328] non-default args: {'model': 'google/gemma-3-27b-it', "
+                 "'disable_hybrid_kv_cache_manager': True}"):
+        assert lc.read_vllm_log(line).hybrid_kv_cache_manager is False, line
+    assert lc.read_vllm_log("GPU KV cache size: 1,024 tokens").hybrid_kv_cache_manager is None
+
+
+def test_a_cache_charged_in_full_is_named_in_the_explanation():
+    row = next(r for r in ROWS if r["id"] == "b300-gemma-4-31b-v0.26.0")
+    ex = lc.explain_vllm_log("\n".join(row["quoted_lines"]), model="gemma-4-31B", gpu="B300")
+    note = next(n for n in ex.notes if "hybrid KV cache manager off" in n)
+    assert "217,296 tokens and 13.26x" in note      # the log: 217,116 and 13.25x
+    again = lc.explain_vllm_log("\n".join(row["quoted_lines"]), model="gemma-4-31B",
+                                gpu="B300", hybrid_kv_cache_manager=False)
+    tokens = next(t for t in again.terms if t.term == "GPU KV cache size")
+    assert not tokens.differs and not any("hybrid KV cache manager off:" in n
+                                          for n in again.notes)
