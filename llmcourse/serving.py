@@ -882,7 +882,8 @@ def vllm_plan(cfg, gpu, tensor_parallel_size=1, pipeline_parallel_size=1,
 
     ``gpu_memory_utilization`` defaults to the release's (0.92 since vLLM PR 38284, 0.9
     before). ``max_model_len`` defaults to the model's ``max_position_embeddings`` (as
-    vLLM's does; without it, the smallest of :data:`VLLM_LENGTH_FIELDS`, or 2,048, a caveat); ``max_num_seqs`` and ``max_num_batched_tokens`` to :func:`vllm_defaults`
+    vLLM's does; without it, the smallest of :data:`VLLM_LENGTH_FIELDS`, or 2,048, a
+    caveat); ``max_num_seqs`` and ``max_num_batched_tokens`` to :func:`vllm_defaults`
     for ``usage`` (``"serve"``: ``vllm serve``; ``"llm"``: the offline ``LLM`` class).
     ``kv_cache_dtype``: ``"auto"`` (the model's dtype), ``"fp8"`` (``fp8_e4m3``, ``fp8_e5m2``),
     ``"int8_per_token_head"``, ``"fp8_per_token_head"``, ``"int4_per_token_head"``,

@@ -65,7 +65,8 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _SOLUTION = re.compile(r"<summary>\s*Solution\b", re.I)
 _SOLUTIONS_HEADING = re.compile(r"\s*#+\s*Worked solutions\b")
 #: the sentence that tells a reader where the solutions are, and what a graded copy says instead
-_SOLUTIONS_PLACE = re.compile(r"Worked solutions are (folded away at the end of each lesson|at the end)\.")
+_SOLUTIONS_PLACE = re.compile(
+    r"Worked solutions are (folded away at the end of each lesson|at the end)\.")
 _NO_SOLUTIONS = "This copy, made for graded work, leaves the worked solutions out."
 _HOMEWORK = re.compile(r"^\s*\*\*Homework\b", re.I)
 _HOMEWORK_HEADING = re.compile(r"^\s*#{1,6}\s+Homework\b", re.I)

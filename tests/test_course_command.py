@@ -123,7 +123,8 @@ def test_a_copy_for_graded_work_leaves_out_the_worked_solutions(tmp_path):
                        for c in after), nb.name
         assert any('lc.exercises.check("' in "".join(c["source"]) for c in after)  # exercises stay
         # and no sentence still sends the student to the solutions
-        assert not any(re.search(r"solutions are (folded|at the end)", "".join(c["source"])) for c in after)
+        assert not any(re.search(r"solutions are (folded|at the end)", "".join(c["source"]))
+                       for c in after)
     first = json.loads((dst / lessons[0].name).read_text(encoding="utf-8"))["cells"]
     assert any("leaves the worked solutions out" in "".join(c["source"]) for c in first)
     assert solutions_before >= len(lessons) * 3 and solutions_after == 0

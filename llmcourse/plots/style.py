@@ -248,8 +248,8 @@ def keep_inside(fig, renderer, pad=4):
     a projector shows every word: an axes whose tick labels or axis label reach past the
     left or right edge is narrowed (fixed-margin figures only); a text placed at a data
     point (a label beside a line or bar), a title or a legend is slid back inside; a title
-    wider than the figure is set smaller first, down to ``MIN_TEXT_PT``. ``pad``: pixels kept free at each edge.
-    Returns how many things it changed."""
+    wider than the figure is set smaller first, down to ``MIN_TEXT_PT``. ``pad``: pixels
+    kept free at each edge. Returns how many things it changed."""
     from matplotlib.transforms import IdentityTransform
     width = fig.bbox.width
     lo, hi = pad, width - pad
@@ -283,6 +283,7 @@ def keep_inside(fig, renderer, pad=4):
         if b.width > hi - lo and size > MIN_TEXT_PT:
             t.set_fontsize(max(MIN_TEXT_PT, size * (hi - lo) / b.width))
             changed += 1
+
     def shift_of(box):   # pixels that bring box inside, 0 when it is (or cannot be)
         if box.width > hi - lo:
             return 0.0
