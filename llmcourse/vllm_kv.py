@@ -343,17 +343,18 @@ def kv_cache_layout(cfg, tensor_parallel_size=1, pipeline_parallel_size=1, kv_dt
             raise ConfigError(f"hybrid_kv_cache_manager: {cfg.name} has Mamba or linear-"
                               f"attention layers, which vLLM cannot cache with the hybrid KV "
                               f"cache manager off")
-        full = [s._replace(kind="mla" if s.kind == "mla" else "full", window=0)
-                for s in specs for _ in range(specs[s])]
-        if len(set(full)) == 1:
-            n = len(full)
-            return KvCacheLayout((KvGroup(full[0], n),), n, full[0].page_bytes, block_size,
+        full = {s._replace(kind="mla" if s.kind == "mla" else "full", window=0)
+                for s in specs}
+        n = sum(specs.values())
+        if len(full) == 1:
+            spec, = full
+            return KvCacheLayout((KvGroup(spec, n),), n, spec.page_bytes, block_size,
                                  note="hybrid KV cache manager off")
-        per_token = sum(s.bytes_per_token for s in full)
+        per_token = sum(s.bytes_per_token * k for s, k in specs.items())
         one = LayerSpec("full", per_token * block_size, block_size, 0, per_token)
         return KvCacheLayout((KvGroup(one, 1),), 1, one.page_bytes, block_size,
-                             note=f"hybrid KV cache manager off: {len(full)} layers of "
-                                  f"different shapes in one group")
+                             note=f"hybrid KV cache manager off: {n} layers of different "
+                                  f"shapes in one group")
     # a hybrid model: raise the attention block until its page holds one state page
     attn = [s for s in specs if s.kind != "state"]
     states = [s for s in specs if s.kind == "state"]
